@@ -1,0 +1,290 @@
+/* ast.h: the abstract syntax tree of a .tx program.
+ *
+ * The parser builds it (every node carries the source range it came from);
+ * sema fills the fields marked "sema:" (types, what each name refers to, the
+ * tensors of each kernel) and rejects what is wrong; lower reads the result.
+ * All nodes live in the perm arena.  Names are interned (compare with ==).
+ *
+ *   Program
+ *     imports[]            import "file.tx";
+ *     kernels[]            kernel NAME(params) { tensor decls; rules; }
+ *     schedules[]          schedule KERNEL [as NAME] for TARGET { prims; }
+ */
+#ifndef TXC_AST_H
+#define TXC_AST_H
+
+#include "lang.h"
+
+/* ---- element types ---------------------------------------------------
+ * TY_INT_LIT / TY_FLOAT_LIT are the types of untyped literals: they take
+ * the type of the other operand (as Go's untyped constants do).            */
+typedef enum {
+	TY_ERROR,       /* an expression sema already reported */
+	TY_BOOL,
+	TY_I8, TY_I16, TY_I32, TY_I64,
+	TY_U8, TY_U16, TY_U32, TY_U64,
+	TY_F16, TY_F32, TY_F64,
+	TY_INT_LIT, TY_FLOAT_LIT,
+	TY_COUNT
+} ScalarType;
+
+const char *type_name(ScalarType t);        /* "f32"; literals: "integer literal" */
+int type_bits(ScalarType t);                 /* 1 for bool, 8..64 */
+bool type_is_int(ScalarType t);              /* signed or unsigned, incl. TY_INT_LIT */
+bool type_is_signed(ScalarType t);           /* TY_I*, TY_INT_LIT */
+bool type_is_float(ScalarType t);            /* TY_F*, TY_FLOAT_LIT */
+/* The type every index, size and axis has. */
+#define TY_INDEX TY_I64
+
+/* ---- expressions ----------------------------------------------------- */
+typedef enum {
+	EXPR_INT,       /* 42, 0x2a: ival */
+	EXPR_FLOAT,     /* 1.5, 2e-3: fval */
+	EXPR_BOOL,      /* true/false: ival 0/1 */
+	EXPR_NAME,      /* a size, scalar parameter or axis: name (sema: ref) */
+	EXPR_ACCESS,    /* T[e, ...]: name, args (sema: tensor) */
+	EXPR_CALL,      /* f(e, ...): name, args; math builtins (sema: builtin) */
+	EXPR_CAST,      /* f32(e): cast_to, args[0] */
+	EXPR_UNARY,     /* op a */
+	EXPR_BINARY,    /* a op b */
+	EXPR_SELECT,    /* c ? a : b: args[0..2] */
+	EXPR_REDUCE,    /* sum(k < K, lo <= r < hi) body: reduce */
+} ExprKind;
+
+typedef enum {
+	/* unary */
+	OP_NEG, OP_NOT, OP_BITNOT,
+	/* binary, arithmetic */
+	OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
+	OP_SHL, OP_SHR, OP_BITAND, OP_BITOR, OP_BITXOR,
+	/* binary, comparison (result bool) */
+	OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
+	/* binary, logic on bool */
+	OP_AND, OP_OR,
+	OP_COUNT
+} Op;
+const char *op_spelling(Op op);   /* "+", "&&", "!" ... */
+
+typedef enum { RED_SUM, RED_PROD, RED_MAX, RED_MIN } ReduceOp;
+const char *reduce_spelling(ReduceOp r);   /* "sum", "prod", "maximum", "minimum" */
+
+/* The math builtins (sema resolves EXPR_CALL names to these). */
+typedef enum {
+	BI_NONE,
+	BI_EXP, BI_LOG, BI_SQRT, BI_RSQRT, BI_TANH, BI_SIN, BI_COS, BI_ERF,
+	BI_SIGMOID, BI_ABS, BI_FLOOR, BI_CEIL, BI_ROUND, BI_POW, BI_MIN,
+	BI_MAX, BI_CLAMP,
+	BI_COUNT
+} Builtin;
+
+typedef struct Expr Expr;
+typedef struct Tensor Tensor;
+typedef struct Kernel Kernel;
+typedef struct RedAxis RedAxis;
+typedef struct Param Param;
+
+/* What an EXPR_NAME refers to (sema). */
+typedef enum {
+	REF_NONE,
+	REF_SIZE,       /* a size parameter: param */
+	REF_SCALAR,     /* a scalar parameter: param */
+	REF_PURE_AXIS,  /* the index-th pure axis of the rule being defined */
+	REF_RED_AXIS,   /* a reduction axis: red */
+} RefKind;
+
+/* One axis of a reduction: `k < K` (lo NULL, meaning 0) or `lo <= k < hi`. */
+struct RedAxis {
+	Loc loc;
+	const char *name;
+	Expr *lo;         /* NULL: 0 */
+	Expr *hi;         /* exclusive upper bound */
+	int index;        /* sema: position among the rule's reduction axes */
+};
+
+typedef struct {
+	ReduceOp op;
+	RedAxis *axes;
+	int naxes;
+	Expr *body;
+} Reduce;
+
+struct Expr {
+	ExprKind kind;
+	Loc loc;                /* the whole expression's source range */
+	ScalarType type;        /* sema: the value's type (TY_ERROR before) */
+	union {
+		int64_t ival;       /* EXPR_INT, EXPR_BOOL */
+		double fval;        /* EXPR_FLOAT */
+		struct {            /* EXPR_NAME */
+			const char *name;
+			RefKind ref;        /* sema */
+			Param *param;       /* sema: REF_SIZE, REF_SCALAR */
+			int axis;           /* sema: REF_PURE_AXIS: index into the LHS */
+			RedAxis *red;       /* sema: REF_RED_AXIS */
+		} id;
+		struct {            /* EXPR_ACCESS, EXPR_CALL, EXPR_CAST, EXPR_SELECT */
+			const char *name;   /* ACCESS/CALL: the tensor or function */
+			Loc name_loc;
+			Expr **args;
+			int nargs;
+			ScalarType cast_to; /* EXPR_CAST */
+			Tensor *tensor;     /* sema: EXPR_ACCESS */
+			Builtin builtin;    /* sema: EXPR_CALL */
+		} call;
+		struct {            /* EXPR_UNARY (b NULL), EXPR_BINARY */
+			Op op;
+			Loc op_loc;
+			Expr *a, *b;
+		} bin;
+		Reduce reduce;      /* EXPR_REDUCE */
+	};
+};
+
+/* ---- kernels ----------------------------------------------------------- */
+struct Param {
+	Loc loc;
+	const char *name;
+	bool is_size;         /* `M` (int64 size) vs `alpha: f32` (scalar) */
+	ScalarType type;      /* TY_I64 for sizes */
+	int index;            /* position in the parameter list */
+};
+
+typedef enum { ROLE_IN, ROLE_OUT, ROLE_TEMP } TensorRole;
+
+/* A compute rule: `NAME[i, j] = expr;` (ndims 0: `NAME = expr;`). */
+typedef struct {
+	Loc loc;              /* the whole statement */
+	const char *name;
+	Loc name_loc;
+	const char **axes;    /* the pure axes, in order */
+	Loc *axis_locs;
+	int naxes;
+	Expr *value;          /* may be an EXPR_REDUCE (only at the top) */
+	Tensor *tensor;       /* sema */
+} Rule;
+
+/* A tensor: an input, an output, or an intermediate stage.  Intermediates
+ * may be declared (`tmp: f32[N];`) or not: an undeclared stage has its
+ * element type from its rule and its shape inferred by lowering
+ * (shape_inferred, shape NULL). */
+struct Tensor {
+	Loc loc;              /* the declaration, or the rule if undeclared */
+	const char *name;
+	TensorRole role;
+	ScalarType elem;
+	Expr **shape;         /* extents, in size parameters and constants */
+	int ndims;
+	bool declared;        /* has a declaration statement */
+	bool shape_inferred;  /* no declaration: lowering infers the extents */
+	Rule *rule;           /* sema: the defining rule (NULL for inputs) */
+	int index;            /* sema: position among the kernel's tensors */
+	int abi_index;        /* sema: position among ABI tensor arguments, or -1 */
+	int stage_index;      /* sema: position in compute order (topological,
+	                         ties in source order), -1 for inputs */
+};
+
+/* A kernel statement, kept in source order for --format. */
+typedef struct {
+	Tensor *decl;         /* a declaration, or */
+	Rule *rule;           /* a rule */
+} KernelItem;
+
+struct Kernel {
+	Loc loc;
+	const char *name;
+	Loc name_loc;
+	Param *params; int nparams;
+	KernelItem *items; int nitems;
+	/* sema: every tensor, inputs and outputs in declaration order first,
+	 * then intermediates; and the stages (tensors with a rule) in compute
+	 * order. */
+	Tensor **tensors; int ntensors;
+	Tensor **stages; int nstages;
+};
+
+/* ---- schedules --------------------------------------------------------- */
+typedef enum {
+	ARG_INT,      /* 8 (ival; may be negative) */
+	ARG_FLOAT,    /* 0.5 */
+	ARG_STRING,   /* "text" (str, without quotes, escapes decoded) */
+	ARG_NAME,     /* io (str) */
+	ARG_DOTTED,   /* blockIdx.x (str = "blockIdx", str2 = "x") */
+	ARG_LIST,     /* [C, D] (list) */
+} ArgKind;
+
+typedef struct SchedArg SchedArg;
+struct SchedArg {
+	ArgKind kind;
+	Loc loc;
+	const char *key;      /* `tail = exact`: "tail"; NULL when positional */
+	int64_t ival;
+	double fval;
+	const char *str, *str2;
+	SchedArg *list; int nlist;
+};
+
+/* One primitive: `STAGE.prim(args) -> (outs);` */
+typedef struct {
+	Loc loc;              /* the whole statement */
+	const char *stage;    /* the tensor it applies to */
+	Loc stage_loc;
+	const char *prim;     /* "split", "tile", ... (checked by sema) */
+	Loc prim_loc;
+	int prim_id;          /* sema: index into the primitive table */
+	SchedArg *args; int nargs;
+	const char **outs; Loc *out_locs; int nouts;
+} SchedPrim;
+
+typedef struct {
+	Loc loc;
+	const char *kernel;   /* the kernel it schedules */
+	Loc kernel_loc;
+	const char *name;     /* `as NAME`; NULL when unnamed */
+	Loc name_loc;
+	const char *target;   /* "cpu", "cuda", "vta" (checked by sema) */
+	Loc target_loc;
+	SchedPrim *prims; int nprims;
+	Kernel *k;            /* sema */
+} Schedule;
+
+typedef struct {
+	Loc loc;
+	const char *path;     /* as written */
+	struct Program *prog; /* the imported program, once loaded (driver) */
+} Import;
+
+/* A top-level item, kept in source order for --format. */
+typedef struct {
+	Import *import;
+	Kernel *kernel;
+	Schedule *schedule;
+} Item;
+
+typedef struct Program {
+	uint32_t file;
+	Item *items; int nitems;
+	Import **imports; int nimports;
+	Kernel **kernels; int nkernels;
+	Schedule **schedules; int nschedules;
+} Program;
+
+/* ---- ast.c: constructors (used by the grammar) and small helpers ------- */
+Expr *ast_expr(ExprKind kind, Loc loc);
+Expr *ast_int(Loc loc, int64_t v);
+Expr *ast_float(Loc loc, double v);
+Expr *ast_name(Loc loc, const char *name);
+Expr *ast_unary(Loc loc, Op op, Expr *a);
+Expr *ast_binary(Op op, Loc op_loc, Expr *a, Expr *b);
+Expr *ast_select(Expr *c, Expr *a, Expr *b);
+Kernel *ast_find_kernel(Program *p, const char *name);
+Tensor *ast_find_tensor(Kernel *k, const char *name);
+
+/* ---- astprint.c ---------------------------------------------------------
+ * --dump-ast prints the tree with locations; --format prints canonical .tx
+ * source whose parse gives the same tree.                                   */
+#include <stdio.h>
+void ast_dump(FILE *fp, Program *p);
+void ast_format(FILE *fp, Program *p);
+void ast_format_expr(FILE *fp, Expr *e);
+
+#endif
