@@ -1,3 +1,401 @@
-/* main.c: the txc command line (placeholder until the driver lands). */
+/* main.c: the txc command line.
+ *
+ *     txc FILE.tx -o FILE.o        compile every kernel to a native object
+ *     txc --check FILE.tx          run the front end only
+ *     txc bench FILE.tx -D M=1024  JIT, run, time and check (bench.c)
+ *
+ * Parses options, loads the source and its imports, runs the front end,
+ * lowers the chosen kernels and hands them to a backend.  Errors go
+ * through diag; any error removes the outputs written so far.  Exit
+ * status: 0 success, 1 errors in the input or the invocation, 2 internal
+ * or I/O failure.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
-int main(void) { puts("txc"); return 0; }
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "driver.h"
+#include "lower/ir.h"
+#include "lower/lower.h"
+#include "parser/parser.h"
+#include "sema/sema.h"
+#include "target/target.h"
+
+/* Backends that are built in; see target/target.h. */
+static bool emit_backend(IrFunc **funcs, int n, const Options *o, const char *out);
+
+static void
+usage(FILE *fp)
+{
+	fputs(
+"usage: txc [options] FILE.tx          compile the kernels of FILE.tx\n"
+"       txc bench FILE.tx [options]    run, time and check a kernel\n"
+"\n"
+"Output:\n"
+"  -o FILE              write the output to FILE ('-': standard output)\n"
+"  --emit=KIND          obj (default), asm, llvm, bc, c, loops, harness\n"
+"  -S                   same as --emit=asm\n"
+"  -H FILE              also write a C header with the kernels' prototypes\n"
+"  --dlpack             the header also declares DLPack entry points\n"
+"  -c                   compile to an object (the default; accepted for cc habits)\n"
+"\n"
+"Front end:\n"
+"  --check              check the program and stop (no output)\n"
+"  --dump-ast           print the syntax tree\n"
+"  --format             print the program as canonical .tx\n"
+"  -I DIR               search DIR for imported files\n"
+"\n"
+"Kernels and schedules:\n"
+"  -k NAME              compile only kernel NAME (repeatable)\n"
+"  -s NAME              use the schedule named NAME\n"
+"  --no-schedule        ignore every schedule: the kernel as written\n"
+"  -D NAME=VALUE        fix size parameter NAME at compile time\n"
+"  --print-loops        print the lowered loop nest (same as --emit=loops -o -)\n"
+"  --trace-schedule     print the loop nest after each schedule primitive\n"
+"  --dump-after=PASS    print the loop nest after lowering pass PASS (or 'all')\n"
+"\n"
+"Code generation:\n"
+"  --target=T           cpu (default), cuda or vta; or an LLVM target triple\n"
+"  --cpu=NAME           the CPU to tune for (default: this machine; 'generic')\n"
+"  --features=LIST      LLVM target features, e.g. +avx2,+fma\n"
+"  -O0 -O1 -O2 -O3      optimisation level (default -O3)\n"
+"  -g                   map instructions to .tx lines (DWARF)\n"
+"\n"
+"Diagnostics and information:\n"
+"  --color=WHEN         auto (default), always or never\n"
+"  --max-errors=N       stop reporting after N errors (0: no limit)\n"
+"  -h, --help           print this help and exit\n"
+"  -V, --version        print the version and exit\n", fp);
+}
+
+enum {
+	OPT_EMIT = 256, OPT_CHECK, OPT_DUMP_AST, OPT_FORMAT, OPT_NO_SCHEDULE,
+	OPT_PRINT_LOOPS, OPT_TRACE, OPT_DUMP_AFTER, OPT_TARGET, OPT_CPU,
+	OPT_FEATURES, OPT_COLOR, OPT_MAX_ERRORS, OPT_DLPACK,
+};
+
+static const struct option longopts[] = {
+	{ "emit", required_argument, NULL, OPT_EMIT },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "dump-ast", no_argument, NULL, OPT_DUMP_AST },
+	{ "format", no_argument, NULL, OPT_FORMAT },
+	{ "no-schedule", no_argument, NULL, OPT_NO_SCHEDULE },
+	{ "print-loops", no_argument, NULL, OPT_PRINT_LOOPS },
+	{ "trace-schedule", no_argument, NULL, OPT_TRACE },
+	{ "dump-after", required_argument, NULL, OPT_DUMP_AFTER },
+	{ "target", required_argument, NULL, OPT_TARGET },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "features", required_argument, NULL, OPT_FEATURES },
+	{ "color", required_argument, NULL, OPT_COLOR },
+	{ "max-errors", required_argument, NULL, OPT_MAX_ERRORS },
+	{ "dlpack", no_argument, NULL, OPT_DLPACK },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int
+bad_usage(const char *fmt, const char *arg)
+{
+	fputs("txc: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs(" (see 'txc --help')\n", stderr);
+	return 1;
+}
+
+static bool
+parse_int64(const char *s, int64_t *v)
+{
+	char *end;
+	errno = 0;
+	long long x = strtoll(s, &end, 0);
+	if (errno || end == s || *end)
+		return false;
+	*v = x;
+	return true;
+}
+
+/* -D NAME=VALUE */
+static bool
+add_def(Options *o, const char *arg)
+{
+	static int cap, capv;
+	const char *eq = strchr(arg, '=');
+	int64_t v;
+	if (!eq || eq == arg || !parse_int64(eq + 1, &v) || v < 0)
+		return false;
+	for (const char *c = arg; c < eq; c++) {
+		bool alpha = *c == '_' || ((*c | 32) >= 'a' && (*c | 32) <= 'z');
+		bool digit = *c >= '0' && *c <= '9';
+		if (!(alpha || (digit && c > arg)))
+			return false;
+	}
+	int n = o->ndefs;
+	*ARENA_PUSH(perm, o->defs, o->ndefs, cap) = intern(arg, (size_t)(eq - arg));
+	*ARENA_PUSH(perm, o->def_values, n, capv) = v;
+	return true;
+}
+
+static bool
+parse_emit(const char *s, OutKind *k)
+{
+	static const struct { const char *name; OutKind kind; } kinds[] = {
+		{ "obj", OUT_OBJ }, { "asm", OUT_ASM }, { "llvm", OUT_LLVM },
+		{ "bc", OUT_BC }, { "c", OUT_C }, { "loops", OUT_LOOPS },
+		{ "harness", OUT_HARNESS },
+	};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (strcmp(s, kinds[i].name) == 0) {
+			*k = kinds[i].kind;
+			return true;
+		}
+	return false;
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int
+parse_args(int argc, char **argv, Options *o)
+{
+	static int capk, capi;
+	int c;
+	o->opt_level = 3;
+	o->target = "cpu";
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:SH:cI:k:s:D:O:ghV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->output = optarg; break;
+		case 'S': o->emit = OUT_ASM; break;
+		case 'H': o->header = optarg; break;
+		case 'c': break;
+		case 'I': *ARENA_PUSH(perm, o->incdirs, o->nincdirs, capi) = optarg; break;
+		case 'k': *ARENA_PUSH(perm, o->kernels, o->nkernels, capk) = intern_cstr(optarg); break;
+		case 's': o->schedule = intern_cstr(optarg); break;
+		case 'D':
+			if (!add_def(o, optarg))
+				return bad_usage("bad -D '%s': expected NAME=VALUE with a non-negative integer VALUE", optarg);
+			break;
+		case 'O':
+			if (strlen(optarg) != 1 || optarg[0] < '0' || optarg[0] > '3')
+				return bad_usage("bad optimisation level '-O%s': use -O0 to -O3", optarg);
+			o->opt_level = optarg[0] - '0';
+			break;
+		case 'g': o->debug = true; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("txc %s\n", PACKAGE_VERSION); return 0;
+		case OPT_EMIT:
+			if (!parse_emit(optarg, &o->emit))
+				return bad_usage("unknown --emit kind '%s': use obj, asm, llvm, bc, c, loops or harness", optarg);
+			break;
+		case OPT_CHECK: o->check_only = true; break;
+		case OPT_DUMP_AST: o->dump_ast = true; break;
+		case OPT_FORMAT: o->format = true; break;
+		case OPT_NO_SCHEDULE: o->no_schedule = true; break;
+		case OPT_PRINT_LOOPS:
+			o->emit = OUT_LOOPS;
+			if (!o->output)
+				o->output = "-";
+			break;
+		case OPT_TRACE: o->trace_schedule = true; break;
+		case OPT_DUMP_AFTER: o->dump_after = optarg; break;
+		case OPT_TARGET:
+			if (!strcmp(optarg, "cpu") || !strcmp(optarg, "cuda") || !strcmp(optarg, "vta"))
+				o->target = optarg;
+			else if (strchr(optarg, '-'))
+				o->triple = optarg;
+			else
+				return bad_usage("unknown target '%s': use cpu, cuda, vta or an LLVM triple such as aarch64-linux-gnu", optarg);
+			break;
+		case OPT_CPU: o->cpu = optarg; break;
+		case OPT_FEATURES: o->features = optarg; break;
+		case OPT_DLPACK: o->dlpack = true; break;
+		case OPT_COLOR:
+			if (!strcmp(optarg, "auto"))
+				diag_set_color(-1);
+			else if (!strcmp(optarg, "always"))
+				diag_set_color(1);
+			else if (!strcmp(optarg, "never"))
+				diag_set_color(0);
+			else
+				return bad_usage("bad --color '%s': use auto, always or never", optarg);
+			break;
+		case OPT_MAX_ERRORS: {
+			int64_t v;
+			if (!parse_int64(optarg, &v) || v < 0 || v > INT_MAX)
+				return bad_usage("bad --max-errors '%s': expected a non-negative integer", optarg);
+			diag_set_max_errors((int)v);
+			break;
+		}
+		case ':':
+			return bad_usage("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			if (optopt && optopt < 256) {
+				char s[3] = { '-', (char)optopt, 0 };
+				return bad_usage("unknown option '%s'", s);
+			}
+			return bad_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind == argc)
+		return bad_usage("%s", "no input file");
+	if (argc - optind > 1)
+		return bad_usage("more than one input file ('%s')", argv[optind + 1]);
+	o->input = argv[optind];
+	return -1;
+}
+
+/* FILE.tx -> FILE.o (or .s, .ll, .bc, .c), in the current directory. */
+static const char *
+default_output(const Options *o)
+{
+	static const char *const ext[] = {
+		[OUT_OBJ] = ".o", [OUT_ASM] = ".s", [OUT_LLVM] = ".ll", [OUT_BC] = ".bc",
+		[OUT_C] = ".c", [OUT_LOOPS] = NULL, [OUT_HARNESS] = "_harness.c",
+	};
+	if (!ext[o->emit] || strcmp(o->input, "-") == 0)
+		return "-";
+	const char *base = strrchr(o->input, '/');
+	base = base ? base + 1 : o->input;
+	size_t n = strlen(base);
+	if (n > 3 && strcmp(base + n - 3, ".tx") == 0)
+		n -= 3;
+	return arena_printf(perm, "%.*s%s", (int)n, base, ext[o->emit]);
+}
+
+static bool
+wanted(const Options *o, Kernel *k)
+{
+	if (o->nkernels == 0)
+		return true;
+	for (int i = 0; i < o->nkernels; i++)
+		if (o->kernels[i] == k->name)
+			return true;
+	return false;
+}
+
+static int
+compile(Options *o)
+{
+	uint32_t file = source_load(o->input);
+	if (!file)
+		return 1;
+	Program *prog = parse_program(file);
+	if (diag_errors())
+		return 1;
+	if (o->format) {
+		ast_format(stdout, prog);
+		return 0;
+	}
+	if (o->dump_ast) {
+		ast_dump(stdout, prog);
+		return 0;
+	}
+	if (!import_resolve(prog, o) || !sema_check(prog))
+		return 1;
+	if (o->check_only)
+		return 0;
+
+	for (int i = 0; i < o->nkernels; i++)
+		if (!ast_find_kernel(prog, o->kernels[i])) {
+			diag_error(loc_none, "no kernel named '%s' in '%s'", o->kernels[i], o->input);
+			return 1;
+		}
+
+	LowerOptions lo = {
+		.no_schedule = o->no_schedule,
+		.target = o->target,
+		.schedule = o->schedule,
+		.trace = o->trace_schedule ? stdout : NULL,
+		.dump = stdout,
+		.dump_after = o->dump_after,
+		.def_names = o->defs,
+		.def_values = o->def_values,
+		.ndefs = o->ndefs,
+	};
+	const char *tp = getenv("TXC_TIME_PASSES");
+	lo.time_passes = tp && *tp && strcmp(tp, "0") != 0;
+
+	/* Only the kernels of the file itself are compiled; imported ones
+	 * are compiled where they are named with -k. */
+	IrFunc **funcs = NULL;
+	int nfuncs = 0, cap = 0;
+	for (int i = 0; i < prog->nkernels; i++) {
+		Kernel *k = prog->kernels[i];
+		if (o->nkernels ? !wanted(o, k) : k->loc.file != prog->file)
+			continue;
+		IrFunc *f = lower_kernel(prog, k, &lo);
+		if (f)
+			*ARENA_PUSH(perm, funcs, nfuncs, cap) = f;
+	}
+	if (diag_errors())
+		return 1;
+	if (o->trace_schedule && o->emit == OUT_LOOPS)
+		return 0;
+	if (nfuncs == 0) {
+		diag_error(loc_none, "'%s' has no kernel to compile", o->input);
+		return 1;
+	}
+	const char *out = o->output ? o->output : default_output(o);
+	if (!emit_backend(funcs, nfuncs, o, out))
+		return diag_errors() ? 1 : 2;
+	return 0;
+}
+
+/* ---- backends ------------------------------------------------------------
+ * emit: each output kind is written through output_open/output_commit (or
+ * a temporary path for LLVM's file writer) so a failure leaves no file. */
+static bool
+emit_backend(IrFunc **funcs, int n, const Options *o, const char *out)
+{
+	bool ok = true;
+	if (o->header) {
+		/* emit: header_emit (target/header.c) */
+		diag_error(loc_none, "-H is not available in this build yet");
+		return false;
+	}
+	switch (o->emit) {
+	case OUT_LOOPS: {
+		FILE *fp = output_open(out, false);
+		if (!fp)
+			return false;
+		for (int i = 0; i < n; i++) {
+			if (i)
+				fputc('\n', fp);
+			ir_print_func(fp, funcs[i]);
+		}
+		return output_commit(fp);
+	}
+	default:
+		/* emit: c_emit, harness_emit, llvm_emit_file */
+		diag_error(loc_none, "this output kind is not available in this build yet");
+		ok = false;
+	}
+	return ok;
+}
+
+int
+main(int argc, char **argv)
+{
+	perm = arena_new();
+	if (argc > 1 && strcmp(argv[1], "bench") == 0)
+		return fputs("txc: bench is not available in this build yet\n", stderr), 1;
+
+	jmp_buf top;
+	diag_catch = &top;
+	if (setjmp(top)) {
+		output_abort_all();
+		return 2;
+	}
+	Options o = { 0 };
+	int rc = parse_args(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	rc = compile(&o);
+	diag_flush();
+	if (rc != 0)
+		output_abort_all();
+	return rc;
+}

@@ -3,14 +3,138 @@
  * Takes a parsed Program and fills the "sema:" fields of lang/ast.h (types,
  * what each name refers to, each kernel's tensors and stage order, each
  * schedule primitive's table entry), reporting every error through diag.
- * Lowering may assume a program that passed sema_check is well formed.
+ * Lowering may assume a program that passed sema_check is well formed:
+ *
+ *  - every Expr has a concrete type (never TY_INT_LIT/TY_FLOAT_LIT/TY_ERROR);
+ *    an integer literal may have a float type (EXPR_INT typed f32 means
+ *    the value (float)ival);
+ *  - an operand whose type differs from the type its operator computes in
+ *    (sema_unify of the operand types; bool for && || !) is widened
+ *    losslessly: lowering converts it.  Indices have any integer type and
+ *    are converted to i64;
+ *  - a rule's value may be narrower than its tensor's element type (lossless
+ *    widening again);
+ *  - Kernel.tensors, Kernel.stages, Tensor.rule/index/abi_index/stage_index,
+ *    Rule.tensor, RedAxis.index, Expr name refs, EXPR_ACCESS tensors,
+ *    EXPR_CALL builtins and SchedPrim.prim_id are filled.
+ *
+ * The passes run in this order for each kernel: resolve (names), shapes,
+ * reduce, stages (order), types; then every schedule is validated.
  */
 #ifndef TXC_SEMA_H
 #define TXC_SEMA_H
 
 #include "lang/ast.h"
 
-/* check.c: runs every check; false if any error was reported. */
+/* ---- check.c: runs every check; false if any error was reported. ----- */
 bool sema_check(Program *p);
+/* The common type two operand types compute in (untyped literals adapt,
+ * lossless widening), or TY_ERROR when they need an explicit cast. */
+ScalarType sema_unify(ScalarType a, ScalarType b);
+/* Whether a value of type `from` converts to `to` without loss. */
+bool sema_widens(ScalarType from, ScalarType to);
+/* The kernel named `name` in p or in the programs it imports, or NULL. */
+Kernel *sema_find_kernel(Program *p, const char *name);
+
+/* Internal to sema/: */
+/* The candidate closest to `name` by edit distance, if close enough to be
+ * a likely typo, else NULL. */
+const char *check_closest(const char *name, const char *const *cands, int n);
+/* Calls fn on e and, while fn returns true, on its children (pre-order). */
+typedef bool (*CheckExprFn)(Expr *e, void *ctx);
+void check_walk(Expr *e, CheckExprFn fn, void *ctx);
+
+/* ---- resolve.c ------------------------------------------------------
+ * Kernel and parameter names, tensor declarations and rules (each stage
+ * defined once, outputs defined, inputs not), undeclared intermediates,
+ * rule axes, and what every name in an expression refers to. */
+void resolve_program(Program *p);
+void resolve_kernel(Kernel *k);
+/* The tensor of k called name (after resolve_kernel), or NULL. */
+Tensor *resolve_tensor(Kernel *k, const char *name);
+Param *resolve_param(Kernel *k, const char *name);
+
+/* ---- shapes.c: shapes over sizes and constants; index counts. ------- */
+void shapes_kernel(Kernel *k);
+/* Reports (and returns false) where e uses more than size parameters,
+ * integer constants, + - * / % and min/max; `what` names the context in
+ * messages ("a shape", "a reduction bound"). */
+bool shapes_size_expr(Expr *e, const char *what);
+
+/* ---- reduce.c: where reductions may appear, their ranges and axes. -- */
+void reduce_kernel(Kernel *k);
+
+/* ---- stages.c: dependencies, cycles, compute order, unused stages. --- */
+void stages_kernel(Kernel *k);
+
+/* ---- types.c: the type of every expression, rule values. ------------ */
+void types_kernel(Kernel *k);
+/* The builtin called name, or BI_NONE. */
+Builtin types_builtin(const char *name);
+const char *types_builtin_name(Builtin b);
+
+/* ---- prim.c: the schedule primitives --------------------------------
+ * The one table of schedule primitives, shared with lowering: each entry's
+ * positional arguments, keyword arguments and `->` results.               */
+enum {
+	PRIM_SPLIT, PRIM_TILE, PRIM_FUSE, PRIM_REORDER, PRIM_UNROLL,
+	PRIM_VECTORIZE, PRIM_PARALLEL, PRIM_COMPUTE_ROOT, PRIM_COMPUTE_INLINE,
+	PRIM_COMPUTE_AT, PRIM_STORE_AT, PRIM_STORE_ROOT, PRIM_CACHE_READ,
+	PRIM_CACHE_WRITE, PRIM_RFACTOR, PRIM_BIND, PRIM_DOUBLE_BUFFER,
+	PRIM_TENSORIZE, PRIM_PRAGMA, PRIM_PREFETCH,
+	PRIM_COUNT
+};
+
+/* What a positional argument must be. */
+typedef enum {
+	PARG_AXIS,        /* an axis of the scheduled stage: ARG_NAME */
+	PARG_RED_AXIS,    /* a reduction axis of the scheduled stage */
+	PARG_INT,         /* ARG_INT (PrimArg.positive: > 0) */
+	PARG_STAGE,       /* another stage of the kernel: ARG_NAME */
+	PARG_STAGE_AXIS,  /* an axis of the stage named by the previous argument */
+	PARG_TENSOR,      /* any tensor of the kernel (inputs too): ARG_NAME */
+	PARG_STAGES,      /* a list of stages: ARG_LIST of ARG_NAME */
+	PARG_WORD,        /* one of PrimArg.values: ARG_NAME or ARG_DOTTED */
+	PARG_IDENT,       /* any name or string (an intrinsic) */
+	PARG_TEXT,        /* a string or a name (pragma) */
+} PrimArgKind;
+
+typedef struct {
+	PrimArgKind kind;
+	const char *what;            /* "an axis", "a positive integer factor" */
+	const char *const *values;   /* PARG_WORD: NULL-terminated */
+	bool positive;               /* PARG_INT: must be > 0 */
+} PrimArg;
+
+typedef struct {
+	const char *key;             /* "tail" */
+	const char *const *values;   /* allowed values, NULL-terminated */
+} PrimKwarg;
+
+/* What the `->` names denote. */
+typedef enum { OUTS_NONE, OUTS_AXES, OUTS_STAGE } PrimOuts;
+
+typedef struct {
+	const char *name;            /* "split" */
+	int id;                      /* PRIM_SPLIT: its index in prim_table */
+	const char *usage;           /* "an axis and a positive integer factor" */
+	PrimArg args[3];
+	int min_args, max_args;      /* max_args -1: the last one repeats */
+	const PrimKwarg *kwargs;     /* terminated by a NULL key; may be NULL */
+	PrimOuts outs_kind;
+	int nouts;
+	const char *outs_usage;      /* "(outer, inner)" */
+	bool on_inputs;              /* applies to input tensors (cache_read) */
+} PrimInfo;
+
+extern const PrimInfo prim_table[PRIM_COUNT];
+const PrimInfo *prim_lookup(const char *name);
+/* Names accepted as keyword values and tags. */
+extern const char *const prim_tail_values[];   /* guard shift_inward exact */
+extern const char *const prim_scope_values[];  /* global local shared */
+extern const char *const prim_bind_values[];   /* blockIdx.x ... vthread */
+
+/* ---- schedule.c: schedule validation (names, kinds, counts). -------- */
+void schedule_check(Program *p);
 
 #endif

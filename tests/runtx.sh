@@ -1,2 +1,68 @@
 #!/bin/sh
-exit 77
+# runtx.sh: runs one .tx test; the sibling file chooses the mode.
+#
+#   X.err    txc FLAGS X.tx must fail (FLAGS default: --check); its
+#            stderr must equal X.err (an empty X.err: must succeed quietly)
+#   X.out    txc FLAGS X.tx must succeed; its stdout must equal X.out
+#   X.loops  txc --print-loops FLAGS X.tx; stdout must equal X.loops
+#   X.c      txc --emit=c -o - FLAGS X.tx; stdout must equal X.c
+#   X.sh     the mode is the script: it runs with TX=X.tx (end-to-end tests)
+#
+# FLAGS come from a first-line comment `// flags: ...`.  The test runs in
+# the .tx file's folder so that diagnostics name it as `X.tx`.  With
+# TXC_UPDATE=1 the expected file is rewritten instead of compared.
+# Exit 0 pass, 1 fail, 77 skip (automake's convention).
+set -u
+tx=$1
+: "${TXC:?TXC must name the txc binary}"
+dir=$(dirname "$tx")
+base=$(basename "$tx" .tx)
+cd "$dir" || exit 99
+flags=$(sed -n '1s|^// *flags: *||p' "$base.tx")
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+
+compare() { # expected actual
+	if [ "${TXC_UPDATE:-0}" = 1 ]; then
+		cp "$2" "$1"
+		echo "updated $dir/$1"
+		return 0
+	fi
+	if diff -u "$1" "$2"; then return 0; fi
+	echo "FAIL: $dir/$base.tx: output differs from $1"
+	return 1
+}
+
+if [ -f "$base.sh" ]; then
+	TX=$base.tx; export TX
+	exec $SHELL "./$base.sh"
+elif [ -f "$base.err" ]; then
+	"$TXC" --color=never ${flags:---check} "$base.tx" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 0 ] && [ -s "$base.err" ]; then
+		echo "FAIL: $dir/$base.tx: txc accepted a program that should be rejected"
+		cat "$tmp/err"
+		exit 1
+	fi
+	if [ $rc -gt 1 ]; then
+		echo "FAIL: $dir/$base.tx: txc exited $rc (crash or internal error)"
+		cat "$tmp/err"
+		exit 1
+	fi
+	compare "$base.err" "$tmp/err"
+elif [ -f "$base.out" ]; then
+	# shellcheck disable=SC2086
+	"$TXC" $flags "$base.tx" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+	compare "$base.out" "$tmp/out"
+elif [ -f "$base.loops" ]; then
+	# shellcheck disable=SC2086
+	"$TXC" --print-loops --color=never $flags "$base.tx" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+	compare "$base.loops" "$tmp/out"
+elif [ -f "$base.c" ]; then
+	# shellcheck disable=SC2086
+	"$TXC" --emit=c -o - $flags "$base.tx" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+	compare "$base.c" "$tmp/out"
+else
+	echo "SKIP: $dir/$base.tx has no expected-output file"
+	exit 77
+fi

@@ -1,0 +1,67 @@
+/* driver.h: the txc command.
+ *
+ * main.c parses the command line into Options, loads the source and its
+ * imports (import.c), runs the front end, lowers the chosen kernels and
+ * hands them to the backend the options name, writing every output file
+ * atomically (output.c).  `txc bench` is bench.c.
+ */
+#ifndef TXC_DRIVER_H
+#define TXC_DRIVER_H
+
+#include <stdio.h>
+
+#include "lang/ast.h"
+#include "lower/lower.h"
+
+typedef enum {
+	OUT_OBJ,        /* default: a native object */
+	OUT_ASM,        /* -S, --emit=asm */
+	OUT_LLVM,       /* --emit=llvm: LLVM IR text */
+	OUT_BC,         /* --emit=bc: LLVM bitcode */
+	OUT_C,          /* --emit=c: self-contained C99 */
+	OUT_LOOPS,      /* --emit=loops, --print-loops: the lowered loop nest */
+	OUT_HARNESS,    /* --emit=harness: a C test main() for the kernels */
+} OutKind;
+
+typedef struct {
+	const char *input;          /* the .tx file, "-" for stdin */
+	const char *output;         /* -o; NULL: derived from the input */
+	const char *header;         /* -H */
+	OutKind emit;
+	bool check_only;            /* --check */
+	bool dump_ast, format;      /* --dump-ast, --format */
+	bool trace_schedule;        /* --trace-schedule */
+	bool no_schedule;           /* --no-schedule */
+	bool debug;                 /* -g */
+	int opt_level;              /* -O0..-O3, default 3 */
+	const char *target;         /* cpu, cuda, vta (schedule choice) */
+	const char *triple;         /* --target=TRIPLE for the cpu backend */
+	const char *cpu, *features; /* --cpu, --features */
+	const char *schedule;       /* -s */
+	const char **kernels; int nkernels;   /* -k (repeatable) */
+	const char **defs; int64_t *def_values; int ndefs;  /* -D */
+	const char **incdirs; int nincdirs;   /* -I */
+	const char *dump_after;     /* --dump-after=PASS */
+	bool dlpack;                /* -H also declares DLPack entry points */
+} Options;
+
+/* import.c: loads `import` files (relative to the importing file, then -I
+ * directories, then the installed stdlib) and merges their kernels and
+ * schedules into the program.  False after diagnostics. */
+bool import_resolve(Program *p, const Options *o);
+
+/* output.c: atomic output.  output_open gives a stream on a temporary
+ * file beside `path` ("-": stdout); output_commit renames it into place;
+ * output_abort_all removes every temporary (called on any error). */
+FILE *output_open(const char *path, bool binary);
+bool output_commit(FILE *fp);
+void output_abort_all(void);
+/* A temporary path beside `path` for writers that take a file name (LLVM);
+ * registered like output_open's, committed with output_commit_path. */
+const char *output_temp_path(const char *path);
+bool output_commit_path(const char *tmp);
+
+/* bench.c: `txc bench FILE.tx ...`; returns the exit status. */
+int bench_main(int argc, char **argv);
+
+#endif

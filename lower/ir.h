@@ -1,0 +1,296 @@
+/* ir.h: the loop-nest IR that lowering produces and every target consumes.
+ *
+ * A lowered kernel (IrFunc) is a statement tree: For loops with a kind
+ * (serial, parallel, vectorized, unrolled, GPU block/thread, vthread), Let,
+ * Store, Allocate with a memory scope, If, Block, Evaluate, Assert and
+ * Produce markers; over typed expressions that include vectors (Ramp,
+ * Broadcast) and calls (math builtins, intrinsics).  Node kinds are listed
+ * once in ir.def.  Nodes are immutable once built: passes return new nodes
+ * and share unchanged ones (IrMutator below).  All nodes live in ir_arena.
+ *
+ * Loads and stores index buffers with one index per dimension until the
+ * flatten pass rewrites them to a single element offset (nidx == 1, and the
+ * buffer's `flat` flag set).  Integer division and modulo round toward
+ * negative infinity (% is never negative), as in the language.
+ */
+#ifndef TXC_IR_H
+#define TXC_IR_H
+
+#include <stdio.h>
+
+#include "lang/ast.h"
+
+typedef enum {
+#define IR_EXPR(K, s) IR_##K,
+#define IR_STMT(K, s)
+#include "ir.def"
+#undef IR_EXPR
+#undef IR_STMT
+	IR_EXPR_COUNT
+} IrExprKind;
+
+typedef enum {
+#define IR_EXPR(K, s)
+#define IR_STMT(K, s) IS_##K,
+#include "ir.def"
+#undef IR_EXPR
+#undef IR_STMT
+	IR_STMT_COUNT
+} IrStmtKind;
+
+extern const char *const ir_expr_names[IR_EXPR_COUNT];
+extern const char *const ir_stmt_names[IR_STMT_COUNT];
+
+/* A scalar type (lang/ast.h's ScalarType, never a literal type) with a
+ * vector width; lanes == 1 is a scalar. */
+typedef struct {
+	ScalarType code;
+	int lanes;
+} IrType;
+
+IrType ir_type(ScalarType code, int lanes);
+IrType ir_scalar(ScalarType code);           /* lanes 1 */
+bool ir_type_eq(IrType a, IrType b);
+extern const IrType ir_i64, ir_i32, ir_bool, ir_f32;
+
+/* A variable: loop counters, lets, size and scalar parameters.  Identity
+ * is the pointer; names are for printing (made unique per function). */
+typedef struct Var {
+	const char *name;
+	IrType type;
+	int id;
+} Var;
+
+typedef enum {
+	SCOPE_GLOBAL,   /* heap or caller memory */
+	SCOPE_LOCAL,    /* per-thread: stack / registers (GPU: local) */
+	SCOPE_SHARED,   /* GPU shared memory */
+} MemScope;
+const char *ir_scope_name(MemScope s);
+
+/* A buffer: a tensor argument of the entry point (abi_index >= 0) or a
+ * stage's storage allocated by an Allocate statement.  Indices are
+ * absolute: the buffer holds [min[d], min[d] + extent[d]) in dimension d
+ * (min is 0 for arguments), so a compute_at stage's smaller buffer is
+ * indexed with the same coordinates as the full tensor. */
+typedef struct Buffer {
+	const char *name;
+	ScalarType elem;
+	int ndims;
+	struct IrExpr **min;       /* per dimension */
+	struct IrExpr **extent;    /* per dimension */
+	struct IrExpr **stride;    /* per dimension, set by flatten (NULL before) */
+	MemScope scope;
+	int abi_index;             /* >= 0: the entry point's tensor argument */
+	bool is_input;             /* read-only argument */
+	bool flat;                 /* accesses use one flat offset */
+	Tensor *tensor;            /* the AST tensor it stores, if any */
+} Buffer;
+
+/* Builtins, as in lang/ast.h (BI_EXP ...); CALL_INTRINSIC names a
+ * target-specific operation (tensorize, barriers, prefetch). */
+typedef enum { CALL_BUILTIN, CALL_INTRINSIC } IrCallKind;
+
+typedef struct IrExpr IrExpr;
+typedef struct IrStmt IrStmt;
+
+struct IrExpr {
+	IrExprKind kind;
+	IrType type;
+	Loc loc;                  /* the .tx source it came from (for -g), or none */
+	IrExpr *a, *b, *c;        /* operands: see ir.def for each kind */
+	union {
+		int64_t ival;         /* IR_INT */
+		double fval;          /* IR_FLOAT */
+		Var *var;             /* IR_VAR; IR_LET: the bound variable (a value, b body) */
+		struct {              /* IR_LOAD: buf[idx]; a is the predicate or NULL */
+			Buffer *buf;
+			IrExpr **idx;
+			int nidx;
+		} load;
+		struct {              /* IR_CALL */
+			IrCallKind ck;
+			Builtin builtin;      /* CALL_BUILTIN */
+			const char *name;     /* printed name; intrinsic name */
+			IrExpr **args;
+			int nargs;
+		} call;
+	};
+};
+
+typedef enum {
+	FOR_SERIAL,
+	FOR_PARALLEL,
+	FOR_VECTORIZED,
+	FOR_UNROLLED,
+	FOR_GPU_BLOCK,     /* gpu_dim 0..2 = x, y, z */
+	FOR_GPU_THREAD,
+	FOR_VTHREAD,
+} ForKind;
+const char *ir_for_kind_name(ForKind k);
+
+struct IrStmt {
+	IrStmtKind kind;
+	Loc loc;
+	union {
+		struct {            /* IS_FOR */
+			Var *var;
+			IrExpr *min, *extent;
+			ForKind fk;
+			int gpu_dim;
+			IrStmt *body;
+		} loop;
+		struct {            /* IS_LET */
+			Var *var;
+			IrExpr *value;
+			IrStmt *body;
+		} let;
+		struct {            /* IS_STORE */
+			Buffer *buf;
+			IrExpr **idx;
+			int nidx;
+			IrExpr *value;
+			IrExpr *pred;       /* NULL: unconditional */
+		} store;
+		struct {            /* IS_ALLOCATE: extents are buf->extent, evaluated here */
+			Buffer *buf;
+			IrStmt *body;
+		} alloc;
+		struct {            /* IS_IF */
+			IrExpr *cond;
+			IrStmt *then_s, *else_s;
+		} ifs;
+		struct {            /* IS_BLOCK */
+			IrStmt **stmts;
+			int n;
+		} block;
+		struct {            /* IS_EVALUATE */
+			IrExpr *value;
+		} eval;
+		struct {            /* IS_ASSERT: entry-point checks */
+			IrExpr *cond;
+			const char *msg;    /* the caller reads it through the error API */
+			int code;           /* the entry point's return value */
+		} assrt;
+		struct {            /* IS_PRODUCE */
+			const char *name;   /* the stage */
+			bool update;        /* the update (reduction) part of a stage */
+			IrStmt *body;
+		} produce;
+	};
+};
+
+/* A lowered kernel: the entry point's parameters and its body. */
+typedef struct {
+	const char *name;
+	Kernel *kernel;            /* the AST it came from */
+	Var **params; int nparams; /* size and scalar parameters, in kernel order */
+	Buffer **args; int nargs;  /* tensor arguments, in declaration order */
+	IrStmt *body;
+} IrFunc;
+
+/* ---- ir.c: constructors.  They check their invariants (operand types,
+ * lanes) and ICE on a violation; they never fold (simplify.c does).      */
+extern Arena *ir_arena;
+Var *ir_new_var(const char *name, IrType type);
+Buffer *ir_new_buffer(const char *name, ScalarType elem, int ndims);
+
+IrExpr *ir_int(IrType t, int64_t v);
+IrExpr *ir_i64c(int64_t v);              /* ir_int(ir_i64, v) */
+IrExpr *ir_float(IrType t, double v);
+IrExpr *ir_var(Var *v);
+IrExpr *ir_binop(IrExprKind k, IrExpr *a, IrExpr *b);  /* ADD..OR: same types */
+IrExpr *ir_unop(IrExprKind k, IrExpr *a);              /* NOT, NEG, BITNOT */
+IrExpr *ir_select(IrExpr *c, IrExpr *a, IrExpr *b);
+IrExpr *ir_cast(IrType t, IrExpr *a);
+IrExpr *ir_load(Buffer *b, IrExpr **idx, int nidx, IrExpr *pred, int lanes);
+IrExpr *ir_ramp(IrExpr *base, IrExpr *stride, int lanes);
+IrExpr *ir_broadcast(IrExpr *a, int lanes);
+IrExpr *ir_call_builtin(Builtin bi, IrType t, IrExpr **args, int nargs);
+IrExpr *ir_call_intrinsic(const char *name, IrType t, IrExpr **args, int nargs);
+IrExpr *ir_let(Var *v, IrExpr *value, IrExpr *body);
+/* Shorthands for index arithmetic (no folding). */
+IrExpr *ir_add(IrExpr *a, IrExpr *b);
+IrExpr *ir_sub(IrExpr *a, IrExpr *b);
+IrExpr *ir_mul(IrExpr *a, IrExpr *b);
+IrExpr *ir_min(IrExpr *a, IrExpr *b);
+IrExpr *ir_max(IrExpr *a, IrExpr *b);
+
+IrStmt *ir_for(Var *v, IrExpr *min, IrExpr *extent, ForKind fk, IrStmt *body);
+IrStmt *ir_let_stmt(Var *v, IrExpr *value, IrStmt *body);
+IrStmt *ir_store(Buffer *b, IrExpr **idx, int nidx, IrExpr *value, IrExpr *pred);
+IrStmt *ir_allocate(Buffer *b, IrStmt *body);
+IrStmt *ir_if(IrExpr *cond, IrStmt *then_s, IrStmt *else_s);
+IrStmt *ir_block(IrStmt **stmts, int n);   /* flattens nested blocks, drops NULLs */
+IrStmt *ir_seq(IrStmt *a, IrStmt *b);      /* a; b (either may be NULL) */
+IrStmt *ir_evaluate(IrExpr *e);
+IrStmt *ir_assert(IrExpr *cond, int code, const char *msg);
+IrStmt *ir_produce(const char *name, bool update, IrStmt *body);
+
+bool ir_is_const(IrExpr *e, int64_t *v);   /* an integer immediate? */
+bool ir_expr_equal(IrExpr *a, IrExpr *b);   /* structural equality */
+
+/* ---- irvisit.c: visitor and mutator tables (NULL entry = default).
+ * A pass embeds IrMutator as the first member of its state.  The default
+ * mutation rebuilds a node only when a child changed, else returns it.   */
+typedef struct IrMutator IrMutator;
+struct IrMutator {
+	IrExpr *(*expr[IR_EXPR_COUNT])(IrMutator *m, IrExpr *e);
+	IrStmt *(*stmt[IR_STMT_COUNT])(IrMutator *m, IrStmt *s);
+};
+IrExpr *ir_mutate_expr(IrMutator *m, IrExpr *e);
+IrStmt *ir_mutate_stmt(IrMutator *m, IrStmt *s);
+IrExpr *ir_mutate_expr_children(IrMutator *m, IrExpr *e);
+IrStmt *ir_mutate_stmt_children(IrMutator *m, IrStmt *s);
+
+typedef struct IrVisitor IrVisitor;
+struct IrVisitor {
+	void (*expr[IR_EXPR_COUNT])(IrVisitor *v, IrExpr *e);
+	void (*stmt[IR_STMT_COUNT])(IrVisitor *v, IrStmt *s);
+};
+void ir_visit_expr(IrVisitor *v, IrExpr *e);
+void ir_visit_stmt(IrVisitor *v, IrStmt *s);
+void ir_visit_expr_children(IrVisitor *v, IrExpr *e);
+void ir_visit_stmt_children(IrVisitor *v, IrStmt *s);
+
+/* Replaces every use of a variable by an expression. */
+IrExpr *ir_substitute(IrExpr *e, Var *v, IrExpr *value);
+IrStmt *ir_substitute_stmt(IrStmt *s, Var *v, IrExpr *value);
+bool ir_uses_var(IrExpr *e, Var *v);
+bool ir_stmt_uses_var(IrStmt *s, Var *v);
+
+/* ---- irprint.c: reads like TVM's lowered code:
+ *     parallel (io, 0, ceil(M / 8)) {
+ *       for (ii, 0, 8) {
+ *         C[(io*8 + ii), j] = 0f
+ */
+void ir_print_func(FILE *fp, IrFunc *f);
+void ir_print_stmt(FILE *fp, IrStmt *s, int indent);
+void ir_print_expr(FILE *fp, IrExpr *e);
+char *ir_expr_str(IrExpr *e);              /* in ir_arena */
+
+/* ---- simplify.c: constant folding, canonical linear forms, min/max and
+ * div/mod by constants with known bounds, removal of guards proved true. */
+typedef struct BoundsScope BoundsScope;   /* see bounds.c */
+IrExpr *simplify_expr(IrExpr *e, BoundsScope *scope);
+IrStmt *simplify_stmt(IrStmt *s);
+/* Whether e is provably true / false for every value in scope. */
+bool simplify_prove(IrExpr *e, BoundsScope *scope);
+
+/* ---- bounds.c: interval arithmetic over symbolic expressions (Halide's
+ * Bounds.cpp).  A bound is an expression or NULL (unbounded).            */
+typedef struct {
+	IrExpr *min, *max;         /* inclusive; NULL: -inf / +inf */
+} Interval;
+
+struct BoundsScope {
+	Var *var;
+	Interval iv;
+	BoundsScope *next;
+};
+BoundsScope *bounds_push(BoundsScope *s, Var *v, Interval iv);  /* in ir_arena */
+Interval bounds_of_expr(IrExpr *e, BoundsScope *scope);
+Interval interval_union(Interval a, Interval b);
+bool interval_is_bounded(Interval a);
+
+#endif
