@@ -1,0 +1,98 @@
+/* bench.h: what every benchmark program shares: seeded random data, a
+ * timing loop (warm-up, then the median of repeated runs) and the output
+ * line the table script reads:
+ *
+ *     case=NAME impl=NAME threads=N gflops=X ms=Y err=Z
+ */
+#ifndef TXC_BENCH_H
+#define TXC_BENCH_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static inline double
+bench_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline void
+bench_fill(float *p, size_t n, uint64_t seed)
+{
+	uint64_t s = seed * 6364136223846793005u + 1442695040888963407u;
+	for (size_t i = 0; i < n; i++) {
+		s = s * 6364136223846793005u + 1442695040888963407u;
+		p[i] = (float)((double)(s >> 40) / (double)(1u << 24)) * 2.0f - 1.0f;
+	}
+}
+
+static inline void *
+bench_alloc(size_t bytes)
+{
+	void *p = NULL;
+	if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) {
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	memset(p, 0, bytes);
+	return p;
+}
+
+static int
+bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Runs fn(ctx) for a warm-up, then enough repetitions to fill about
+ * `budget` seconds (at least 5, at most 200), and returns the median time
+ * of one run in seconds.  The same policy for txc and every reference. */
+static inline double
+bench_time(void (*fn)(void *), void *ctx, double budget)
+{
+	double t0 = bench_now();
+	fn(ctx);
+	fn(ctx);
+	double once = (bench_now() - t0) / 2;
+	int reps = once > 0 ? (int)(budget / once) : 200;
+	if (reps < 5)
+		reps = 5;
+	if (reps > 200)
+		reps = 200;
+	double *t = malloc(sizeof *t * (size_t)reps);
+	for (int r = 0; r < reps; r++) {
+		double s = bench_now();
+		fn(ctx);
+		t[r] = bench_now() - s;
+	}
+	qsort(t, (size_t)reps, sizeof *t, bench_cmp_double);
+	double med = t[reps / 2];
+	free(t);
+	return med;
+}
+
+static inline void
+bench_report(const char *cas, const char *impl, int threads, double flops,
+    double secs, double err)
+{
+	printf("case=%s impl=%s threads=%d gflops=%.2f ms=%.3f err=%.2e\n", cas,
+	    impl, threads, flops / secs * 1e-9, secs * 1e3, err);
+	fflush(stdout);
+}
+
+static inline int
+bench_threads(void)
+{
+	const char *s = getenv("BENCH_THREADS");
+	int n = s ? atoi(s) : 1;
+	return n > 0 ? n : 1;
+}
+
+#endif

@@ -1,0 +1,141 @@
+#!/bin/sh
+# run.sh: txc side by side with the libraries a user would call instead.
+#
+#   bench/run.sh [BUILD_DIR]     (make bench runs it from the build tree)
+#
+# Builds the references (OpenBLAS sgemm, oneDNN conv, Halide 14 matmul and
+# blur) and the txc kernels of bench/kernels/, runs every case in its own
+# process with 1 and 2 threads, and prints one table: GFLOP/s of txc and of
+# the reference, their ratio, txc's share of the FMA peak measured in the
+# same run, and the error of each against a plain double-precision
+# reference.  A second table gives compile times.  BENCH_QUICK=1 runs a
+# small subset.  Nothing here asserts a speed.
+set -u
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+top=${abs_top_builddir:-$(pwd)}
+TXC=${TXC:-$top/txc}
+out=${1:-$top/bench-build}
+mkdir -p "$out"
+cd "$out" || exit 1
+CC=${CC:-cc}
+CFLAGS="-O2 -I$srcdir/bench -I$srcdir/rt"
+RTLIB="$top/rt/.libs/libtxrt.a"
+results=$out/results.txt
+ctimes=$out/compile-times.txt
+: >"$results"
+: >"$ctimes"
+log() { echo "bench: $*" >&2; }
+ms_since() { echo "$(( ($(date +%s%N) - $1) / 1000000 ))"; }
+
+# ---- the machine's peak -----------------------------------------------------
+$CC -O2 -mavx2 -mfma -pthread "$srcdir/bench/peak.c" -o peak || exit 1
+./peak 2 >peak.txt
+peak1=$(awk '/peak_gflops_1T/ {print $2}' peak.txt)
+peak2=$(awk '/peak_gflops_2T/ {print $2}' peak.txt)
+log "FMA peak: $peak1 GFLOP/s (1 thread), $peak2 GFLOP/s (2 threads)"
+
+# ---- references -----------------------------------------------------------------
+blasinc=$(ls -d /usr/include/x86_64-linux-gnu/openblas-pthread 2>/dev/null || echo /usr/include)
+$CC $CFLAGS -I"$blasinc" -DIMPL_OPENBLAS "$srcdir/bench/sgemm.c" -o sgemm_openblas -lopenblas -lm || exit 1
+$CC $CFLAGS -DIMPL_DNNL "$srcdir/bench/conv.c" -o conv_onednn -ldnnl -lm || exit 1
+t0=$(date +%s%N)
+c++ -O1 -std=c++17 -I/usr/include/halide14 "$srcdir/bench/halide_gen.cpp" \
+	/usr/src/halide14/GenGen.cpp -o halide_gen -lHalide14 -lpthread -ldl || exit 1
+for g in matmul blur; do
+	t0=$(date +%s%N)
+	./halide_gen -g halide_$g -o . -e static_library,h target=host || exit 1
+	echo "$g halide14 $(ms_since "$t0")" >>"$ctimes"
+done
+$CC $CFLAGS -I/usr/include/halide14 -I. "$srcdir/bench/halide_run.c" halide_matmul.a \
+	halide_blur.a -o halide_run -lpthread -ldl -lm || exit 1
+
+# ---- txc kernels ------------------------------------------------------------------
+# txc_build NAME KERNEL_TX DRIVER_C IMPL_MACRO [txc flags]: compile and link.
+txc_build() {
+	name=$1; tx=$2; drv=$3; shift 3
+	t0=$(date +%s%N)
+	if ! "$TXC" "$srcdir/bench/kernels/$tx" -o "$name.o" "$@" 2>"$name.err"; then
+		log "txc could not compile $tx: $(head -1 "$name.err")"
+		return 1
+	fi
+	echo "$name txc $(ms_since "$t0")" >>"$ctimes"
+	$CC $CFLAGS -DIMPL_TXC "$srcdir/bench/$drv" "$name.o" "$RTLIB" -o "$name" -lpthread -lm
+}
+have_sgemm=0 have_conv3=0 have_conv1=0 have_dw=0 have_blur=0
+txc_build sgemm_txc sgemm.tx sgemm.c && have_sgemm=1
+txc_build conv3x3_txc conv3x3.tx conv.c && have_conv3=1
+txc_build conv1x1_txc conv1x1.tx conv.c && have_conv1=1
+txc_build dwconv_txc dwconv3x3.tx conv.c && have_dw=1
+txc_build blur_txc blur.tx blur.c && have_blur=1
+
+# ---- cases --------------------------------------------------------------------------
+run() { # threads impl-binary args...
+	th=$1; shift
+	BENCH_THREADS=$th TXRT_NUM_THREADS=$th OPENBLAS_NUM_THREADS=$th \
+		OMP_NUM_THREADS=$th HL_NUM_THREADS=$th "$@" >>"$results" 2>>"$out/errors.txt" ||
+		log "failed: $*"
+}
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+	sizes="256 1024"
+	convs="64 56"
+else
+	sizes="256 512 1024 2048"
+	convs="64 56
+128 28
+256 14
+512 7"
+fi
+for th in 1 2; do
+	for s in $sizes "1000" "M1"; do
+		case $s in
+		M1) args="1 1024 1024" ;;
+		*) args="$s $s $s" ;;
+		esac
+		# shellcheck disable=SC2086
+		run $th ./sgemm_openblas $args
+		[ $have_sgemm = 1 ] && run $th ./sgemm_txc $args
+		case $s in 1024|M1) run $th ./halide_run matmul $args ;; esac
+	done
+	echo "$convs" | while read -r c hw; do
+		run $th ./conv_onednn 1 "$c" "$hw" "$hw" "$c" 3 3 1 1 1
+		[ $have_conv3 = 1 ] && run $th ./conv3x3_txc 1 "$c" "$hw" "$hw" "$c" 3 3 1 1 1
+	done
+	run $th ./conv_onednn 1 256 14 14 256 1 1 1 0 1
+	[ $have_conv1 = 1 ] && run $th ./conv1x1_txc 1 256 14 14 256 1 1 1 0 1
+	run $th ./conv_onednn 1 128 56 56 128 3 3 1 1 128
+	[ $have_dw = 1 ] && run $th ./dwconv_txc 1 128 56 56 128 3 3 1 1 128
+	run $th ./halide_run blur 2048 2048
+	[ $have_blur = 1 ] && run $th ./blur_txc 2048 2048
+done
+
+# ---- the table ------------------------------------------------------------------------
+awk -v p1="$peak1" -v p2="$peak2" '
+function val(s, k,   i, a) { for (i = 1; i <= NF; i++) { split($i, a, "="); if (a[1] == k) return a[2] } return "" }
+{
+	c = val($0, "case"); im = val($0, "impl"); th = val($0, "threads")
+	key = c SUBSEP th
+	if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+	gf[key, im] = val($0, "gflops"); er[key, im] = val($0, "err")
+}
+END {
+	printf "%-28s %3s %9s %9s %-9s %7s %7s %9s %9s\n", "case", "thr", "txc", "ref", "(ref)", "txc/ref", "%peak", "txc err", "ref err"
+	for (i = 1; i <= n; i++) {
+		split(order[i], kv, SUBSEP); c = kv[1]; th = kv[2]
+		ref = ""; rname = ""
+		if ((order[i], "openblas") in gf) { ref = gf[order[i], "openblas"]; rname = "openblas" }
+		else if ((order[i], "onednn") in gf) { ref = gf[order[i], "onednn"]; rname = "onednn" }
+		else if ((order[i], "halide14") in gf) { ref = gf[order[i], "halide14"]; rname = "halide14" }
+		t = ((order[i], "txc") in gf) ? gf[order[i], "txc"] : "-"
+		pk = (th == 1) ? p1 : p2
+		ratio = (t != "-" && ref > 0) ? sprintf("%.2f", t / ref) : "-"
+		pct = (t != "-" && pk > 0) ? sprintf("%.0f%%", 100 * t / pk) : "-"
+		te = ((order[i], "txc") in er) ? er[order[i], "txc"] : "-"
+		printf "%-28s %3s %9s %9s %-9s %7s %7s %9s %9s\n", c, th, t, ref, rname, ratio, pct, te, er[order[i], rname]
+		if (rname != "halide14" && (order[i], "halide14") in gf)
+			printf "%-28s %3s %9s %9s %-9s %7s %7s %9s %9s\n", "", th, t, gf[order[i], "halide14"], "halide14", (t != "-" ? sprintf("%.2f", t / gf[order[i], "halide14"]) : "-"), "", "", er[order[i], "halide14"]
+	}
+	printf "\nFMA peak measured in this run: %s GFLOP/s (1 thread), %s GFLOP/s (2 threads)\n", p1, p2
+}' "$results"
+echo
+echo "compile time (ms): kernel, implementation, milliseconds"
+cat "$ctimes"
