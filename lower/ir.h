@@ -50,8 +50,18 @@ typedef struct {
 
 IrType ir_type(ScalarType code, int lanes);
 IrType ir_scalar(ScalarType code);           /* lanes 1 */
+IrType ir_with_lanes(IrType t, int lanes);
 bool ir_type_eq(IrType a, IrType b);
-extern const IrType ir_i64, ir_i32, ir_bool, ir_f32;
+extern const IrType ir_i64, ir_i32, ir_bool, ir_f32, ir_f64;
+int ir_bits(ScalarType t);                   /* 1 for bool, 8..64 */
+bool ir_is_int(IrType t);                    /* i8..u64 (not bool) */
+bool ir_is_uint(IrType t);                   /* u8..u64 */
+bool ir_is_float(IrType t);                  /* f16, f32, f64 */
+bool ir_is_bool(IrType t);
+const char *ir_type_str(IrType t);           /* "f32", "f32x8" */
+/* v truncated to t's width, sign- or zero-extended (u64: bit pattern). */
+int64_t ir_wrap(ScalarType t, int64_t v);
+const char *ir_builtin_name(Builtin bi);     /* "exp", "min" ... */
 
 /* A variable: loop counters, lets, size and scalar parameters.  Identity
  * is the pointer; names are for printing (made unique per function). */
@@ -190,14 +200,22 @@ typedef struct {
 } IrFunc;
 
 /* ---- ir.c: constructors.  They check their invariants (operand types,
- * lanes) and ICE on a violation; they never fold (simplify.c does).      */
-extern Arena *ir_arena;
+ * lanes) and ICE on a violation; they never fold (simplify.c does).
+ * Integer immediates are stored wrapped to their type (ir_wrap).
+ * Statement bodies are never NULL; a NULL statement means "nothing" and
+ * appears only where a pass returns one (ir_block drops it, the default
+ * mutator removes a loop, let, allocate or produce whose body became
+ * NULL, and an if whose branches both did).                             */
+extern Arena *ir_arena;   /* created on first use */
 Var *ir_new_var(const char *name, IrType type);
 Buffer *ir_new_buffer(const char *name, ScalarType elem, int ndims);
 
 IrExpr *ir_int(IrType t, int64_t v);
 IrExpr *ir_i64c(int64_t v);              /* ir_int(ir_i64, v) */
 IrExpr *ir_float(IrType t, double v);
+/* The constant v of any int, bool or float type, broadcast if a vector. */
+IrExpr *ir_make_const(IrType t, int64_t v);
+IrExpr *ir_bool_const(bool v);
 IrExpr *ir_var(Var *v);
 IrExpr *ir_binop(IrExprKind k, IrExpr *a, IrExpr *b);  /* ADD..OR: same types */
 IrExpr *ir_unop(IrExprKind k, IrExpr *a);              /* NOT, NEG, BITNOT */
@@ -205,7 +223,7 @@ IrExpr *ir_select(IrExpr *c, IrExpr *a, IrExpr *b);
 IrExpr *ir_cast(IrType t, IrExpr *a);
 IrExpr *ir_load(Buffer *b, IrExpr **idx, int nidx, IrExpr *pred, int lanes);
 IrExpr *ir_ramp(IrExpr *base, IrExpr *stride, int lanes);
-IrExpr *ir_broadcast(IrExpr *a, int lanes);
+IrExpr *ir_broadcast(IrExpr *a, int lanes);   /* lanes 1: a itself */
 IrExpr *ir_call_builtin(Builtin bi, IrType t, IrExpr **args, int nargs);
 IrExpr *ir_call_intrinsic(const char *name, IrType t, IrExpr **args, int nargs);
 IrExpr *ir_let(Var *v, IrExpr *value, IrExpr *body);
@@ -213,6 +231,8 @@ IrExpr *ir_let(Var *v, IrExpr *value, IrExpr *body);
 IrExpr *ir_add(IrExpr *a, IrExpr *b);
 IrExpr *ir_sub(IrExpr *a, IrExpr *b);
 IrExpr *ir_mul(IrExpr *a, IrExpr *b);
+IrExpr *ir_div(IrExpr *a, IrExpr *b);
+IrExpr *ir_mod(IrExpr *a, IrExpr *b);
 IrExpr *ir_min(IrExpr *a, IrExpr *b);
 IrExpr *ir_max(IrExpr *a, IrExpr *b);
 
@@ -262,12 +282,21 @@ bool ir_stmt_uses_var(IrStmt *s, Var *v);
 /* ---- irprint.c: reads like TVM's lowered code:
  *     parallel (io, 0, ceil(M / 8)) {
  *       for (ii, 0, 8) {
- *         C[(io*8 + ii), j] = 0f
+ *         C[io*8 + ii, j] = 0f
  */
 void ir_print_func(FILE *fp, IrFunc *f);
 void ir_print_stmt(FILE *fp, IrStmt *s, int indent);
 void ir_print_expr(FILE *fp, IrExpr *e);
 char *ir_expr_str(IrExpr *e);              /* in ir_arena */
+
+/* ---- fold.c: constant folding of one operation on immediates, with the
+ * target's semantics (wrapping integers, floor / and %); NULL when the
+ * operands are not immediates or the result is not defined. */
+IrExpr *fold_binop(IrExprKind k, IrExpr *a, IrExpr *b);
+IrExpr *fold_unop(IrExprKind k, IrExpr *a);
+IrExpr *fold_cast(IrType t, IrExpr *a);
+int64_t fold_floordiv(int64_t a, int64_t b);   /* b == 0: 0 */
+int64_t fold_floormod(int64_t a, int64_t b);   /* never negative; b == 0: 0 */
 
 /* ---- simplify.c: constant folding, canonical linear forms, min/max and
  * div/mod by constants with known bounds, removal of guards proved true. */
@@ -289,8 +318,47 @@ struct BoundsScope {
 	BoundsScope *next;
 };
 BoundsScope *bounds_push(BoundsScope *s, Var *v, Interval iv);  /* in ir_arena */
+/* The interval of a variable (NULL if v is not in scope). */
+const Interval *bounds_lookup(BoundsScope *s, Var *v);
+/* The values e takes while each variable in scope ranges over its
+ * interval (variables not in scope are their own point [v, v]).  The
+ * ends are simplified.  Vectors: the bounds over all lanes. */
 Interval bounds_of_expr(IrExpr *e, BoundsScope *scope);
+/* As bounds_of_expr, but only where cond holds: comparisons of a
+ * variable with an expression in cond's conjuncts narrow that variable
+ * (`h >= 1 && h <= H` gives h in [max(lo, 1), min(hi, H)]), and a
+ * conjunct whose side differs from e by a constant bounds e itself
+ * (`h + ry >= 1` gives h + ry - 1 >= 0).                                 */
+Interval bounds_of_expr_under(IrExpr *e, IrExpr *cond, BoundsScope *scope);
+/* The scope narrowed by cond's conjuncts, as bounds_of_expr_under uses. */
+BoundsScope *bounds_refine(BoundsScope *scope, IrExpr *cond);
+/* Calls fn on every load in e, with the conjunction of the select
+ * conditions it is evaluated under (NULL: always) -- for in-bounds checks:
+ * bounds_of_expr_under(index, cond, scope) is the index's range.  This
+ * makes a contract for backends: a select's branch that contains a load
+ * is evaluated only where that branch is taken (branch, or predicate the
+ * load), never speculatively.                                           */
+typedef void (*BoundsLoadFn)(void *ctx, IrExpr *load, IrExpr *cond);
+void bounds_for_each_load(IrExpr *e, IrExpr *cond, BoundsLoadFn fn, void *ctx);
+Interval interval_point(IrExpr *e);        /* [e, e] */
 Interval interval_union(Interval a, Interval b);
 bool interval_is_bounded(Interval a);
+/* The range of a type's values (NULL ends for 64-bit and float types). */
+Interval bounds_of_type(IrType t);
+
+/* ---- vectorize.c: FOR_VECTORIZED loops of constant extent become vector
+ * code (ramps, broadcasts, predicated loads and stores); a body that
+ * cannot be vectorized is unrolled instead, a non-constant extent stays a
+ * serial loop.  */
+IrStmt *vectorize_loops(IrStmt *s);
+
+/* ---- unroll.c: FOR_UNROLLED loops of constant extent (up to 64) become
+ * copies of their body; others become serial loops.  */
+IrStmt *unroll_loops(IrStmt *s);
+IrStmt *unroll_loop(IrStmt *loop);          /* one loop, whatever its kind */
+
+/* ---- hoist.c: loop-invariant index arithmetic moves out of loops into
+ * lets (io*8 computed once per io, not once per ii).  */
+IrStmt *hoist_invariants(IrStmt *s);
 
 #endif

@@ -1,0 +1,633 @@
+/* lin.c: linear forms over index expressions, and what lowering proves
+ * with them.
+ *
+ * Bound inference and the legality checks ask questions like "is
+ * min(io*8 + 7, M - 1) <= M - 1 for every M >= 0 and every io in its
+ * loop?".  An index expression is normalised into a tree of min/max over
+ * linear forms (sum of coefficient * atom + constant; an atom is a
+ * variable or any non-linear subexpression); a linear form is shown
+ * non-negative by replacing loop variables by their bounds, innermost
+ * first, until only size parameters (>= 0) remain.  lin_interval is the
+ * interval arithmetic on top, refined by facts taken from select
+ * conditions (`h >= 1 && h <= H ? data[h - 1] : 0`).
+ */
+#include <string.h>
+
+#include "lower/lower.h"
+
+typedef struct { IrExpr *atom; int64_t c; } Term;
+typedef struct { Term *t; int n, cap; int64_t k; } Lin;
+
+/* min/max of linear forms */
+typedef struct Tree {
+	int kind;              /* 0: linear, IR_MIN or IR_MAX */
+	Lin lin;
+	struct Tree *a, *b;
+} Tree;
+
+static bool
+is_i64(IrExpr *e)
+{
+	return e && e->type.code == TY_I64 && e->type.lanes == 1;
+}
+
+static bool
+same(IrExpr *a, IrExpr *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a->kind != b->kind || !ir_type_eq(a->type, b->type))
+		return false;
+	switch (a->kind) {
+	case IR_INT: return a->ival == b->ival;
+	case IR_FLOAT: return a->fval == b->fval;
+	case IR_VAR: return a->var == b->var;
+	case IR_LOAD:
+		if (a->load.buf != b->load.buf || a->load.nidx != b->load.nidx)
+			return false;
+		for (int i = 0; i < a->load.nidx; i++)
+			if (!same(a->load.idx[i], b->load.idx[i]))
+				return false;
+		break;
+	case IR_CALL:
+		if (a->call.builtin != b->call.builtin || a->call.nargs != b->call.nargs ||
+		    a->call.name != b->call.name)
+			return false;
+		for (int i = 0; i < a->call.nargs; i++)
+			if (!same(a->call.args[i], b->call.args[i]))
+				return false;
+		break;
+	default:
+		break;
+	}
+	return same(a->a, b->a) && same(a->b, b->b) && same(a->c, b->c);
+}
+
+static void
+add_term(Lin *l, IrExpr *atom, int64_t c)
+{
+	if (c == 0)
+		return;
+	for (int i = 0; i < l->n; i++)
+		if (same(l->t[i].atom, atom)) {
+			l->t[i].c += c;
+			if (l->t[i].c == 0) {
+				memmove(&l->t[i], &l->t[i + 1], (l->n - i - 1) * sizeof *l->t);
+				l->n--;
+			}
+			return;
+		}
+	Term *t = ARENA_PUSH(ir_arena, l->t, l->n, l->cap);
+	t->atom = atom;
+	t->c = c;
+}
+
+static Lin
+lin_copy(const Lin *l)
+{
+	Lin r = { NULL, 0, 0, l->k };
+	for (int i = 0; i < l->n; i++)
+		add_term(&r, l->t[i].atom, l->t[i].c);
+	return r;
+}
+
+static void
+lin_addto(Lin *to, const Lin *l, int64_t scale)
+{
+	to->k += l->k * scale;
+	for (int i = 0; i < l->n; i++)
+		add_term(to, l->t[i].atom, l->t[i].c * scale);
+}
+
+/* ---- trees --------------------------------------------------------- */
+
+static int budget;
+
+static Tree *
+leaf(void)
+{
+	return arena_alloc(ir_arena, sizeof(Tree));
+}
+
+static Tree *
+node2(int kind, Tree *a, Tree *b)
+{
+	Tree *t = leaf();
+	t->kind = kind;
+	t->a = a;
+	t->b = b;
+	budget--;
+	return t;
+}
+
+static Tree *
+scale(Tree *t, int64_t c)
+{
+	if (!t->kind) {
+		Tree *r = leaf();
+		lin_addto(&r->lin, &t->lin, c);
+		return r;
+	}
+	int k = c >= 0 ? t->kind : t->kind == IR_MIN ? IR_MAX : IR_MIN;
+	return node2(k, scale(t->a, c), scale(t->b, c));
+}
+
+static Tree *
+combine(Tree *x, Tree *y, int64_t sy)
+{
+	if (x->kind)
+		return node2(x->kind, combine(x->a, y, sy), combine(x->b, y, sy));
+	if (y->kind) {
+		int k = sy >= 0 ? y->kind : y->kind == IR_MIN ? IR_MAX : IR_MIN;
+		return node2(k, combine(x, y->a, sy), combine(x, y->b, sy));
+	}
+	Tree *r = leaf();
+	r->lin = lin_copy(&x->lin);
+	lin_addto(&r->lin, &y->lin, sy);
+	return r;
+}
+
+static Tree *
+tree_of(IrExpr *e)
+{
+	int64_t c;
+	if (budget > 0 && is_i64(e)) {
+		switch (e->kind) {
+		case IR_INT: {
+			Tree *t = leaf();
+			t->lin.k = e->ival;
+			return t;
+		}
+		case IR_ADD:
+			return combine(tree_of(e->a), tree_of(e->b), 1);
+		case IR_SUB:
+			return combine(tree_of(e->a), tree_of(e->b), -1);
+		case IR_NEG:
+			return scale(tree_of(e->a), -1);
+		case IR_MUL:
+			if (ir_is_const(e->b, &c))
+				return scale(tree_of(e->a), c);
+			if (ir_is_const(e->a, &c))
+				return scale(tree_of(e->b), c);
+			break;
+		case IR_MIN:
+		case IR_MAX:
+			return node2(e->kind, tree_of(e->a), tree_of(e->b));
+		default:
+			break;
+		}
+	}
+	Tree *t = leaf();
+	add_term(&t->lin, e, 1);
+	return t;
+}
+
+static Tree *
+tree(IrExpr *e)
+{
+	budget = 200;
+	return tree_of(e);
+}
+
+/* ---- back to expressions ------------------------------------------- */
+
+static IrExpr *
+lin_expr(const Lin *l)
+{
+	IrExpr *e = NULL;
+	for (int pass = 0; pass < 2; pass++)     /* positive terms first */
+		for (int i = 0; i < l->n; i++) {
+			int64_t c = l->t[i].c;
+			if ((c > 0) != (pass == 0))
+				continue;
+			IrExpr *a = l->t[i].atom;
+			int64_t m = c < 0 ? -c : c;
+			IrExpr *x = m == 1 ? a : ir_mul(a, ir_i64c(m));
+			if (!e)
+				e = c > 0 ? x : ir_unop(IR_NEG, x);
+			else
+				e = c > 0 ? ir_add(e, x) : ir_sub(e, x);
+		}
+	if (!e)
+		return ir_i64c(l->k);
+	if (l->k > 0)
+		e = ir_add(e, ir_i64c(l->k));
+	else if (l->k < 0)
+		e = ir_sub(e, ir_i64c(-l->k));
+	return e;
+}
+
+static bool prove_nonneg(Tree *t, VarRange *r, int depth);
+
+static IrExpr *
+tree_expr(Tree *t)
+{
+	if (!t->kind)
+		return lin_expr(&t->lin);
+	IrExpr *a = tree_expr(t->a), *b = tree_expr(t->b);
+	/* fold when one side is provably the answer without any ranges */
+	Tree *d = combine(t->b, t->a, -1);    /* b - a */
+	if (prove_nonneg(d, NULL, 2))         /* a <= b */
+		return t->kind == IR_MIN ? a : b;
+	d = combine(t->a, t->b, -1);
+	if (prove_nonneg(d, NULL, 2))
+		return t->kind == IR_MIN ? b : a;
+	return ir_binop(t->kind, a, b);
+}
+
+IrExpr *
+lin_normalize(IrExpr *e)
+{
+	if (!is_i64(e))
+		return e;
+	IrExpr *r = tree_expr(tree(e));
+	if (e->loc.file && r != e && r->loc.file == 0 && r->kind != IR_INT && r->kind != IR_VAR)
+		r->loc = e->loc;
+	return r;
+}
+
+/* ---- the prover ---------------------------------------------------- */
+
+static VarRange *
+find_range(VarRange *r, Var *v, int *depth)
+{
+	int d = 0;
+	for (; r; r = r->next, d++)
+		if (r->var == v) {
+			if (depth)
+				*depth = d;
+			return r;
+		}
+	return NULL;
+}
+
+/* A size parameter: a variable known only to be >= 0. */
+static bool
+is_size(VarRange *vr)
+{
+	int64_t c;
+	return vr && !vr->hi && vr->lo && ir_is_const(vr->lo, &c) && c >= 0;
+}
+
+static bool
+prove_nonneg(Tree *t, VarRange *r, int depth)
+{
+	if (t->kind == IR_MIN)
+		return prove_nonneg(t->a, r, depth) && prove_nonneg(t->b, r, depth);
+	if (t->kind == IR_MAX)
+		return prove_nonneg(t->a, r, depth) || prove_nonneg(t->b, r, depth);
+	Lin *l = &t->lin;
+	if (l->n == 0)
+		return l->k >= 0;
+	if (depth <= 0)
+		return false;
+	/* replace the innermost bounded atom by the bound that minimises */
+	int best = -1, bestd = 1 << 30;
+	IrExpr *bound = NULL;
+	bool only_sizes = true;
+	for (int i = 0; i < l->n; i++) {
+		IrExpr *a = l->t[i].atom;
+		bool pos = l->t[i].c > 0;
+		if (a->kind == IR_VAR) {
+			int d;
+			VarRange *vr = find_range(r, a->var, &d);
+			int64_t z;
+			if (vr && is_size(vr) && pos && ir_is_const(vr->lo, &z) && z == 0)
+				continue;
+			only_sizes = false;
+			IrExpr *b = vr ? (pos ? vr->lo : vr->hi) : NULL;
+			if (b && d < bestd)
+				best = i, bestd = d, bound = b;
+		} else {
+			only_sizes = false;
+			IrExpr *lo, *hi;
+			if (best < 0 && lin_interval(a, r, NULL, &lo, &hi)) {
+				IrExpr *b = pos ? lo : hi;
+				if (b && !same(b, a))
+					best = i, bestd = -1, bound = b;
+			}
+		}
+	}
+	if (only_sizes)
+		return l->k >= 0;
+	if (best < 0)
+		return false;
+	Lin rest = lin_copy(l);
+	int64_t c = l->t[best].c;
+	add_term(&rest, l->t[best].atom, -c);
+	Tree *rt = leaf();
+	rt->lin = rest;
+	budget = 200;
+	Tree *nt = combine(rt, scale(tree_of(bound), c), 1);
+	return prove_nonneg(nt, r, depth - 1);
+}
+
+bool
+lin_prove_le(IrExpr *a, IrExpr *b, VarRange *r)
+{
+	if (!is_i64(a) || !is_i64(b))
+		return false;
+	budget = 200;
+	Tree *d = combine(tree_of(b), tree_of(a), -1);
+	return prove_nonneg(d, r, 12);
+}
+
+IrExpr *
+lin_min(IrExpr *a, IrExpr *b, VarRange *r)
+{
+	if (!a || !b)
+		return NULL;
+	if (lin_prove_le(a, b, r))
+		return a;
+	if (lin_prove_le(b, a, r))
+		return b;
+	return ir_min(a, b);
+}
+
+IrExpr *
+lin_max(IrExpr *a, IrExpr *b, VarRange *r)
+{
+	if (!a || !b)
+		return NULL;
+	if (lin_prove_le(a, b, r))
+		return b;
+	if (lin_prove_le(b, a, r))
+		return a;
+	return ir_max(a, b);
+}
+
+VarRange *
+lin_push(VarRange *r, Var *v, IrExpr *lo, IrExpr *hi, bool ranging)
+{
+	VarRange *n = arena_alloc(ir_arena, sizeof *n);
+	n->var = v;
+	n->lo = lo;
+	n->hi = hi;
+	n->ranging = ranging;
+	n->next = r;
+	return n;
+}
+
+/* ---- facts from conditions ----------------------------------------- */
+
+static Fact *
+fact(Fact *f, IrExpr *a, IrExpr *b, int64_t minus)   /* a - b - minus >= 0 */
+{
+	if (!is_i64(a) || !is_i64(b))
+		return f;
+	Fact *n = arena_alloc(ir_arena, sizeof *n);
+	n->ge0 = ir_sub(ir_sub(a, b), ir_i64c(minus));
+	n->next = f;
+	return n;
+}
+
+Fact *
+lin_facts(IrExpr *c, bool truth, Fact *f)
+{
+	if (!c)
+		return f;
+	IrExprKind k = c->kind;
+	if (k == IR_NOT)
+		return lin_facts(c->a, !truth, f);
+	if (k == (truth ? IR_AND : IR_OR))
+		return lin_facts(c->b, truth, lin_facts(c->a, truth, f));
+	if (!truth) {   /* negate the comparison */
+		switch (k) {
+		case IR_LT: k = IR_GE; break;
+		case IR_LE: k = IR_GT; break;
+		case IR_GT: k = IR_LE; break;
+		case IR_GE: k = IR_LT; break;
+		case IR_NE: k = IR_EQ; break;
+		default: return f;
+		}
+	}
+	switch (k) {
+	case IR_LT: return fact(f, c->b, c->a, 1);
+	case IR_LE: return fact(f, c->b, c->a, 0);
+	case IR_GT: return fact(f, c->a, c->b, 1);
+	case IR_GE: return fact(f, c->a, c->b, 0);
+	case IR_EQ: return fact(fact(f, c->a, c->b, 0), c->b, c->a, 0);
+	default: return f;
+	}
+}
+
+/* ---- intervals ----------------------------------------------------- */
+
+typedef struct { VarRange *r; bool found; } UsesCtx;
+
+static IrExpr *
+uses_fn(IrExpr *e, void *ctx)
+{
+	UsesCtx *u = ctx;
+	if (e->kind == IR_VAR && find_range(u->r, e->var, NULL) && find_range(u->r, e->var, NULL)->ranging)
+		u->found = true;
+	return u->found ? e : NULL;
+}
+
+/* Whether e depends on a loop variable of r (sizes do not count). */
+static bool
+uses_ranged(IrExpr *e, VarRange *r)
+{
+	UsesCtx u = { r, false };
+	stage_map(e, uses_fn, &u);
+	return u.found;
+}
+
+static bool
+shares_atom(const Lin *a, const Lin *b)
+{
+	for (int i = 0; i < a->n; i++)
+		for (int j = 0; j < b->n; j++)
+			if (same(a->t[i].atom, b->t[j].atom))
+				return true;
+	return false;
+}
+
+static bool
+interval_raw(IrExpr *e, VarRange *r, IrExpr **lo, IrExpr **hi)
+{
+	IrExpr *al, *ah, *bl, *bh;
+	int64_t c;
+	*lo = *hi = NULL;
+	if (!uses_ranged(e, r)) {
+		*lo = *hi = e;
+		return true;
+	}
+	switch (e->kind) {
+	case IR_VAR: {
+		VarRange *vr = find_range(r, e->var, NULL);
+		*lo = vr->lo;
+		*hi = vr->hi;
+		return *lo && *hi;
+	}
+	case IR_ADD:
+	case IR_SUB:
+		if (!interval_raw(e->a, r, &al, &ah) || !interval_raw(e->b, r, &bl, &bh))
+			return false;
+		if (e->kind == IR_ADD) {
+			*lo = ir_add(al, bl);
+			*hi = ir_add(ah, bh);
+		} else {
+			*lo = ir_sub(al, bh);
+			*hi = ir_sub(ah, bl);
+		}
+		return true;
+	case IR_NEG:
+		if (!interval_raw(e->a, r, &al, &ah))
+			return false;
+		*lo = ir_unop(IR_NEG, ah);
+		*hi = ir_unop(IR_NEG, al);
+		return true;
+	case IR_MUL:
+		if (ir_is_const(e->a, &c)) {
+			if (!interval_raw(e->b, r, &al, &ah))
+				return false;
+		} else if (ir_is_const(e->b, &c)) {
+			if (!interval_raw(e->a, r, &al, &ah))
+				return false;
+		} else {
+			return false;
+		}
+		*lo = ir_mul(c >= 0 ? al : ah, ir_i64c(c));
+		*hi = ir_mul(c >= 0 ? ah : al, ir_i64c(c));
+		return true;
+	case IR_DIV:
+		if (!ir_is_const(e->b, &c) || c <= 0 || !interval_raw(e->a, r, &al, &ah))
+			return false;
+		*lo = ir_binop(IR_DIV, al, e->b);
+		*hi = ir_binop(IR_DIV, ah, e->b);
+		return true;
+	case IR_MOD:
+		if (!ir_is_const(e->b, &c) || c <= 0)
+			return false;
+		*lo = ir_i64c(0);
+		*hi = ir_i64c(c - 1);
+		return true;
+	case IR_MIN:
+	case IR_MAX:
+		if (!interval_raw(e->a, r, &al, &ah) || !interval_raw(e->b, r, &bl, &bh))
+			return false;
+		*lo = ir_binop(e->kind, al, bl);
+		*hi = ir_binop(e->kind, ah, bh);
+		return true;
+	case IR_SELECT:
+		if (!interval_raw(e->b, r, &al, &ah) || !interval_raw(e->c, r, &bl, &bh))
+			return false;
+		*lo = lin_min(lin_normalize(al), lin_normalize(bl), r);
+		*hi = lin_max(lin_normalize(ah), lin_normalize(bh), r);
+		return true;
+	case IR_CAST:
+		if (!is_i64(e) || !ir_is_int(e->a->type))
+			return false;
+		if (!interval_raw(e->a, r, &al, &ah))
+			return false;
+		*lo = ir_cast(ir_i64, al);
+		*hi = ir_cast(ir_i64, ah);
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool
+lin_interval(IrExpr *e, VarRange *r, Fact *f, IrExpr **lo, IrExpr **hi)
+{
+	IrExpr *l, *h;
+	if (!is_i64(e)) {
+		*lo = *hi = NULL;
+		return false;
+	}
+	interval_raw(e, r, &l, &h);
+	l = l ? lin_normalize(l) : NULL;
+	h = h ? lin_normalize(h) : NULL;
+	if (f) {
+		budget = 200;
+		Tree *te = tree_of(e);
+		for (; f && !te->kind; f = f->next) {
+			budget = 200;
+			Tree *tg = tree_of(f->ge0);
+			if (tg->kind)
+				continue;
+			/* e = g + D >= D;  e = S - g <= S */
+			Lin D = lin_copy(&te->lin), S = lin_copy(&te->lin);
+			lin_addto(&D, &tg->lin, -1);
+			lin_addto(&S, &tg->lin, 1);
+			IrExpr *cl, *ch;
+			if (!shares_atom(&D, &te->lin) && interval_raw(lin_expr(&D), r, &cl, &ch) && cl)
+				l = l ? lin_max(l, lin_normalize(cl), r) : lin_normalize(cl);
+			if (!shares_atom(&S, &te->lin) && interval_raw(lin_expr(&S), r, &cl, &ch) && ch)
+				h = h ? lin_min(h, lin_normalize(ch), r) : lin_normalize(ch);
+		}
+	}
+	*lo = l;
+	*hi = h;
+	return l && h;
+}
+
+typedef struct { VarRange *r; bool ok; } StaticCtx;
+
+static IrExpr *
+static_fn(IrExpr *e, void *ctx)
+{
+	StaticCtx *s = ctx;
+	if (e->kind == IR_VAR && !is_size(find_range(s->r, e->var, NULL)))
+		s->ok = false;
+	return s->ok ? NULL : e;
+}
+
+bool
+lin_is_static(IrExpr *e, VarRange *r)
+{
+	StaticCtx s = { r, true };
+	stage_map(e, static_fn, &s);
+	return s.ok;
+}
+
+/* Records that e >= lo holds (an entry-point check makes it so) when e is
+ * a size parameter plus a constant: the parameter's range narrows. */
+void
+lin_assume_ge(VarRange *r, IrExpr *e, int64_t lo)
+{
+	if (!is_i64(e))
+		return;
+	Tree *t = tree(e);
+	if (t->kind || t->lin.n != 1 || t->lin.t[0].c != 1 || t->lin.t[0].atom->kind != IR_VAR)
+		return;
+	VarRange *vr = find_range(r, t->lin.t[0].atom->var, NULL);
+	int64_t cur = 0;
+	if (!vr || !vr->lo || !ir_is_const(vr->lo, &cur))
+		return;
+	if (lo - t->lin.k > cur)
+		vr->lo = ir_i64c(lo - t->lin.k);
+}
+
+/* Whether a - b is a constant, matching min/max structure first (the
+ * ends of a region often share it: [min(x, W - 8), min(x, W - 8) + 8]). */
+static bool
+const_diff(IrExpr *a, IrExpr *b, int64_t *d)
+{
+	if ((a->kind == IR_MIN || a->kind == IR_MAX) && a->kind == b->kind) {
+		int64_t d1, d2;
+		if (const_diff(a->a, b->a, &d1) && const_diff(a->b, b->b, &d2) && d1 == d2) {
+			*d = d1;
+			return true;
+		}
+	}
+	if (!is_i64(a) || !is_i64(b))
+		return false;
+	budget = 200;
+	Tree *t = combine(tree_of(a), tree_of(b), -1);
+	if (t->kind || t->lin.n)
+		return false;
+	*d = t->lin.k;
+	return true;
+}
+
+IrExpr *
+lin_extent(IrExpr *lo, IrExpr *hi)
+{
+	int64_t d;
+	if (const_diff(hi, lo, &d))
+		return ir_i64c(d + 1);
+	return lin_normalize(ir_add(ir_sub(hi, lo), ir_i64c(1)));
+}
