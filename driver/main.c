@@ -314,6 +314,9 @@ compile(Options *o)
 		.def_names = o->defs,
 		.def_values = o->def_values,
 		.ndefs = o->ndefs,
+		/* --print-loops shows the loops with their kinds, before flatten,
+		 * unroll and vectorize rewrite them */
+		.stop_after = o->emit == OUT_LOOPS ? "simplify" : NULL,
 	};
 	const char *tp = getenv("TXC_TIME_PASSES");
 	lo.time_passes = tp && *tp && strcmp(tp, "0") != 0;
@@ -353,10 +356,18 @@ emit_backend(IrFunc **funcs, int n, const Options *o, const char *out)
 	bool ok = true;
 	if (o->header) {
 		/* emit: header_emit (target/header.c) */
-		diag_error(loc_none, "-H is not available in this build yet");
-		return false;
+		FILE *fp = output_open(o->header, false);
+		if (!fp || !header_emit(fp, funcs, n, o->dlpack, o->emit == OUT_C) ||
+		    !output_commit(fp))
+			return false;
 	}
 	switch (o->emit) {
+	case OUT_C: {
+		FILE *fp = output_open(out, false);
+		if (!fp || !c_emit(fp, funcs, n, o->input))
+			return false;
+		return output_commit(fp);
+	}
 	case OUT_LOOPS: {
 		FILE *fp = output_open(out, false);
 		if (!fp)
@@ -368,6 +379,18 @@ emit_backend(IrFunc **funcs, int n, const Options *o, const char *out)
 		}
 		return output_commit(fp);
 	}
+	case OUT_HARNESS: {
+		if (n != 1) {
+			diag_error(loc_none, "--emit=harness writes a main() for one kernel: name it with -k");
+			return false;
+		}
+		FILE *fp = output_open(out, false);
+		if (!fp || !harness_emit(fp, funcs[0]))
+			return false;
+		return output_commit(fp);
+	}
+	case OUT_OBJ: case OUT_ASM: case OUT_LLVM: case OUT_BC:
+		return emit_llvm(funcs, n, o, out);   /* driver/emit.c */
 	default:
 		/* emit: c_emit, harness_emit, llvm_emit_file */
 		diag_error(loc_none, "this output kind is not available in this build yet");
@@ -381,7 +404,7 @@ main(int argc, char **argv)
 {
 	perm = arena_new();
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
-		return fputs("txc: bench is not available in this build yet\n", stderr), 1;
+		return bench_main(argc - 1, argv + 1);   /* driver/bench.c */
 
 	jmp_buf top;
 	diag_catch = &top;

@@ -147,6 +147,40 @@ combine(Tree *x, Tree *y, int64_t sy)
 	return r;
 }
 
+static IrExpr *lin_expr(const Lin *l);
+static IrExpr *tree_expr(Tree *t);
+
+/* Floor division of a linear form by d > 0: whole multiples of d leave
+ * the division ((16*a + N + 31)/16 = a + (N + 15)/16 + 1), so the same
+ * quotient written two ways ((N - 1)/16 and (N + 15)/16 - 1) becomes the
+ * same atom and a constant numerator folds. */
+static Tree *
+div_tree(Tree *t, int64_t d)
+{
+	Tree *r = leaf();
+	if (t->kind) {
+		add_term(&r->lin, ir_binop(IR_DIV, tree_expr(t), ir_i64c(d)), 1);
+		return r;
+	}
+	Lin rest = { NULL, 0, 0, 0 };
+	for (int i = 0; i < t->lin.n; i++) {
+		int64_t c = t->lin.t[i].c;
+		if (c % d == 0)
+			add_term(&r->lin, t->lin.t[i].atom, c / d);
+		else
+			add_term(&rest, t->lin.t[i].atom, c);
+	}
+	int64_t q = fold_floordiv(t->lin.k, d);
+	r->lin.k = q;
+	rest.k = t->lin.k - q * d;
+	if (rest.n == 0) {
+		r->lin.k += fold_floordiv(rest.k, d);
+		return r;
+	}
+	add_term(&r->lin, ir_binop(IR_DIV, lin_expr(&rest), ir_i64c(d)), 1);
+	return r;
+}
+
 static Tree *
 tree_of(IrExpr *e)
 {
@@ -173,6 +207,10 @@ tree_of(IrExpr *e)
 		case IR_MIN:
 		case IR_MAX:
 			return node2(e->kind, tree_of(e->a), tree_of(e->b));
+		case IR_DIV:
+			if (ir_is_const(e->b, &c) && c > 0)
+				return div_tree(tree_of(e->a), c);
+			break;
 		default:
 			break;
 		}

@@ -26,11 +26,176 @@ typedef struct {
 	const char **def_names;
 	int64_t *def_values;
 	int ndefs;
+	/* Stop after this pass (a file stem, e.g. "simplify" for --print-loops:
+	 * loops with their kinds, before flatten, unroll and vectorize); NULL: all. */
+	const char *stop_after;
 } LowerOptions;
 
 /* pipeline.c: the whole lowering; NULL after diagnostics. */
 IrFunc *lower_kernel(Program *p, Kernel *k, const LowerOptions *opt);
 /* The schedule lower_kernel would use (NULL: none applies). */
 Schedule *lower_find_schedule(Program *p, Kernel *k, const LowerOptions *opt);
+
+/* ==== internal to lower/: the stages being lowered and their schedules ====
+ * Like Halide's Function + StageSchedule: the schedule is data.  Each stage
+ * keeps its definition as IR expressions over its axis variables and a
+ * StageSched (axes, split/fuse relations, leaf loop order, compute and
+ * store levels) that the primitives update; lower.c builds loops from it. */
+
+typedef enum { TAIL_GUARD, TAIL_SHIFT, TAIL_EXACT } TailKind;
+
+/* An axis: an original one (pure or reduction, in that order) or one made
+ * by split or fuse.  Leaves are the loops, in `leaves` order. */
+typedef struct {
+	const char *name;
+	bool red;              /* made from reduction axes only */
+	bool leaf;             /* still a loop (not split or fused away) */
+	ForKind fk;
+	Loc fk_loc;            /* the primitive that set fk */
+	Var *var;              /* loop variable (root axes: the axis variable) */
+	int64_t factor;        /* the inner axis of a split: its constant extent */
+	int gpu_dim;           /* bind: 0..2 = x, y, z */
+	Loc made;              /* the primitive that made it */
+	/* filled by axes_extents */
+	IrExpr *ext;           /* number of iterations */
+	IrExpr *pos;           /* 0-based position in terms of leaf variables */
+	bool tainted;          /* root axis under a guard split: needs an If */
+} Axis;
+
+/* split: parent -> outer, inner; fuse: outer, inner -> parent. */
+typedef struct {
+	bool fuse;
+	int parent, outer, inner;
+	int64_t factor;
+	TailKind tail;
+	Loc loc;
+} Rel;
+
+typedef enum { LEVEL_ROOT, LEVEL_INLINE, LEVEL_AT } LevelKind;
+typedef struct LStage LStage;
+typedef struct {
+	LevelKind kind;
+	LStage *stage;         /* LEVEL_AT: the consumer */
+	const char *axis;      /* its loop, resolved after all primitives */
+	int leaf;              /* position of that loop in stage->leaves */
+	Loc loc;
+} Level;
+
+struct LStage {
+	const char *name;
+	Tensor *t;             /* NULL for a stage a primitive made */
+	Buffer *buf;
+	ScalarType elem;
+	int ndims;
+	bool input, output;
+	IrExpr **shape;        /* declared extents, NULL: inferred */
+	IrExpr *value;         /* the pure definition; NULL for a reduction */
+	bool red;
+	ReduceOp rop;
+	int nred;              /* reduction axes: axes[rax[0..nred)] */
+	int *rax;
+	IrExpr **rmin, **rext; /* their domains */
+	IrExpr *rbody;         /* S = S op rbody */
+	IrExpr *rpred;         /* only where this holds (rfactor), or NULL */
+	Loc loc;
+	/* the schedule */
+	Axis *axes; int naxes, capaxes;
+	Rel *rels; int nrels, caprels;
+	int *leaves; int nleaves, capleaves;
+	Level compute, store;
+	bool store_set;
+	MemScope scope;
+	Loc scope_loc;
+	/* bound inference: per root axis (pure: region, reduction: domain) */
+	IrExpr **dmin, **dext, **dmax;   /* dmax = dmin + dext - 1, kept as found */
+	IrExpr **amin, **aext;     /* the allocation (store level) */
+	bool bounded;
+};
+
+/* A range of a variable: loop counters and size parameters. */
+typedef struct VarRange {
+	Var *var;
+	IrExpr *lo, *hi;           /* inclusive; NULL: unbounded */
+	bool ranging;              /* varies in the question asked (else a symbol) */
+	struct VarRange *next;
+} VarRange;
+
+typedef struct {
+	Program *p;
+	Kernel *k;
+	Schedule *sched;
+	const LowerOptions *opt;
+	LStage **stages; int nstages, capstages;   /* compute order; inputs first */
+	Var **params;                              /* per kernel parameter */
+	IrExpr **param_value;                      /* the var, or its -D value */
+	IrStmt **checks; int nchecks, capchecks;   /* entry-point asserts */
+	VarRange *ranges;                          /* every loop var and size */
+	const char **names; int nnames, capnames;  /* variable names in use */
+	struct TzReq *tz; int ntz, captz;          /* tensorize requests (tensorize.c) */
+} Lower;
+
+/* stage.c: stages from the kernel's tensors; definitions as IR. */
+Lower *stage_build(Program *p, Kernel *k, const LowerOptions *opt);
+LStage *stage_find(Lower *L, const char *name);
+LStage *stage_new(Lower *L, const char *name, ScalarType elem, int ndims, int at);
+int stage_add_axis(Lower *L, LStage *s, const char *name, bool red);
+int stage_leaf(LStage *s, const char *name);      /* position in leaves, -1 */
+int stage_axis(LStage *s, const char *name);      /* index of a leaf axis, -1 */
+const char *stage_leaf_list(LStage *s);           /* "io, jo, ii, ji" */
+Var *stage_var(Lower *L, const char *name);       /* a uniquely named i64 var */
+/* Rebuilds e bottom-up where fn gives a replacement (NULL: keep going). */
+IrExpr *stage_map(IrExpr *e, IrExpr *(*fn)(IrExpr *, void *), void *ctx);
+IrExpr *stage_subst(IrExpr *e, Var *v, IrExpr *to);
+bool stage_reads(IrExpr *e, Buffer *b);
+IrExpr *stage_redirect(IrExpr *e, Buffer *from, Buffer *to);
+IrExpr *stage_identity(ReduceOp op, ScalarType t);
+IrExpr *stage_combine(ReduceOp op, IrExpr *a, IrExpr *b);
+void stage_add_check(Lower *L, IrExpr *cond, int code, const char *msg);
+const char *stage_loc_text(Loc loc);              /* the source of a range */
+
+/* sched.c: applies primitives to the stages, with their legality checks. */
+bool sched_apply(Lower *L, Schedule *s, int nprims);
+bool sched_finish(Lower *L);                      /* levels, inlining */
+bool sched_consumes(LStage *c, LStage *p);        /* c's definition reads p */
+
+/* axes.c: extents and positions of a stage's axes after split and fuse. */
+void axes_extents(LStage *s);                     /* Axis ext, pos, tainted */
+IrExpr *axes_root_value(LStage *s, int r);        /* axis r in leaf vars */
+
+/* lin.c: linear forms, a small prover and interval arithmetic. */
+bool lin_prove_le(IrExpr *a, IrExpr *b, VarRange *r);  /* a <= b for all values */
+IrExpr *lin_normalize(IrExpr *e);                 /* canonical sum, folded */
+IrExpr *lin_min(IrExpr *a, IrExpr *b, VarRange *r);  /* folds when provable */
+IrExpr *lin_max(IrExpr *a, IrExpr *b, VarRange *r);
+/* Facts from conditions: lo <= e (lo_e) and e <= hi. */
+typedef struct Fact { IrExpr *ge0; struct Fact *next; } Fact;  /* ge0 >= 0 */
+Fact *lin_facts(IrExpr *cond, bool truth, Fact *f);
+bool lin_interval(IrExpr *e, VarRange *r, Fact *f, IrExpr **lo, IrExpr **hi);
+VarRange *lin_push(VarRange *r, Var *v, IrExpr *lo, IrExpr *hi, bool ranging);
+bool lin_is_static(IrExpr *e, VarRange *r);       /* only size parameters */
+void lin_assume_ge(VarRange *r, IrExpr *e, int64_t lo);
+IrExpr *lin_extent(IrExpr *lo, IrExpr *hi);            /* hi - lo + 1 */
+
+/* bounds_infer.c: regions of every stage, access checks. */
+bool bounds_infer_stages(Lower *L);
+
+/* lower.c: loop nests from the stages. */
+IrStmt *lower_stages(Lower *L);
+
+/* flatten.c: multi-dimensional accesses to flat offsets. */
+IrStmt *flatten_buffers(IrStmt *s);
+
+/* tensorize.c: `tensorize(axis, intrinsic)` -- sched.c records the request,
+ * tensorize_stmt matches the nest under the axis against the intrinsic
+ * (tx.5 INTRINSICS) after lower_stages and replaces it by a CALL_INTRINSIC
+ * (the whole-tile case; partial tiles keep the loops).  NULL after errors. */
+typedef struct TzReq {
+	LStage *s;
+	const char *axis;
+	Kernel *intr;
+	Loc loc, axis_loc;
+} TzReq;
+void tensorize_request(Lower *L, LStage *s, SchedPrim *sp);
+IrStmt *tensorize_stmt(Lower *L, IrStmt *s);
 
 #endif

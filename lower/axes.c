@@ -1,0 +1,157 @@
+/* axes.c: the arithmetic of a stage's axes after split and fuse.
+ *
+ * Given the extents of a stage's original axes (its region and reduction
+ * domains), gives every axis its number of iterations (a split's outer
+ * axis: ceil(extent / factor), or extent / factor when exact; a fuse:
+ * the product) and its position in terms of the loop variables (a split
+ * parent: outer*factor + inner, shift_inward clamping the outer start to
+ * extent - factor; fused axes: fused / inner extent and fused % inner
+ * extent), and marks the original axes a guard split can push past their
+ * extent.  lower.c, bounds_infer.c and rfactor (sched.c) use it.
+ */
+#include "lower/lower.h"
+
+
+static Rel *
+made_by(LStage *s, int a)
+{
+	for (int i = 0; i < s->nrels; i++) {
+		Rel *r = &s->rels[i];
+		if (r->fuse ? r->parent == a : r->outer == a || r->inner == a)
+			return r;
+	}
+	return NULL;
+}
+
+static Rel *
+used_by(LStage *s, int a)
+{
+	for (int i = 0; i < s->nrels; i++) {
+		Rel *r = &s->rels[i];
+		if (r->fuse ? r->outer == a || r->inner == a : r->parent == a)
+			return r;
+	}
+	return NULL;
+}
+
+static int
+root_index(LStage *s, int a)     /* position among dmin/dext, or -1 */
+{
+	if (a < s->ndims)
+		return a;
+	for (int i = 0; i < s->nred; i++)
+		if (s->rax[i] == a)
+			return s->ndims + i;
+	return -1;
+}
+
+static IrExpr *
+root_min(LStage *s, int a)
+{
+	int r = root_index(s, a);
+	if (r < 0)
+		return NULL;
+	if (r < s->ndims)
+		return s->dmin ? s->dmin[r] : NULL;
+	return s->rmin[r - s->ndims];
+}
+
+static IrExpr *
+ext_of(LStage *s, int a)
+{
+	Axis *x = &s->axes[a];
+	if (x->ext)
+		return x->ext;
+	Rel *r = made_by(s, a);
+	if (!r) {
+		int ri = root_index(s, a);
+		if (ri < 0)
+			return NULL;
+		x->ext = ri < s->ndims ? (s->dext ? s->dext[ri] : NULL) : s->rext[ri - s->ndims];
+	} else if (r->fuse) {
+		IrExpr *o = ext_of(s, r->outer), *i = ext_of(s, r->inner);
+		x->ext = o && i ? lin_normalize(ir_mul(o, i)) : NULL;
+	} else if (a == r->inner) {
+		x->ext = ir_i64c(r->factor);
+	} else {
+		IrExpr *p = ext_of(s, r->parent);
+		if (p && r->tail == TAIL_EXACT)
+			x->ext = ir_binop(IR_DIV, p, ir_i64c(r->factor));
+		else if (p)
+			x->ext = ir_binop(IR_DIV, lin_normalize(ir_add(p, ir_i64c(r->factor - 1))),
+			    ir_i64c(r->factor));
+		int64_t c;
+		if (x->ext && ir_is_const(p, &c))
+			x->ext = ir_i64c(r->tail == TAIL_EXACT ? c / r->factor : (c + r->factor - 1) / r->factor);
+	}
+	return x->ext;
+}
+
+static IrExpr *
+pos_of(LStage *s, int a)
+{
+	Axis *x = &s->axes[a];
+	if (x->pos)
+		return x->pos;
+	Rel *r = used_by(s, a);
+	if (!r || x->leaf) {
+		IrExpr *m = root_index(s, a) >= 0 ? root_min(s, a) : NULL;
+		x->pos = m ? lin_normalize(ir_sub(ir_var(x->var), m)) : ir_var(x->var);
+	} else if (r->fuse) {
+		IrExpr *f = pos_of(s, r->parent), *ie = ext_of(s, r->inner);
+		if (a == r->outer)
+			x->pos = ir_binop(IR_DIV, f, ie);
+		else
+			x->pos = ir_binop(IR_MOD, f, ie);
+	} else {
+		IrExpr *o = lin_normalize(ir_mul(pos_of(s, r->outer), ir_i64c(r->factor)));
+		if (r->tail == TAIL_SHIFT)
+			o = ir_min(o, lin_normalize(ir_sub(ext_of(s, a), ir_i64c(r->factor))));
+		x->pos = lin_normalize(ir_add(o, pos_of(s, r->inner)));
+	}
+	return x->pos;
+}
+
+static void
+taint_up(LStage *s, int a)
+{
+	Rel *r = made_by(s, a);
+	if (!r) {
+		s->axes[a].tainted = true;
+		return;
+	}
+	if (r->fuse) {
+		taint_up(s, r->outer);
+		taint_up(s, r->inner);
+	} else {
+		taint_up(s, r->parent);
+	}
+}
+
+void
+axes_extents(LStage *s)
+{
+	for (int i = 0; i < s->naxes; i++) {
+		s->axes[i].ext = s->axes[i].pos = NULL;
+		s->axes[i].tainted = false;
+	}
+	for (int i = 0; i < s->naxes; i++)
+		ext_of(s, i);
+	for (int i = 0; i < s->nrels; i++)
+		if (!s->rels[i].fuse && s->rels[i].tail == TAIL_GUARD)
+			taint_up(s, s->rels[i].parent);
+	for (int i = 0; i < s->naxes; i++)
+		if (s->axes[i].ext || s->axes[i].leaf)
+			pos_of(s, i);
+}
+
+IrExpr *
+axes_root_value(LStage *s, int a)
+{
+	IrExpr *m = root_min(s, a);
+	IrExpr *p = pos_of(s, a);
+	if (s->axes[a].leaf)
+		return ir_var(s->axes[a].var);
+	return m ? lin_normalize(ir_add(m, p)) : p;
+}
+

@@ -1,0 +1,401 @@
+/* bounds_infer.c: the region of every stage, and accesses proved in bounds.
+ *
+ * Like Halide's BoundsInference: consumers first (reverse compute order),
+ * each stage's region is what its consumers need, taken from their
+ * scheduled loop nests: at root, the union over every consumer's whole
+ * domain; at a loop of its consumer (compute_at), what one iteration of
+ * that loop needs, in terms of the enclosing loop variables; stages
+ * computed inside that loop add what they need.  The allocation is the
+ * region at the store level.  The regions size the buffers and the
+ * producers' loops, shapes included when they are inferred.
+ *
+ * Then every access to a tensor with a declared shape (inputs, outputs,
+ * declared stages) must be proved inside it for every valid size; an
+ * access under a select is checked under the select's condition.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower/lower.h"
+
+typedef struct {
+	Lower *L;
+	LStage *p;             /* the producer whose accesses are collected */
+	VarRange *scope;
+	IrExpr **lo, **hi;     /* per dimension of p; NULL until first use */
+	bool *seen;
+	bool bad;
+} Need;
+
+/* ---- the scope of a question: which variables vary ------------------ */
+
+/* The variables of c that vary inside loop `leaf` (-1: all of c), with
+ * c's root axes bounded by what its loops cover there. */
+static VarRange *
+stage_scope(Lower *L, LStage *c, int leaf)
+{
+	VarRange *r = L->ranges;
+	for (int i = leaf + 1; i < c->nleaves; i++) {
+		Axis *a = &c->axes[c->leaves[i]];
+		VarRange *g = r;
+		while (g && g->var != a->var)
+			g = g->next;
+		if (g)
+			r = lin_push(r, a->var, g->lo, g->hi, true);
+	}
+	int nroots = c->ndims + c->nred;
+	for (int k = 0; k < nroots; k++) {
+		int ax = k < c->ndims ? k : c->rax[k - c->ndims];
+		Axis *a = &c->axes[ax];
+		IrExpr *dlo = c->dmin[k];
+		IrExpr *dhi = c->dmax[k];
+		if (a->leaf)
+			continue;     /* its loop variable: pushed above if it varies */
+		IrExpr *lo = dlo, *hi = dhi;
+		if (leaf >= 0) {
+			IrExpr *l, *h;
+			if (lin_interval(axes_root_value(c, ax), r, NULL, &l, &h)) {
+				lo = lin_max(l, dlo, r);
+				hi = lin_min(h, dhi, r);
+			}
+		}
+		r = lin_push(r, a->var, lo, hi, true);
+	}
+	return r;
+}
+
+/* ---- collecting the accesses -------------------------------------- */
+
+static void
+add_need(Need *n, int d, IrExpr *lo, IrExpr *hi)
+{
+	if (!lo || !hi) {
+		n->bad = true;
+		return;
+	}
+	if (!n->seen[d]) {
+		n->lo[d] = lo;
+		n->hi[d] = hi;
+		n->seen[d] = true;
+		return;
+	}
+	n->lo[d] = lin_min(n->lo[d], lo, n->L->ranges);
+	n->hi[d] = lin_max(n->hi[d], hi, n->L->ranges);
+}
+
+static void
+walk(Need *n, IrExpr *e, Fact *f)
+{
+	if (!e)
+		return;
+	if (e->kind == IR_SELECT) {
+		walk(n, e->a, f);
+		walk(n, e->b, lin_facts(e->a, true, f));
+		walk(n, e->c, lin_facts(e->a, false, f));
+		return;
+	}
+	if (e->kind == IR_LOAD) {
+		for (int d = 0; d < e->load.nidx; d++) {
+			walk(n, e->load.idx[d], f);
+			if (e->load.buf == n->p->buf) {
+				IrExpr *lo, *hi;
+				if (!lin_interval(e->load.idx[d], n->scope, f, &lo, &hi) && !n->bad) {
+					diag_error(e->load.idx[d]->loc.file ? e->load.idx[d]->loc : e->loc,
+					    "cannot bound index '%s' of '%s': txc needs index expressions whose "
+					    "range follows from the loops", stage_loc_text(e->load.idx[d]->loc),
+					    n->p->name);
+				}
+				add_need(n, d, lo, hi);
+			}
+		}
+		walk(n, e->a, f);
+		return;
+	}
+	walk(n, e->a, f);
+	walk(n, e->b, f);
+	walk(n, e->c, f);
+	if (e->kind == IR_CALL)
+		for (int i = 0; i < e->call.nargs; i++)
+			walk(n, e->call.args[i], f);
+}
+
+static void needs(Lower *L, LStage *p, LStage *c, int leaf, Need *out);
+
+/* What c's own definition and the stages computed in its loop `leaf`
+ * need of p, bounded over the loops inside `leaf`. */
+static void
+needs(Lower *L, LStage *p, LStage *c, int leaf, Need *out)
+{
+	if (!c->bounded)
+		return;
+	Need n = { L, p, stage_scope(L, c, leaf), NULL, NULL, NULL, false };
+	n.lo = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *n.lo);
+	n.hi = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *n.hi);
+	n.seen = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *n.seen);
+	walk(&n, c->value, NULL);
+	walk(&n, c->rpred, NULL);
+	walk(&n, c->rbody, lin_facts(c->rpred, true, NULL));
+	for (int i = 0; i < L->nstages; i++) {
+		LStage *d = L->stages[i];
+		if (d == p || d->compute.kind != LEVEL_AT || d->compute.stage != c ||
+		    d->compute.leaf < leaf)
+			continue;
+		Need m = { L, p, NULL, n.lo, n.hi, n.seen, false };
+		Need dn = { L, p, NULL, NULL, NULL, NULL, false };
+		dn.lo = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *dn.lo);
+		dn.hi = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *dn.hi);
+		dn.seen = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *dn.seen);
+		needs(L, p, d, -1, &dn);
+		for (int k = 0; k < p->ndims; k++) {
+			if (!dn.seen[k])
+				continue;
+			IrExpr *l1, *h1, *l2, *h2;
+			lin_interval(dn.lo[k], n.scope, NULL, &l1, &h1);
+			lin_interval(dn.hi[k], n.scope, NULL, &l2, &h2);
+			add_need(&m, k, l1, h2);
+		}
+		n.bad |= dn.bad || m.bad;
+	}
+	for (int k = 0; k < p->ndims; k++)
+		if (n.seen[k]) {
+			Need *o = out;
+			add_need(o, k, n.lo[k], n.hi[k]);
+		}
+	out->bad |= n.bad;
+}
+
+/* ---- regions ------------------------------------------------------ */
+
+static bool
+region(Lower *L, LStage *s, Level *lv, IrExpr **mn, IrExpr **ex, IrExpr **mx)
+{
+	Need n = { L, s, NULL, NULL, NULL, NULL, false };
+	n.lo = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *n.lo);
+	n.hi = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *n.hi);
+	n.seen = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *n.seen);
+	if (lv->kind == LEVEL_AT) {
+		needs(L, s, lv->stage, lv->leaf, &n);
+	} else {
+		for (int i = 0; i < L->nstages; i++) {
+			LStage *c = L->stages[i];
+			if (c != s && !c->input && c->compute.kind == LEVEL_ROOT)
+				needs(L, s, c, -1, &n);
+		}
+	}
+	if (n.bad)
+		return false;
+	for (int d = 0; d < s->ndims; d++) {
+		if (!n.seen[d]) {
+			if (s->shape) {       /* nothing reads it: its declared shape */
+				mn[d] = ir_i64c(0);
+				ex[d] = s->shape[d];
+				mx[d] = lin_normalize(ir_sub(s->shape[d], ir_i64c(1)));
+			} else {
+				mn[d] = ir_i64c(0);
+				ex[d] = ir_i64c(0);
+				mx[d] = ir_i64c(-1);
+			}
+			continue;
+		}
+		mn[d] = lin_normalize(n.lo[d]);
+		mx[d] = lin_normalize(n.hi[d]);
+		ex[d] = lin_extent(mn[d], mx[d]);
+	}
+	return true;
+}
+
+static void
+push_loops(Lower *L, LStage *s)
+{
+	for (int i = 0; i < s->nleaves; i++) {
+		int ax = s->leaves[i];
+		Axis *a = &s->axes[ax];
+		int k = -1;
+		if (ax < s->ndims)
+			k = ax;
+		for (int j = 0; j < s->nred; j++)
+			if (s->rax[j] == ax)
+				k = s->ndims + j;
+		IrExpr *lo = k >= 0 ? s->dmin[k] : ir_i64c(0);
+		IrExpr *hi = k >= 0 ? s->dmax[k] : lin_normalize(ir_sub(a->ext, ir_i64c(1)));
+		L->ranges = lin_push(L->ranges, a->var, lo, hi, false);
+	}
+}
+
+/* ---- access checks ------------------------------------------------ */
+
+typedef struct {
+	Lower *L;
+	VarRange *scope;
+	Loc *done; int ndone, capdone;
+} Check;
+
+static bool
+reported(Check *c, Loc l)
+{
+	for (int i = 0; i < c->ndone; i++)
+		if (c->done[i].file == l.file && c->done[i].begin == l.begin && c->done[i].end == l.end)
+			return true;
+	*ARENA_PUSH(ir_arena, c->done, c->ndone, c->capdone) = l;
+	return false;
+}
+
+static LStage *
+stage_of_buf(Lower *L, Buffer *b)
+{
+	for (int i = 0; i < L->nstages; i++)
+		if (L->stages[i]->buf == b)
+			return L->stages[i];
+	return NULL;
+}
+
+static void
+check_walk(Check *c, IrExpr *e, Fact *f)
+{
+	if (!e)
+		return;
+	if (e->kind == IR_SELECT) {
+		check_walk(c, e->a, f);
+		check_walk(c, e->b, lin_facts(e->a, true, f));
+		check_walk(c, e->c, lin_facts(e->a, false, f));
+		return;
+	}
+	check_walk(c, e->a, f);
+	check_walk(c, e->b, f);
+	check_walk(c, e->c, f);
+	if (e->kind == IR_CALL)
+		for (int i = 0; i < e->call.nargs; i++)
+			check_walk(c, e->call.args[i], f);
+	if (e->kind != IR_LOAD)
+		return;
+	LStage *t = stage_of_buf(c->L, e->load.buf);
+	for (int d = 0; d < e->load.nidx; d++) {
+		IrExpr *idx = e->load.idx[d];
+		check_walk(c, idx, f);
+		if (!t || !t->shape)
+			continue;
+		IrExpr *lo, *hi;
+		IrExpr *top = lin_normalize(ir_sub(t->shape[d], ir_i64c(1)));
+		Loc at = idx->loc.file ? idx->loc : e->loc;
+		bool ok = lin_interval(idx, c->scope, f, &lo, &hi) &&
+		    lin_prove_le(ir_i64c(0), lo, c->scope) && lin_prove_le(hi, top, c->scope);
+		if (ok || reported(c, at))
+			continue;
+		if (!lo || !hi)
+			diag_error(at, "index '%s' of '%s' cannot be bounded, so it may be out of bounds",
+			    stage_loc_text(at), t->name);
+		else
+			diag_error(at, "index '%s' of '%s' may be out of bounds: needs [%s, %s] but '%s' "
+			    "has extent %s in dimension %d", stage_loc_text(at), t->name, ir_expr_str(lo),
+			    ir_expr_str(hi), t->name, ir_expr_str(t->shape[d]), d);
+	}
+}
+
+/* ---- split tails ----------------------------------------------------- */
+
+/* exact and shift_inward need an extent known at entry: checked there (or
+ * now, when constant).  Inside a loop nest the extent varies, so such a
+ * split falls back to a guard, which computes the same values. */
+static void
+tails(Lower *L, LStage *s)
+{
+	bool changed = false;
+	const char *where = L->sched && L->sched->name ?
+	    arena_printf(ir_arena, "schedule '%s'", L->sched->name) : "the default schedule";
+	for (int i = 0; i < s->nrels; i++) {
+		Rel *r = &s->rels[i];
+		if (r->fuse || r->tail == TAIL_GUARD)
+			continue;
+		IrExpr *pe = lin_normalize(s->axes[r->parent].ext);
+		const char *an = s->axes[r->parent].name;
+		int64_t c;
+		if (!pe)
+			continue;
+		if (ir_is_const(pe, &c)) {
+			if (r->tail == TAIL_EXACT && c % r->factor)
+				diag_error(r->loc, "tail=exact needs the extent of '%s' (%lld) to be a "
+				    "multiple of %lld", an, (long long)c, (long long)r->factor);
+			if (r->tail == TAIL_SHIFT && c < r->factor)
+				diag_error(r->loc, "tail=shift_inward needs at least %lld iterations of "
+				    "'%s'; it has %lld", (long long)r->factor, an, (long long)c);
+		} else if (lin_is_static(pe, L->ranges)) {
+			IrExpr *f = ir_i64c(r->factor);
+			if (r->tail == TAIL_EXACT)
+				stage_add_check(L, ir_binop(IR_EQ, ir_binop(IR_MOD, pe, f), ir_i64c(0)), 3,
+				    arena_printf(ir_arena, "%s: %s must be a multiple of %lld (tail=exact "
+				    "split of '%s' of '%s' in %s)", L->k->name, ir_expr_str(pe),
+				    (long long)r->factor, an, s->name, where));
+			else if ((lin_assume_ge(L->ranges, pe, r->factor), true))
+				stage_add_check(L, ir_binop(IR_GE, pe, f), 2,
+				    arena_printf(ir_arena, "%s: %s must be at least %lld (tail=shift_inward "
+				    "split of '%s' of '%s' in %s)", L->k->name, ir_expr_str(pe),
+				    (long long)r->factor, an, s->name, where));
+		} else {
+			r->tail = TAIL_GUARD;
+			changed = true;
+		}
+	}
+	if (changed)
+		axes_extents(s);
+}
+
+/* ---- the pass ------------------------------------------------------ */
+
+bool
+bounds_infer_stages(Lower *L)
+{
+	int before = diag_errors();
+	for (int i = L->nstages - 1; i >= 0; i--) {
+		LStage *s = L->stages[i];
+		if (s->input || s->compute.kind == LEVEL_INLINE)
+			continue;
+		int nroots = s->ndims + s->nred;
+		s->dmin = arena_alloc(ir_arena, (nroots + 1) * sizeof *s->dmin);
+		s->dext = arena_alloc(ir_arena, (nroots + 1) * sizeof *s->dext);
+		s->amin = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *s->amin);
+		s->aext = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *s->aext);
+		s->dmax = arena_alloc(ir_arena, (nroots + 1) * sizeof *s->dmax);
+		IrExpr **amax = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *amax);
+		for (int k = 0; k < s->nred; k++) {
+			s->dmin[s->ndims + k] = s->rmin[k];
+			s->dext[s->ndims + k] = s->rext[k];
+			s->dmax[s->ndims + k] = lin_normalize(ir_sub(ir_add(s->rmin[k], s->rext[k]), ir_i64c(1)));
+		}
+		if (s->output) {
+			for (int d = 0; d < s->ndims; d++) {
+				s->dmin[d] = s->amin[d] = ir_i64c(0);
+				s->dext[d] = s->aext[d] = s->shape[d];
+				s->dmax[d] = lin_normalize(ir_sub(s->shape[d], ir_i64c(1)));
+			}
+		} else {
+			if (!region(L, s, &s->compute, s->dmin, s->dext, s->dmax))
+				continue;
+			Level *st = s->store_set ? &s->store : &s->compute;
+			if (st == &s->compute || !region(L, s, st, s->amin, s->aext, amax)) {
+				memcpy(s->amin, s->dmin, s->ndims * sizeof *s->amin);
+				memcpy(s->aext, s->dext, s->ndims * sizeof *s->aext);
+			}
+			for (int d = 0; d < s->ndims; d++) {
+				s->buf->min[d] = s->amin[d];
+				s->buf->extent[d] = s->aext[d];
+			}
+		}
+		s->bounded = true;
+		axes_extents(s);
+		tails(L, s);
+		push_loops(L, s);
+	}
+	if (diag_errors() != before)
+		return false;
+	Check c = { L, NULL, NULL, 0, 0 };
+	for (int i = 0; i < L->nstages; i++) {
+		LStage *s = L->stages[i];
+		if (s->input || !s->bounded)
+			continue;
+		c.scope = stage_scope(L, s, -1);
+		check_walk(&c, s->value, NULL);
+		check_walk(&c, s->rpred, NULL);
+		check_walk(&c, s->rbody, lin_facts(s->rpred, true, NULL));
+	}
+	return diag_errors() == before;
+}

@@ -1,0 +1,101 @@
+/* flatten.c: multi-dimensional accesses to flat offsets.
+ *
+ * Every buffer is stored row-major: the last dimension is contiguous and
+ * stride[d] = stride[d + 1] * extent[d + 1].  An access buf[i0, ..., in]
+ * becomes buf[(i0 - min0)*stride0 + ... + (in - minn)], and the buffer is
+ * marked flat.  Strides are expressions in the extents, which hold where
+ * the buffer is allocated (an Allocate) or passed in (an argument).
+ */
+#include "lower/lower.h"
+
+static void
+strides(Buffer *b)
+{
+	if (b->stride)
+		return;
+	b->stride = arena_alloc(ir_arena, (b->ndims + 1) * sizeof *b->stride);
+	IrExpr *s = ir_i64c(1);
+	for (int d = b->ndims - 1; d >= 0; d--) {
+		b->stride[d] = s;
+		s = lin_normalize(ir_mul(s, b->extent[d]));
+	}
+	b->flat = true;
+}
+
+static IrExpr *
+offset(Buffer *b, IrExpr **idx, int n)
+{
+	strides(b);
+	IrExpr *off = NULL;
+	for (int d = 0; d < n; d++) {
+		IrExpr *i = idx[d];
+		int64_t z;
+		if (b->min[d] && !(ir_is_const(b->min[d], &z) && z == 0))
+			i = ir_sub(i, b->min[d]);
+		int64_t one;
+		IrExpr *t = ir_is_const(b->stride[d], &one) && one == 1 ? i : ir_mul(i, b->stride[d]);
+		off = off ? ir_add(off, t) : t;
+	}
+	return off ? off : ir_i64c(0);
+}
+
+static IrExpr *
+flat_load(IrMutator *m, IrExpr *e)
+{
+	e = ir_mutate_expr_children(m, e);
+	Buffer *b = e->load.buf;
+	IrExpr *off = offset(b, e->load.idx, e->load.nidx);
+	IrExpr *x = ir_load(b, &off, 1, e->a, e->type.lanes);
+	x->loc = e->loc;
+	return x;
+}
+
+static IrStmt *
+flat_store(IrMutator *m, IrStmt *s)
+{
+	s = ir_mutate_stmt_children(m, s);
+	Buffer *b = s->store.buf;
+	IrExpr *off = offset(b, s->store.idx, s->store.nidx);
+	IrStmt *x = ir_store(b, &off, 1, s->store.value, s->store.pred);
+	x->loc = s->loc;
+	return x;
+}
+
+static void
+mark(Buffer *b)
+{
+	strides(b);
+	b->flat = true;
+}
+
+static IrExpr *
+mark_load(IrMutator *m, IrExpr *e)
+{
+	mark(e->load.buf);
+	return ir_mutate_expr_children(m, e);
+}
+
+static IrStmt *
+mark_store(IrMutator *m, IrStmt *s)
+{
+	mark(s->store.buf);
+	return ir_mutate_stmt_children(m, s);
+}
+
+static IrStmt *
+mark_alloc(IrMutator *m, IrStmt *s)
+{
+	mark(s->alloc.buf);
+	return ir_mutate_stmt_children(m, s);
+}
+
+IrStmt *
+flatten_buffers(IrStmt *s)
+{
+	/* rewrite first (checks see multi-dimensional buffers), then mark */
+	IrMutator fl = { .expr[IR_LOAD] = flat_load, .stmt[IS_STORE] = flat_store };
+	s = ir_mutate_stmt(&fl, s);
+	IrMutator mk = { .expr[IR_LOAD] = mark_load, .stmt[IS_STORE] = mark_store,
+		.stmt[IS_ALLOCATE] = mark_alloc };
+	return ir_mutate_stmt(&mk, s);
+}

@@ -1,0 +1,208 @@
+/* lower.c: loop nests from the scheduled stages.
+ *
+ * Each stage computed at root becomes, in compute order, a Produce of its
+ * loop nest: one For per leaf axis (outermost first, with its kind), the
+ * original axes rebuilt from the leaves (i = io*8 + ii; shift_inward
+ * clamps the outer start; a guard split puts an If around the body) and
+ * one Store.  A reduction is an initialisation nest over the pure loops
+ * inside the outermost reduction loop, followed by the update nest, as
+ * TVM prints it.  Stages computed at a loop of their consumer are built
+ * inside that loop, before the consumer's body, over the region bound
+ * inference gave them; their buffer is allocated at the store level.
+ */
+#include <string.h>
+
+#include "lower/lower.h"
+
+static IrStmt *build(Lower *L, LStage *s);
+
+/* Loops of one iteration are not emitted; their variables are replaced,
+ * also in the extents of buffers allocated inside them. */
+typedef struct { Var *var; IrExpr *value; } Subst1;
+static Subst1 *substs;
+static int nsubsts, capsubsts;
+
+static int
+root_of(LStage *s, int ax)
+{
+	if (ax < s->ndims)
+		return ax;
+	for (int j = 0; j < s->nred; j++)
+		if (s->rax[j] == ax)
+			return s->ndims + j;
+	return -1;
+}
+
+static const char *
+kind_verb(ForKind fk)
+{
+	return fk == FOR_VECTORIZED ? "vectorize" : "unroll";
+}
+
+static IrStmt *
+one_loop(Lower *L, LStage *s, int pos, IrStmt *body)
+{
+	int ax = s->leaves[pos];
+	Axis *a = &s->axes[ax];
+	int k = root_of(s, ax);
+	IrExpr *mn = k >= 0 ? s->dmin[k] : ir_i64c(0);
+	IrExpr *ext = lin_normalize(a->ext);
+	ForKind fk = a->fk;
+	int64_t c;
+	if ((fk == FOR_VECTORIZED || fk == FOR_UNROLLED) && !ir_is_const(ext, &c)) {
+		diag_error(a->fk_loc, "cannot %s '%s' of '%s': its extent (%s) is not a constant",
+		    kind_verb(fk), a->name, s->name, ir_expr_str(ext));
+		diag_note(a->fk_loc, "split it by a constant and %s the inner loop, e.g. "
+		    "%s.split(%s, 8) -> (%so, %si)", kind_verb(fk), s->name, a->name, a->name, a->name);
+		fk = FOR_SERIAL;
+	}
+	if (ir_is_const(ext, &c) && c == 1 && fk != FOR_GPU_BLOCK && fk != FOR_GPU_THREAD) {
+		/* one iteration: no loop; buffers sized in terms of it follow */
+		Subst1 *sb = ARENA_PUSH(ir_arena, substs, nsubsts, capsubsts);
+		sb->var = a->var;
+		sb->value = mn;
+		return ir_substitute_stmt(body, a->var, mn);
+	}
+	IrStmt *f = ir_for(a->var, mn, ext, fk, body);
+	if (fk == FOR_GPU_BLOCK || fk == FOR_GPU_THREAD)
+		f->loop.gpu_dim = a->gpu_dim;
+	f->loc = a->fk_loc;
+	return f;
+}
+
+/* The stages computed and stored at loop `pos` of s. */
+static IrStmt *
+attached(Lower *L, LStage *s, int pos, IrStmt *body)
+{
+	IrStmt *pre = NULL;
+	for (int i = 0; i < L->nstages; i++) {
+		LStage *p = L->stages[i];
+		if (p->bounded && p->compute.kind == LEVEL_AT && p->compute.stage == s &&
+		    p->compute.leaf == pos)
+			pre = ir_seq(pre, build(L, p));
+	}
+	body = ir_seq(pre, body);
+	for (int i = L->nstages - 1; i >= 0; i--) {
+		LStage *p = L->stages[i];
+		if (!p->bounded || p->compute.kind != LEVEL_AT)
+			continue;
+		Level *st = p->store_set ? &p->store : &p->compute;
+		if (st->kind == LEVEL_AT && st->stage == s && st->leaf == pos) {
+			if (!p->scope_loc.file)
+				p->buf->scope = SCOPE_LOCAL;
+			body = ir_allocate(p->buf, body);
+		}
+	}
+	return body;
+}
+
+static IrStmt *
+nest(Lower *L, LStage *s, int from, int to, bool pure_only, bool attach, IrStmt *body)
+{
+	for (int i = to - 1; i >= from; i--) {
+		if (pure_only && s->axes[s->leaves[i]].red)
+			continue;
+		if (attach)
+			body = attached(L, s, i, body);
+		body = one_loop(L, s, i, body);
+	}
+	return body;
+}
+
+static IrExpr *
+guards(LStage *s, bool red)
+{
+	IrExpr *c = NULL;
+	for (int k = 0; k < s->ndims + s->nred; k++) {
+		int ax = k < s->ndims ? k : s->rax[k - s->ndims];
+		Axis *a = &s->axes[ax];
+		if (!a->tainted || (k >= s->ndims && !red))
+			continue;
+		IrExpr *g = ir_binop(IR_LT, lin_normalize(a->pos), lin_normalize(a->ext));
+		c = c ? ir_binop(IR_AND, c, g) : g;
+	}
+	return c;
+}
+
+static IrStmt *
+guarded(IrExpr *c, IrStmt *s)
+{
+	return c ? ir_if(c, s, NULL) : s;
+}
+
+static IrStmt *
+build(Lower *L, LStage *s)
+{
+	IrExpr **idx = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *idx);
+	for (int d = 0; d < s->ndims; d++)
+		idx[d] = ir_var(s->axes[d].var);
+	IrStmt *body;
+	if (!s->red) {
+		body = guarded(guards(s, false), ir_store(s->buf, idx, s->ndims, s->value, NULL));
+		body = nest(L, s, 0, s->nleaves, false, true, body);
+	} else {
+		int r = 0;
+		while (r < s->nleaves && !s->axes[s->leaves[r]].red)
+			r++;
+		IrStmt *init = guarded(guards(s, false),
+		    ir_store(s->buf, idx, s->ndims, stage_identity(s->rop, s->elem), NULL));
+		init = nest(L, s, r, s->nleaves, true, false, init);
+		IrExpr *old = ir_load(s->buf, idx, s->ndims, NULL, 1);
+		IrExpr *c = guards(s, true);
+		if (s->rpred)
+			c = c ? ir_binop(IR_AND, c, s->rpred) : s->rpred;
+		IrStmt *upd = guarded(c, ir_store(s->buf, idx, s->ndims,
+		    stage_combine(s->rop, old, s->rbody), NULL));
+		upd = ir_produce(s->name, true, nest(L, s, r, s->nleaves, false, true, upd));
+		body = nest(L, s, 0, r, false, true, ir_seq(init, upd));
+	}
+	/* the original axes in terms of the loops */
+	for (int k = 0; k < s->ndims + s->nred; k++) {
+		int ax = k < s->ndims ? k : s->rax[k - s->ndims];
+		if (!s->axes[ax].leaf)
+			body = ir_substitute_stmt(body, s->axes[ax].var, axes_root_value(s, ax));
+	}
+	return ir_produce(s->name, false, body);
+}
+
+IrStmt *
+lower_stages(Lower *L)
+{
+	nsubsts = 0;
+	int before = diag_errors();
+	IrStmt *body = NULL;
+	for (int i = L->nstages - 1; i >= 0; i--) {
+		LStage *s = L->stages[i];
+		if (s->input || !s->bounded || s->compute.kind != LEVEL_ROOT)
+			continue;
+		body = ir_seq(build(L, s), body);
+		if (!s->output)
+			body = ir_allocate(s->buf, body);
+	}
+	/* compute_at stages stored at root */
+	for (int i = L->nstages - 1; i >= 0; i--) {
+		LStage *s = L->stages[i];
+		if (s->bounded && s->compute.kind == LEVEL_AT && s->store_set &&
+		    s->store.kind == LEVEL_ROOT)
+			body = ir_allocate(s->buf, body);
+	}
+	for (int round = 0; round < 4; round++)
+		for (int i = 0; i < L->nstages; i++) {
+			Buffer *b = L->stages[i]->buf;
+			if (b->abi_index >= 0)
+				continue;
+			for (int d = 0; d < b->ndims; d++)
+				for (int j = 0; j < nsubsts; j++) {
+					b->min[d] = stage_subst(b->min[d], substs[j].var, substs[j].value);
+					b->extent[d] = stage_subst(b->extent[d], substs[j].var, substs[j].value);
+				}
+		}
+	nsubsts = 0;
+	/* entry-point checks first (null pointers are the backend's: it knows the ABI) */
+	IrStmt *checks = NULL;
+	for (int i = 0; i < L->nchecks; i++)
+		checks = ir_seq(checks, L->checks[i]);
+	if (diag_errors() != before)
+		return NULL;
+	return ir_seq(checks, body);
+}

@@ -1,0 +1,214 @@
+/* pipeline.c: the lowering passes, in order (Halide's Lower.cpp).
+ *
+ *   stage         kernel tensors to stages with IR definitions   stage.c
+ *   sched         schedule primitives, with legality checks      sched.c
+ *   inline        compute levels resolved, inline stages folded  sched.c
+ *   bounds_infer  regions of every stage, accesses proved        bounds_infer.c
+ *   lower         loop nests from the stages                     lower.c
+ *   simplify      folding, guards proved true removed            simplify.c
+ *   (--print-loops stops here: loops with their kinds)
+ *   flatten       multi-dimensional accesses to flat offsets     flatten.c
+ *   simplify      again, on the offsets                          simplify.c
+ *   unroll        unrolled loops expanded                        unroll.c
+ *   vectorize     vectorized loops to vector code                vectorize.c
+ *
+ * Each IR pass runs through run_pass, which times it (TXC_TIME_PASSES=1)
+ * and prints the IR after it when asked (--dump-after=PASS or all).
+ * --trace-schedule lowers with the first n primitives, n = 0 .. all, and
+ * prints each loop nest under a line naming the primitive.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lower/lower.h"
+
+/* unroll.c and vectorize.c (the IR helper's); weak until they are linked:
+ * a missing pass is skipped, and the loops keep their kinds. */
+IrStmt *unroll_loops(IrStmt *s) __attribute__((weak));
+IrStmt *vectorize_loops(IrStmt *s) __attribute__((weak));
+
+typedef struct {
+	const LowerOptions *opt;
+	bool stopped;
+} Run;
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void
+timed(Run *r, const char *name, double t0)
+{
+	if (r->opt && r->opt->time_passes)
+		fprintf(stderr, "txc: pass %-13s %8.3f ms\n", name, now_ms() - t0);
+}
+
+static bool
+wants(const LowerOptions *opt, const char *name)
+{
+	return opt && opt->dump_after && (!strcmp(opt->dump_after, name) ||
+	    !strcmp(opt->dump_after, "all"));
+}
+
+static IrStmt *
+run_pass(Run *r, const char *name, IrStmt *(*fn)(IrStmt *), IrStmt *s)
+{
+	if (r->stopped || !s || !fn)
+		return s;
+	double t0 = now_ms();
+	IrStmt *out = fn(s);
+	timed(r, name, t0);
+	if (wants(r->opt, name) && out != s) {
+		FILE *fp = r->opt->dump ? r->opt->dump : stderr;
+		fprintf(fp, "// after %s\n", name);
+		ir_print_stmt(fp, out, 0);
+	}
+	if (r->opt && r->opt->stop_after && !strcmp(r->opt->stop_after, name))
+		r->stopped = true;
+	return out;
+}
+
+static int
+abi_cmp(const void *a, const void *b)
+{
+	return (*(Buffer *const *)a)->abi_index - (*(Buffer *const *)b)->abi_index;
+}
+
+static IrFunc *
+lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int nprims)
+{
+	Run r = { opt, false };
+	double t0 = now_ms();
+	Lower *L = stage_build(p, k, opt);
+	timed(&r, "stage", t0);
+	t0 = now_ms();
+	if (!sched_apply(L, sch, nprims))
+		return NULL;
+	timed(&r, "sched", t0);
+	t0 = now_ms();
+	if (!sched_finish(L))
+		return NULL;
+	timed(&r, "inline", t0);
+	t0 = now_ms();
+	if (!bounds_infer_stages(L))
+		return NULL;
+	timed(&r, "bounds_infer", t0);
+	t0 = now_ms();
+	IrStmt *body = lower_stages(L);
+	timed(&r, "lower", t0);
+	if (!body)
+		return NULL;
+	if (wants(opt, "lower")) {
+		FILE *fp = opt->dump ? opt->dump : stderr;
+		fprintf(fp, "// after lower\n");
+		ir_print_stmt(fp, body, 0);
+	}
+	r.stopped = opt && opt->stop_after && !strcmp(opt->stop_after, "lower");
+	body = run_pass(&r, "simplify", simplify_stmt, body);
+	if (body && L->ntz)   /* tensorize.c: intrinsics replace nests (after --print-loops too) */
+		body = tensorize_stmt(L, body);
+	body = run_pass(&r, "flatten", flatten_buffers, body);
+	body = run_pass(&r, "simplify", simplify_stmt, body);
+	body = run_pass(&r, "unroll", unroll_loops, body);
+	body = run_pass(&r, "vectorize", vectorize_loops, body);
+	body = run_pass(&r, "simplify", simplify_stmt, body);
+
+	IrFunc *f = arena_alloc(ir_arena, sizeof *f);
+	f->name = k->name;
+	f->kernel = k;
+	f->params = L->params;
+	f->nparams = k->nparams;
+	int cap = 0;
+	for (int i = 0; i < L->nstages; i++)
+		if (L->stages[i]->buf->abi_index >= 0)
+			*ARENA_PUSH(ir_arena, f->args, f->nargs, cap) = L->stages[i]->buf;
+	if (f->nargs > 1)
+		qsort(f->args, f->nargs, sizeof *f->args, abi_cmp);
+	f->body = body;
+	return f;
+}
+
+Schedule *
+lower_find_schedule(Program *p, Kernel *k, const LowerOptions *opt)
+{
+	if (!p || (opt && opt->no_schedule))
+		return NULL;
+	const char *target = opt && opt->target ? opt->target : "cpu";
+	const char *name = opt ? opt->schedule : NULL;
+	for (int i = 0; i < p->nschedules; i++) {
+		Schedule *s = p->schedules[i];
+		if (!s || (s->k ? s->k != k : strcmp(s->kernel, k->name)) || !s->target ||
+		    strcmp(s->target, target))
+			continue;
+		if (name ? s->name && !strcmp(s->name, name) : !s->name)
+			return s;
+	}
+	if (name) {
+		char *list = "";
+		for (int i = 0; i < p->nschedules; i++) {
+			Schedule *s = p->schedules[i];
+			if (s && (s->k ? s->k == k : !strcmp(s->kernel, k->name)) && s->target)
+				list = arena_printf(ir_arena ? ir_arena : perm, "%s%s%s (%s)", list,
+				    *list ? ", " : "", s->name ? s->name : "the unnamed one", s->target);
+		}
+		if (*list)
+			diag_error(k->name_loc, "kernel '%s' has no schedule '%s' for %s; its schedules: %s",
+			    k->name, name, target, list);
+		else
+			diag_error(k->name_loc, "kernel '%s' has no schedule '%s': it has no schedules",
+			    k->name, name);
+	}
+	return NULL;
+}
+
+IrFunc *
+lower_kernel(Program *p, Kernel *k, const LowerOptions *opt)
+{
+	if (!ir_arena)
+		ir_arena = arena_new();
+	int before = diag_errors();
+	Schedule *s = lower_find_schedule(p, k, opt);
+	if (diag_errors() != before)
+		return NULL;
+	int n = s ? s->nprims : 0;
+	IrFunc *f = lower_prefix(p, k, opt, s, n);
+	if (!f || !opt || !opt->trace)
+		return f;
+	/* --trace-schedule: the nest after each primitive */
+	LowerOptions o = *opt;
+	o.trace = NULL;
+	o.dump_after = NULL;
+	o.time_passes = false;
+	if (!o.stop_after)
+		o.stop_after = "simplify";
+	for (int i = 0; i <= n; i++) {
+		if (i == 0)
+			fprintf(opt->trace, "// %s: as written, no primitives\n", k->name);
+		else
+			fprintf(opt->trace, "// %s: after %d/%d: %s\n", k->name, i, n,
+			    stage_loc_text(s->prims[i - 1].loc));
+		FILE *null = fopen("/dev/null", "w");
+		int errs = diag_errors();
+		if (null)
+			diag_set_stream(null);
+		IrFunc *g = lower_prefix(p, k, &o, s, i);
+		diag_set_stream(NULL);
+		if (null)
+			fclose(null);
+		if (g)
+			ir_print_func(opt->trace, g);
+		else
+			fprintf(opt->trace, "// (these primitives alone do not make a legal schedule)\n");
+		if (diag_errors() != errs) {   /* forget what the prefix reported */
+			diag_reset();
+		}
+		fputc('\n', opt->trace);
+	}
+	return f;
+}

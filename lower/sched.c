@@ -1,0 +1,832 @@
+/* sched.c: schedule primitives applied to the stages, as data.
+ *
+ * Each primitive updates a stage's schedule (lower.h: axes, split/fuse
+ * relations, leaf loop order, compute and store levels) or makes a new
+ * stage (cache_read, cache_write, rfactor), after checking that it is
+ * legal; an illegal one is reported at the primitive with the reason.
+ * sched_finish then resolves compute_at/store_at loops in the final nests,
+ * inlines compute_inline stages into their consumers, and checks what
+ * needs the whole schedule (every use enclosed, no parallel loop between
+ * a buffer's storage and its computation).  Axis arithmetic: axes.c.
+ */
+#include <string.h>
+
+#include "lower/lower.h"
+#include "sema/sema.h"
+
+/* ---- arguments -------------------------------------------------------- */
+
+static SchedArg *
+arg(SchedPrim *sp, int n)
+{
+	for (int i = 0; i < sp->nargs; i++)
+		if (!sp->args[i].key && n-- == 0)
+			return &sp->args[i];
+	return NULL;
+}
+
+static SchedArg *
+kwarg(SchedPrim *sp, const char *key)
+{
+	for (int i = 0; i < sp->nargs; i++)
+		if (sp->args[i].key && !strcmp(sp->args[i].key, key))
+			return &sp->args[i];
+	return NULL;
+}
+
+/* The position of the loop named by a, or -1 after an error. */
+static int
+find_leaf(LStage *s, SchedArg *a)
+{
+	if (!a || (a->kind != ARG_NAME && a->kind != ARG_STRING))
+		return -1;
+	const char *n = intern_cstr(a->str);
+	int p = stage_leaf(s, n);
+	if (p >= 0)
+		return p;
+	for (int i = 0; i < s->naxes; i++)
+		if (s->axes[i].name == n) {
+			diag_error(a->loc, "'%s' has no loop '%s' any more; its loops are %s",
+			    s->name, n, stage_leaf_list(s));
+			return -1;
+		}
+	diag_error(a->loc, "'%s' has no axis '%s'; its loops are %s", s->name, n,
+	    stage_leaf_list(s));
+	return -1;
+}
+
+static bool
+out_ok(LStage *s, SchedPrim *sp, int i)
+{
+	if (i >= sp->nouts)
+		return false;
+	for (int j = 0; j < s->naxes; j++)
+		if (s->axes[j].name == sp->outs[i] && s->axes[j].leaf) {
+			diag_error(sp->out_locs[i], "'%s' already names a loop of '%s'", sp->outs[i], s->name);
+			return false;
+		}
+	return true;
+}
+
+/* ---- axis structure ------------------------------------------------- */
+
+static void
+insert_leaf(LStage *s, int pos, int axis)
+{
+	ARENA_PUSH(ir_arena, s->leaves, s->nleaves, s->capleaves);
+	memmove(&s->leaves[pos + 1], &s->leaves[pos], (s->nleaves - 1 - pos) * sizeof *s->leaves);
+	s->leaves[pos] = axis;
+}
+
+static void
+remove_leaf(LStage *s, int pos)
+{
+	memmove(&s->leaves[pos], &s->leaves[pos + 1], (s->nleaves - 1 - pos) * sizeof *s->leaves);
+	s->nleaves--;
+}
+
+static Rel *
+add_rel(LStage *s)
+{
+	return ARENA_PUSH(ir_arena, s->rels, s->nrels, s->caprels);
+}
+
+static void
+split(Lower *L, LStage *s, int pos, int64_t f, TailKind tail, const char *on, const char *in,
+    Loc loc)
+{
+	int p = s->leaves[pos];
+	bool red = s->axes[p].red;
+	int o = stage_add_axis(L, s, on, red);
+	int i = stage_add_axis(L, s, in, red);
+	s->axes[p].leaf = false;
+	s->axes[o].made = s->axes[i].made = loc;
+	s->axes[i].factor = f;
+	Rel *r = add_rel(s);
+	r->parent = p, r->outer = o, r->inner = i, r->factor = f, r->tail = tail, r->loc = loc;
+	s->leaves[pos] = o;
+	insert_leaf(s, pos + 1, i);
+}
+
+static TailKind
+tail_of(SchedPrim *sp)
+{
+	SchedArg *t = kwarg(sp, "tail");
+	if (!t || !t->str)
+		return TAIL_GUARD;
+	if (!strcmp(t->str, "shift_inward"))
+		return TAIL_SHIFT;
+	return !strcmp(t->str, "exact") ? TAIL_EXACT : TAIL_GUARD;
+}
+
+static bool
+tail_ok(LStage *s, int pos, TailKind tail, SchedPrim *sp)
+{
+	if (tail != TAIL_SHIFT)
+		return true;
+	SchedArg *t = kwarg(sp, "tail");
+	Axis *a = &s->axes[s->leaves[pos]];
+	if (a->red)
+		diag_error(t->loc, "tail=shift_inward recomputes elements, so it cannot split "
+		    "reduction axis '%s' (the element would be reduced twice); use guard or exact",
+		    a->name);
+	else if (s->red)
+		diag_error(t->loc, "tail=shift_inward recomputes elements, so it cannot be used on "
+		    "reduction stage '%s'; use guard or exact", s->name);
+	return !s->red;
+}
+
+/* reorder: the given loops take the positions they occupy, in this order */
+static void
+reorder(LStage *s, int *pos, int n)
+{
+	int *axes = arena_alloc(ir_arena, n * sizeof *axes);
+	int *sorted = arena_alloc(ir_arena, n * sizeof *sorted);
+	for (int i = 0; i < n; i++) {
+		axes[i] = s->leaves[pos[i]];
+		sorted[i] = pos[i];
+	}
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+			int t = sorted[j];
+			sorted[j] = sorted[j - 1];
+			sorted[j - 1] = t;
+		}
+	for (int i = 0; i < n; i++)
+		s->leaves[sorted[i]] = axes[i];
+}
+
+static void
+fuse(Lower *L, LStage *s, SchedPrim *sp)
+{
+	int pa = find_leaf(s, arg(sp, 0)), pb = find_leaf(s, arg(sp, 1));
+	if (pa < 0 || pb < 0 || !out_ok(s, sp, 0))
+		return;
+	Axis *a = &s->axes[s->leaves[pa]], *b = &s->axes[s->leaves[pb]];
+	if (a->red != b->red) {
+		diag_error(sp->loc, "cannot fuse %s axis '%s' with %s axis '%s' of '%s'",
+		    a->red ? "reduction" : "pure", a->name, b->red ? "reduction" : "pure", b->name,
+		    s->name);
+		return;
+	}
+	if (pb != pa + 1) {
+		int lo = pa < pb ? pa : pb, hi = pa < pb ? pb : pa;
+		char *sug = arena_printf(ir_arena, "%s, %s", a->name, b->name);
+		for (int i = lo; i <= hi; i++)
+			if (i != pa && i != pb)
+				sug = arena_printf(ir_arena, "%s, %s", sug, s->axes[s->leaves[i]].name);
+		diag_error(sp->loc, "cannot fuse '%s' and '%s': '%s' is not the loop directly inside '%s'",
+		    a->name, b->name, b->name, a->name);
+		diag_note(sp->loc, "loops of '%s' are %s; %s.reorder(%s) makes them adjacent",
+		    s->name, stage_leaf_list(s), s->name, sug);
+		return;
+	}
+	int ia = s->leaves[pa], ib = s->leaves[pb];
+	bool red = a->red;
+	int f = stage_add_axis(L, s, sp->outs[0], red);
+	s->axes[f].made = sp->loc;
+	s->axes[ia].leaf = s->axes[ib].leaf = false;
+	Rel *r = add_rel(s);
+	r->fuse = true, r->parent = f, r->outer = ia, r->inner = ib, r->loc = sp->loc;
+	s->leaves[pa] = f;
+	remove_leaf(s, pb);
+}
+
+static void
+set_kind(LStage *s, SchedPrim *sp, ForKind fk)
+{
+	int p = find_leaf(s, arg(sp, 0));
+	if (p < 0)
+		return;
+	Axis *a = &s->axes[s->leaves[p]];
+	if (a->red && (fk == FOR_PARALLEL || fk == FOR_VECTORIZED || fk == FOR_GPU_BLOCK ||
+	    fk == FOR_GPU_THREAD)) {
+		diag_error(arg(sp, 0)->loc, "cannot %s reduction axis '%s' of '%s': its iterations "
+		    "update the same element", fk == FOR_VECTORIZED ? "vectorize" :
+		    fk == FOR_PARALLEL ? "parallelize" : "bind", a->name, s->name);
+		diag_note(sp->loc, "factor it out first: %s.rfactor(%s) -> %s_rf, then %s the "
+		    "new pure axis '%s' of %s_rf", s->name, a->name, s->name,
+		    fk == FOR_VECTORIZED ? "vectorize" : fk == FOR_PARALLEL ? "parallelize" : "bind",
+		    a->name, s->name);
+		return;
+	}
+	if (a->fk != FOR_SERIAL && a->fk != fk)
+		diag_warn(sp->loc, "'%s' was already %s; it is now %s", a->name,
+		    ir_for_kind_name(a->fk), ir_for_kind_name(fk));
+	a->fk = fk;
+	a->fk_loc = sp->loc;
+	if (fk == FOR_GPU_BLOCK || fk == FOR_GPU_THREAD) {
+		SchedArg *t = arg(sp, 1);
+		const char *d = t && t->str2 ? t->str2 : "x";
+		a->gpu_dim = d[0] == 'z' ? 2 : d[0] == 'y' ? 1 : 0;
+	}
+}
+
+/* ---- primitives that make stages ---------------------------------- */
+
+static int
+index_of(Lower *L, LStage *s)
+{
+	for (int i = 0; i < L->nstages; i++)
+		if (L->stages[i] == s)
+			return i;
+	return L->nstages;
+}
+
+static bool
+reads(LStage *c, LStage *p)
+{
+	return stage_reads(c->value, p->buf) || stage_reads(c->rbody, p->buf) ||
+	    stage_reads(c->rpred, p->buf);
+}
+
+static bool
+new_stage_name_ok(Lower *L, SchedPrim *sp)
+{
+	if (sp->nouts < 1)
+		return false;
+	if (stage_find(L, sp->outs[0])) {
+		diag_error(sp->out_locs[0], "'%s' is already a stage", sp->outs[0]);
+		return false;
+	}
+	return true;
+}
+
+static MemScope
+scope_of(SchedArg *a)
+{
+	if (a && a->str && !strcmp(a->str, "local"))
+		return SCOPE_LOCAL;
+	if (a && a->str && !strcmp(a->str, "shared"))
+		return SCOPE_SHARED;
+	return SCOPE_GLOBAL;
+}
+
+static void
+cache_read(Lower *L, LStage *src, SchedPrim *sp)
+{
+	if (!new_stage_name_ok(L, sp))
+		return;
+	LStage **rd = NULL;
+	int nrd = 0, caprd = 0;
+	SchedArg *list = arg(sp, 1);
+	if (list && list->kind == ARG_LIST) {
+		for (int i = 0; i < list->nlist; i++) {
+			LStage *r = stage_find(L, intern_cstr(list->list[i].str));
+			if (!r || r->input) {
+				diag_error(list->list[i].loc, "'%s' is not a stage", list->list[i].str);
+				return;
+			}
+			if (!reads(r, src)) {
+				diag_error(list->list[i].loc, "'%s' does not read '%s'", r->name, src->name);
+				return;
+			}
+			*ARENA_PUSH(ir_arena, rd, nrd, caprd) = r;
+		}
+	} else {
+		for (int i = 0; i < L->nstages; i++)
+			if (!L->stages[i]->input && L->stages[i] != src && reads(L->stages[i], src))
+				*ARENA_PUSH(ir_arena, rd, nrd, caprd) = L->stages[i];
+	}
+	if (nrd == 0) {
+		diag_error(sp->loc, "nothing reads '%s', so there is nothing to cache", src->name);
+		return;
+	}
+	int at = index_of(L, rd[0]);
+	for (int i = 1; i < nrd; i++)
+		if (index_of(L, rd[i]) < at)
+			at = index_of(L, rd[i]);
+	LStage *n = stage_new(L, sp->outs[0], src->elem, src->ndims, at);
+	n->loc = sp->loc;
+	n->scope = n->buf->scope = scope_of(arg(sp, 0));
+	n->scope_loc = sp->loc;
+	IrExpr **idx = arena_alloc(ir_arena, (src->ndims + 1) * sizeof *idx);
+	for (int d = 0; d < src->ndims; d++) {
+		const char *an = src->input || !src->t ? arena_printf(ir_arena, "ax%d", d)
+		    : src->axes[d].name;
+		stage_add_axis(L, n, an, false);
+		idx[d] = ir_var(n->axes[d].var);
+	}
+	n->leaves = arena_alloc(ir_arena, (n->naxes + 1) * sizeof *n->leaves);
+	n->nleaves = n->capleaves = n->naxes;
+	for (int i = 0; i < n->naxes; i++)
+		n->leaves[i] = i;
+	n->value = ir_load(src->buf, idx, src->ndims, NULL, 1);
+	for (int i = 0; i < nrd; i++) {
+		rd[i]->value = stage_redirect(rd[i]->value, src->buf, n->buf);
+		rd[i]->rbody = stage_redirect(rd[i]->rbody, src->buf, n->buf);
+		rd[i]->rpred = stage_redirect(rd[i]->rpred, src->buf, n->buf);
+	}
+}
+
+/* Copies s's axes (with fresh variables), relations and leaves into n;
+ * map[i] is the new index of s's axis i. */
+static int *
+copy_axes(Lower *L, LStage *s, LStage *n)
+{
+	int *map = arena_alloc(ir_arena, (s->naxes + 1) * sizeof *map);
+	for (int i = 0; i < s->naxes; i++) {
+		map[i] = stage_add_axis(L, n, s->axes[i].name, s->axes[i].red);
+		Axis *a = &n->axes[map[i]];
+		a->leaf = s->axes[i].leaf;
+		a->factor = s->axes[i].factor;
+		a->made = s->axes[i].made;
+	}
+	for (int i = 0; i < s->nrels; i++) {
+		Rel *r = add_rel(n);
+		*r = s->rels[i];
+		r->parent = map[r->parent], r->outer = map[r->outer], r->inner = map[r->inner];
+	}
+	n->leaves = arena_alloc(ir_arena, (s->nleaves + 1) * sizeof *n->leaves);
+	n->nleaves = n->capleaves = s->nleaves;
+	for (int i = 0; i < s->nleaves; i++)
+		n->leaves[i] = map[s->leaves[i]];
+	return map;
+}
+
+/* Drops s's reduction axes from its loops and relations. */
+static void
+drop_reduction(LStage *s)
+{
+	int j = 0;
+	for (int i = 0; i < s->nleaves; i++)
+		if (!s->axes[s->leaves[i]].red)
+			s->leaves[j++] = s->leaves[i];
+	s->nleaves = j;
+	j = 0;
+	for (int i = 0; i < s->nrels; i++)
+		if (!s->axes[s->rels[i].parent].red)
+			s->rels[j++] = s->rels[i];
+	s->nrels = j;
+	for (int i = 0; i < s->naxes; i++)
+		if (s->axes[i].red)
+			s->axes[i].leaf = false;
+}
+
+static IrExpr **
+pure_index(LStage *s)
+{
+	IrExpr **idx = arena_alloc(ir_arena, (s->ndims + 2) * sizeof *idx);
+	for (int d = 0; d < s->ndims; d++)
+		idx[d] = ir_var(s->axes[d].var);
+	return idx;
+}
+
+static IrExpr *
+rename_roots(LStage *s, IrExpr *e, LStage *n, int *map)
+{
+	for (int d = 0; d < s->ndims; d++)
+		e = stage_subst(e, s->axes[d].var, ir_var(n->axes[map[d]].var));
+	for (int i = 0; i < s->nred; i++)
+		e = stage_subst(e, s->axes[s->rax[i]].var, ir_var(n->axes[map[s->rax[i]]].var));
+	return e;
+}
+
+static void
+cache_write(Lower *L, LStage *s, SchedPrim *sp)
+{
+	if (!new_stage_name_ok(L, sp))
+		return;
+	if (s->input) {
+		diag_error(sp->stage_loc, "cannot cache_write input '%s'", s->name);
+		return;
+	}
+	LStage *n = stage_new(L, sp->outs[0], s->elem, s->ndims, index_of(L, s));
+	n->loc = sp->loc;
+	n->scope = n->buf->scope = scope_of(arg(sp, 0));
+	n->scope_loc = sp->loc;
+	int *map = copy_axes(L, s, n);
+	n->red = s->red, n->rop = s->rop, n->nred = s->nred;
+	n->rmin = s->rmin, n->rext = s->rext;
+	n->rax = arena_alloc(ir_arena, (s->nred + 1) * sizeof *n->rax);
+	for (int i = 0; i < s->nred; i++)
+		n->rax[i] = map[s->rax[i]];
+	n->value = rename_roots(s, s->value, n, map);
+	n->rbody = rename_roots(s, s->rbody, n, map);
+	n->rpred = rename_roots(s, s->rpred, n, map);
+	s->value = ir_load(n->buf, pure_index(s), s->ndims, NULL, 1);
+	s->red = false;
+	s->rbody = s->rpred = NULL;
+	s->nred = 0;
+	drop_reduction(s);
+}
+
+static void
+rfactor(Lower *L, LStage *s, SchedPrim *sp)
+{
+	int pos = find_leaf(s, arg(sp, 0));
+	if (pos < 0 || !new_stage_name_ok(L, sp))
+		return;
+	int fa = s->leaves[pos];
+	if (!s->red || !s->axes[fa].red) {
+		diag_error(arg(sp, 0)->loc, "'%s' is not a reduction axis of '%s'; rfactor factors "
+		    "a reduction axis out into a new stage", s->axes[fa].name, s->name);
+		return;
+	}
+	for (int i = 0; i < s->nrels; i++)
+		if (s->axes[s->rels[i].parent].red && !s->rels[i].fuse && s->rels[i].tail == TAIL_EXACT) {
+			diag_error(sp->loc, "rfactor of '%s' after a tail=exact split of reduction axis "
+			    "'%s' is not supported; use guard", s->name, s->axes[s->rels[i].parent].name);
+			return;
+		}
+	/* the reduction axes as functions of the reduction loops */
+	axes_extents(s);
+	LStage *n = stage_new(L, sp->outs[0], s->elem, s->ndims + 1, index_of(L, s));
+	n->loc = sp->loc;
+	int *map = arena_alloc(ir_arena, (s->naxes + 1) * sizeof *map);
+	for (int i = 0; i < s->naxes; i++)
+		map[i] = -1;
+	for (int d = 0; d < s->ndims; d++)
+		map[d] = stage_add_axis(L, n, s->axes[d].name, false);
+	map[fa] = stage_add_axis(L, n, s->axes[fa].name, false);
+	n->red = true, n->rop = s->rop;
+	n->rmin = arena_alloc(ir_arena, (s->nleaves + 1) * sizeof *n->rmin);
+	n->rext = arena_alloc(ir_arena, (s->nleaves + 1) * sizeof *n->rext);
+	n->rax = arena_alloc(ir_arena, (s->nleaves + 1) * sizeof *n->rax);
+	for (int i = 0; i < s->nleaves; i++) {
+		int a = s->leaves[i];
+		if (!s->axes[a].red || a == fa)
+			continue;
+		map[a] = n->rax[n->nred] = stage_add_axis(L, n, s->axes[a].name, true);
+		n->rmin[n->nred] = ir_i64c(0);
+		n->rext[n->nred++] = s->axes[a].ext;
+	}
+	/* pure derived axes keep their structure */
+	for (int i = 0; i < s->naxes; i++)
+		if (map[i] < 0 && !s->axes[i].red) {
+			map[i] = stage_add_axis(L, n, s->axes[i].name, false);
+			n->axes[map[i]].leaf = s->axes[i].leaf;
+			n->axes[map[i]].factor = s->axes[i].factor;
+		}
+	for (int i = 0; i < s->naxes; i++)
+		if (map[i] >= 0)
+			n->axes[map[i]].leaf = s->axes[i].leaf;
+	for (int i = 0; i < s->nrels; i++)
+		if (!s->axes[s->rels[i].parent].red) {
+			Rel *r = add_rel(n);
+			*r = s->rels[i];
+			r->parent = map[r->parent], r->outer = map[r->outer], r->inner = map[r->inner];
+		}
+	n->leaves = arena_alloc(ir_arena, (s->nleaves + 1) * sizeof *n->leaves);
+	n->nleaves = n->capleaves = s->nleaves;
+	for (int i = 0; i < s->nleaves; i++)
+		n->leaves[i] = map[s->leaves[i]];
+	n->axes[map[fa]].factor = s->axes[fa].factor;
+	/* the definition: reduction roots in terms of the loops */
+	IrExpr *body = s->rbody, *pred = s->rpred;
+	for (int i = 0; i < s->nred; i++) {
+		int r = s->rax[i];
+		IrExpr *v = axes_root_value(s, r);
+		body = stage_subst(body, s->axes[r].var, v);
+		pred = stage_subst(pred, s->axes[r].var, v);
+		if (s->axes[r].tainted) {
+			IrExpr *c = ir_binop(IR_LT, s->axes[r].pos, s->axes[r].ext);
+			pred = pred ? ir_binop(IR_AND, pred, c) : c;
+		}
+	}
+	for (int i = 0; i < s->naxes; i++)
+		if (map[i] >= 0 && (i < s->ndims || s->axes[i].red)) {
+			body = stage_subst(body, s->axes[i].var, ir_var(n->axes[map[i]].var));
+			pred = stage_subst(pred, s->axes[i].var, ir_var(n->axes[map[i]].var));
+		}
+	n->rbody = body;
+	n->rpred = pred;
+	/* s now reduces n over the factored axis */
+	IrExpr *fext = s->axes[fa].ext;
+	int k = stage_add_axis(L, s, s->axes[fa].name, true);
+	s->axes[k].factor = s->axes[fa].factor;
+	drop_reduction(s);
+	s->axes[k].leaf = true;
+	int at = pos < s->nleaves ? pos : s->nleaves;
+	insert_leaf(s, at, k);
+	s->nred = 1;
+	s->rax = arena_alloc(ir_arena, 2 * sizeof *s->rax);
+	s->rax[0] = k;
+	s->rmin = arena_alloc(ir_arena, 2 * sizeof *s->rmin);
+	s->rext = arena_alloc(ir_arena, 2 * sizeof *s->rext);
+	s->rmin[0] = ir_i64c(0);
+	s->rext[0] = fext;
+	IrExpr **idx = pure_index(s);
+	idx[s->ndims] = ir_var(s->axes[k].var);
+	s->rbody = ir_load(n->buf, idx, s->ndims + 1, NULL, 1);
+	s->rpred = NULL;
+}
+
+/* ---- the primitives ----------------------------------------------- */
+
+static void
+level(Lower *L, LStage *s, SchedPrim *sp, Level *lv)
+{
+	SchedArg *st = arg(sp, 0), *ax = arg(sp, 1);
+	LStage *t = st && st->str ? stage_find(L, intern_cstr(st->str)) : NULL;
+	if (!t || t->input) {
+		diag_error(st ? st->loc : sp->loc, "'%s' is not a stage", st && st->str ? st->str : "?");
+		return;
+	}
+	if (t == s) {
+		diag_error(st->loc, "'%s' cannot be computed inside its own loops", s->name);
+		return;
+	}
+	lv->kind = LEVEL_AT;
+	lv->stage = t;
+	lv->axis = ax && ax->str ? intern_cstr(ax->str) : NULL;
+	lv->leaf = -1;
+	lv->loc = ax ? ax->loc : sp->loc;
+}
+
+static void
+apply(Lower *L, SchedPrim *sp)
+{
+	LStage *s = stage_find(L, intern_cstr(sp->stage));
+	if (!s) {
+		diag_error(sp->stage_loc, "'%s' is not a stage of '%s'", sp->stage, L->k->name);
+		return;
+	}
+	if (s->input && sp->prim_id != PRIM_CACHE_READ) {
+		diag_error(sp->stage_loc, "'%s' is an input; only cache_read applies to it", s->name);
+		return;
+	}
+	int p, q, *pos;
+	SchedArg *a;
+	switch (sp->prim_id) {
+	case PRIM_SPLIT:
+		p = find_leaf(s, arg(sp, 0));
+		a = arg(sp, 1);
+		if (p < 0 || !a || a->ival <= 0 || !out_ok(s, sp, 0) || !out_ok(s, sp, 1))
+			return;
+		if (tail_ok(s, p, tail_of(sp), sp))
+			split(L, s, p, a->ival, tail_of(sp), sp->outs[0], sp->outs[1], sp->loc);
+		break;
+	case PRIM_TILE:
+		p = find_leaf(s, arg(sp, 0));
+		q = find_leaf(s, arg(sp, 1));
+		if (p < 0 || q < 0 || !arg(sp, 2) || !arg(sp, 3) || sp->nouts != 4)
+			return;
+		for (int i = 0; i < 4; i++)
+			if (!out_ok(s, sp, i))
+				return;
+		if (!tail_ok(s, p, tail_of(sp), sp) || !tail_ok(s, q, tail_of(sp), sp))
+			return;
+		{
+			const char *x = s->axes[s->leaves[p]].name, *y = s->axes[s->leaves[q]].name;
+			split(L, s, p, arg(sp, 2)->ival, tail_of(sp), sp->outs[0], sp->outs[2], sp->loc);
+			q = stage_leaf(s, y);
+			split(L, s, q, arg(sp, 3)->ival, tail_of(sp), sp->outs[1], sp->outs[3], sp->loc);
+			(void)x;
+			int ps[4];
+			for (int i = 0; i < 4; i++)
+				ps[i] = stage_leaf(s, sp->outs[i]);
+			reorder(s, ps, 4);
+		}
+		break;
+	case PRIM_FUSE:
+		fuse(L, s, sp);
+		break;
+	case PRIM_REORDER: {
+		int n = 0;
+		pos = arena_alloc(ir_arena, (sp->nargs + 1) * sizeof *pos);
+		for (int i = 0; (a = arg(sp, i)); i++) {
+			if ((pos[n] = find_leaf(s, a)) < 0)
+				return;
+			for (int j = 0; j < n; j++)
+				if (pos[j] == pos[n]) {
+					diag_error(a->loc, "'%s' appears twice in reorder", a->str);
+					return;
+				}
+			n++;
+		}
+		reorder(s, pos, n);
+		break;
+	}
+	case PRIM_UNROLL:
+		set_kind(s, sp, FOR_UNROLLED);
+		break;
+	case PRIM_VECTORIZE:
+		set_kind(s, sp, FOR_VECTORIZED);
+		break;
+	case PRIM_PARALLEL:
+		set_kind(s, sp, FOR_PARALLEL);
+		break;
+	case PRIM_BIND:
+		if (!L->sched || !L->sched->target || !strcmp(L->sched->target, "cpu")) {
+			diag_error(sp->prim_loc, "'bind' maps loops to GPU blocks and threads; it needs "
+			    "a cuda schedule, not a cpu one");
+			return;
+		}
+		a = arg(sp, 1);
+		set_kind(s, sp, a && !strcmp(a->str ? a->str : "", "vthread") ? FOR_VTHREAD :
+		    a && a->str && !strcmp(a->str, "blockIdx") ? FOR_GPU_BLOCK : FOR_GPU_THREAD);
+		break;
+	case PRIM_COMPUTE_ROOT:
+		s->compute.kind = LEVEL_ROOT;
+		s->compute.loc = sp->loc;
+		break;
+	case PRIM_COMPUTE_INLINE:
+		if (s->output) {
+			diag_error(sp->loc, "cannot inline output '%s': the caller reads its buffer", s->name);
+			return;
+		}
+		if (s->red) {
+			diag_error(sp->loc, "cannot inline reduction stage '%s'; compute it at root "
+			    "or at a loop of its consumer (compute_at)", s->name);
+			return;
+		}
+		s->compute.kind = LEVEL_INLINE;
+		s->compute.loc = sp->loc;
+		break;
+	case PRIM_COMPUTE_AT:
+		if (s->output) {
+			diag_error(sp->loc, "output '%s' is written to the caller's buffer and computed "
+			    "at root; it cannot be computed at a loop of another stage", s->name);
+			return;
+		}
+		level(L, s, sp, &s->compute);
+		break;
+	case PRIM_STORE_AT:
+		if (s->output) {
+			diag_error(sp->loc, "output '%s' is stored in the caller's buffer; store_at "
+			    "does not apply", s->name);
+			return;
+		}
+		level(L, s, sp, &s->store);
+		s->store_set = true;
+		break;
+	case PRIM_STORE_ROOT:
+		s->store.kind = LEVEL_ROOT;
+		s->store.loc = sp->loc;
+		s->store_set = true;
+		break;
+	case PRIM_CACHE_READ:
+		cache_read(L, s, sp);
+		break;
+	case PRIM_CACHE_WRITE:
+		cache_write(L, s, sp);
+		break;
+	case PRIM_RFACTOR:
+		rfactor(L, s, sp);
+		break;
+	case PRIM_TENSORIZE:
+		tensorize_request(L, s, sp);     /* matched after lowering: tensorize.c */
+		break;
+	case PRIM_DOUBLE_BUFFER:
+	case PRIM_PRAGMA:
+	case PRIM_PREFETCH:
+		break;      /* hints: no effect on the CPU loop nest */
+	default:
+		diag_error(sp->prim_loc, "unknown schedule primitive '%s'", sp->prim);
+	}
+}
+
+bool
+sched_apply(Lower *L, Schedule *s, int nprims)
+{
+	int before = diag_errors();
+	L->sched = s;
+	for (int i = 0; s && i < nprims && i < s->nprims; i++)
+		apply(L, &s->prims[i]);
+	return diag_errors() == before;
+}
+
+/* ---- after the primitives -------------------------------------- */
+
+bool
+sched_consumes(LStage *c, LStage *p)
+{
+	return c != p && !c->input && reads(c, p);
+}
+
+typedef struct { LStage *p; } InlineCtx;
+
+static IrExpr *
+inline_fn(IrExpr *e, void *ctx)
+{
+	InlineCtx *ic = ctx;
+	if (e->kind != IR_LOAD || e->load.buf != ic->p->buf)
+		return NULL;
+	IrExpr *v = ic->p->value;
+	for (int d = 0; d < ic->p->ndims; d++)
+		v = stage_subst(v, ic->p->axes[d].var, stage_map(e->load.idx[d], inline_fn, ctx));
+	return v;
+}
+
+static void
+resolve_level(LStage *s, Level *lv, const char *what)
+{
+	if (lv->kind != LEVEL_AT || !lv->stage)
+		return;
+	LStage *t = lv->stage;
+	lv->leaf = lv->axis ? stage_leaf(t, lv->axis) : -1;
+	if (lv->leaf >= 0)
+		return;
+	bool gone = false;
+	for (int i = 0; i < t->naxes; i++)
+		gone |= t->axes[i].name == lv->axis;
+	diag_error(lv->loc, "%s names loop '%s' of '%s', which %s its final loop nest; its loops "
+	    "are %s", what, lv->axis ? lv->axis : "?", t->name,
+	    gone ? "a later primitive replaced in" : "is not in", stage_leaf_list(t));
+}
+
+/* Whether s is computed inside loop `leaf` of t (or deeper). */
+static bool
+nested_in(LStage *s, LStage *t, int leaf)
+{
+	for (int guard = 0; s && guard < 64; guard++) {
+		if (s == t)
+			return true;
+		if (s->compute.kind != LEVEL_AT)
+			return false;
+		if (s->compute.stage == t)
+			return s->compute.leaf >= leaf;
+		s = s->compute.stage;
+	}
+	return false;
+}
+
+bool
+sched_finish(Lower *L)
+{
+	int before = diag_errors();
+	/* inline in compute order: a stage's value is complete before use */
+	for (int i = 0; i < L->nstages; i++) {
+		LStage *p = L->stages[i];
+		if (p->compute.kind != LEVEL_INLINE)
+			continue;
+		InlineCtx ic = { p };
+		for (int j = i + 1; j < L->nstages; j++) {
+			LStage *c = L->stages[j];
+			c->value = stage_map(c->value, inline_fn, &ic);
+			c->rbody = stage_map(c->rbody, inline_fn, &ic);
+			c->rpred = stage_map(c->rpred, inline_fn, &ic);
+		}
+	}
+	for (int i = 0; i < L->nstages; i++) {
+		LStage *s = L->stages[i];
+		resolve_level(s, &s->compute, "compute_at");
+		if (s->store_set)
+			resolve_level(s, &s->store, "store_at");
+	}
+	if (diag_errors() != before)
+		return false;
+	for (int i = 0; i < L->nstages; i++) {
+		LStage *s = L->stages[i];
+		if (s->compute.kind == LEVEL_AT) {
+			LStage *t = s->compute.stage;
+			int leaf = s->compute.leaf;
+			if (t->compute.kind == LEVEL_INLINE) {
+				diag_error(s->compute.loc, "'%s' is inlined, so '%s' cannot be computed "
+				    "at its loops", t->name, s->name);
+				continue;
+			}
+			bool used = sched_consumes(t, s);
+			for (int j = 0; j < L->nstages && !used; j++)
+				used = L->stages[j] != t && L->stages[j]->compute.kind != LEVEL_INLINE &&
+				    sched_consumes(L->stages[j], s) && nested_in(L->stages[j], t, leaf);
+			if (!used) {
+				diag_error(s->compute.loc, "'%s' does not use '%s', so '%s' cannot be "
+				    "computed at its loops", t->name, s->name, s->name);
+				continue;
+			}
+			for (int j = 0; j < L->nstages; j++) {
+				LStage *d = L->stages[j];
+				if (d == t || d->compute.kind == LEVEL_INLINE || !sched_consumes(d, s))
+					continue;
+				if (!nested_in(d, t, leaf)) {
+					diag_error(s->compute.loc, "loop '%s' of '%s' does not enclose every "
+					    "use of '%s': '%s' uses it too", t->axes[t->leaves[leaf]].name,
+					    t->name, s->name, d->name);
+					diag_note(s->compute.loc, "compute '%s' at root, or at a loop that "
+					    "encloses '%s' as well", s->name, d->name);
+					break;
+				}
+			}
+		}
+		if (!s->store_set)
+			continue;
+		if (s->compute.kind != LEVEL_AT) {
+			diag_error(s->store.loc, "store_at/store_root of '%s' needs compute_at: a stage "
+			    "computed %s is stored there", s->name,
+			    s->compute.kind == LEVEL_INLINE ? "inline is not" : "at root");
+			continue;
+		}
+		LStage *t = s->compute.stage;
+		int lo = -1;
+		if (s->store.kind == LEVEL_AT) {
+			if (s->store.stage != t || s->store.leaf > s->compute.leaf) {
+				diag_error(s->store.loc, "store_at must name a loop that encloses the "
+				    "compute_at loop ('%s' of '%s')",
+				    t->axes[t->leaves[s->compute.leaf]].name, t->name);
+				continue;
+			}
+			lo = s->store.leaf;
+		}
+		for (int l = lo + 1; l <= s->compute.leaf; l++)
+			if (t->axes[t->leaves[l]].fk == FOR_PARALLEL) {
+				diag_error(s->store.loc, "parallel loop '%s' of '%s' lies between the storage "
+				    "and the computation of '%s'; its threads would share one buffer",
+				    t->axes[t->leaves[l]].name, t->name, s->name);
+				diag_note(t->axes[t->leaves[l]].fk_loc, "made parallel here");
+				break;
+			}
+	}
+	return diag_errors() == before;
+}

@@ -1,0 +1,627 @@
+/* tensorize.c: replaces a loop nest by a hardware intrinsic (TVM's
+ * tensorize).
+ *
+ * `S.tensorize(ki, gemm_6x16_f32)` asks that the loops from ki inward in
+ * S's update compute exactly what the intrinsic declares (tx.5,
+ * INTRINSICS).  After lower_stages the nest under ki is compared with the
+ * declaration: as many loops as the intrinsic has axes, each loop mapped
+ * to one axis (by the accesses, so loop order and names do not matter),
+ * equal constant extents, parameters bound to loop extents, the same
+ * element types, the update `S = S + x * y` against `c = sum(k) a * b`,
+ * and every access affine in the loops with the strides the emitter needs
+ * (computed in elements from the buffer's layout, so any dimension order
+ * works).  A mismatch is an error at the primitive saying which part
+ * differs.
+ *
+ * On success the nest becomes
+ *     if (every guard holds at the corners of the tile)
+ *         call KIND(extents..., c, strides..., a, strides..., b, strides...)
+ *     else
+ *         the original loops (partial tiles at the edges)
+ * where each tensor is passed as a scalar load at the tile's first element
+ * (the backend takes its address) followed by its element strides, one per
+ * intrinsic dimension.  Guards are affine, so holding at the 2^n corners
+ * of the box means holding everywhere in it.
+ */
+#include <string.h>
+
+#include "lower/lower.h"
+#include "sema/sema.h"
+
+enum { MAXL = 8 };
+
+void
+tensorize_request(Lower *L, LStage *s, SchedPrim *sp)
+{
+	SchedArg *ax = NULL, *in = NULL;
+	for (int i = 0, n = 0; i < sp->nargs; i++)
+		if (!sp->args[i].key) {
+			if (n == 0)
+				ax = &sp->args[i];
+			else if (n == 1)
+				in = &sp->args[i];
+			n++;
+		}
+	if (!ax || !in || !ax->str || !in->str) {
+		diag_error(sp->loc, "'tensorize' takes an axis and an intrinsic name");
+		return;
+	}
+	const char *axis = intern_cstr(ax->str), *name = intern_cstr(in->str);
+	if (stage_leaf(s, axis) < 0) {
+		diag_error(ax->loc, "'%s' has no loop '%s'; its loops are %s", s->name, axis,
+		    stage_leaf_list(s));
+		return;
+	}
+	Kernel *k = intrinsic_find(L->p, name);
+	if (!k) {
+		diag_error(in->loc, "no intrinsic '%s' is declared", name);
+		diag_note(in->loc, "declare it with `intrinsic %s(...) for ...`, or import the "
+		    "target's table, e.g. import \"intrinsics/cpu.tx\";", name);
+		return;
+	}
+	const char *target = L->sched && L->sched->target ? L->sched->target : "cpu";
+	if (strcmp(k->intr_target, target) != 0) {
+		diag_error(in->loc, "intrinsic '%s' is for %s, but this schedule is for %s", name,
+		    k->intr_target, target);
+		diag_note(k->name_loc, "'%s' declared here", name);
+		return;
+	}
+	TzReq *r = ARENA_PUSH(ir_arena, L->tz, L->ntz, L->captz);
+	r->s = s;
+	r->axis = axis;
+	r->intr = k;
+	r->loc = sp->loc;
+	r->axis_loc = ax->loc;
+}
+
+/* ---- the match ---------------------------------------------------- */
+
+typedef struct {
+	Lower *L;
+	TzReq *rq;
+	Kernel *k;
+	Rule *rule;
+	bool done;              /* the axis was found */
+	bool failed;
+	const char *msg;        /* why it does not match (reported once) */
+	/* the nest: loops from the axis inward */
+	Var *var[MAXL];
+	IrExpr *min[MAXL], *ext[MAXL];
+	int n;
+	/* the intrinsic's axes: pure, then reduction */
+	const char *iax[MAXL];
+	Expr *iext[MAXL];       /* AST extents: constants or parameters */
+	int ni;
+	int map[MAXL];          /* intrinsic axis -> loop */
+	IrExpr *pval[MAXL];     /* intrinsic parameter -> bound value */
+	/* call arguments, per tensor in match order */
+	IrExpr *args[64];
+	int nargs;
+} Tz;
+
+static const char *
+loop_names(Tz *t)
+{
+	char *s = "";
+	for (int i = 0; i < t->n; i++)
+		s = arena_printf(ir_arena, "%s%s%s", s, i ? ", " : "", t->var[i]->name);
+	return s;
+}
+
+static const char *
+axis_names(Tz *t)
+{
+	char *s = "";
+	for (int i = 0; i < t->ni; i++)
+		s = arena_printf(ir_arena, "%s%s%s", s, i ? ", " : "", t->iax[i]);
+	return s;
+}
+
+static void
+fail(Tz *t, const char *msg)
+{
+	if (t->failed)
+		return;
+	t->failed = true;
+	t->msg = msg;
+}
+
+static void
+report(Tz *t)
+{
+	diag_error(t->rq->loc, "cannot tensorize '%s' at '%s' with '%s': %s", t->rq->s->name,
+	    t->rq->axis, t->k->name, t->msg);
+	diag_note(t->k->name_loc, "intrinsic '%s' declared here", t->k->name);
+}
+
+static int64_t
+ast_const(Expr *e, bool *ok)
+{
+	*ok = e && e->kind == EXPR_INT;
+	return *ok ? e->ival : 0;
+}
+
+/* The intrinsic's axes and their extents. */
+static bool
+intrinsic_axes(Tz *t)
+{
+	Rule *r = t->rule;
+	Tensor *c = r->tensor;
+	for (int d = 0; d < r->naxes && t->ni < MAXL; d++) {
+		t->iax[t->ni] = r->axes[d];
+		t->iext[t->ni++] = c->shape[d];
+	}
+	if (r->value->kind == EXPR_REDUCE)
+		for (int i = 0; i < r->value->reduce.naxes && t->ni < MAXL; i++) {
+			RedAxis *ra = &r->value->reduce.axes[i];
+			if (ra->lo && !(ra->lo->kind == EXPR_INT && ra->lo->ival == 0)) {
+				fail(t, "the intrinsic's reduction ranges must start at 0");
+				return false;
+			}
+			t->iax[t->ni] = ra->name;
+			t->iext[t->ni++] = ra->hi;
+		}
+	for (int i = 0; i < t->ni; i++) {
+		Expr *e = t->iext[i];
+		if (!(e->kind == EXPR_INT || (e->kind == EXPR_NAME && e->id.ref == REF_SIZE))) {
+			fail(t, arena_printf(ir_arena, "the extent of the intrinsic's axis '%s' must be "
+			    "a constant or a parameter", t->iax[i]));
+			return false;
+		}
+	}
+	for (int i = 0; i < MAXL; i++)
+		t->map[i] = -1;
+	return true;
+}
+
+static int
+iaxis_of(Tz *t, const char *name)
+{
+	for (int i = 0; i < t->ni; i++)
+		if (t->iax[i] == name)
+			return i;
+	return -1;
+}
+
+/* Element strides of a buffer (as flatten.c lays it out). */
+static IrExpr *
+buf_stride(Buffer *b, int d)
+{
+	IrExpr *s = ir_i64c(1);
+	for (int e = b->ndims - 1; e > d; e--)
+		s = lin_normalize(ir_mul(s, b->extent[e]));
+	return s;
+}
+
+/* The change of access idx in elements when loop l steps by one, or NULL
+ * when an index is not affine in it. */
+static IrExpr *
+loop_stride(Tz *t, Buffer *b, IrExpr **idx, int nidx, int l)
+{
+	IrExpr *total = ir_i64c(0);
+	Var *v = t->var[l];
+	for (int d = 0; d < nidx; d++) {
+		if (!ir_uses_var(idx[d], v))
+			continue;
+		IrExpr *e0 = ir_substitute(idx[d], v, ir_i64c(0));
+		IrExpr *e1 = ir_substitute(idx[d], v, ir_i64c(1));
+		IrExpr *e2 = ir_substitute(idx[d], v, ir_i64c(2));
+		IrExpr *c1 = lin_normalize(ir_sub(e1, e0)), *c2 = lin_normalize(ir_sub(e2, e0));
+		int64_t a, b2;
+		if (!ir_is_const(c1, &a) || !ir_is_const(c2, &b2) || b2 != 2 * a)
+			return NULL;
+		total = lin_normalize(ir_add(total, ir_mul(ir_i64c(a), buf_stride(b, d))));
+	}
+	return total;
+}
+
+static const char *
+str(IrExpr *e)
+{
+	return ir_expr_str(e);
+}
+
+/* Binds intrinsic axis ax to loop l, checking extents. */
+static bool
+bind_axis(Tz *t, int ax, int l)
+{
+	if (t->map[ax] >= 0)
+		return t->map[ax] == l;
+	for (int i = 0; i < t->ni; i++)
+		if (t->map[i] == l)
+			return false;
+	Expr *ie = t->iext[ax];
+	bool isc;
+	int64_t want = ast_const(ie, &isc), have;
+	if (isc) {
+		if (!ir_is_const(t->ext[l], &have) || have != want) {
+			fail(t, arena_printf(ir_arena, "loop '%s' has extent %s but the intrinsic's '%s' "
+			    "has %lld", t->var[l]->name, str(t->ext[l]), t->iax[ax], (long long)want));
+			return false;
+		}
+	} else {
+		Param *p = ie->id.param;
+		if (t->pval[p->index] && !ir_expr_equal(t->pval[p->index], t->ext[l])) {
+			fail(t, arena_printf(ir_arena, "loop '%s' has extent %s but the intrinsic's "
+			    "'%s' is %s, already bound to %s", t->var[l]->name, str(t->ext[l]),
+			    t->iax[ax], p->name, str(t->pval[p->index])));
+			return false;
+		}
+		t->pval[p->index] = t->ext[l];
+	}
+	t->map[ax] = l;
+	return true;
+}
+
+/* Matches one access of the intrinsic (ia, an AST access) with an access
+ * of the nest; appends the tile's first element and the strides. */
+static bool
+match_access(Tz *t, Expr *ia, Buffer *b, IrExpr **idx, int nidx)
+{
+	Tensor *it = ia->call.tensor;
+	if (b->elem != it->elem) {
+		fail(t, arena_printf(ir_arena, "'%s' holds %s but the intrinsic's '%s' is %s",
+		    b->name, type_name(b->elem), it->name, type_name(it->elem)));
+		return false;
+	}
+	IrExpr *st[MAXL];
+	int nz = 0;
+	for (int l = 0; l < t->n; l++) {
+		st[l] = loop_stride(t, b, idx, nidx, l);
+		if (!st[l]) {
+			fail(t, arena_printf(ir_arena, "an index of '%s' is not affine in loop '%s'",
+			    b->name, t->var[l]->name));
+			return false;
+		}
+		int64_t c;
+		if (!(ir_is_const(st[l], &c) && c == 0))
+			nz++;
+	}
+	/* the intrinsic's axes in this access */
+	int axs[MAXL], na = 0;
+	for (int d = 0; d < ia->call.nargs; d++) {
+		Expr *x = ia->call.args[d];
+		int a = x->kind == EXPR_NAME ? iaxis_of(t, x->id.name) : -1;
+		if (a < 0) {
+			fail(t, "the intrinsic's indices must be plain axes");
+			return false;
+		}
+		axs[na++] = a;
+	}
+	if (nz != na) {
+		fail(t, arena_printf(ir_arena, "'%s' varies in %d of the loops %s but the intrinsic's "
+		    "'%s' in %d", b->name, nz, loop_names(t), it->name, na));
+		return false;
+	}
+	/* axes already bound keep their loop; the rest take the remaining
+	 * varying loops, equal constant extents first */
+	bool used[MAXL] = { false };
+	for (int i = 0; i < na; i++)
+		if (t->map[axs[i]] >= 0) {
+			int l = t->map[axs[i]];
+			int64_t c;
+			if (ir_is_const(st[l], &c) && c == 0) {
+				fail(t, arena_printf(ir_arena, "'%s' does not vary in loop '%s', which the "
+				    "intrinsic's '%s' indexes with '%s'", b->name, t->var[l]->name, it->name,
+				    t->iax[axs[i]]));
+				return false;
+			}
+			used[l] = true;
+		}
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < na; i++) {
+			int a = axs[i];
+			if (t->map[a] >= 0)
+				continue;
+			bool isc;
+			int64_t want = ast_const(t->iext[a], &isc), have;
+			for (int l = 0; l < t->n; l++) {
+				int64_t c;
+				if (used[l] || (ir_is_const(st[l], &c) && c == 0))
+					continue;
+				bool same = isc && ir_is_const(t->ext[l], &have) && have == want;
+				if (pass == 0 && !same)
+					continue;
+				if (!bind_axis(t, a, l))
+					return false;
+				used[l] = true;
+				break;
+			}
+		}
+	for (int i = 0; i < na; i++)
+		if (t->map[axs[i]] < 0) {
+			fail(t, arena_printf(ir_arena, "no loop left for the intrinsic's '%s' in '%s'",
+			    t->iax[axs[i]], it->name));
+			return false;
+		}
+	/* the tile's first element, then the strides */
+	IrExpr **base = arena_alloc(ir_arena, (nidx + 1) * sizeof *base);
+	for (int d = 0; d < nidx; d++) {
+		base[d] = idx[d];
+		for (int l = 0; l < t->n; l++)
+			base[d] = ir_substitute(base[d], t->var[l], t->min[l]);
+		base[d] = lin_normalize(base[d]);
+	}
+	if (t->nargs + 1 + na > 64) {
+		fail(t, "too many arguments");
+		return false;
+	}
+	t->args[t->nargs++] = ir_load(b, base, nidx, NULL, 1);
+	for (int i = 0; i < na; i++)
+		t->args[t->nargs++] = st[t->map[axs[i]]];
+	return true;
+}
+
+static IrExpr *
+strip_cast(IrExpr *e)
+{
+	while (e && e->kind == IR_CAST && e->a && e->a->type.code == e->type.code)
+		e = e->a;
+	return e;
+}
+
+static Expr *
+ast_strip(Expr *e)
+{
+	return e && e->kind == EXPR_CAST ? e->call.args[0] : e;
+}
+
+/* The update store against `c[...] = sum(...) a * b`. */
+static bool
+match_update(Tz *t, IrStmt *st, bool swap)
+{
+	Expr *rv = t->rule->value;
+	Expr *body = rv->kind == EXPR_REDUCE ? rv->reduce.body : rv;
+	IrExpr *v = st->store.value;
+	if (v->kind != IR_ADD) {
+		fail(t, "the nest's store is not a sum update S = S + ...");
+		return false;
+	}
+	IrExpr *old = v->a, *x = v->b;
+	if (!(old->kind == IR_LOAD && old->load.buf == st->store.buf)) {
+		old = v->b;
+		x = v->a;
+	}
+	if (old->kind != IR_LOAD || old->load.buf != st->store.buf ||
+	    old->load.nidx != st->store.nidx) {
+		fail(t, "the nest's store is not a sum update S = S + ...");
+		return false;
+	}
+	for (int d = 0; d < old->load.nidx; d++)
+		if (!ir_expr_equal(old->load.idx[d], st->store.idx[d])) {
+			fail(t, "the update reads another element than it writes");
+			return false;
+		}
+	if (rv->kind != EXPR_REDUCE || rv->reduce.op != RED_SUM) {
+		fail(t, "only sum reductions are supported");
+		return false;
+	}
+	x = strip_cast(x);
+	if (body->kind != EXPR_BINARY || body->bin.op != OP_MUL || x->kind != IR_MUL) {
+		fail(t, arena_printf(ir_arena, "the nest adds %s, not a product as the intrinsic does",
+		    str(x)));
+		return false;
+	}
+	IrExpr *xa = strip_cast(swap ? x->b : x->a), *xb = strip_cast(swap ? x->a : x->b);
+	Expr *ia = ast_strip(body->bin.a), *ib = ast_strip(body->bin.b);
+	if (xa->kind != IR_LOAD || xb->kind != IR_LOAD || ia->kind != EXPR_ACCESS ||
+	    ib->kind != EXPR_ACCESS) {
+		fail(t, arena_printf(ir_arena, "the nest multiplies %s, not two loads",
+		    str(x)));
+		return false;
+	}
+	/* the output first: c[i, j] */
+	Tensor *c = t->rule->tensor;
+	Expr ca = { 0 };
+	ca.kind = EXPR_ACCESS;
+	ca.call.tensor = c;
+	Expr *cidx[MAXL];
+	Expr names[MAXL];
+	for (int d = 0; d < t->rule->naxes && d < MAXL; d++) {
+		memset(&names[d], 0, sizeof names[d]);
+		names[d].kind = EXPR_NAME;
+		names[d].id.name = t->rule->axes[d];
+		cidx[d] = &names[d];
+	}
+	ca.call.args = cidx;
+	ca.call.nargs = t->rule->naxes;
+	return match_access(t, &ca, st->store.buf, st->store.idx, st->store.nidx) &&
+	    match_access(t, ia, xa->load.buf, xa->load.idx, xa->load.nidx) &&
+	    match_access(t, ib, xb->load.buf, xb->load.idx, xb->load.nidx);
+}
+
+/* Form checks of the emitter: fma_outer needs unit strides in j. */
+static bool
+emitter_ok(Tz *t)
+{
+	if (strcmp(t->k->intr_emit, "fma_outer") != 0)
+		return true;
+	/* args: c, cs_i, cs_j, a, as_i, as_k, b, bs_k, bs_j */
+	static const int unit[] = { 2, 8 };
+	static const char *const what[] = { "written", "read" };
+	for (int i = 0; i < 2; i++) {
+		IrExpr *s = t->args[unit[i]];
+		int64_t c;
+		if (!ir_is_const(s, &c) || c != 1) {
+			IrExpr *ld = t->args[unit[i] - 2];
+			int j = t->map[iaxis_of(t, t->rule->axes[1])];
+			fail(t, arena_printf(ir_arena, "'%s' is %s with stride %s in loop '%s'; the "
+			    "intrinsic needs stride 1 there (store it in a layout where that loop is "
+			    "innermost)", ld->load.buf->name, what[i], str(s), t->var[j]->name));
+			return false;
+		}
+	}
+	return true;
+}
+
+static void
+conjuncts(IrExpr *c, IrExpr **out, int *n)
+{
+	if (c && c->kind == IR_AND) {
+		conjuncts(c->a, out, n);
+		conjuncts(c->b, out, n);
+	} else if (c && *n < 32) {
+		out[(*n)++] = c;
+	}
+}
+
+/* cond at every corner of the tile's box */
+static IrExpr *
+corners(Tz *t, IrExpr *cond)
+{
+	IrExpr *cs[32];
+	int n = 0;
+	conjuncts(cond, cs, &n);
+	IrExpr *all = NULL;
+	for (int i = 0; i < n; i++) {
+		int used[MAXL], nu = 0;
+		for (int l = 0; l < t->n; l++)
+			if (ir_uses_var(cs[i], t->var[l]))
+				used[nu++] = l;
+		for (int m = 0; m < (1 << nu); m++) {
+			IrExpr *e = cs[i];
+			for (int u = 0; u < nu; u++) {
+				int l = used[u];
+				IrExpr *at = m & (1 << u) ? lin_normalize(ir_sub(ir_add(t->min[l], t->ext[l]),
+				    ir_i64c(1))) : t->min[l];
+				e = ir_substitute(e, t->var[l], at);
+			}
+			all = all ? ir_binop(IR_AND, all, e) : e;
+		}
+	}
+	return all;
+}
+
+static IrStmt *
+match_nest(Tz *t, IrStmt *loop)
+{
+	IrStmt *s = loop;
+	t->n = 0;
+	while (s->kind == IS_FOR && t->n < MAXL) {
+		t->var[t->n] = s->loop.var;
+		t->min[t->n] = s->loop.min;
+		t->ext[t->n++] = s->loop.extent;
+		s = s->loop.body;
+	}
+	IrExpr *cond = NULL;
+	if (s->kind == IS_IF && !s->ifs.else_s) {
+		cond = s->ifs.cond;
+		s = s->ifs.then_s;
+	}
+	if (s->kind != IS_STORE) {
+		fail(t, arena_printf(ir_arena, "the loops %s do not end in one store (a %s "
+		    "statement is in the way)", loop_names(t), ir_stmt_names[s->kind]));
+		return NULL;
+	}
+	if (!intrinsic_axes(t))
+		return NULL;
+	if (t->n != t->ni) {
+		fail(t, arena_printf(ir_arena, "the nest has %d loop%s (%s) but the intrinsic has "
+		    "%d axes (%s)", t->n, t->n == 1 ? "" : "s", loop_names(t), t->ni, axis_names(t)));
+		return NULL;
+	}
+	/* try the product's operands in both orders; report the first's reason */
+	Tz save = *t;
+	if (!match_update(t, s, false) || !emitter_ok(t)) {
+		Tz first = *t;
+		*t = save;
+		if (!match_update(t, s, true) || !emitter_ok(t)) {
+			*t = first;
+			return NULL;
+		}
+	}
+	for (int l = 0; l < t->n; l++) {
+		bool mapped = false;
+		for (int a = 0; a < t->ni; a++)
+			mapped |= t->map[a] == l;
+		if (!mapped) {
+			fail(t, arena_printf(ir_arena, "loop '%s' is not one of the intrinsic's axes (%s)",
+			    t->var[l]->name, axis_names(t)));
+			return NULL;
+		}
+	}
+	/* the call: the axes' extents, then the tensors */
+	IrExpr *args[80];
+	int na = 0;
+	for (int a = 0; a < t->ni; a++)
+		args[na++] = t->ext[t->map[a]];
+	for (int i = 0; i < t->nargs; i++)
+		args[na++] = t->args[i];
+	IrStmt *call = ir_evaluate(ir_call_intrinsic(t->k->intr_emit, ir_i32, args, na));
+	call->loc = t->rq->loc;
+	if (!cond)
+		return call;
+	return ir_if(corners(t, cond), call, loop);
+}
+
+typedef struct {
+	IrMutator m;
+	Tz *t;
+	bool in_update;
+} TzMut;
+
+static IrStmt *
+mut_produce(IrMutator *m, IrStmt *s)
+{
+	TzMut *tm = (TzMut *)m;
+	bool was = tm->in_update;
+	if (s->produce.name == tm->t->rq->s->name)
+		tm->in_update = s->produce.update;
+	IrStmt *r = ir_mutate_stmt_children(m, s);
+	tm->in_update = was;
+	return r;
+}
+
+static IrStmt *
+mut_for(IrMutator *m, IrStmt *s)
+{
+	TzMut *tm = (TzMut *)m;
+	Tz *t = tm->t;
+	if (!tm->in_update || t->done)
+		return ir_mutate_stmt_children(m, s);
+	int leaf = stage_leaf(t->rq->s, t->rq->axis);
+	Var *v = leaf >= 0 ? t->rq->s->axes[t->rq->s->leaves[leaf]].var : NULL;
+	if (s->loop.var != v)
+		return ir_mutate_stmt_children(m, s);
+	t->done = true;
+	IrStmt *r = match_nest(t, s);
+	if (!r && !t->failed)
+		fail(t, "the nest does not match");
+	if (!r)
+		report(t);
+	return r ? r : s;
+}
+
+IrStmt *
+tensorize_stmt(Lower *L, IrStmt *s)
+{
+	int before = diag_errors();
+	for (int i = 0; i < L->ntz && s; i++) {
+		TzReq *rq = &L->tz[i];
+		Tz t = { 0 };
+		t.L = L;
+		t.rq = rq;
+		t.k = rq->intr;
+		for (int j = 0; j < t.k->nitems; j++)
+			if (t.k->items[j].rule)
+				t.rule = t.k->items[j].rule;
+		if (!t.rule)
+			continue;
+		TzMut tm;
+		memset(&tm, 0, sizeof tm);
+		tm.t = &t;
+		tm.m.stmt[IS_PRODUCE] = mut_produce;
+		tm.m.stmt[IS_FOR] = mut_for;
+		s = ir_mutate_stmt(&tm.m, s);
+		if (!t.done) {
+			if (!rq->s->red)
+				diag_error(rq->loc, "cannot tensorize '%s': it is not a reduction, and "
+				    "intrinsic '%s' performs a reduction's update", rq->s->name, t.k->name);
+			else
+				diag_error(rq->loc, "cannot tensorize '%s' at '%s': the loop is not part "
+				    "of its update (it is outside the reduction's loops or was removed)",
+				    rq->s->name, rq->axis);
+		}
+	}
+	return diag_errors() == before ? s : NULL;
+}
