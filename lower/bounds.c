@@ -15,10 +15,31 @@
 
 /* ---- building ends: fold constants, never build on NULL ---------------- */
 
+/* Whether a op b on integer constants leaves the type's range: an interval
+ * end that wrapped around would be unsound, so such an end is dropped
+ * (made infinite) rather than folded. */
+static bool
+overflows(IrExprKind k, IrExpr *a, IrExpr *b)
+{
+	int64_t x, y, r;
+	if (k != IR_ADD && k != IR_SUB && k != IR_MUL)
+		return false;
+	if (!ir_is_const(a, &x) || !ir_is_const(b, &y) || !ir_is_int(a->type))
+		return false;
+	bool ovf = k == IR_ADD ? __builtin_add_overflow(x, y, &r)
+	    : k == IR_SUB ? __builtin_sub_overflow(x, y, &r)
+	    : __builtin_mul_overflow(x, y, &r);
+	if (ovf)
+		return true;
+	if (ir_is_uint(a->type))
+		return r < 0 || (ir_bits(a->type.code) < 64 && (r >> ir_bits(a->type.code)) != 0);
+	return ir_wrap(a->type.code, r) != r;
+}
+
 static IrExpr *
 mk(IrExprKind k, IrExpr *a, IrExpr *b)
 {
-	if (!a || !b)
+	if (!a || !b || overflows(k, a, b))
 		return NULL;
 	IrExpr *f = fold_binop(k, a, b);
 	if (f)

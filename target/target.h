@@ -29,7 +29,89 @@ enum {
 	TXC_ERR_DLPACK = 5,    /* a DLTensor has the wrong device/dtype/shape/strides */
 };
 
-/* The C type of an element ("float", "int8_t", "uint16_t" for f16...). */
+/* ---- header.c ------------------------------------------------------------ */
+/* The C type of an element at the ABI ("float", "int8_t"; bool is
+ * "uint8_t" holding 0 or 1, f16 is "uint16_t" holding IEEE binary16 bits). */
 const char *target_c_type(ScalarType t);
+/* `txc -H out.h`: include guard, one prototype per kernel with a comment
+ * giving each tensor's direction, element type and shape; with dlpack, a
+ * `NAME_dlpack(sizes..., scalars..., DLTensor *...)` prototype per kernel.
+ * for_c: the kernels come from --emit=c, which defines NAME_last_error();
+ * otherwise the comment points at libtxrt's txrt_last_error(). */
+bool header_emit(FILE *out, IrFunc **funcs, int n, bool dlpack, bool for_c);
+
+/* ---- c/cname.c: C identifiers for IR names ------------------------------
+ * Every variable and buffer gets a valid C identifier, unique in its
+ * function, that cannot collide with a C keyword, a name the standard
+ * headers define, or the generated file's helpers (all prefixed txc_).
+ * The C backend and header.c name parameters the same way.               */
+typedef struct CNames CNames;
+CNames *cname_new(Arena *a);
+/* The name of key (a Var or Buffer pointer), made from hint on first use. */
+const char *cname_get(CNames *n, const void *key, const char *hint);
+/* A fresh identifier made from hint (temporaries). */
+const char *cname_fresh(CNames *n, const char *hint);
+/* Whether a kernel name can be a C function name as it is. */
+bool cname_ok_global(const char *name);
+/* Reserves the kernel names of the file, then registers f's parameter
+ * and tensor names in ABI order. */
+void cname_func(CNames *n, IrFunc **all, int nall, IrFunc *f);
+
+/* ---- c/emit_c.c: readable, self-contained C99 (--emit=c) -----------------
+ * One entry point per kernel with the C ABI above plus
+ * `const char *NAME_last_error(void)`, and a DLPack entry point behind
+ * `#ifdef TXC_DLPACK`.  False after diagnostics (an intrinsic the C
+ * backend cannot express, a kernel name C cannot use).                  */
+bool c_emit(FILE *out, IrFunc **funcs, int n, const char *source_name);
+/* f's parameter list as C declares it (names from n, which cname_func
+ * prepared): "int64_t M, ..., const float *A, float *C", or with dlpack
+ * "int64_t M, ..., const DLTensor *A, DLTensor *C". */
+char *c_emit_params(Arena *a, CNames *n, IrFunc *f, bool dlpack);
+
+/* ---- harness.c: --emit=harness -----------------------------------------
+ * Writes a C program with a main() that calls f through the ABI above on
+ * seeded random inputs of the declared shapes (sizes from argv), checks
+ * the return code, guard zones and unchanged inputs, and writes the
+ * outputs to a file (tests/run/diffcheck.sh compares them with txcmp).
+ * Its usage is in harness.c's top comment.  false after a diagnostic. */
+bool harness_emit(FILE *out, IrFunc *f);
+
+/* ---- llvm/: native code through the LLVM-C API ---------------------------
+ * The entry points of target.h's ABI, calling libtxrt (rt/txrt.h) for
+ * parallel loops, large buffers and error messages; objects are
+ * position-independent.  False after diagnostics (an unknown triple or
+ * CPU, a construct the CPU cannot run, a write that failed).            */
+typedef struct {
+	const char *triple;    /* NULL: the host's */
+	const char *cpu;       /* NULL: the host CPU (for the host triple, else
+	                          "generic"); "generic": portable code */
+	const char *features;  /* NULL: the host CPU's (with the host CPU) or none;
+	                          else LLVM's "+avx2,-fma" form */
+	int opt_level;         /* 0..3 */
+	bool debug;            /* -g: DWARF lines pointing into the .tx file */
+	bool no_contract;      /* forbid fusing a * b + c into an FMA */
+} LlvmOptions;
+
+typedef enum { EMIT_OBJ, EMIT_ASM, EMIT_LLVM, EMIT_BC } EmitKind;
+
+/* llvm_emit.c: writes one module holding every kernel of funcs to out. */
+bool llvm_emit(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind k, FILE *out);
+/* The same to a file ("-": stdout). */
+bool llvm_emit_file(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind k,
+    const char *path);
+/* The host's triple and CPU name (for messages and `txc --version`). */
+const char *llvm_host_triple(void);
+const char *llvm_host_cpu(void);
+
+/* llvm_jit.c: compiles in memory (ORC LLJIT, host only).  libtxrt and
+ * libm resolve in the process.  Besides NAME, the JIT defines
+ *     int NAME__packed(void **args)
+ * where args[i] points to the i-th size or scalar (f16 as uint16_t, bool
+ * as uint8_t) and the tensor arguments are the data pointers themselves. */
+typedef struct LlvmJit LlvmJit;
+LlvmJit *llvm_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o);
+/* The address of a compiled function (NAME or NAME__packed), or NULL. */
+void *llvm_jit_lookup(LlvmJit *j, const char *name);
+void llvm_jit_free(LlvmJit *j);
 
 #endif

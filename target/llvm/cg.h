@@ -1,0 +1,147 @@
+/* cg.h: the LLVM backend's internal interface (target/llvm/ only).
+ *
+ * cg_func.c turns each IrFunc into an LLVM function with the C ABI of
+ * target.h (argument checks, asserts, one failure exit that frees what
+ * the function allocated); cg_stmt.c emits statements (loops, stores,
+ * allocations), cg_par.c outlines parallel loops into closures that
+ * libtxrt's thread pool runs, cg_expr.c emits expressions (scalar and
+ * vector), cg_mem.c addresses buffers (vector loads and stores, gathers,
+ * masked accesses), cg_debug.c attaches DWARF line information.
+ * llvm_emit.c (objects, assembly, IR, bitcode) and llvm_jit.c (ORC LLJIT)
+ * drive it.
+ */
+#ifndef TXC_CG_H
+#define TXC_CG_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "lower/ir.h"
+#include "target/target.h"
+
+/* What a name in scope stands for: a variable's value or a buffer's base
+ * pointer.  Bindings form a stack; the innermost one wins. */
+typedef struct {
+	Var *var;            /* or NULL for a buffer */
+	Buffer *buf;
+	LLVMValueRef value;
+} CgBind;
+
+/* A buffer allocated on the heap: the slot (an alloca in the entry
+ * block, NULL when not live) that the failure exit frees. */
+typedef struct {
+	LLVMValueRef slot;
+} CgHeap;
+
+/* The LLVM function being built (the entry point or an outlined
+ * parallel body). */
+typedef struct CgFn {
+	LLVMValueRef fn;
+	LLVMBasicBlockRef alloca_bb;   /* allocas and slot initialisation */
+	LLVMBasicBlockRef fail_bb;     /* frees heap slots, returns rc_slot */
+	LLVMValueRef rc_slot;          /* i32 return code on failure */
+	CgHeap *heap; int nheap, capheap;
+	LLVMMetadataRef di_scope;      /* -g: the subprogram */
+	struct CgFn *outer;
+} CgFn;
+
+typedef struct {
+	LLVMContextRef ctx;
+	LLVMModuleRef mod;
+	LLVMBuilderRef b;
+	LLVMTargetDataRef td;
+	IrFunc *ir;                    /* the kernel being emitted */
+	CgFn *fn;
+	CgBind *binds; int nbinds, capbinds;
+	LLVMValueRef mask;             /* lanes a vector select made active, or NULL */
+	int npar;                      /* outlined bodies so far (for names) */
+	int loop_hint;                 /* for the next cg_loop: see cg_stmt.c */
+	bool contract;                 /* allow fused multiply-add */
+	/* alias scopes: one per buffer of the kernel */
+	Buffer **scoped; LLVMMetadataRef *scopes; int nscoped;
+	LLVMMetadataRef scope_domain;
+	/* -g */
+	LLVMDIBuilderRef dib;
+	LLVMMetadataRef di_file, di_cu;
+	uint32_t di_file_id;
+	Loc cur_loc;
+} Cg;
+
+/* ---- cg_func.c ---------------------------------------------------------- */
+/* Creates an empty module for funcs; false after diagnostics. */
+bool cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs,
+    int n, LLVMTargetDataRef td, const char *triple, bool debug, bool contract);
+/* Adds `int NAME__packed(void **args)` calling NAME with *args[i] (JIT). */
+void cg_packed_wrapper(Cg *cg, IrFunc *f);
+void cg_fn_begin(Cg *cg, CgFn *fn, LLVMValueRef llfn);
+void cg_fn_end(Cg *cg);
+/* When cond holds: sets the error message (unless msg is NULL) and leaves
+ * through the failure exit with code rc (an i32); continues in a fresh
+ * block. */
+void cg_fail_if(Cg *cg, LLVMValueRef cond, LLVMValueRef rc, const char *msg);
+/* Calls txrt_set_error("%s", msg). */
+void cg_set_error(Cg *cg, const char *msg);
+LLVMValueRef cg_runtime(Cg *cg, const char *name, LLVMTypeRef *fty);
+LLVMValueRef cg_entry_alloca(Cg *cg, LLVMTypeRef t, unsigned align, const char *name);
+
+/* scope of names */
+void cg_bind_var(Cg *cg, Var *v, LLVMValueRef value);
+void cg_bind_buf(Cg *cg, Buffer *b, LLVMValueRef ptr);
+LLVMValueRef cg_lookup_var(Cg *cg, Var *v);
+LLVMValueRef cg_lookup_buf(Cg *cg, Buffer *b);
+int cg_scope_mark(Cg *cg);
+void cg_scope_pop(Cg *cg, int mark);
+
+/* ---- cg_stmt.c ---------------------------------------------------------- */
+void cg_stmt(Cg *cg, IrStmt *s);
+/* A counted loop [min, min + extent) whose body is emitted by fn. */
+typedef void (*CgLoopBody)(Cg *cg, LLVMValueRef i, void *arg);
+void cg_loop(Cg *cg, LLVMValueRef min, LLVMValueRef end, const char *name,
+    CgLoopBody body, void *arg);
+
+/* ---- cg_par.c ------------------------------------------------------------ */
+void cg_parallel_for(Cg *cg, IrStmt *loop);
+
+/* ---- cg_expr.c ---------------------------------------------------------- */
+LLVMValueRef cg_expr(Cg *cg, IrExpr *e);
+LLVMTypeRef cg_type(Cg *cg, IrType t);        /* registers: bool is i1 */
+LLVMTypeRef cg_mem_type(Cg *cg, IrType t);    /* memory: bool is i8 */
+LLVMTypeRef cg_elem_mem_type(Cg *cg, ScalarType t);
+LLVMValueRef cg_const_int(Cg *cg, IrType t, int64_t v);
+/* An index (any integer type, 1 or `lanes` lanes) as i64 (vector). */
+LLVMValueRef cg_index(Cg *cg, IrExpr *e, int lanes);
+LLVMValueRef cg_broadcast(Cg *cg, LLVMValueRef v, int lanes);
+LLVMValueRef cg_call_intrinsic(Cg *cg, const char *name, LLVMTypeRef *over,
+    int nover, LLVMValueRef *args, int nargs);
+/* Whether evaluating e may touch memory (a load), so a select must not
+ * evaluate both sides unconditionally. */
+bool cg_has_load(IrExpr *e);
+
+/* ---- intrin_cpu.c: tensorize intrinsics (CALL_INTRINSIC) as vector code - */
+LLVMValueRef intrin_cpu_emit(Cg *cg, IrExpr *e);
+
+/* ---- cg_mem.c ------------------------------------------------------------ */
+LLVMValueRef cg_load(Cg *cg, IrExpr *e);
+void cg_store(Cg *cg, IrStmt *s);
+/* The buffer's element count as i64 (product of extents). */
+LLVMValueRef cg_buffer_elems(Cg *cg, Buffer *b);
+void cg_alias_scopes(Cg *cg, IrFunc *f);
+
+/* ---- llvm_emit.c (also for llvm_jit.c) ------------------------------------ */
+/* The target machine o asks for, and its normalised triple (free with
+ * LLVMDisposeMessage); NULL after a diagnostic. */
+LLVMTargetMachineRef llvm_emit_machine(const LlvmOptions *o, char **triple);
+/* The optimised module of funcs (with NAME__packed wrappers if packed);
+ * NULL after a diagnostic. */
+LLVMModuleRef llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n,
+    const LlvmOptions *o, LLVMTargetMachineRef tm, const char *triple, bool packed);
+
+/* ---- cg_debug.c ---------------------------------------------------------- */
+void cg_debug_module(Cg *cg, IrFunc **funcs, int n);
+LLVMMetadataRef cg_debug_subprogram(Cg *cg, const char *name, Loc loc, LLVMValueRef fn);
+void cg_debug_loc(Cg *cg, Loc loc);
+void cg_debug_finish(Cg *cg);
+
+#endif

@@ -1,0 +1,505 @@
+/* cg_expr.c: LLVM values for IR expressions, scalar and vector.
+ *
+ * The numeric rules are those of the C backend (target/c/emit_c.c), so
+ * both targets compute the same bits:
+ *  - integer arithmetic wraps (no nsw/nuw flags);
+ *  - integer / rounds toward negative infinity and % is never negative
+ *    (0 <= a % b < |b|); x / 0 and x % 0 are 0, INT_MIN / -1 wraps to
+ *    INT_MIN; unsigned types divide plainly;
+ *  - shift amounts are taken modulo the width (also negative ones);
+ *  - float to integer conversions saturate and map NaN to 0 (LLVM's
+ *    fptosi.sat); float % is fmod plus |b| when negative;
+ *  - round is half to even (roundeven); floor, ceil and round of an
+ *    integer are the integer;
+ *  - min and max of floats are `a < b ? a : b` and `a > b ? a : b`;
+ *  - f16 is LLVM's half: every operation rounds to half.
+ * A select whose sides load memory evaluates only the side it picks
+ * (branches for scalars, masked loads for vectors), as C's ?: does.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "target/llvm/cg.h"
+
+LLVMTypeRef
+cg_type(Cg *cg, IrType t)
+{
+	LLVMTypeRef s;
+
+	switch (t.code) {
+	case TY_BOOL: s = LLVMInt1TypeInContext(cg->ctx); break;
+	case TY_I8: case TY_U8: s = LLVMInt8TypeInContext(cg->ctx); break;
+	case TY_I16: case TY_U16: s = LLVMInt16TypeInContext(cg->ctx); break;
+	case TY_I32: case TY_U32: s = LLVMInt32TypeInContext(cg->ctx); break;
+	case TY_I64: case TY_U64: s = LLVMInt64TypeInContext(cg->ctx); break;
+	case TY_F16: s = LLVMHalfTypeInContext(cg->ctx); break;
+	case TY_F32: s = LLVMFloatTypeInContext(cg->ctx); break;
+	case TY_F64: s = LLVMDoubleTypeInContext(cg->ctx); break;
+	default: ICE("no LLVM type for %s", ir_type_str(t));
+	}
+	return t.lanes > 1 ? LLVMVectorType(s, t.lanes) : s;
+}
+
+LLVMTypeRef
+cg_mem_type(Cg *cg, IrType t)
+{
+	if (t.code == TY_BOOL)
+		t.code = TY_U8;
+	return cg_type(cg, t);
+}
+
+LLVMTypeRef
+cg_elem_mem_type(Cg *cg, ScalarType t)
+{
+	return cg_mem_type(cg, ir_scalar(t));
+}
+
+LLVMValueRef
+cg_broadcast(Cg *cg, LLVMValueRef v, int lanes)
+{
+	LLVMTypeRef vt;
+	LLVMValueRef undef, ins, zero;
+
+	if (lanes == 1)
+		return v;
+	vt = LLVMVectorType(LLVMTypeOf(v), lanes);
+	if (LLVMIsConstant(v)) {
+		LLVMValueRef *elts = arena_alloc(ir_arena, lanes * sizeof *elts);
+		for (int i = 0; i < lanes; i++)
+			elts[i] = v;
+		return LLVMConstVector(elts, lanes);
+	}
+	undef = LLVMGetPoison(vt);
+	ins = LLVMBuildInsertElement(cg->b, undef, v,
+	    LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0), "");
+	zero = LLVMConstNull(LLVMVectorType(LLVMInt32TypeInContext(cg->ctx), lanes));
+	return LLVMBuildShuffleVector(cg->b, ins, undef, zero, "bc");
+}
+
+LLVMValueRef
+cg_const_int(Cg *cg, IrType t, int64_t v)
+{
+	LLVMValueRef c = LLVMConstInt(cg_type(cg, ir_scalar(t.code)), (unsigned long long)v,
+	    type_is_signed(t.code));
+	return cg_broadcast(cg, c, t.lanes);
+}
+
+static LLVMValueRef
+const_float(Cg *cg, IrType t, double v)
+{
+	return cg_broadcast(cg, LLVMConstReal(cg_type(cg, ir_scalar(t.code)), v), t.lanes);
+}
+
+LLVMValueRef
+cg_call_intrinsic(Cg *cg, const char *name, LLVMTypeRef *over, int nover,
+    LLVMValueRef *args, int nargs)
+{
+	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+	LLVMValueRef fn;
+	LLVMTypeRef fty;
+
+	if (!id)
+		ICE("unknown LLVM intrinsic %s", name);
+	fn = LLVMGetIntrinsicDeclaration(cg->mod, id, over, nover);
+	fty = LLVMIntrinsicGetType(cg->ctx, id, over, nover);
+	return LLVMBuildCall2(cg->b, fty, fn, args, nargs, "");
+}
+
+/* Calls a libm function of one or two arguments (per lane for vectors). */
+static LLVMValueRef
+libm_call(Cg *cg, const char *base, IrType t, LLVMValueRef *args, int nargs)
+{
+	LLVMTypeRef st, ft, pt[2];
+	LLVMValueRef fn, out;
+	char name[32];
+	bool half = t.code == TY_F16;
+
+	st = half || t.code == TY_F32 ? LLVMFloatTypeInContext(cg->ctx) :
+	    LLVMDoubleTypeInContext(cg->ctx);
+	snprintf(name, sizeof name, "%s%s", base, st == LLVMFloatTypeInContext(cg->ctx) ? "f" : "");
+	pt[0] = pt[1] = st;
+	ft = LLVMFunctionType(st, pt, nargs, 0);
+	fn = LLVMGetNamedFunction(cg->mod, name);
+	if (!fn)
+		fn = LLVMAddFunction(cg->mod, name, ft);
+	out = t.lanes > 1 ? LLVMGetPoison(cg_type(cg, t)) : NULL;
+	for (int l = 0; l < t.lanes; l++) {
+		LLVMValueRef a[2], r;
+		LLVMValueRef li = LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), l, 0);
+		for (int i = 0; i < nargs; i++) {
+			a[i] = t.lanes > 1 ? LLVMBuildExtractElement(cg->b, args[i], li, "") : args[i];
+			if (half)
+				a[i] = LLVMBuildFPExt(cg->b, a[i], st, "");
+		}
+		r = LLVMBuildCall2(cg->b, ft, fn, a, nargs, "");
+		if (half)
+			r = LLVMBuildFPTrunc(cg->b, r, LLVMHalfTypeInContext(cg->ctx), "");
+		if (t.lanes == 1)
+			return r;
+		out = LLVMBuildInsertElement(cg->b, out, r, li, "");
+	}
+	return out;
+}
+
+static LLVMValueRef
+fintr(Cg *cg, const char *name, IrType t, LLVMValueRef *args, int nargs)
+{
+	LLVMTypeRef ty = cg_type(cg, t);
+	return cg_call_intrinsic(cg, name, &ty, 1, args, nargs);
+}
+
+/* Sets the fast-math flags this backend allows (contraction only). */
+static LLVMValueRef
+fp(Cg *cg, LLVMValueRef v)
+{
+	if (cg->contract && LLVMCanValueUseFastMathFlags(v))
+		LLVMSetFastMathFlags(v, LLVMFastMathAllowContract);
+	return v;
+}
+
+static LLVMValueRef
+gen_min_max(Cg *cg, IrType t, bool is_min, LLVMValueRef a, LLVMValueRef b)
+{
+	LLVMValueRef c;
+
+	if (ir_is_float(t))
+		c = LLVMBuildFCmp(cg->b, is_min ? LLVMRealOLT : LLVMRealOGT, a, b, "");
+	else if (ir_is_uint(t) || ir_is_bool(t))
+		c = LLVMBuildICmp(cg->b, is_min ? LLVMIntULT : LLVMIntUGT, a, b, "");
+	else
+		c = LLVMBuildICmp(cg->b, is_min ? LLVMIntSLT : LLVMIntSGT, a, b, "");
+	return LLVMBuildSelect(cg->b, c, a, b, is_min ? "min" : "max");
+}
+
+/* Floor division and non-negative modulo (header comment). */
+static LLVMValueRef
+gen_div_mod(Cg *cg, IrType t, bool is_div, LLVMValueRef a, LLVMValueRef b)
+{
+	LLVMValueRef zero = cg_const_int(cg, t, 0), one = cg_const_int(cg, t, 1);
+	LLVMValueRef bz, safe_b, q, r;
+
+	if (ir_is_float(t)) {
+		if (is_div)
+			return fp(cg, LLVMBuildFDiv(cg->b, a, b, ""));
+		r = LLVMBuildFRem(cg->b, a, b, "");
+		LLVMValueRef ab = fintr(cg, "llvm.fabs", t, &b, 1);
+		LLVMValueRef neg = LLVMBuildFCmp(cg->b, LLVMRealOLT, r, LLVMConstNull(LLVMTypeOf(r)), "");
+		return LLVMBuildSelect(cg->b, neg, LLVMBuildFAdd(cg->b, r, ab, ""), r, "fmod");
+	}
+	/* b == 0 divides by 1 and then yields 0 */
+	bz = LLVMBuildICmp(cg->b, LLVMIntEQ, b, zero, "");
+	safe_b = LLVMBuildSelect(cg->b, bz, one, b, "");
+	if (ir_is_uint(t)) {
+		r = is_div ? LLVMBuildUDiv(cg->b, a, safe_b, "") : LLVMBuildURem(cg->b, a, safe_b, "");
+		return LLVMBuildSelect(cg->b, bz, zero, r, "");
+	}
+	/* INT_MIN / -1 overflows in LLVM: divide by 1 and negate (wrapping) */
+	LLVMValueRef m1 = LLVMBuildICmp(cg->b, LLVMIntEQ, safe_b, cg_const_int(cg, t, -1), "");
+	LLVMValueRef sb = LLVMBuildSelect(cg->b, m1, one, safe_b, "");
+	q = LLVMBuildSDiv(cg->b, a, sb, "");
+	r = LLVMBuildSRem(cg->b, a, sb, "");
+	if (is_div) {
+		q = LLVMBuildSelect(cg->b, m1, LLVMBuildSub(cg->b, zero, q, ""), q, "");
+		/* round toward -inf: r != 0 and r, b of opposite signs */
+		LLVMValueRef adj = LLVMBuildAnd(cg->b,
+		    LLVMBuildICmp(cg->b, LLVMIntNE, r, zero, ""),
+		    LLVMBuildICmp(cg->b, LLVMIntSLT, LLVMBuildXor(cg->b, r, sb, ""), zero, ""), "");
+		q = LLVMBuildSub(cg->b, q, LLVMBuildZExt(cg->b, adj, LLVMTypeOf(q), ""), "div");
+	} else {
+		/* r in (-|b|, |b|): add |b| (wrapping: b may be INT_MIN) when negative */
+		LLVMValueRef bneg = LLVMBuildICmp(cg->b, LLVMIntSLT, sb, zero, "");
+		LLVMValueRef absb = LLVMBuildSelect(cg->b, bneg, LLVMBuildSub(cg->b, zero, sb, ""), sb, "");
+		LLVMValueRef rneg = LLVMBuildICmp(cg->b, LLVMIntSLT, r, zero, "");
+		q = LLVMBuildSelect(cg->b, rneg, LLVMBuildAdd(cg->b, r, absb, ""), r, "mod");
+	}
+	return LLVMBuildSelect(cg->b, bz, zero, q, "");
+}
+
+/* The amount is taken modulo the width. */
+static LLVMValueRef
+gen_shift(Cg *cg, IrType t, bool left, LLVMValueRef a, LLVMValueRef b)
+{
+	LLVMValueRef amt = LLVMBuildAnd(cg->b, b, cg_const_int(cg, t, ir_bits(t.code) - 1), "");
+
+	if (left)
+		return LLVMBuildShl(cg->b, a, amt, "shl");
+	if (ir_is_uint(t))
+		return LLVMBuildLShr(cg->b, a, amt, "shr");
+	return LLVMBuildAShr(cg->b, a, amt, "shr");
+}
+
+static LLVMValueRef
+gen_compare(Cg *cg, IrExprKind k, IrType t, LLVMValueRef a, LLVMValueRef b)
+{
+	static const LLVMRealPredicate fp_pred[] = {
+		[IR_EQ] = LLVMRealOEQ, [IR_NE] = LLVMRealUNE, [IR_LT] = LLVMRealOLT,
+		[IR_LE] = LLVMRealOLE, [IR_GT] = LLVMRealOGT, [IR_GE] = LLVMRealOGE,
+	};
+	static const LLVMIntPredicate s_pred[] = {
+		[IR_EQ] = LLVMIntEQ, [IR_NE] = LLVMIntNE, [IR_LT] = LLVMIntSLT,
+		[IR_LE] = LLVMIntSLE, [IR_GT] = LLVMIntSGT, [IR_GE] = LLVMIntSGE,
+	};
+	static const LLVMIntPredicate u_pred[] = {
+		[IR_EQ] = LLVMIntEQ, [IR_NE] = LLVMIntNE, [IR_LT] = LLVMIntULT,
+		[IR_LE] = LLVMIntULE, [IR_GT] = LLVMIntUGT, [IR_GE] = LLVMIntUGE,
+	};
+	if (ir_is_float(t))
+		return LLVMBuildFCmp(cg->b, fp_pred[k], a, b, "");
+	if (ir_is_uint(t) || ir_is_bool(t))
+		return LLVMBuildICmp(cg->b, u_pred[k], a, b, "");
+	return LLVMBuildICmp(cg->b, s_pred[k], a, b, "");
+}
+
+static LLVMValueRef
+gen_cast(Cg *cg, IrType to, IrType from, LLVMValueRef v)
+{
+	LLVMTypeRef tt = cg_type(cg, to);
+	int fb = ir_bits(from.code), tb = ir_bits(to.code);
+
+	if (from.code == to.code)
+		return v;
+	if (ir_is_bool(to)) {
+		if (ir_is_float(from))
+			return LLVMBuildFCmp(cg->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+		return LLVMBuildICmp(cg->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+	}
+	if (ir_is_float(to)) {
+		if (ir_is_float(from))
+			return tb > fb ? LLVMBuildFPExt(cg->b, v, tt, "") :
+			    LLVMBuildFPTrunc(cg->b, v, tt, "");
+		if (ir_is_bool(from) || ir_is_uint(from))
+			return LLVMBuildUIToFP(cg->b, v, tt, "");
+		return LLVMBuildSIToFP(cg->b, v, tt, "");
+	}
+	if (ir_is_float(from)) {
+		LLVMTypeRef over[2] = { tt, LLVMTypeOf(v) };
+		return cg_call_intrinsic(cg, ir_is_uint(to) ? "llvm.fptoui.sat" : "llvm.fptosi.sat",
+		    over, 2, &v, 1);
+	}
+	if (tb < fb)
+		return LLVMBuildTrunc(cg->b, v, tt, "");
+	if (tb == fb)
+		return v;
+	if (ir_is_bool(from) || ir_is_uint(from))
+		return LLVMBuildZExt(cg->b, v, tt, "");
+	return LLVMBuildSExt(cg->b, v, tt, "");
+}
+
+LLVMValueRef
+cg_index(Cg *cg, IrExpr *e, int lanes)
+{
+	LLVMValueRef v = cg_expr(cg, e);
+	IrType to = ir_type(TY_I64, e->type.lanes);
+
+	v = gen_cast(cg, to, e->type, v);
+	if (e->type.lanes == 1 && lanes > 1)
+		v = cg_broadcast(cg, v, lanes);
+	return v;
+}
+
+/* <0, 1, ..., lanes-1> of t's element type. */
+static LLVMValueRef
+lane_numbers(Cg *cg, IrType t)
+{
+	LLVMTypeRef st = cg_type(cg, ir_scalar(t.code));
+	LLVMValueRef *elts = arena_alloc(ir_arena, t.lanes * sizeof *elts);
+
+	for (int i = 0; i < t.lanes; i++)
+		elts[i] = ir_is_float(t) ? LLVMConstReal(st, i) : LLVMConstInt(st, i, 0);
+	return LLVMConstVector(elts, t.lanes);
+}
+
+static LLVMValueRef
+gen_builtin(Cg *cg, IrExpr *e)
+{
+	IrType t = e->type;
+	LLVMValueRef a[3];
+	int n = e->call.nargs < 3 ? e->call.nargs : 3;
+
+	for (int i = 0; i < n; i++)
+		a[i] = cg_expr(cg, e->call.args[i]);
+	switch (e->call.builtin) {
+	case BI_EXP: return fintr(cg, "llvm.exp", t, a, 1);
+	case BI_LOG: return fintr(cg, "llvm.log", t, a, 1);
+	case BI_SQRT: return fintr(cg, "llvm.sqrt", t, a, 1);
+	case BI_SIN: return fintr(cg, "llvm.sin", t, a, 1);
+	case BI_COS: return fintr(cg, "llvm.cos", t, a, 1);
+	case BI_FLOOR:
+	case BI_CEIL:
+	case BI_ROUND:
+		if (!ir_is_float(t))
+			return a[0];
+		return fintr(cg, e->call.builtin == BI_FLOOR ? "llvm.floor" :
+		    e->call.builtin == BI_CEIL ? "llvm.ceil" : "llvm.roundeven", t, a, 1);
+	case BI_POW: return fintr(cg, "llvm.pow", t, a, 2);
+	case BI_TANH: return libm_call(cg, "tanh", t, a, 1);
+	case BI_ERF: return libm_call(cg, "erf", t, a, 1);
+	case BI_RSQRT:
+		return fp(cg, LLVMBuildFDiv(cg->b, const_float(cg, t, 1.0),
+		    fintr(cg, "llvm.sqrt", t, a, 1), "rsqrt"));
+	case BI_SIGMOID: {
+		LLVMValueRef ne = LLVMBuildFNeg(cg->b, a[0], "");
+		LLVMValueRef ex = fintr(cg, "llvm.exp", t, &ne, 1);
+		LLVMValueRef one = const_float(cg, t, 1.0);
+		return LLVMBuildFDiv(cg->b, one, LLVMBuildFAdd(cg->b, one, ex, ""), "sigmoid");
+	}
+	case BI_ABS:
+		if (ir_is_float(t))
+			return fintr(cg, "llvm.fabs", t, a, 1);
+		if (ir_is_uint(t))
+			return a[0];
+		a[1] = LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 0, 0);
+		return fintr(cg, "llvm.abs", t, a, 2);
+	case BI_MIN: return gen_min_max(cg, t, true, a[0], a[1]);
+	case BI_MAX: return gen_min_max(cg, t, false, a[0], a[1]);
+	case BI_CLAMP:
+		return gen_min_max(cg, t, true, gen_min_max(cg, t, false, a[0], a[1]), a[2]);
+	default:
+		ICE("builtin %s in the LLVM backend", ir_builtin_name(e->call.builtin));
+	}
+}
+
+static bool
+has_load_walk(IrExpr *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == IR_LOAD)
+		return true;
+	if (e->kind == IR_CALL) {
+		for (int i = 0; i < e->call.nargs; i++)
+			if (has_load_walk(e->call.args[i]))
+				return true;
+		return false;
+	}
+	return has_load_walk(e->a) || has_load_walk(e->b) || has_load_walk(e->c);
+}
+
+bool
+cg_has_load(IrExpr *e)
+{
+	return has_load_walk(e);
+}
+
+/* cond ? a : b where a side loads: scalars branch, vectors narrow the
+ * active mask for each side so that its loads become masked. */
+static LLVMValueRef
+gen_guarded_select(Cg *cg, IrExpr *e)
+{
+	LLVMValueRef c = cg_expr(cg, e->a), va, vb;
+
+	if (e->type.lanes > 1) {
+		LLVMValueRef saved = cg->mask;
+		LLVMValueRef nc = LLVMBuildNot(cg->b, c, "");
+		cg->mask = saved ? LLVMBuildAnd(cg->b, saved, c, "") : c;
+		va = cg_expr(cg, e->b);
+		cg->mask = saved ? LLVMBuildAnd(cg->b, saved, nc, "") : nc;
+		vb = cg_expr(cg, e->c);
+		cg->mask = saved;
+		return LLVMBuildSelect(cg->b, c, va, vb, "sel");
+	}
+	LLVMBasicBlockRef tb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "sel.t");
+	LLVMBasicBlockRef fb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "sel.f");
+	LLVMBasicBlockRef jb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "sel.j");
+	LLVMBuildCondBr(cg->b, c, tb, fb);
+	LLVMPositionBuilderAtEnd(cg->b, tb);
+	va = cg_expr(cg, e->b);
+	tb = LLVMGetInsertBlock(cg->b);
+	LLVMBuildBr(cg->b, jb);
+	LLVMPositionBuilderAtEnd(cg->b, fb);
+	vb = cg_expr(cg, e->c);
+	fb = LLVMGetInsertBlock(cg->b);
+	LLVMBuildBr(cg->b, jb);
+	LLVMPositionBuilderAtEnd(cg->b, jb);
+	LLVMValueRef phi = LLVMBuildPhi(cg->b, cg_type(cg, e->type), "sel");
+	LLVMValueRef vals[2] = { va, vb };
+	LLVMBasicBlockRef bbs[2] = { tb, fb };
+	LLVMAddIncoming(phi, vals, bbs, 2);
+	return phi;
+}
+
+static LLVMValueRef
+gen_binary(Cg *cg, IrExpr *e)
+{
+	IrType t = e->a->type;
+	LLVMValueRef a = cg_expr(cg, e->a), b = cg_expr(cg, e->b);
+	bool f = ir_is_float(t);
+
+	switch (e->kind) {
+	case IR_ADD: return f ? fp(cg, LLVMBuildFAdd(cg->b, a, b, "")) : LLVMBuildAdd(cg->b, a, b, "");
+	case IR_SUB: return f ? fp(cg, LLVMBuildFSub(cg->b, a, b, "")) : LLVMBuildSub(cg->b, a, b, "");
+	case IR_MUL: return f ? fp(cg, LLVMBuildFMul(cg->b, a, b, "")) : LLVMBuildMul(cg->b, a, b, "");
+	case IR_DIV: return gen_div_mod(cg, t, true, a, b);
+	case IR_MOD: return gen_div_mod(cg, t, false, a, b);
+	case IR_MIN: return gen_min_max(cg, t, true, a, b);
+	case IR_MAX: return gen_min_max(cg, t, false, a, b);
+	case IR_BITAND: case IR_AND: return LLVMBuildAnd(cg->b, a, b, "");
+	case IR_BITOR: case IR_OR: return LLVMBuildOr(cg->b, a, b, "");
+	case IR_BITXOR: return LLVMBuildXor(cg->b, a, b, "");
+	case IR_SHL: return gen_shift(cg, t, true, a, b);
+	case IR_SHR: return gen_shift(cg, t, false, a, b);
+	default: return gen_compare(cg, e->kind, t, a, b);
+	}
+}
+
+LLVMValueRef
+cg_expr(Cg *cg, IrExpr *e)
+{
+	LLVMValueRef v;
+
+	if (e->loc.file)
+		cg_debug_loc(cg, e->loc);
+	switch (e->kind) {
+	case IR_INT:
+		if (ir_is_float(e->type))
+			return const_float(cg, e->type, (double)e->ival);
+		return cg_const_int(cg, e->type, e->ival);
+	case IR_FLOAT:
+		return const_float(cg, e->type, e->fval);
+	case IR_VAR:
+		return cg_lookup_var(cg, e->var);
+	case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV: case IR_MOD:
+	case IR_MIN: case IR_MAX: case IR_BITAND: case IR_BITOR: case IR_BITXOR:
+	case IR_SHL: case IR_SHR: case IR_EQ: case IR_NE: case IR_LT: case IR_LE:
+	case IR_GT: case IR_GE: case IR_AND: case IR_OR:
+		return gen_binary(cg, e);
+	case IR_NOT:
+	case IR_BITNOT:
+		return LLVMBuildNot(cg->b, cg_expr(cg, e->a), "");
+	case IR_NEG:
+		v = cg_expr(cg, e->a);
+		return ir_is_float(e->type) ? LLVMBuildFNeg(cg->b, v, "") : LLVMBuildNeg(cg->b, v, "");
+	case IR_SELECT:
+		if (cg_has_load(e->b) || cg_has_load(e->c))
+			return gen_guarded_select(cg, e);
+		return LLVMBuildSelect(cg->b, cg_expr(cg, e->a), cg_expr(cg, e->b),
+		    cg_expr(cg, e->c), "");
+	case IR_CAST:
+		return gen_cast(cg, e->type, e->a->type, cg_expr(cg, e->a));
+	case IR_LOAD:
+		return cg_load(cg, e);
+	case IR_RAMP: {
+		LLVMValueRef base = cg_broadcast(cg, cg_expr(cg, e->a), e->type.lanes);
+		LLVMValueRef step = cg_broadcast(cg, cg_expr(cg, e->b), e->type.lanes);
+		LLVMValueRef lanes = lane_numbers(cg, e->type);
+		if (ir_is_float(e->type))
+			return LLVMBuildFAdd(cg->b, base, LLVMBuildFMul(cg->b, step, lanes, ""), "ramp");
+		return LLVMBuildAdd(cg->b, base, LLVMBuildMul(cg->b, step, lanes, ""), "ramp");
+	}
+	case IR_BROADCAST:
+		return cg_broadcast(cg, cg_expr(cg, e->a), e->type.lanes);
+	case IR_CALL:
+		if (e->call.ck != CALL_BUILTIN)
+			return intrin_cpu_emit(cg, e);    /* intrin_cpu.c: tensorize */
+		return gen_builtin(cg, e);
+	case IR_LET: {
+		int mark = cg_scope_mark(cg);
+		cg_bind_var(cg, e->var, cg_expr(cg, e->a));
+		v = cg_expr(cg, e->b);
+		cg_scope_pop(cg, mark);
+		return v;
+	}
+	default:
+		ICE("expression kind %d in the LLVM backend", (int)e->kind);
+	}
+}

@@ -1,0 +1,342 @@
+/* cg_func.c: an LLVM module of entry points with the C ABI of target.h.
+ *
+ *     int NAME(int64_t size..., scalar..., const T *in..., T *out...)
+ *
+ * Sizes are i64; f16 scalars arrive as their 16 bits (uint16_t in C) and
+ * bools as a byte; tensor pointers are noalias (inputs also readonly).
+ * The entry point first checks that no tensor pointer is NULL, then runs
+ * the body (whose asserts check sizes).  Every function, the entry point
+ * or an outlined parallel body, has one failure exit: it frees the heap
+ * buffers still live (slots in the entry block, NULL when not live) and
+ * returns the code stored in rc_slot; messages go through libtxrt's
+ * txrt_set_error, so callers read txrt_last_error().
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "target/llvm/cg.h"
+
+/* ---- names in scope ----------------------------------------------------- */
+
+static void
+bind(Cg *cg, Var *v, Buffer *b, LLVMValueRef value)
+{
+	CgBind *e = ARENA_PUSH(ir_arena, cg->binds, cg->nbinds, cg->capbinds);
+	e->var = v;
+	e->buf = b;
+	e->value = value;
+}
+
+void
+cg_bind_var(Cg *cg, Var *v, LLVMValueRef value)
+{
+	bind(cg, v, NULL, value);
+}
+
+void
+cg_bind_buf(Cg *cg, Buffer *b, LLVMValueRef ptr)
+{
+	bind(cg, NULL, b, ptr);
+}
+
+LLVMValueRef
+cg_lookup_var(Cg *cg, Var *v)
+{
+	for (int i = cg->nbinds - 1; i >= 0; i--)
+		if (cg->binds[i].var == v)
+			return cg->binds[i].value;
+	ICE("variable '%s' used outside its scope", v->name);
+}
+
+LLVMValueRef
+cg_lookup_buf(Cg *cg, Buffer *b)
+{
+	for (int i = cg->nbinds - 1; i >= 0; i--)
+		if (cg->binds[i].buf == b)
+			return cg->binds[i].value;
+	ICE("buffer '%s' used outside its allocation", b->name);
+}
+
+int
+cg_scope_mark(Cg *cg)
+{
+	return cg->nbinds;
+}
+
+void
+cg_scope_pop(Cg *cg, int mark)
+{
+	cg->nbinds = mark;
+}
+
+/* ---- libtxrt ------------------------------------------------------------- */
+
+LLVMValueRef
+cg_runtime(Cg *cg, const char *name, LLVMTypeRef *fty)
+{
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+	LLVMTypeRef t;
+	LLVMValueRef fn;
+
+	if (!strcmp(name, "txrt_parallel_for")) {
+		LLVMTypeRef p[4] = { ptr, ptr, i64, i64 };
+		t = LLVMFunctionType(i32, p, 4, 0);
+	} else if (!strcmp(name, "txrt_alloc")) {
+		t = LLVMFunctionType(ptr, &i64, 1, 0);
+	} else if (!strcmp(name, "txrt_free")) {
+		t = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), &ptr, 1, 0);
+	} else if (!strcmp(name, "txrt_set_error")) {
+		t = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), &ptr, 1, 1);
+	} else {
+		ICE("unknown libtxrt function %s", name);
+	}
+	fn = LLVMGetNamedFunction(cg->mod, name);
+	if (!fn) {
+		fn = LLVMAddFunction(cg->mod, name, t);
+		LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+		    LLVMCreateEnumAttribute(cg->ctx,
+		    LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
+	}
+	*fty = t;
+	return fn;
+}
+
+/* A private constant string. */
+static LLVMValueRef
+cstring(Cg *cg, const char *s)
+{
+	LLVMValueRef init = LLVMConstStringInContext(cg->ctx, s, strlen(s), 0);
+	LLVMValueRef g = LLVMAddGlobal(cg->mod, LLVMTypeOf(init), ".str");
+
+	LLVMSetInitializer(g, init);
+	LLVMSetGlobalConstant(g, 1);
+	LLVMSetLinkage(g, LLVMPrivateLinkage);
+	LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+	return g;
+}
+
+void
+cg_set_error(Cg *cg, const char *msg)
+{
+	LLVMTypeRef fty;
+	LLVMValueRef fn = cg_runtime(cg, "txrt_set_error", &fty);
+	LLVMValueRef args[2] = { cstring(cg, "%s"), cstring(cg, msg) };
+
+	LLVMBuildCall2(cg->b, fty, fn, args, 2, "");
+}
+
+/* ---- functions ------------------------------------------------------------- */
+
+LLVMValueRef
+cg_entry_alloca(Cg *cg, LLVMTypeRef t, unsigned align, const char *name)
+{
+	LLVMBuilderRef ab = LLVMCreateBuilderInContext(cg->ctx);
+	LLVMValueRef a;
+
+	LLVMPositionBuilderAtEnd(ab, cg->fn->alloca_bb);
+	a = LLVMBuildAlloca(ab, t, name);
+	LLVMSetAlignment(a, align);
+	LLVMDisposeBuilder(ab);
+	return a;
+}
+
+void
+cg_fn_begin(Cg *cg, CgFn *fn, LLVMValueRef llfn)
+{
+	memset(fn, 0, sizeof *fn);
+	fn->fn = llfn;
+	fn->outer = cg->fn;
+	cg->fn = fn;
+	fn->alloca_bb = LLVMAppendBasicBlockInContext(cg->ctx, llfn, "entry");
+	LLVMPositionBuilderAtEnd(cg->b, LLVMAppendBasicBlockInContext(cg->ctx, llfn, "body"));
+}
+
+/* Ends the current function: the normal path returns 0. */
+void
+cg_fn_end(Cg *cg)
+{
+	CgFn *fn = cg->fn;
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+	LLVMBasicBlockRef body = LLVMGetNextBasicBlock(fn->alloca_bb);
+
+	LLVMBuildRet(cg->b, LLVMConstInt(i32, 0, 0));
+	LLVMPositionBuilderAtEnd(cg->b, fn->alloca_bb);
+	/* heap slots start empty */
+	for (int i = 0; i < fn->nheap; i++)
+		LLVMBuildStore(cg->b, LLVMConstNull(LLVMPointerTypeInContext(cg->ctx, 0)),
+		    fn->heap[i].slot);
+	LLVMBuildBr(cg->b, body);
+	if (fn->fail_bb) {
+		LLVMTypeRef fty;
+		LLVMValueRef fr = cg_runtime(cg, "txrt_free", &fty);
+		LLVMPositionBuilderAtEnd(cg->b, fn->fail_bb);
+		for (int i = 0; i < fn->nheap; i++) {
+			LLVMValueRef p = LLVMBuildLoad2(cg->b,
+			    LLVMPointerTypeInContext(cg->ctx, 0), fn->heap[i].slot, "");
+			LLVMBuildCall2(cg->b, fty, fr, &p, 1, "");
+		}
+		LLVMBuildRet(cg->b, LLVMBuildLoad2(cg->b, i32, fn->rc_slot, "rc"));
+	}
+	cg->fn = fn->outer;
+}
+
+void
+cg_fail_if(Cg *cg, LLVMValueRef cond, LLVMValueRef rc, const char *msg)
+{
+	CgFn *fn = cg->fn;
+	LLVMBasicBlockRef eb, cont;
+
+	if (!fn->fail_bb) {
+		fn->fail_bb = LLVMAppendBasicBlockInContext(cg->ctx, fn->fn, "fail");
+		fn->rc_slot = cg_entry_alloca(cg, LLVMInt32TypeInContext(cg->ctx), 4, "rc");
+	}
+	eb = LLVMAppendBasicBlockInContext(cg->ctx, fn->fn, "error");
+	cont = LLVMAppendBasicBlockInContext(cg->ctx, fn->fn, "ok");
+	LLVMBuildCondBr(cg->b, cond, eb, cont);
+	LLVMPositionBuilderAtEnd(cg->b, eb);
+	if (msg)
+		cg_set_error(cg, msg);
+	LLVMBuildStore(cg->b, rc, fn->rc_slot);
+	LLVMBuildBr(cg->b, fn->fail_bb);
+	LLVMPositionBuilderAtEnd(cg->b, cont);
+}
+
+/* The ABI type of a size or scalar parameter. */
+static LLVMTypeRef
+abi_type(Cg *cg, IrType t)
+{
+	if (t.code == TY_F16)
+		return LLVMInt16TypeInContext(cg->ctx);
+	if (t.code == TY_BOOL)
+		return LLVMInt8TypeInContext(cg->ctx);
+	return cg_type(cg, t);
+}
+
+/* The value of a parameter received with its ABI type. */
+static LLVMValueRef
+from_abi(Cg *cg, IrType t, LLVMValueRef v)
+{
+	if (t.code == TY_F16)
+		return LLVMBuildBitCast(cg->b, v, cg_type(cg, t), "");
+	if (t.code == TY_BOOL)
+		return LLVMBuildICmp(cg->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+	return v;
+}
+
+static LLVMTypeRef
+entry_type(Cg *cg, IrFunc *f)
+{
+	int n = f->nparams + f->nargs;
+	LLVMTypeRef *p = arena_alloc(ir_arena, (n + 1) * sizeof *p);
+
+	for (int i = 0; i < f->nparams; i++)
+		p[i] = abi_type(cg, f->params[i]->type);
+	for (int i = 0; i < f->nargs; i++)
+		p[f->nparams + i] = LLVMPointerTypeInContext(cg->ctx, 0);
+	return LLVMFunctionType(LLVMInt32TypeInContext(cg->ctx), p, n, 0);
+}
+
+static void
+attr(Cg *cg, LLVMValueRef fn, unsigned idx, const char *name)
+{
+	unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+	LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(cg->ctx, kind, 0));
+}
+
+static void
+gen_entry(Cg *cg, IrFunc *f)
+{
+	LLVMValueRef fn = LLVMAddFunction(cg->mod, f->name, entry_type(cg, f));
+	CgFn cf;
+
+	cg->ir = f;
+	cg->npar = 0;
+	attr(cg, fn, LLVMAttributeFunctionIndex, "nounwind");
+	for (int i = 0; i < f->nargs; i++) {
+		unsigned idx = f->nparams + i + 1;
+		attr(cg, fn, idx, "noalias");
+		if (f->args[i]->is_input)
+			attr(cg, fn, idx, "readonly");
+	}
+	cg_alias_scopes(cg, f);
+	cg_fn_begin(cg, &cf, fn);
+	if (cg->dib)
+		cf.di_scope = cg_debug_subprogram(cg, f->name,
+		    f->kernel ? f->kernel->loc : loc_none, fn);
+	cg_debug_loc(cg, f->kernel ? f->kernel->loc : loc_none);
+	for (int i = 0; i < f->nparams; i++) {
+		LLVMValueRef p = LLVMGetParam(fn, i);
+		LLVMSetValueName2(p, f->params[i]->name, strlen(f->params[i]->name));
+		cg_bind_var(cg, f->params[i], from_abi(cg, f->params[i]->type, p));
+	}
+	for (int i = 0; i < f->nargs; i++) {
+		Buffer *b = f->args[i];
+		LLVMValueRef p = LLVMGetParam(fn, f->nparams + i);
+		char *msg = arena_printf(ir_arena, "%s: argument '%s' is NULL", f->name, b->name);
+		LLVMSetValueName2(p, b->name, strlen(b->name));
+		cg_fail_if(cg, LLVMBuildIsNull(cg->b, p, ""),
+		    LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), TXC_ERR_NULL, 0), msg);
+		cg_bind_buf(cg, b, p);
+	}
+	cg_stmt(cg, f->body);
+	cg_fn_end(cg);
+	cg->nbinds = 0;
+	cg->nscoped = 0;
+}
+
+void
+cg_packed_wrapper(Cg *cg, IrFunc *f)
+{
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+	LLVMTypeRef fty = LLVMFunctionType(i32, &ptr, 1, 0);
+	char *name = arena_printf(ir_arena, "%s__packed", f->name);
+	LLVMValueRef fn = LLVMAddFunction(cg->mod, name, fty);
+	LLVMValueRef target = LLVMGetNamedFunction(cg->mod, f->name);
+	int n = f->nparams + f->nargs;
+	LLVMValueRef *args = arena_alloc(ir_arena, (n + 1) * sizeof *args);
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(cg->ctx);
+
+	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry"));
+	for (int i = 0; i < n; i++) {
+		LLVMValueRef idx = LLVMConstInt(LLVMInt64TypeInContext(cg->ctx), i, 0);
+		LLVMValueRef slot = LLVMBuildGEP2(b, ptr, LLVMGetParam(fn, 0), &idx, 1, "");
+		LLVMValueRef p = LLVMBuildLoad2(b, ptr, slot, "");
+		/* scalars: args[i] points to the value; tensors: args[i] is it */
+		args[i] = i < f->nparams ?
+		    LLVMBuildLoad2(b, abi_type(cg, f->params[i]->type), p, "") : p;
+	}
+	LLVMBuildRet(b, LLVMBuildCall2(b, LLVMGlobalGetValueType(target), target, args, n, ""));
+	LLVMDisposeBuilder(b);
+}
+
+bool
+cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs, int n,
+    LLVMTargetDataRef td, const char *triple, bool debug, bool contract)
+{
+	int errors = diag_errors();
+
+	memset(cg, 0, sizeof *cg);
+	cg->ctx = ctx;
+	cg->mod = LLVMModuleCreateWithNameInContext(name, ctx);
+	cg->b = LLVMCreateBuilderInContext(ctx);
+	cg->td = td;
+	cg->contract = contract;
+	LLVMSetTarget(cg->mod, triple);
+	if (td) {
+		char *dl = LLVMCopyStringRepOfTargetData(td);
+		LLVMSetDataLayout(cg->mod, dl);
+		LLVMDisposeMessage(dl);
+	}
+	if (debug)
+		cg_debug_module(cg, funcs, n);
+	for (int i = 0; i < n; i++)
+		gen_entry(cg, funcs[i]);
+	if (cg->dib)
+		cg_debug_finish(cg);
+	LLVMDisposeBuilder(cg->b);
+	cg->b = NULL;
+	return diag_errors() == errors;
+}

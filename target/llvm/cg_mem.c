@@ -1,0 +1,434 @@
+/* cg_mem.c: loads and stores: addresses, vector accesses, alias scopes.
+ *
+ * An access's element offset is sum over d of (idx[d] - min[d]) * stride[d]
+ * (row-major strides from the extents when flatten has not set them; one
+ * index already is the offset on a flat buffer).  For a vector access the
+ * indices are analysed as base + lane * step: step 1 becomes one vector
+ * load or store, step 0 a scalar load broadcast, anything else a gather or
+ * scatter.  A predicate (and, inside a vector select, the lanes that side
+ * covers) turns them into LLVM's masked intrinsics; a scalar predicate
+ * becomes a branch.  Bools are bytes in memory.
+ *
+ * Every buffer gets its own alias scope: an access to one is declared not
+ * to alias any other, which survives outlining into parallel closures (a
+ * noalias argument would not).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "target/llvm/cg.h"
+
+/* e, a vector of integers, as base + lane * step with a constant step. */
+static bool
+affine(IrExpr *e, IrExpr **base, int64_t *step)
+{
+	IrExpr *ba, *bb;
+	int64_t sa, sb, c;
+
+	if (e->type.lanes == 1) {
+		*base = e;
+		*step = 0;
+		return true;
+	}
+	switch (e->kind) {
+	case IR_RAMP:
+		if (!ir_is_const(e->b, &c))
+			return false;
+		*base = e->a;
+		*step = c;
+		return true;
+	case IR_BROADCAST:
+		*base = e->a;
+		*step = 0;
+		return true;
+	case IR_ADD:
+	case IR_SUB:
+		if (!affine(e->a, &ba, &sa) || !affine(e->b, &bb, &sb))
+			return false;
+		*base = e->kind == IR_ADD ? ir_add(ba, bb) : ir_sub(ba, bb);
+		*step = e->kind == IR_ADD ? sa + sb : sa - sb;
+		return true;
+	case IR_MUL:
+		if (!affine(e->a, &ba, &sa) || !affine(e->b, &bb, &sb))
+			return false;
+		if (sa == 0 && sb == 0)
+			*step = 0;
+		else if (sb == 0 && ir_is_const(bb, &c))
+			*step = sa * c;
+		else if (sa == 0 && ir_is_const(ba, &c))
+			*step = sb * c;
+		else
+			return false;
+		*base = ir_mul(ba, bb);
+		return true;
+	case IR_CAST:
+		if (!ir_is_int(e->type) || !ir_is_int(e->a->type) ||
+		    ir_bits(e->type.code) < ir_bits(e->a->type.code) ||
+		    !affine(e->a, &ba, step))
+			return false;
+		*base = ir_cast(ir_scalar(e->type.code), ba);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The stride of dimension d as an expression, or NULL for a constant 1. */
+static IrExpr *
+dim_stride(Buffer *b, int d)
+{
+	IrExpr *s = NULL;
+
+	if (b->stride && b->stride[d])
+		return b->stride[d];
+	for (int e = d + 1; e < b->ndims; e++)
+		s = s ? ir_mul(s, b->extent[e]) : b->extent[e];
+	return s;
+}
+
+static bool
+const_of(IrExpr *e, int64_t *v)
+{
+	if (!e) {
+		*v = 1;
+		return true;
+	}
+	return ir_is_const(e, v);
+}
+
+static LLVMValueRef
+i64c(Cg *cg, int64_t v)
+{
+	return LLVMConstInt(LLVMInt64TypeInContext(cg->ctx), (unsigned long long)v, 1);
+}
+
+/* The address computation of an access with `lanes` lanes: either
+ * *off (scalar) and *step (elements between lanes) with true, or a vector
+ * of offsets in *off with false. */
+static bool
+offsets(Cg *cg, Buffer *b, IrExpr **idx, int nidx, int lanes,
+    LLVMValueRef *off, int64_t *step)
+{
+	bool flat = b->flat || nidx <= 1;
+	LLVMValueRef acc = i64c(cg, 0);
+	int64_t total = 0;
+	bool ok = true;
+
+	if (nidx == 0) {
+		*off = acc;
+		*step = 0;
+		return true;
+	}
+	/* first try base + lane * step over every dimension */
+	for (int d = 0; d < nidx && ok; d++) {
+		IrExpr *base;
+		int64_t s, st;
+		if (!affine(idx[d], &base, &s))
+			ok = false;
+		else if (s != 0 && !(flat ? (st = 1, true) : const_of(dim_stride(b, d), &st)))
+			ok = false;
+		else
+			total += s ? s * st : 0;
+	}
+	if (ok) {
+		for (int d = 0; d < nidx; d++) {
+			IrExpr *base;
+			int64_t s;
+			affine(idx[d], &base, &s);
+			LLVMValueRef v = cg_index(cg, base, 1);
+			if (!flat && b->min && b->min[d])
+				v = LLVMBuildSub(cg->b, v, cg_index(cg, b->min[d], 1), "");
+			IrExpr *st = flat ? NULL : dim_stride(b, d);
+			if (st)
+				v = LLVMBuildMul(cg->b, v, cg_index(cg, st, 1), "");
+			acc = d ? LLVMBuildAdd(cg->b, acc, v, "") : v;
+		}
+		*off = acc;
+		*step = total;
+		return true;
+	}
+	acc = cg_broadcast(cg, acc, lanes);
+	for (int d = 0; d < nidx; d++) {
+		LLVMValueRef v = cg_index(cg, idx[d], lanes);
+		if (!flat && b->min && b->min[d])
+			v = LLVMBuildSub(cg->b, v, cg_index(cg, b->min[d], lanes), "");
+		IrExpr *st = flat ? NULL : dim_stride(b, d);
+		if (st)
+			v = LLVMBuildMul(cg->b, v, cg_index(cg, st, lanes), "");
+		acc = LLVMBuildAdd(cg->b, acc, v, "");
+	}
+	*off = acc;
+	return false;
+}
+
+/* Attaches buffer b's alias scope to a memory instruction. */
+static void
+tag(Cg *cg, LLVMValueRef inst, Buffer *b)
+{
+	LLVMMetadataRef own = NULL, *others;
+	int n = 0;
+	static unsigned scope_kind, noalias_kind;
+
+	if (!cg->nscoped || !inst)
+		return;
+	others = arena_alloc(ir_arena, cg->nscoped * sizeof *others);
+	for (int i = 0; i < cg->nscoped; i++) {
+		if (cg->scoped[i] == b)
+			own = cg->scopes[i];
+		else
+			others[n++] = cg->scopes[i];
+	}
+	if (!own)
+		return;
+	if (!scope_kind) {
+		scope_kind = LLVMGetMDKindIDInContext(cg->ctx, "alias.scope", 11);
+		noalias_kind = LLVMGetMDKindIDInContext(cg->ctx, "noalias", 7);
+	}
+	LLVMSetMetadata(inst, scope_kind,
+	    LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, &own, 1)));
+	if (n)
+		LLVMSetMetadata(inst, noalias_kind,
+		    LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, others, n)));
+}
+
+static void
+collect_allocs(Cg *cg, IrStmt *s, Buffer ***v, int *n, int *cap)
+{
+	if (!s)
+		return;
+	switch (s->kind) {
+	case IS_ALLOCATE:
+		*ARENA_PUSH(ir_arena, *v, *n, *cap) = s->alloc.buf;
+		collect_allocs(cg, s->alloc.body, v, n, cap);
+		break;
+	case IS_FOR: collect_allocs(cg, s->loop.body, v, n, cap); break;
+	case IS_LET: collect_allocs(cg, s->let.body, v, n, cap); break;
+	case IS_PRODUCE: collect_allocs(cg, s->produce.body, v, n, cap); break;
+	case IS_IF:
+		collect_allocs(cg, s->ifs.then_s, v, n, cap);
+		collect_allocs(cg, s->ifs.else_s, v, n, cap);
+		break;
+	case IS_BLOCK:
+		for (int i = 0; i < s->block.n; i++)
+			collect_allocs(cg, s->block.stmts[i], v, n, cap);
+		break;
+	default:
+		break;
+	}
+}
+
+void
+cg_alias_scopes(Cg *cg, IrFunc *f)
+{
+	Buffer **v = NULL;
+	int n = 0, cap = 0;
+	char name[256];
+
+	for (int i = 0; i < f->nargs; i++)
+		*ARENA_PUSH(ir_arena, v, n, cap) = f->args[i];
+	collect_allocs(cg, f->body, &v, &n, &cap);
+	cg->scoped = v;
+	cg->nscoped = n;
+	cg->scopes = arena_alloc(ir_arena, (n + 1) * sizeof *cg->scopes);
+	snprintf(name, sizeof name, "txc.%s", f->name);
+	LLVMMetadataRef dname = LLVMMDStringInContext2(cg->ctx, name, strlen(name));
+	cg->scope_domain = LLVMMDNodeInContext2(cg->ctx, &dname, 1);
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "txc.%s.%s.%d", f->name, v[i]->name, i);
+		LLVMMetadataRef ops[2] = {
+			LLVMMDStringInContext2(cg->ctx, name, strlen(name)), cg->scope_domain
+		};
+		cg->scopes[i] = LLVMMDNodeInContext2(cg->ctx, ops, 2);
+	}
+}
+
+static unsigned
+elem_align(ScalarType t)
+{
+	int bits = ir_bits(t);
+	return bits < 8 ? 1 : (unsigned)bits / 8;
+}
+
+static LLVMValueRef
+i32c(Cg *cg, unsigned v)
+{
+	return LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), v, 0);
+}
+
+/* The mask of a vector access: its predicate and the select mask. */
+static LLVMValueRef
+access_mask(Cg *cg, IrExpr *pred, int lanes)
+{
+	LLVMValueRef m = pred ? cg_expr(cg, pred) : NULL;
+
+	if (lanes == 1)
+		return m;
+	if (cg->mask)
+		m = m ? LLVMBuildAnd(cg->b, m, cg->mask, "") : cg->mask;
+	return m;
+}
+
+static LLVMValueRef
+from_mem(Cg *cg, LLVMValueRef v, ScalarType t)
+{
+	if (t != TY_BOOL)
+		return v;
+	return LLVMBuildICmp(cg->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+}
+
+static LLVMValueRef
+to_mem(Cg *cg, LLVMValueRef v, IrType t)
+{
+	if (t.code != TY_BOOL)
+		return v;
+	return LLVMBuildZExt(cg->b, v, cg_mem_type(cg, t), "");
+}
+
+LLVMValueRef
+cg_load(Cg *cg, IrExpr *e)
+{
+	Buffer *b = e->load.buf;
+	int lanes = e->type.lanes;
+	LLVMTypeRef et = cg_elem_mem_type(cg, b->elem), vt = cg_mem_type(cg, e->type);
+	LLVMValueRef base = cg_lookup_buf(cg, b), off, mask, v, ptr;
+	unsigned align = elem_align(b->elem);
+	int64_t step;
+
+	if (lanes == 1) {
+		offsets(cg, b, e->load.idx, e->load.nidx, 1, &off, &step);
+		ptr = LLVMBuildGEP2(cg->b, et, base, &off, 1, "");
+		if (!e->a) {
+			v = LLVMBuildLoad2(cg->b, et, ptr, b->name);
+			LLVMSetAlignment(v, align);
+			tag(cg, v, b);
+			return from_mem(cg, v, b->elem);
+		}
+		/* predicated scalar load: 0 when the predicate is false */
+		LLVMValueRef p = cg_expr(cg, e->a);
+		LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
+		LLVMBasicBlockRef lb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "pload");
+		LLVMBasicBlockRef jb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "pload.j");
+		LLVMBuildCondBr(cg->b, p, lb, jb);
+		LLVMPositionBuilderAtEnd(cg->b, lb);
+		v = LLVMBuildLoad2(cg->b, et, ptr, b->name);
+		LLVMSetAlignment(v, align);
+		tag(cg, v, b);
+		LLVMBuildBr(cg->b, jb);
+		LLVMPositionBuilderAtEnd(cg->b, jb);
+		LLVMValueRef phi = LLVMBuildPhi(cg->b, et, "");
+		LLVMValueRef vals[2] = { v, LLVMConstNull(et) };
+		LLVMBasicBlockRef bbs[2] = { lb, from };
+		LLVMAddIncoming(phi, vals, bbs, 2);
+		return from_mem(cg, phi, b->elem);
+	}
+	mask = access_mask(cg, e->a, lanes);
+	if (offsets(cg, b, e->load.idx, e->load.nidx, lanes, &off, &step)) {
+		if (step == 1) {
+			ptr = LLVMBuildGEP2(cg->b, et, base, &off, 1, "");
+			if (!mask) {
+				v = LLVMBuildLoad2(cg->b, vt, ptr, b->name);
+				LLVMSetAlignment(v, align);
+			} else {
+				LLVMTypeRef over[2] = { vt, LLVMTypeOf(ptr) };
+				LLVMValueRef args[4] = { ptr, i32c(cg, align), mask, LLVMConstNull(vt) };
+				v = cg_call_intrinsic(cg, "llvm.masked.load", over, 2, args, 4);
+			}
+			tag(cg, v, b);
+			return from_mem(cg, v, b->elem);
+		}
+		if (step == 0 && !mask) {
+			ptr = LLVMBuildGEP2(cg->b, et, base, &off, 1, "");
+			v = LLVMBuildLoad2(cg->b, et, ptr, b->name);
+			LLVMSetAlignment(v, align);
+			tag(cg, v, b);
+			return from_mem(cg, cg_broadcast(cg, v, lanes), b->elem);
+		}
+		/* a constant stride: offsets base + lane * step */
+		LLVMValueRef *elts = arena_alloc(ir_arena, lanes * sizeof *elts);
+		for (int l = 0; l < lanes; l++)
+			elts[l] = i64c(cg, l * step);
+		off = LLVMBuildAdd(cg->b, cg_broadcast(cg, off, lanes),
+		    LLVMConstVector(elts, lanes), "");
+	}
+	ptr = LLVMBuildGEP2(cg->b, et, base, &off, 1, "");
+	if (!mask)
+		mask = cg_const_int(cg, ir_type(TY_BOOL, lanes), 1);
+	LLVMTypeRef over[2] = { vt, LLVMTypeOf(ptr) };
+	LLVMValueRef args[4] = { ptr, i32c(cg, align), mask, LLVMConstNull(vt) };
+	v = cg_call_intrinsic(cg, "llvm.masked.gather", over, 2, args, 4);
+	tag(cg, v, b);
+	return from_mem(cg, v, b->elem);
+}
+
+void
+cg_store(Cg *cg, IrStmt *s)
+{
+	Buffer *b = s->store.buf;
+	IrType t = s->store.value->type;
+	int lanes = t.lanes;
+	LLVMTypeRef et = cg_elem_mem_type(cg, b->elem), vt = cg_mem_type(cg, t);
+	LLVMValueRef base = cg_lookup_buf(cg, b), off, mask, v, ptr, st;
+	unsigned align = elem_align(b->elem);
+	int64_t step;
+
+	v = to_mem(cg, cg_expr(cg, s->store.value), t);
+	if (lanes == 1) {
+		LLVMBasicBlockRef jb = NULL;
+		if (s->store.pred) {
+			LLVMValueRef p = cg_expr(cg, s->store.pred);
+			LLVMBasicBlockRef sb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "pstore");
+			jb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "pstore.j");
+			LLVMBuildCondBr(cg->b, p, sb, jb);
+			LLVMPositionBuilderAtEnd(cg->b, sb);
+		}
+		offsets(cg, b, s->store.idx, s->store.nidx, 1, &off, &step);
+		ptr = LLVMBuildGEP2(cg->b, et, base, &off, 1, "");
+		st = LLVMBuildStore(cg->b, v, ptr);
+		LLVMSetAlignment(st, align);
+		tag(cg, st, b);
+		if (jb) {
+			LLVMBuildBr(cg->b, jb);
+			LLVMPositionBuilderAtEnd(cg->b, jb);
+		}
+		return;
+	}
+	mask = access_mask(cg, s->store.pred, lanes);
+	if (offsets(cg, b, s->store.idx, s->store.nidx, lanes, &off, &step)) {
+		if (step == 1) {
+			ptr = LLVMBuildGEP2(cg->b, et, base, &off, 1, "");
+			if (!mask) {
+				st = LLVMBuildStore(cg->b, v, ptr);
+				LLVMSetAlignment(st, align);
+			} else {
+				LLVMTypeRef over[2] = { vt, LLVMTypeOf(ptr) };
+				LLVMValueRef args[4] = { v, ptr, i32c(cg, align), mask };
+				st = cg_call_intrinsic(cg, "llvm.masked.store", over, 2, args, 4);
+			}
+			tag(cg, st, b);
+			return;
+		}
+		LLVMValueRef *elts = arena_alloc(ir_arena, lanes * sizeof *elts);
+		for (int l = 0; l < lanes; l++)
+			elts[l] = i64c(cg, l * step);
+		off = LLVMBuildAdd(cg->b, cg_broadcast(cg, off, lanes),
+		    LLVMConstVector(elts, lanes), "");
+	}
+	/* a scatter stores lanes in order, so the last of equal addresses wins */
+	ptr = LLVMBuildGEP2(cg->b, et, base, &off, 1, "");
+	if (!mask)
+		mask = cg_const_int(cg, ir_type(TY_BOOL, lanes), 1);
+	LLVMTypeRef over[2] = { vt, LLVMTypeOf(ptr) };
+	LLVMValueRef args[4] = { v, ptr, i32c(cg, align), mask };
+	st = cg_call_intrinsic(cg, "llvm.masked.scatter", over, 2, args, 4);
+	tag(cg, st, b);
+}
+
+LLVMValueRef
+cg_buffer_elems(Cg *cg, Buffer *b)
+{
+	LLVMValueRef n = i64c(cg, 1);
+
+	for (int d = 0; d < b->ndims; d++)
+		n = LLVMBuildMul(cg->b, n, cg_index(cg, b->extent[d], 1), "");
+	return n;
+}

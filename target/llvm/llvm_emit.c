@@ -1,0 +1,228 @@
+/* llvm_emit.c: target machines, the optimisation pipeline and output.
+ *
+ * Builds one module for the kernels (cg_func.c), checks it with LLVM's
+ * verifier (a failure is an internal error), runs the new pass manager's
+ * "default<On>" pipeline for the target machine, and writes an object,
+ * assembly, LLVM IR text or bitcode.  The host triple and CPU (with its
+ * features) are the default; a cross triple defaults to the "generic" CPU.
+ * Code is position-independent, as Debian's PIE executables need.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "target/llvm/cg.h"
+
+static void
+init_targets(void)
+{
+	static bool done;
+
+	if (done)
+		return;
+	done = true;
+	LLVMInitializeAllTargetInfos();
+	LLVMInitializeAllTargets();
+	LLVMInitializeAllTargetMCs();
+	LLVMInitializeAllAsmPrinters();
+	LLVMInitializeAllAsmParsers();
+}
+
+const char *
+llvm_host_triple(void)
+{
+	static char buf[256];
+
+	if (!buf[0]) {
+		char *t = LLVMGetDefaultTargetTriple();
+		snprintf(buf, sizeof buf, "%s", t);
+		LLVMDisposeMessage(t);
+	}
+	return buf;
+}
+
+const char *
+llvm_host_cpu(void)
+{
+	static char buf[128];
+
+	if (!buf[0]) {
+		char *c = LLVMGetHostCPUName();
+		snprintf(buf, sizeof buf, "%s", c);
+		LLVMDisposeMessage(c);
+	}
+	return buf;
+}
+
+LLVMTargetMachineRef
+llvm_emit_machine(const LlvmOptions *o, char **triple_out)
+{
+	char *triple, *err = NULL, *features;
+	const char *cpu;
+	LLVMTargetRef target;
+	LLVMTargetMachineRef tm;
+	bool host;
+	static const LLVMCodeGenOptLevel levels[] = {
+		LLVMCodeGenLevelNone, LLVMCodeGenLevelLess, LLVMCodeGenLevelDefault,
+		LLVMCodeGenLevelAggressive,
+	};
+
+	init_targets();
+	if (o->triple && *o->triple) {
+		triple = LLVMNormalizeTargetTriple(o->triple);
+		host = !strcmp(triple, llvm_host_triple());
+	} else {
+		triple = LLVMGetDefaultTargetTriple();
+		host = true;
+	}
+	if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+		diag_error(loc_none, "unknown target '%s': %s", triple, err ? err : "");
+		LLVMDisposeMessage(err);
+		LLVMDisposeMessage(triple);
+		return NULL;
+	}
+	cpu = o->cpu && *o->cpu && strcmp(o->cpu, "host") ? o->cpu :
+	    host ? llvm_host_cpu() : "generic";
+	if (o->features)
+		features = LLVMCreateMessage(o->features);
+	else if (host && (!o->cpu || !*o->cpu || !strcmp(o->cpu, "host")))
+		features = LLVMGetHostCPUFeatures();
+	else
+		features = LLVMCreateMessage("");
+	if (!LLVMTargetHasTargetMachine(target)) {
+		diag_error(loc_none, "target '%s' cannot generate code", triple);
+		LLVMDisposeMessage(features);
+		LLVMDisposeMessage(triple);
+		return NULL;
+	}
+	int lvl = o->opt_level < 0 ? 0 : o->opt_level > 3 ? 3 : o->opt_level;
+	tm = LLVMCreateTargetMachine(target, triple, cpu, features, levels[lvl],
+	    LLVMRelocPIC, LLVMCodeModelDefault);
+	LLVMDisposeMessage(features);
+	if (!tm) {
+		diag_error(loc_none, "cannot create a target machine for '%s' (cpu '%s')", triple, cpu);
+		LLVMDisposeMessage(triple);
+		return NULL;
+	}
+	*triple_out = triple;
+	return tm;
+}
+
+LLVMModuleRef
+llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o,
+    LLVMTargetMachineRef tm, const char *triple, bool packed)
+{
+	Cg cg;
+	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+	LLVMPassBuilderOptionsRef po;
+	LLVMErrorRef perr;
+	char *msg = NULL, pipeline[32];
+
+	if (!cg_module(&cg, ctx, "txc", funcs, n, td, triple, o->debug, !o->no_contract)) {
+		LLVMDisposeModule(cg.mod);
+		LLVMDisposeTargetData(td);
+		return NULL;
+	}
+	if (packed) {
+		cg.b = LLVMCreateBuilderInContext(ctx);
+		for (int i = 0; i < n; i++)
+			cg_packed_wrapper(&cg, funcs[i]);
+		LLVMDisposeBuilder(cg.b);
+	}
+	LLVMDisposeTargetData(td);
+	if (LLVMVerifyModule(cg.mod, LLVMReturnStatusAction, &msg)) {
+		if (getenv("TXC_DUMP_BAD_LLVM"))
+			LLVMDumpModule(cg.mod);
+		ICE("the LLVM backend built an invalid module: %s", msg);
+	}
+	LLVMDisposeMessage(msg);
+	po = LLVMCreatePassBuilderOptions();
+	if (o->opt_level >= 2) {
+		LLVMPassBuilderOptionsSetLoopVectorization(po, 1);
+		LLVMPassBuilderOptionsSetSLPVectorization(po, 1);
+		LLVMPassBuilderOptionsSetLoopUnrolling(po, 1);
+	}
+	snprintf(pipeline, sizeof pipeline, "default<O%d>",
+	    o->opt_level < 0 ? 0 : o->opt_level > 3 ? 3 : o->opt_level);
+	perr = LLVMRunPasses(cg.mod, pipeline, tm, po);
+	LLVMDisposePassBuilderOptions(po);
+	if (perr) {
+		char *m = LLVMGetErrorMessage(perr);
+		diag_error(loc_none, "LLVM optimisation failed: %s", m);
+		LLVMDisposeErrorMessage(m);
+		LLVMDisposeModule(cg.mod);
+		return NULL;
+	}
+	return cg.mod;
+}
+
+bool
+llvm_emit(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind k, FILE *out)
+{
+	char *triple = NULL, *err = NULL;
+	LLVMTargetMachineRef tm = llvm_emit_machine(o, &triple);
+	LLVMContextRef ctx;
+	LLVMModuleRef mod;
+	LLVMMemoryBufferRef mb = NULL;
+	bool ok = true;
+
+	if (!tm)
+		return false;
+	ctx = LLVMContextCreate();
+	mod = llvm_emit_module(ctx, funcs, n, o, tm, triple, false);
+	if (!mod) {
+		ok = false;
+	} else if (k == EMIT_LLVM) {
+		char *s = LLVMPrintModuleToString(mod);
+		ok = fputs(s, out) >= 0;
+		LLVMDisposeMessage(s);
+	} else {
+		if (k == EMIT_BC)
+			mb = LLVMWriteBitcodeToMemoryBuffer(mod);
+		else if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod,
+		    k == EMIT_ASM ? LLVMAssemblyFile : LLVMObjectFile, &err, &mb)) {
+			diag_error(loc_none, "LLVM cannot emit code: %s", err ? err : "");
+			LLVMDisposeMessage(err);
+			mb = NULL;
+			ok = false;
+		}
+		if (mb) {
+			size_t len = LLVMGetBufferSize(mb);
+			ok = fwrite(LLVMGetBufferStart(mb), 1, len, out) == len;
+			LLVMDisposeMemoryBuffer(mb);
+		}
+	}
+	if (mod && !ok && !diag_errors())
+		diag_error(loc_none, "cannot write the output");
+	if (mod)
+		LLVMDisposeModule(mod);
+	LLVMContextDispose(ctx);
+	LLVMDisposeTargetMachine(tm);
+	LLVMDisposeMessage(triple);
+	return ok;
+}
+
+bool
+llvm_emit_file(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind k, const char *path)
+{
+	bool to_stdout = !strcmp(path, "-");
+	FILE *fp = to_stdout ? stdout : fopen(path, k == EMIT_LLVM || k == EMIT_ASM ? "w" : "wb");
+	bool ok;
+
+	if (!fp) {
+		diag_error(loc_none, "cannot open '%s' for writing", path);
+		return false;
+	}
+	ok = llvm_emit(funcs, n, o, k, fp);
+	if (to_stdout)
+		ok = fflush(fp) == 0 && ok;
+	else if (fclose(fp) != 0)
+		ok = false;
+	if (!ok && !to_stdout)
+		remove(path);
+	return ok;
+}

@@ -1,0 +1,153 @@
+/* llvm_jit.c: in-memory compilation with ORC's LLJIT (txc bench, tests).
+ *
+ * The module is the one llvm_emit_module builds for objects, plus the
+ * NAME__packed wrappers that let a caller pass any signature as an array.
+ * libtxrt's functions resolve to the copies linked into this process
+ * (defined as absolute symbols, since an executable exports nothing by
+ * default); libm and libc functions (expf, memset...) resolve through a
+ * search of the process's shared libraries.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+
+#include "rt/txrt.h"
+#include "target/llvm/cg.h"
+
+struct LlvmJit {
+	LLVMOrcLLJITRef jit;
+};
+
+static bool
+jit_error(LLVMErrorRef err, const char *what)
+{
+	char *m;
+
+	if (!err)
+		return false;
+	m = LLVMGetErrorMessage(err);
+	diag_error(loc_none, "JIT %s: %s", what, m);
+	LLVMDisposeErrorMessage(m);
+	return true;
+}
+
+/* Makes libtxrt's functions visible to JIT-compiled code. */
+static bool
+define_runtime(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
+{
+	static const struct {
+		const char *name;
+		void (*addr)(void);
+	} syms[] = {
+		{ "txrt_parallel_for", (void (*)(void))txrt_parallel_for },
+		{ "txrt_alloc", (void (*)(void))txrt_alloc },
+		{ "txrt_free", (void (*)(void))txrt_free },
+		{ "txrt_set_error", (void (*)(void))txrt_set_error },
+		{ "txrt_last_error", (void (*)(void))txrt_last_error },
+	};
+	enum { N = sizeof syms / sizeof *syms };
+	LLVMOrcCSymbolMapPair pairs[N];
+
+	for (int i = 0; i < N; i++) {
+		pairs[i].Name = LLVMOrcLLJITMangleAndIntern(jit, syms[i].name);
+		pairs[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)syms[i].addr;
+		pairs[i].Sym.Flags.GenericFlags =
+		    LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
+		pairs[i].Sym.Flags.TargetFlags = 0;
+	}
+	return !jit_error(LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(pairs, N)),
+	    "cannot define the run-time library");
+}
+
+LlvmJit *
+llvm_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o)
+{
+	char *triple = NULL;
+	LLVMTargetMachineRef tm;
+	LLVMOrcThreadSafeContextRef tsc;
+	LLVMModuleRef mod;
+	LLVMOrcLLJITBuilderRef builder;
+	LLVMOrcLLJITRef jit;
+	LLVMOrcJITDylibRef jd;
+	LLVMOrcDefinitionGeneratorRef gen;
+	LlvmJit *j;
+
+	if (o->triple && *o->triple && strcmp(o->triple, llvm_host_triple())) {
+		diag_error(loc_none, "the JIT runs only on the host ('%s', not '%s')",
+		    llvm_host_triple(), o->triple);
+		return NULL;
+	}
+	tm = llvm_emit_machine(o, &triple);
+	if (!tm)
+		return NULL;
+	tsc = LLVMOrcCreateNewThreadSafeContext();
+	mod = llvm_emit_module(LLVMOrcThreadSafeContextGetContext(tsc), funcs, n, o, tm,
+	    triple, true);
+	LLVMDisposeMessage(triple);
+	if (!mod) {
+		LLVMOrcDisposeThreadSafeContext(tsc);
+		LLVMDisposeTargetMachine(tm);
+		return NULL;
+	}
+	/* the builder takes the target machine */
+	builder = LLVMOrcCreateLLJITBuilder();
+	LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder,
+	    LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
+	if (jit_error(LLVMOrcCreateLLJIT(&jit, builder), "cannot start")) {
+		LLVMDisposeModule(mod);
+		LLVMOrcDisposeThreadSafeContext(tsc);
+		return NULL;
+	}
+	jd = LLVMOrcLLJITGetMainJITDylib(jit);
+	if (jit_error(LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen,
+	    LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL), "cannot search the process"))
+		goto fail;
+	LLVMOrcJITDylibAddGenerator(jd, gen);
+	if (!define_runtime(jit, jd))
+		goto fail;
+	if (jit_error(LLVMOrcLLJITAddLLVMIRModule(jit, jd,
+	    LLVMOrcCreateNewThreadSafeModule(mod, tsc)), "cannot add the module")) {
+		LLVMOrcDisposeThreadSafeContext(tsc);
+		LLVMOrcDisposeLLJIT(jit);
+		return NULL;
+	}
+	LLVMOrcDisposeThreadSafeContext(tsc);
+	j = calloc(1, sizeof *j);   /* a handle with its own free */
+	if (!j)
+		diag_fatal("out of memory");
+	j->jit = jit;
+	return j;
+fail:
+	LLVMDisposeModule(mod);
+	LLVMOrcDisposeThreadSafeContext(tsc);
+	LLVMOrcDisposeLLJIT(jit);
+	return NULL;
+}
+
+void *
+llvm_jit_lookup(LlvmJit *j, const char *name)
+{
+	LLVMOrcExecutorAddress addr = 0;
+	LLVMErrorRef err = LLVMOrcLLJITLookup(j->jit, &addr, name);
+
+	if (err) {
+		LLVMConsumeError(err);
+		return NULL;
+	}
+	return (void *)(uintptr_t)addr;
+}
+
+void
+llvm_jit_free(LlvmJit *j)
+{
+	if (j && j->jit) {
+		LLVMOrcDisposeLLJIT(j->jit);
+		j->jit = NULL;
+	}
+	free(j);
+}
