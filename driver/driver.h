@@ -61,7 +61,12 @@ void output_abort_all(void);
 const char *output_temp_path(const char *path);
 bool output_commit_path(const char *tmp);
 
-/* bench.c: `txc bench FILE.tx ...`; returns the exit status. */
+/* bench.c: `txc bench FILE.tx ...`; returns the exit status.  argv[0]
+ * is "bench". */
 int bench_main(int argc, char **argv);
+
+/* emit.c: --emit=obj|asm|llvm|bc (and -S) through target/llvm, honouring
+ * --target, --cpu, --features, -g and -O; false after diagnostics. */
+bool emit_llvm(IrFunc **funcs, int n, const Options *o, const char *out);
 
 #endif

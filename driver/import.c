@@ -73,6 +73,9 @@ merge(Program *into, Program *from)
 		*ARENA_PUSH(perm, into->kernels, into->nkernels, capk) = from->kernels[i];
 	for (int i = 0; i < from->nschedules; i++)
 		*ARENA_PUSH(perm, into->schedules, into->nschedules, caps) = from->schedules[i];
+	int capi = into->nintrinsics;     /* intrinsic declarations (tensorize) */
+	for (int i = 0; i < from->nintrinsics; i++)
+		*ARENA_PUSH(perm, into->intrinsics, into->nintrinsics, capi) = from->intrinsics[i];
 }
 
 static bool

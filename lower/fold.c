@@ -21,8 +21,8 @@ fold_floordiv(int64_t a, int64_t b)
 	if (b == -1)
 		return (int64_t)(0 - (uint64_t)a);   /* INT64_MIN / -1 wraps */
 	int64_t q = a / b, r = a % b;
-	if (r != 0 && ((r < 0) != (b < 0)))
-		q--;
+	if (r < 0)   /* Euclidean: the remainder is never negative */
+		q = b > 0 ? q - 1 : q + 1;
 	return q;
 }
 

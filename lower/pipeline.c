@@ -24,10 +24,6 @@
 
 #include "lower/lower.h"
 
-/* unroll.c and vectorize.c (the IR helper's); weak until they are linked:
- * a missing pass is skipped, and the loops keep their kinds. */
-IrStmt *unroll_loops(IrStmt *s) __attribute__((weak));
-IrStmt *vectorize_loops(IrStmt *s) __attribute__((weak));
 
 typedef struct {
 	const LowerOptions *opt;

@@ -492,6 +492,78 @@ corners(Tz *t, IrExpr *cond)
 	return all;
 }
 
+/* A guard `e < b` on one loop whose intrinsic extent is a parameter (the
+ * reduction's K) shortens that extent instead of sending the tile to the
+ * loops: at the tail of a split k, the intrinsic runs min(256, K - ko*256)
+ * steps.  Returns cond without the absorbed conjuncts. */
+static IrExpr *
+absorb_tails(Tz *t, IrExpr *cond)
+{
+	IrExpr *cs[32], *rest = NULL;
+	int n = 0;
+	conjuncts(cond, cs, &n);
+	for (int i = 0; i < n; i++) {
+		int l = -1, nu = 0;
+		for (int j = 0; j < t->n; j++)
+			if (ir_uses_var(cs[i], t->var[j]))
+				l = j, nu++;
+		int ax = -1;
+		for (int a = 0; a < t->ni && l >= 0; a++)
+			if (t->map[a] == l)
+				ax = a;
+		bool param = ax >= 0 && t->iext[ax]->kind == EXPR_NAME;
+		if (nu == 1 && param && cs[i]->kind == IR_LT) {
+			/* d = e - b, affine in v with coefficient 1: v < -(d at v = 0) */
+			Var *v = t->var[l];
+			IrExpr *d = ir_sub(cs[i]->a, cs[i]->b);
+			IrExpr *d0 = lin_normalize(ir_substitute(d, v, ir_i64c(0)));
+			IrExpr *d1 = lin_normalize(ir_substitute(d, v, ir_i64c(1)));
+			int64_t c;
+			if (ir_is_const(lin_normalize(ir_sub(d1, d0)), &c) && c == 1) {
+				IrExpr *lim = lin_normalize(ir_sub(ir_unop(IR_NEG, d0), t->min[l]));
+				t->ext[l] = ir_max(ir_min(t->ext[l], lim), ir_i64c(0));
+				continue;
+			}
+		}
+		rest = rest ? ir_binop(IR_AND, rest, cs[i]) : cs[i];
+	}
+	return rest;
+}
+
+/* A necessary condition for cond to hold somewhere in the tile: each
+ * comparison at the corner that favours it most (affine, so that corner
+ * decides); tiles entirely outside the guards skip their loops. */
+static IrExpr *
+some_corner(Tz *t, IrExpr *cond)
+{
+	IrExpr *cs[32], *any = NULL;
+	int n = 0;
+	conjuncts(cond, cs, &n);
+	for (int i = 0; i < n; i++) {
+		IrExpr *c = cs[i];
+		int sgn = c->kind == IR_LT || c->kind == IR_LE ? 1 :
+		    c->kind == IR_GT || c->kind == IR_GE ? -1 : 0;
+		if (!sgn || !ir_type_eq(c->a->type, ir_i64))
+			continue;
+		IrExpr *d = ir_sub(c->a, c->b), *e = c;
+		bool ok = true;
+		for (int l = 0; l < t->n && ok; l++) {
+			if (!ir_uses_var(c, t->var[l]))
+				continue;
+			int64_t k;
+			IrExpr *d0 = ir_substitute(d, t->var[l], ir_i64c(0));
+			IrExpr *d1 = ir_substitute(d, t->var[l], ir_i64c(1));
+			ok = ir_is_const(lin_normalize(ir_sub(d1, d0)), &k);
+			IrExpr *hi = lin_normalize(ir_sub(ir_add(t->min[l], t->ext[l]), ir_i64c(1)));
+			/* a < b wants a - b small: the low end when it grows */
+			e = ir_substitute(e, t->var[l], (k * sgn > 0) ? t->min[l] : hi);
+		}
+		if (ok)
+			any = any ? ir_binop(IR_AND, any, e) : e;
+	}
+	return any;
+}
+
 static IrStmt *
 match_nest(Tz *t, IrStmt *loop)
 {
@@ -540,6 +612,8 @@ match_nest(Tz *t, IrStmt *loop)
 			return NULL;
 		}
 	}
+	if (cond)
+		cond = absorb_tails(t, cond);
 	/* the call: the axes' extents, then the tensors */
 	IrExpr *args[80];
 	int na = 0;
@@ -551,7 +625,9 @@ match_nest(Tz *t, IrStmt *loop)
 	call->loc = t->rq->loc;
 	if (!cond)
 		return call;
-	return ir_if(corners(t, cond), call, loop);
+	IrStmt *s2 = ir_if(corners(t, cond), call, loop);
+	IrExpr *any = some_corner(t, cond);
+	return any ? ir_if(any, s2, NULL) : s2;
 }
 
 typedef struct {
@@ -592,6 +668,15 @@ mut_for(IrMutator *m, IrStmt *s)
 	return r ? r : s;
 }
 
+static const char *
+first_red(LStage *s)
+{
+	for (int i = 0; i < s->nleaves; i++)
+		if (s->axes[s->leaves[i]].red)
+			return s->axes[s->leaves[i]].name;
+	return "?";
+}
+
 IrStmt *
 tensorize_stmt(Lower *L, IrStmt *s)
 {
@@ -618,9 +703,10 @@ tensorize_stmt(Lower *L, IrStmt *s)
 				diag_error(rq->loc, "cannot tensorize '%s': it is not a reduction, and "
 				    "intrinsic '%s' performs a reduction's update", rq->s->name, t.k->name);
 			else
-				diag_error(rq->loc, "cannot tensorize '%s' at '%s': the loop is not part "
-				    "of its update (it is outside the reduction's loops or was removed)",
-				    rq->s->name, rq->axis);
+				diag_error(rq->loc, "cannot tensorize '%s' at '%s': the loop is outside "
+				    "the update nest, which starts at the first reduction loop '%s' (loops "
+				    "%s); reorder so that the intrinsic's loops are all inside it", rq->s->name,
+				    rq->axis, first_red(rq->s), stage_leaf_list(rq->s));
 		}
 	}
 	return diag_errors() == before ? s : NULL;

@@ -6,7 +6,7 @@
 #   X.out    txc FLAGS X.tx must succeed; its stdout must equal X.out
 #   X.loops  txc --print-loops FLAGS X.tx; stdout must equal X.loops
 #   X.c      txc --emit=c -o - FLAGS X.tx; stdout must equal X.c
-#   X.sh     the mode is the script: it runs with TX=X.tx (end-to-end tests)
+#   X.run    the mode is the script: it runs with TX=X.tx (end-to-end tests)
 #
 # FLAGS come from a first-line comment `// flags: ...`.  The test runs in
 # the .tx file's folder so that diagnostics name it as `X.tx`.  With
@@ -33,9 +33,9 @@ compare() { # expected actual
 	return 1
 }
 
-if [ -f "$base.sh" ]; then
+if [ -f "$base.run" ]; then
 	TX=$base.tx; export TX
-	exec $SHELL "./$base.sh"
+	exec $SHELL "./$base.run"
 elif [ -f "$base.err" ]; then
 	"$TXC" --color=never ${flags:---check} "$base.tx" >"$tmp/out" 2>"$tmp/err"
 	rc=$?

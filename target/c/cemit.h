@@ -20,6 +20,7 @@ enum {
 	H_F16_ROUND,     /* txc_f16_round(double) -> float, an f16 value */
 	H_ALLOC,         /* txc_alloc(int64_t n, size_t size) */
 	H_DIV_I64, H_MOD_I64, H_DIV_U64, H_MOD_U64,
+	H_FMA_OUTER,     /* txc_fma_outer: the tensorize micro-kernel, in scalar C */
 	H_COUNT
 };
 /* Helpers made per type: txc_min_i32, txc_sat_u8 ... */

@@ -710,6 +710,21 @@ ex(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 	case IR_BROADCAST:
 		return ex(E, e->a, NULL, hoist);
 	case IR_CALL:
+		if (e->call.ck == CALL_INTRINSIC && !strcmp(e->call.name, "fma_outer") &&
+		    e->call.nargs == 12) {
+			/* tensorize (lower/tensorize.c): tensors pass as addresses */
+			chelp_use(E, H_FMA_OUTER);
+			char *s = "txc_fma_outer(";
+			for (int i = 0; i < 12; i++) {
+				IrExpr *x = e->call.args[i];
+				const char *t = x->kind == IR_LOAD ?
+				    P("&%s[%s]", cname_get(E->names, x->load.buf, x->load.buf->name),
+				    cexpr_offset(E, x->load.buf, x->load.idx, x->load.nidx, lane, hoist)) :
+				    ex(E, x, lane, hoist).s;
+				s = P("%s%s%s", s, i ? ", " : "", t);
+			}
+			return cx(P("%s)", s), P_PRIMARY);
+		}
 		if (e->call.ck == CALL_INTRINSIC) {
 			diag_error(e->loc, "the C backend cannot emit intrinsic '%s'",
 			    e->call.name);

@@ -2,7 +2,7 @@
  *
  * Each helper exists because plain C would be undefined or would differ
  * from the IR's semantics (emit_c.c's top comment): f16 conversions,
- * floor division, non-negative modulo, x/0 == 0, saturating float-to-int
+ * Euclidean division and modulo, x/0 == 0, saturating float-to-int
  * conversion, wrapping abs, NaN-consistent min/max, sigmoid, floating %.
  * Only the helpers the code uses are written, in a fixed order, so the
  * output is stable.
@@ -131,7 +131,9 @@ static const char alloc[] =
 "}\n\n";
 
 static const char div_i64[] =
-"/* Floor division: rounds toward -infinity for either sign of b;\n"
+"/* Euclidean division (Halide's rule): rounds toward -infinity when\n"
+" * b > 0 and toward +infinity when b < 0, so that a % b is never\n"
+" * negative and a == b * (a / b) + a % b;\n"
 " * a / 0 == 0, and INT64_MIN / -1 wraps. */\n"
 "static inline int64_t\n"
 "txc_div_i64(int64_t a, int64_t b)\n"
@@ -143,8 +145,8 @@ static const char div_i64[] =
 "\t\treturn (int64_t)(0 - (uint64_t)a);\n"
 "\tq = a / b;\n"
 "\tr = a % b;\n"
-"\tif (r != 0 && (r < 0) != (b < 0))\n"
-"\t\tq--;\n"
+"\tif (r < 0)\n"
+"\t\tq = b > 0 ? q - 1 : q + 1;\n"
 "\treturn q;\n"
 "}\n\n";
 
@@ -260,6 +262,20 @@ write_typed(FILE *out, int kind, ScalarType t)
 	}
 }
 
+/* The fma_outer intrinsic (stdlib/intrinsics/cpu.tx) as scalar C: c[mr x nr]
+ * += a[mr x kk] * b[kk x nr], with element strides; k outermost, as the
+ * loops it replaced. */
+static const char fma_outer[] =
+    "/* tensorize fma_outer: c += a * b over an mr x nr block. */\n"
+    "static int\ntxc_fma_outer(int64_t mr, int64_t nr, int64_t kk, float *c, int64_t csi,\n"
+    "    int64_t csj, const float *a, int64_t asi, int64_t ask, const float *b,\n"
+    "    int64_t bsk, int64_t bsj)\n{\n"
+    "\tfor (int64_t k = 0; k < kk; k++)\n"
+    "\t\tfor (int64_t i = 0; i < mr; i++)\n"
+    "\t\t\tfor (int64_t j = 0; j < nr; j++)\n"
+    "\t\t\t\tc[i * csi + j * csj] += a[i * asi + k * ask] * b[k * bsk + j * bsj];\n"
+    "\treturn 0;\n}\n\n";
+
 void
 chelp_write(FILE *out, const CHelpers *h)
 {
@@ -268,6 +284,7 @@ chelp_write(FILE *out, const CHelpers *h)
 		[H_F16_ROUND] = f16_round, [H_ALLOC] = alloc,
 		[H_DIV_I64] = div_i64, [H_MOD_I64] = mod_i64,
 		[H_DIV_U64] = div_u64, [H_MOD_U64] = mod_u64,
+		[H_FMA_OUTER] = fma_outer,
 	};
 	for (int i = 0; i < H_COUNT; i++)
 		if (h->used[i])

@@ -19,11 +19,11 @@
  *   Exception: i64 index arithmetic (no loads, calls or scalar parameters
  *   below it) is written plainly; it cannot overflow for tensors that fit
  *   in memory, and LLVM may mark it nsw.
- * Integer / and % (as lower/fold.c folds them): / is floor division
- *   (rounds toward -infinity for either sign of the divisor) and % is
- *   never negative: 0 <= a % b < |b|.  For b > 0, a == b*(a/b) + a%b;
- *   for b < 0 that identity does not hold (7 / -2 == -4, 7 % -2 == 1,
- *   -7 / -2 == 3, -7 % -2 == 1).  x / 0 == 0 and x % 0 == 0;
+ * Integer / and % (as lower/fold.c folds them): Euclidean division, as
+ *   Halide does it: % is never negative (0 <= a % b < |b|) and
+ *   a == b*(a/b) + a%b, so / rounds toward -infinity when b > 0 and
+ *   toward +infinity when b < 0 (7 / -2 == -3, 7 % -2 == 1,
+ *   -7 / -2 == 4, -7 % -2 == 1).  x / 0 == 0 and x % 0 == 0;
  *   INT_MIN / -1 wraps to INT_MIN (and INT_MIN % -1 == 0).  Unsigned
  *   types divide plainly (x / 0 == 0, x % 0 == 0).
  * Floating %: fmod(a, b), plus |b| when negative: in [0, |b|] like the

@@ -3,8 +3,8 @@
  * The numeric rules are those of the C backend (target/c/emit_c.c), so
  * both targets compute the same bits:
  *  - integer arithmetic wraps (no nsw/nuw flags);
- *  - integer / rounds toward negative infinity and % is never negative
- *    (0 <= a % b < |b|); x / 0 and x % 0 are 0, INT_MIN / -1 wraps to
+ *  - integer / and % are Euclidean: % is never negative (0 <= a % b < |b|)
+ *    and a == b*(a/b) + a%b; x / 0 and x % 0 are 0, INT_MIN / -1 wraps to
  *    INT_MIN; unsigned types divide plainly;
  *  - shift amounts are taken modulo the width (also negative ones);
  *  - float to integer conversions saturate and map NaN to 0 (LLVM's
@@ -200,11 +200,12 @@ gen_div_mod(Cg *cg, IrType t, bool is_div, LLVMValueRef a, LLVMValueRef b)
 	r = LLVMBuildSRem(cg->b, a, sb, "");
 	if (is_div) {
 		q = LLVMBuildSelect(cg->b, m1, LLVMBuildSub(cg->b, zero, q, ""), q, "");
-		/* round toward -inf: r != 0 and r, b of opposite signs */
-		LLVMValueRef adj = LLVMBuildAnd(cg->b,
-		    LLVMBuildICmp(cg->b, LLVMIntNE, r, zero, ""),
-		    LLVMBuildICmp(cg->b, LLVMIntSLT, LLVMBuildXor(cg->b, r, sb, ""), zero, ""), "");
-		q = LLVMBuildSub(cg->b, q, LLVMBuildZExt(cg->b, adj, LLVMTypeOf(q), ""), "div");
+		/* Euclidean: when the remainder is negative, step the quotient
+		 * away from b's sign (q - 1 for b > 0, q + 1 for b < 0) */
+		LLVMValueRef rneg = LLVMBuildICmp(cg->b, LLVMIntSLT, r, zero, "");
+		LLVMValueRef bpos = LLVMBuildICmp(cg->b, LLVMIntSGT, sb, zero, "");
+		LLVMValueRef step = LLVMBuildSelect(cg->b, bpos, one, cg_const_int(cg, t, -1), "");
+		q = LLVMBuildSelect(cg->b, rneg, LLVMBuildSub(cg->b, q, step, ""), q, "div");
 	} else {
 		/* r in (-|b|, |b|): add |b| (wrapping: b may be INT_MIN) when negative */
 		LLVMValueRef bneg = LLVMBuildICmp(cg->b, LLVMIntSLT, sb, zero, "");

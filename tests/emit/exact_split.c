@@ -18,7 +18,9 @@
 #define TXC_THREAD_LOCAL
 #endif
 
-/* Floor division: rounds toward -infinity for either sign of b;
+/* Euclidean division (Halide's rule): rounds toward -infinity when
+ * b > 0 and toward +infinity when b < 0, so that a % b is never
+ * negative and a == b * (a / b) + a % b;
  * a / 0 == 0, and INT64_MIN / -1 wraps. */
 static inline int64_t
 txc_div_i64(int64_t a, int64_t b)
@@ -30,8 +32,8 @@ txc_div_i64(int64_t a, int64_t b)
 		return (int64_t)(0 - (uint64_t)a);
 	q = a / b;
 	r = a % b;
-	if (r != 0 && (r < 0) != (b < 0))
-		q--;
+	if (r < 0)
+		q = b > 0 ? q - 1 : q + 1;
 	return q;
 }
 
@@ -83,10 +85,10 @@ scale(int64_t N, const double *x, double *y)
 	}
 	/* produce y */
 	for (int64_t io = 0; io < txc_div_i64(N, 4); io++) {
-		/* unrolled */
-		for (int64_t ii = 0; ii < 4; ii++) {
-			y[io * 4 + ii] = x[io * 4 + ii] * 2.0;
-		}
+		y[io * 4] = x[io * 4] * 2.0;
+		y[io * 4 + 1] = x[io * 4 + 1] * 2.0;
+		y[io * 4 + 2] = x[io * 4 + 2] * 2.0;
+		y[io * 4 + 3] = x[io * 4 + 3] * 2.0;
 	}
 	return 0;
 }

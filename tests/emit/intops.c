@@ -79,7 +79,9 @@ txc_f16_round(double x)
 	return txc_f16_to_f32(txc_f16_bits(x));
 }
 
-/* Floor division: rounds toward -infinity for either sign of b;
+/* Euclidean division (Halide's rule): rounds toward -infinity when
+ * b > 0 and toward +infinity when b < 0, so that a % b is never
+ * negative and a == b * (a / b) + a % b;
  * a / 0 == 0, and INT64_MIN / -1 wraps. */
 static inline int64_t
 txc_div_i64(int64_t a, int64_t b)
@@ -91,8 +93,8 @@ txc_div_i64(int64_t a, int64_t b)
 		return (int64_t)(0 - (uint64_t)a);
 	q = a / b;
 	r = a % b;
-	if (r != 0 && (r < 0) != (b < 0))
-		q--;
+	if (r < 0)
+		q = b > 0 ? q - 1 : q + 1;
 	return q;
 }
 

@@ -18,7 +18,9 @@
 #define TXC_THREAD_LOCAL
 #endif
 
-/* Floor division: rounds toward -infinity for either sign of b;
+/* Euclidean division (Halide's rule): rounds toward -infinity when
+ * b > 0 and toward +infinity when b < 0, so that a % b is never
+ * negative and a == b * (a / b) + a % b;
  * a / 0 == 0, and INT64_MIN / -1 wraps. */
 static inline int64_t
 txc_div_i64(int64_t a, int64_t b)
@@ -30,8 +32,8 @@ txc_div_i64(int64_t a, int64_t b)
 		return (int64_t)(0 - (uint64_t)a);
 	q = a / b;
 	r = a % b;
-	if (r != 0 && (r < 0) != (b < 0))
-		q--;
+	if (r < 0)
+		q = b > 0 ? q - 1 : q + 1;
 	return q;
 }
 
@@ -73,12 +75,9 @@ saxpy(int64_t N, float a, const float *x, const float *y, float *z)
 	#pragma omp parallel for
 	#endif
 	for (int64_t io = 0; io < txc_div_i64(N + 7, 8); io++) {
-		/* vectorized */
-		for (int64_t ii = 0; ii < 8; ii++) {
-			if (io * 8 + ii < N) {
-				z[io * 8 + ii] = a * x[io * 8 + ii] + y[io * 8 + ii];
-			}
-		}
+		for (int64_t lane = 0; lane < 8; lane++)
+			if (io * 8 + lane < N)
+				z[io * 8 + lane] = a * (io * 8 + lane < N ? x[io * 8 + lane] : 0) + (io * 8 + lane < N ? y[io * 8 + lane] : 0);
 	}
 	return 0;
 }

@@ -40,7 +40,7 @@ test_fold(void)
 	CHECK_STR(fold_binop(IR_DIV, c(-7), c(2)), "-4");
 	CHECK_STR(fold_binop(IR_MOD, c(-7), c(2)), "1");
 	CHECK_STR(fold_binop(IR_MOD, c(7), c(-2)), "1");
-	CHECK_STR(fold_binop(IR_DIV, c(7), c(-2)), "-4");
+	CHECK_STR(fold_binop(IR_DIV, c(7), c(-2)), "-3");   /* Euclidean */
 	CHECK(fold_binop(IR_DIV, c(1), c(0)) == NULL);
 	CHECK_STR(fold_binop(IR_DIV, c(INT64_MIN), c(-1)), "-9223372036854775808");
 	CHECK_STR(fold_binop(IR_ADD, c(INT64_MAX), c(1)), "-9223372036854775808");
@@ -74,8 +74,8 @@ test_bounds(void)
 	CHECK_STR(iv.min, "-2");
 	CHECK_STR(iv.max, "2");
 	iv = bounds_of_expr(dv(Y, c(-2)), s);
-	CHECK_STR(iv.min, "-3");
-	CHECK_STR(iv.max, "1");
+	CHECK_STR(iv.min, "-2");
+	CHECK_STR(iv.max, "2");
 	iv = bounds_of_expr(md(Y, c(4)), s);
 	CHECK_STR(iv.min, "0");
 	CHECK_STR(iv.max, "3");
@@ -303,9 +303,9 @@ static int64_t vx, vy, vz;
 static int64_t
 fdiv(int64_t a, int64_t b)
 {
-	int64_t q = a / b;
-	if ((a % b != 0) && ((a < 0) != (b < 0)))
-		q--;
+	int64_t q = a / b;   /* Euclidean: the remainder is never negative */
+	if (a % b < 0)
+		q = b > 0 ? q - 1 : q + 1;
 	return q;
 }
 

@@ -1,0 +1,678 @@
+/* bench.c: `txc bench FILE.tx -D M=1024 ...`: time a kernel, check it.
+ *
+ * Lowers the kernel twice, with its schedule and without any (the
+ * reference), JIT-compiles both (target/llvm/llvm_jit.c), fills the
+ * inputs with seeded random data, runs the reference once, then warms the
+ * scheduled kernel up and times repeated runs.  It prints the median time,
+ * the arithmetic rate (each stage's operations per point times its
+ * points, from the kernel's rules; GFLOP/s when the kernel computes in
+ * floating point, else GOP/s) and the largest difference from the
+ * reference, relative to max(1, |reference|).  --schedules a,b,c times
+ * several named schedules ("default" is the unnamed one) in one table.
+ * Exit status: 0; 1 on a compile error, a failing kernel or a difference
+ * above --tolerance.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "driver/driver.h"
+#include "lower/lower.h"
+#include "parser/parser.h"
+#include "rt/txrt.h"
+#include "sema/sema.h"
+#include "target/target.h"
+
+typedef struct {
+	const char *input;
+	const char *kernel;               /* -k */
+	const char **scheds; int nscheds; /* -s / --schedules; NULL entry: unnamed */
+	const char **names; double *values; int ndefs;   /* -D */
+	int runs, warmup, threads;
+	unsigned seed;
+	double tolerance;
+	LlvmOptions llvm;
+	Options drv;                       /* for imports (-I) */
+} Bench;
+
+/* One tensor argument, allocated once per kernel variant. */
+typedef struct {
+	Buffer *buf;
+	size_t elems, esize;
+	void *data;
+} Arg;
+
+static void
+usage(FILE *fp)
+{
+	fputs("usage: txc bench FILE.tx -D SIZE=N ... [options]\n"
+	    "  -D NAME=VALUE        a size (required for each) or scalar parameter\n"
+	    "  -k KERNEL            the kernel (default: the file's first)\n"
+	    "  -s NAME              the schedule to time (default: the unnamed one)\n"
+	    "  --schedules=A,B,...  compare several schedules ('default': unnamed)\n"
+	    "  --runs=N             timed runs (default: as many as fit in ~1 s, 3..1000)\n"
+	    "  --warmup=N           untimed runs first (default 2)\n"
+	    "  --threads=N          threads of parallel loops (default: libtxrt's)\n"
+	    "  --seed=N             random inputs' seed (default 1)\n"
+	    "  --tolerance=X        largest relative difference accepted (default 1e-3)\n"
+	    "  --cpu=NAME --features=LIST -O0..3 -I DIR   as for txc\n", fp);
+}
+
+static bool
+split_list(Bench *b, const char *s)
+{
+	static int cap;
+	char *copy = arena_strdup(perm, s);
+
+	for (char *t = strtok(copy, ","); t; t = strtok(NULL, ","))
+		*ARENA_PUSH(perm, b->scheds, b->nscheds, cap) =
+		    !strcmp(t, "default") ? NULL : intern_cstr(t);
+	return b->nscheds > 0;
+}
+
+static int
+parse(Bench *b, int argc, char **argv)
+{
+	enum { O_SCHEDS = 256, O_RUNS, O_WARMUP, O_THREADS, O_SEED, O_TOL, O_CPU, O_FEAT };
+	static const struct option lo[] = {
+		{ "schedules", required_argument, NULL, O_SCHEDS },
+		{ "runs", required_argument, NULL, O_RUNS },
+		{ "warmup", required_argument, NULL, O_WARMUP },
+		{ "threads", required_argument, NULL, O_THREADS },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "tolerance", required_argument, NULL, O_TOL },
+		{ "cpu", required_argument, NULL, O_CPU },
+		{ "features", required_argument, NULL, O_FEAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static int capd, capv, capi, caps;
+	int c, n;
+
+	b->warmup = 2;
+	b->seed = 1;
+	b->tolerance = 1e-3;
+	b->llvm.opt_level = 3;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":D:k:s:I:O:h", lo, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'D': {
+			const char *eq = strchr(optarg, '=');
+			double v;
+			if (!eq || eq == optarg || (v = strtod(eq + 1, &end), *end || end == eq + 1)) {
+				fprintf(stderr, "txc bench: bad -D '%s': expected NAME=VALUE\n", optarg);
+				return 1;
+			}
+			n = b->ndefs;
+			*ARENA_PUSH(perm, b->names, b->ndefs, capd) = intern(optarg, (size_t)(eq - optarg));
+			*ARENA_PUSH(perm, b->values, n, capv) = v;
+			break;
+		}
+		case 'k': b->kernel = intern_cstr(optarg); break;
+		case 's': *ARENA_PUSH(perm, b->scheds, b->nscheds, caps) = intern_cstr(optarg); break;
+		case 'I': *ARENA_PUSH(perm, b->drv.incdirs, b->drv.nincdirs, capi) = optarg; break;
+		case 'O':
+			if (optarg[0] < '0' || optarg[0] > '3' || optarg[1]) {
+				fprintf(stderr, "txc bench: bad -O%s: use -O0 to -O3\n", optarg);
+				return 1;
+			}
+			b->llvm.opt_level = optarg[0] - '0';
+			break;
+		case O_SCHEDS:
+			if (!split_list(b, optarg)) {
+				fprintf(stderr, "txc bench: --schedules needs a list of names\n");
+				return 1;
+			}
+			break;
+		case O_RUNS: b->runs = atoi(optarg); break;
+		case O_WARMUP: b->warmup = atoi(optarg); break;
+		case O_THREADS: b->threads = atoi(optarg); break;
+		case O_SEED: b->seed = (unsigned)strtoul(optarg, NULL, 0); break;
+		case O_TOL: b->tolerance = strtod(optarg, NULL); break;
+		case O_CPU: b->llvm.cpu = optarg; break;
+		case O_FEAT: b->llvm.features = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case ':':
+			fprintf(stderr, "txc bench: option '%s' needs an argument\n", argv[optind - 1]);
+			return 1;
+		default:
+			fprintf(stderr, "txc bench: unknown option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 1;
+	}
+	b->input = argv[optind];
+	if (b->nscheds == 0)
+		*ARENA_PUSH(perm, b->scheds, b->nscheds, caps) = NULL;
+	return -1;
+}
+
+/* ---- sizes and operation counts --------------------------------------- */
+
+static double
+def_value(Bench *b, const char *name, bool *found)
+{
+	for (int i = 0; i < b->ndefs; i++)
+		if (b->names[i] == name) {
+			*found = true;
+			return b->values[i];
+		}
+	*found = false;
+	return 0;
+}
+
+static int64_t
+floordiv(int64_t a, int64_t d)
+{
+	if (d == 0)
+		return 0;
+	int64_t q = a / d;
+	return (a % d != 0 && ((a % d < 0) != (d < 0))) ? q - 1 : q;
+}
+
+/* An extent (integer IR over the size parameters); false if it is not
+ * one this evaluator knows. */
+static bool
+eval(IrFunc *f, const int64_t *params, IrExpr *e, int64_t *out)
+{
+	int64_t a = 0, c = 0;
+
+	if (!e)
+		return false;
+	if (e->kind == IR_INT) {
+		*out = e->ival;
+		return true;
+	}
+	if (e->kind == IR_VAR) {
+		for (int i = 0; i < f->nparams; i++)
+			if (f->params[i] == e->var) {
+				*out = params[i];
+				return true;
+			}
+		return false;
+	}
+	if (e->kind == IR_CAST)
+		return eval(f, params, e->a, out);
+	if (!eval(f, params, e->a, &a) || !eval(f, params, e->b, &c))
+		return false;
+	switch (e->kind) {
+	case IR_ADD: *out = a + c; return true;
+	case IR_SUB: *out = a - c; return true;
+	case IR_MUL: *out = a * c; return true;
+	case IR_DIV: *out = floordiv(a, c); return true;
+	case IR_MOD: *out = c ? a - floordiv(a, c) * c : 0; return true;
+	case IR_MIN: *out = a < c ? a : c; return true;
+	case IR_MAX: *out = a > c ? a : c; return true;
+	default: return false;
+	}
+}
+
+/* Operations in an expression, and whether any is on floating point. */
+static double
+ops_of(Expr *e, bool *fl)
+{
+	double n = 0;
+
+	if (!e)
+		return 0;
+	switch (e->kind) {
+	case EXPR_UNARY:
+		return ops_of(e->bin.a, fl);
+	case EXPR_BINARY:
+		if (e->bin.op <= OP_BITXOR) {
+			n = 1;
+			if (type_is_float(e->type))
+				*fl = true;
+		}
+		return n + ops_of(e->bin.a, fl) + ops_of(e->bin.b, fl);
+	case EXPR_CALL:
+		if (type_is_float(e->type))
+			*fl = true;
+		n = 1;
+		/* fallthrough */
+	case EXPR_CAST:
+	case EXPR_SELECT:
+	case EXPR_ACCESS:
+		for (int i = 0; i < e->call.nargs; i++)
+			if (e->kind != EXPR_ACCESS)
+				n += ops_of(e->call.args[i], fl);
+		return n;
+	case EXPR_REDUCE:
+		if (type_is_float(e->type))
+			*fl = true;
+		return 1 + ops_of(e->reduce.body, fl);   /* the body and the combine */
+	default:
+		return 0;
+	}
+}
+
+/* An AST size expression's value. */
+static bool
+eval_ast(Expr *e, const int64_t *params, int64_t *out)
+{
+	int64_t a, c;
+
+	switch (e->kind) {
+	case EXPR_INT: *out = e->ival; return true;
+	case EXPR_NAME:
+		if (e->id.ref != REF_SIZE)
+			return false;
+		*out = params[e->id.param->index];
+		return true;
+	case EXPR_BINARY:
+		if (!eval_ast(e->bin.a, params, &a) || !eval_ast(e->bin.b, params, &c))
+			return false;
+		switch (e->bin.op) {
+		case OP_ADD: *out = a + c; return true;
+		case OP_SUB: *out = a - c; return true;
+		case OP_MUL: *out = a * c; return true;
+		case OP_DIV: *out = floordiv(a, c); return true;
+		case OP_MOD: *out = c ? a - floordiv(a, c) * c : 0; return true;
+		default: return false;
+		}
+	case EXPR_CALL:
+		if (e->call.nargs != 2 || !eval_ast(e->call.args[0], params, &a) ||
+		    !eval_ast(e->call.args[1], params, &c))
+			return false;
+		if (e->call.builtin == BI_MIN) { *out = a < c ? a : c; return true; }
+		if (e->call.builtin == BI_MAX) { *out = a > c ? a : c; return true; }
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* Each stage's operations per point times its points (and reduction
+ * extents); stages with inferred shapes take theirs from the reference
+ * lowering's buffers when they are arguments, else count as 0. */
+static double
+count_ops(Kernel *k, const int64_t *params, bool *fl)
+{
+	double total = 0;
+
+	for (int s = 0; s < k->nstages; s++) {
+		Tensor *t = k->stages[s];
+		Expr *v = t->rule ? t->rule->value : NULL;
+		double points = 1, ops = ops_of(v, fl);
+		int64_t x, lo;
+		for (int d = 0; d < t->ndims && t->shape; d++)
+			points *= eval_ast(t->shape[d], params, &x) ? (double)x : 0;
+		if (t->ndims && !t->shape)
+			points = 0;
+		if (v && v->kind == EXPR_REDUCE)
+			for (int a = 0; a < v->reduce.naxes; a++) {
+				RedAxis *r = &v->reduce.axes[a];
+				lo = 0;
+				if ((r->lo && !eval_ast(r->lo, params, &lo)) || !eval_ast(r->hi, params, &x))
+					x = lo = 0;
+				points *= (double)(x - lo);
+			}
+		total += ops * points;
+	}
+	return total;
+}
+
+/* ---- data ------------------------------------------------------------------ */
+
+static uint64_t rng_state;
+
+static double
+rnd(void)
+{
+	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (double)(rng_state >> 11) / 9007199254740992.0;   /* [0, 1) */
+}
+
+/* A value v of type t (exactly representable for f16: k / 64). */
+static void
+put(void *p, size_t i, ScalarType t, double v)
+{
+	switch (t) {
+	case TY_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+	case TY_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+	case TY_I16: ((int16_t *)p)[i] = (int16_t)v; break;
+	case TY_I32: ((int32_t *)p)[i] = (int32_t)v; break;
+	case TY_I64: ((int64_t *)p)[i] = (int64_t)v; break;
+	case TY_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+	case TY_U16: ((uint16_t *)p)[i] = (uint16_t)v; break;
+	case TY_U32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+	case TY_U64: ((uint64_t *)p)[i] = (uint64_t)v; break;
+	case TY_F16: {
+		/* |v| <= 1 in steps of 1/64: exact in binary16 */
+		double m = fabs(v);
+		uint16_t bits = v < 0 ? 0x8000 : 0;
+		if (m != 0) {
+			int e;
+			double f = frexp(m, &e);          /* m = f * 2^e, f in [0.5, 1) */
+			bits |= (uint16_t)((e - 1 + 15) << 10);
+			bits |= (uint16_t)((f * 2 - 1) * 1024);
+		}
+		((uint16_t *)p)[i] = bits;
+		break;
+	}
+	case TY_F32: ((float *)p)[i] = (float)v; break;
+	default: ((double *)p)[i] = v; break;
+	}
+}
+
+static double
+get(const void *p, size_t i, ScalarType t)
+{
+	switch (t) {
+	case TY_BOOL: case TY_U8: return ((const uint8_t *)p)[i];
+	case TY_I8: return ((const int8_t *)p)[i];
+	case TY_I16: return ((const int16_t *)p)[i];
+	case TY_I32: return ((const int32_t *)p)[i];
+	case TY_I64: return (double)((const int64_t *)p)[i];
+	case TY_U16: return ((const uint16_t *)p)[i];
+	case TY_U32: return ((const uint32_t *)p)[i];
+	case TY_U64: return (double)((const uint64_t *)p)[i];
+	case TY_F16: {
+		uint16_t h = ((const uint16_t *)p)[i];
+		int e = h >> 10 & 31, m = h & 1023;
+		double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) :
+		    ldexp(1024 + m, e - 25);
+		return h & 0x8000 ? -v : v;
+	}
+	case TY_F32: return ((const float *)p)[i];
+	default: return ((const double *)p)[i];
+	}
+}
+
+static double
+random_value(ScalarType t)
+{
+	if (t == TY_BOOL)
+		return rnd() < 0.5;
+	if (type_is_float(t))
+		return floor(rnd() * 128) / 64 - 1;    /* [-1, 1) in steps of 1/64 */
+	if (type_is_signed(t))
+		return floor(rnd() * 16) - 8;
+	return floor(rnd() * 16);
+}
+
+static double
+now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* ---- running ------------------------------------------------------------- */
+
+typedef int (*Packed)(void **args);
+
+/* A lowered, JIT-compiled variant of the kernel. */
+typedef struct {
+	IrFunc *f;
+	LlvmJit *jit;
+	Packed fn;
+} Variant;
+
+static bool
+build(Bench *b, Program *p, Kernel *k, bool none, const char *sched, Variant *v)
+{
+	static const char **names;
+	static int64_t *values;
+	static int n, capn, capv;
+	LowerOptions lo = { .no_schedule = none, .target = "cpu", .schedule = sched };
+	void *addr;
+
+	if (!names)
+		for (int i = 0; i < k->nparams; i++) {
+			bool found;
+			double x = def_value(b, k->params[i].name, &found);
+			if (!k->params[i].is_size || !found)
+				continue;
+			int m = n;
+			*ARENA_PUSH(perm, names, n, capn) = k->params[i].name;
+			*ARENA_PUSH(perm, values, m, capv) = (int64_t)x;
+		}
+	lo.def_names = names;
+	lo.def_values = values;
+	lo.ndefs = n;
+	memset(v, 0, sizeof *v);
+	v->f = lower_kernel(p, k, &lo);
+	if (!v->f)
+		return false;
+	v->jit = llvm_jit_compile(&v->f, 1, &b->llvm);
+	if (!v->jit)
+		return false;
+	addr = llvm_jit_lookup(v->jit, arena_printf(perm, "%s__packed", k->name));
+	memcpy(&v->fn, &addr, sizeof addr);
+	return v->fn != NULL;
+}
+
+/* The argument array: size and scalar values, then tensor pointers. */
+static void **
+call_args(IrFunc *f, uint64_t *slots, Arg *args)
+{
+	void **a = arena_alloc(perm, (f->nparams + f->nargs + 1) * sizeof *a);
+
+	for (int i = 0; i < f->nparams; i++)
+		a[i] = &slots[i];
+	for (int i = 0; i < f->nargs; i++)
+		a[f->nparams + i] = args[i].data;
+	return a;
+}
+
+/* The largest |x - ref| / max(1, |ref|) over the outputs. */
+static double
+max_error(IrFunc *f, Arg *got, Arg *ref)
+{
+	double worst = 0;
+
+	for (int i = 0; i < f->nargs; i++) {
+		if (f->args[i]->is_input)
+			continue;
+		for (size_t j = 0; j < ref[i].elems; j++) {
+			double x = get(got[i].data, j, ref[i].buf->elem);
+			double r = get(ref[i].data, j, ref[i].buf->elem);
+			double d = isnan(x) && isnan(r) ? 0 : fabs(x - r) / fmax(1, fabs(r));
+			if (isnan(d) || d > worst)
+				worst = isnan(d) ? INFINITY : d;
+		}
+	}
+	return worst;
+}
+
+/* Copies of the inputs' pointers; outputs freshly allocated and filled
+ * with a value no kernel writes by accident. */
+static Arg *
+outputs_like(IrFunc *f, Arg *ref)
+{
+	Arg *a = arena_alloc(perm, (f->nargs + 1) * sizeof *a);
+
+	for (int i = 0; i < f->nargs; i++) {
+		a[i] = ref[i];
+		if (f->args[i]->is_input)
+			continue;
+		a[i].data = txrt_alloc(a[i].elems * a[i].esize);
+		if (!a[i].data)
+			diag_fatal("out of memory for output '%s'", ref[i].buf->name);
+		for (size_t j = 0; j < a[i].elems; j++)
+			put(a[i].data, j, a[i].buf->elem, -77);
+	}
+	return a;
+}
+
+static bool
+run_checked(Packed fn, void **args, const char *what)
+{
+	int rc = fn(args);
+
+	if (rc != 0)
+		fprintf(stderr, "txc bench: %s returned %d: %s\n", what, rc, txrt_last_error());
+	return rc == 0;
+}
+
+static void
+print_rate(double ops, double secs, bool fl)
+{
+	if (ops > 0 && secs > 0)
+		printf("  %9.2f %s", ops / secs * 1e-9, fl ? "GFLOP/s" : "GOP/s  ");
+	else
+		printf("  %9s %s", "-", "       ");
+}
+
+static int
+bench(Bench *b)
+{
+	uint32_t file = source_load(b->input);
+	Program *prog;
+	Kernel *k = NULL;
+	Variant ref;
+	int64_t *sizes;
+	uint64_t *slots;
+	Arg *args;
+	bool fl = false, ok = true;
+	double ops;
+
+	if (!file)
+		return 1;
+	prog = parse_program(file);
+	if (diag_errors() || !import_resolve(prog, &b->drv) || !sema_check(prog))
+		return 1;
+	for (int i = 0; i < prog->nkernels && !k; i++)
+		if (b->kernel ? prog->kernels[i]->name == b->kernel :
+		    prog->kernels[i]->loc.file == prog->file)
+			k = prog->kernels[i];
+	if (!k) {
+		diag_error(loc_none, b->kernel ? "no kernel named '%s' in '%s'" : "%s'%s' has no kernel",
+		    b->kernel ? b->kernel : "", b->input);
+		return 1;
+	}
+	sizes = arena_alloc(perm, (k->nparams + 1) * sizeof *sizes);
+	slots = arena_alloc(perm, (k->nparams + 1) * sizeof *slots);
+	for (int i = 0; i < k->nparams; i++) {
+		Param *pa = &k->params[i];
+		bool found;
+		double v = def_value(b, pa->name, &found);
+		if (!found && pa->is_size) {
+			diag_error(pa->loc, "size '%s' needs a value: txc bench -D %s=N", pa->name, pa->name);
+			ok = false;
+		}
+		if (!found)
+			v = 1;
+		sizes[i] = (int64_t)v;
+		put(&slots[i], 0, pa->is_size ? TY_I64 : pa->type, v);
+	}
+	if (!ok)
+		return 1;
+	ops = count_ops(k, sizes, &fl);
+
+	/* the reference: the kernel without a schedule */
+	if (!build(b, prog, k, true, NULL, &ref))
+		return 1;
+	args = arena_alloc(perm, (ref.f->nargs + 1) * sizeof *args);
+	rng_state = b->seed;
+	for (int i = 0; i < ref.f->nargs; i++) {
+		Buffer *buf = ref.f->args[i];
+		int64_t e, n = 1;
+		for (int d = 0; d < buf->ndims; d++) {
+			if (!eval(ref.f, sizes, buf->extent[d], &e) || e < 0) {
+				diag_error(loc_none, "cannot work out the shape of '%s'", buf->name);
+				return 1;
+			}
+			n *= e;
+		}
+		args[i].buf = buf;
+		args[i].elems = (size_t)n;
+		args[i].esize = type_bits(buf->elem) <= 8 ? 1 : (size_t)type_bits(buf->elem) / 8;
+		args[i].data = txrt_alloc(args[i].elems * args[i].esize);
+		if (!args[i].data)
+			diag_fatal("out of memory for tensor '%s'", buf->name);
+		for (size_t j = 0; j < args[i].elems; j++)
+			put(args[i].data, j, buf->elem, buf->is_input ? random_value(buf->elem) : -77);
+	}
+	if (b->threads > 0)
+		txrt_set_num_threads(b->threads);
+	double t0 = now();
+	if (!run_checked(ref.fn, call_args(ref.f, slots, args), "the unscheduled kernel"))
+		return 1;
+	double tref = now() - t0;
+
+	printf("%s:", k->name);
+	for (int i = 0; i < k->nparams; i++)
+		if (k->params[i].is_size)
+			printf(" %s=%lld", k->params[i].name, (long long)sizes[i]);
+	printf(", %d thread%s, %s (%s)\n", txrt_get_num_threads(),
+	    txrt_get_num_threads() == 1 ? "" : "s",
+	    b->llvm.cpu ? b->llvm.cpu : llvm_host_cpu(), llvm_host_triple());
+	printf("  %-16s %12s  %17s  %10s\n", "schedule", "time", "rate", "max error");
+	printf("  %-16s %9.3f ms", "(unscheduled)", tref * 1e3);
+	print_rate(ops, tref, fl);
+	printf("  %10s  (1 run)\n", "-");
+
+	for (int s = 0; s < b->nscheds; s++) {
+		const char *name = b->scheds[s] ? b->scheds[s] : "default";
+		Variant v;
+		if (!build(b, prog, k, false, b->scheds[s], &v)) {
+			printf("  %-16s   compile error\n", name);
+			ok = false;
+			continue;
+		}
+		Arg *out = outputs_like(v.f, args);
+		void **a = call_args(v.f, slots, out);
+		bool good = run_checked(v.fn, a, name);
+		for (int w = 1; good && w < b->warmup; w++)
+			good = run_checked(v.fn, a, name);
+		if (!good) {
+			printf("  %-16s   failed\n", name);
+			ok = false;
+			continue;
+		}
+		double err = max_error(v.f, out, args);
+		/* time: one run tells how many fit in about a second */
+		t0 = now();
+		v.fn(a);
+		double t1 = now() - t0;
+		int runs = b->runs > 0 ? b->runs : t1 > 0 ? (int)fmin(1000, fmax(3, 1.0 / t1)) : 1000;
+		double *times = arena_alloc(perm, runs * sizeof *times);
+		for (int r = 0; r < runs; r++) {
+			t0 = now();
+			v.fn(a);
+			times[r] = now() - t0;
+		}
+		qsort(times, runs, sizeof *times, cmp_double);
+		double med = runs % 2 ? times[runs / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
+		printf("  %-16s %9.3f ms", name, med * 1e3);
+		print_rate(ops, med, fl);
+		printf("  %10.3g  (median of %d)%s\n", err, runs,
+		    err > b->tolerance ? "  MISMATCH" : "");
+		if (err > b->tolerance)
+			ok = false;
+		llvm_jit_free(v.jit);
+	}
+	return ok ? 0 : 1;
+}
+
+int
+bench_main(int argc, char **argv)
+{
+	Bench b = { 0 };
+	int rc = parse(&b, argc, argv);
+
+	if (rc >= 0)
+		return rc;
+	rc = bench(&b);
+	diag_flush();
+	return rc;
+}

@@ -1,0 +1,269 @@
+/* pool.c: libtxrt's thread pool and parallel_for.
+ *
+ * Workers are created on the first parallel loop and persist.  Each has its
+ * own slot (the chunk to run) and ticket; the caller fills a slot, bumps the
+ * ticket and runs chunk 0 itself, then waits for a shared pending count to
+ * reach zero.  Both sides spin a little before they sleep on a condition
+ * variable, so back-to-back loops cost no system call.  A sleeping flag set
+ * before re-checking (and read after publishing) keeps wake-ups from being
+ * lost: with sequentially consistent atomics one side always sees the other.
+ *
+ * A parallel loop inside a parallel loop, or one started while another
+ * thread owns the pool, runs serially on the calling thread.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "txrt.h"
+
+#define TXRT_MSG_MAX 512
+
+#define SPIN_LIMIT 4000
+#define MAX_THREADS 1024
+
+typedef struct {
+	pthread_t tid;
+	pthread_cond_t wake;
+	atomic_uint_fast64_t ticket;   /* bumped once per chunk given */
+	atomic_int sleeping;
+	/* the chunk to run: written by the caller before the ticket */
+	txrt_task fn;
+	void *closure;
+	int64_t begin, end;
+} Worker;
+
+static pthread_mutex_t job_mu = PTHREAD_MUTEX_INITIALIZER;   /* one loop at a time */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;       /* sleeping and waking */
+static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
+static Worker *workers;
+static int nworkers;
+static int want;                 /* threads wanted, caller included; 0: default */
+static atomic_int stopping;
+static atomic_int pending;       /* chunks still running on workers */
+static atomic_int caller_sleeping;
+static atomic_int first_err;     /* the first error code of this loop */
+static char err_msg[TXRT_MSG_MAX];
+static _Thread_local bool in_parallel;
+
+/* Busy-waits briefly, then yields the CPU (when threads outnumber cores,
+ * the thread being waited for may need it). */
+static void
+cpu_relax(int spins)
+{
+	if (spins > 64) {
+		sched_yield();
+		return;
+	}
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+static int
+default_threads(void)
+{
+	const char *s = getenv("TXRT_NUM_THREADS");
+	long n = 0;
+
+	if (s && *s) {
+		char *end;
+		n = strtol(s, &end, 10);
+		if (*end || n <= 0)
+			n = 0;
+	}
+	if (n <= 0)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n <= 0)
+		n = 1;
+	return n > MAX_THREADS ? MAX_THREADS : (int)n;
+}
+
+/* Runs one chunk and records the first failure. */
+static void
+run_chunk(txrt_task fn, void *closure, int64_t begin, int64_t end, bool is_caller)
+{
+	int rc = fn(closure, begin, end);
+	int zero = 0;
+
+	if (rc != 0 && atomic_compare_exchange_strong(&first_err, &zero, rc) && !is_caller) {
+		pthread_mutex_lock(&mu);
+		strncpy(err_msg, txrt_last_error(), sizeof err_msg - 1);
+		err_msg[sizeof err_msg - 1] = '\0';
+		pthread_mutex_unlock(&mu);
+	}
+}
+
+static void *
+worker_main(void *arg)
+{
+	Worker *w = arg;
+	uint_fast64_t seen = 0;
+
+	in_parallel = true;
+	for (;;) {
+		int spins = 0;
+		while (atomic_load(&w->ticket) == seen && !atomic_load(&stopping)) {
+			if (++spins < SPIN_LIMIT) {
+				cpu_relax(spins);
+				continue;
+			}
+			pthread_mutex_lock(&mu);
+			atomic_store(&w->sleeping, 1);
+			while (atomic_load(&w->ticket) == seen && !atomic_load(&stopping))
+				pthread_cond_wait(&w->wake, &mu);
+			atomic_store(&w->sleeping, 0);
+			pthread_mutex_unlock(&mu);
+		}
+		if (atomic_load(&w->ticket) == seen)
+			return NULL;   /* stopping */
+		seen = atomic_load(&w->ticket);
+		run_chunk(w->fn, w->closure, w->begin, w->end, false);
+		if (atomic_fetch_sub(&pending, 1) == 1 && atomic_load(&caller_sleeping)) {
+			pthread_mutex_lock(&mu);
+			pthread_cond_signal(&done_cv);
+			pthread_mutex_unlock(&mu);
+		}
+	}
+}
+
+/* Stops and joins every worker (job_mu held). */
+static void
+stop_workers(void)
+{
+	atomic_store(&stopping, 1);
+	pthread_mutex_lock(&mu);
+	for (int i = 0; i < nworkers; i++)
+		pthread_cond_signal(&workers[i].wake);
+	pthread_mutex_unlock(&mu);
+	for (int i = 0; i < nworkers; i++) {
+		pthread_join(workers[i].tid, NULL);
+		pthread_cond_destroy(&workers[i].wake);
+	}
+	free(workers);
+	workers = NULL;
+	nworkers = 0;
+	atomic_store(&stopping, 0);
+}
+
+/* Makes the pool hold want - 1 workers (job_mu held); fewer if threads
+ * cannot be created. */
+static void
+start_workers(void)
+{
+	int n;
+
+	if (want == 0)
+		want = default_threads();
+	n = want - 1;
+	if (nworkers == n)
+		return;
+	if (nworkers)
+		stop_workers();
+	if (n <= 0)
+		return;
+	workers = calloc(n, sizeof *workers);
+	if (!workers)
+		return;
+	for (int i = 0; i < n; i++) {
+		Worker *w = &workers[i];
+		pthread_cond_init(&w->wake, NULL);
+		atomic_init(&w->ticket, 0);
+		atomic_init(&w->sleeping, 0);
+		if (pthread_create(&w->tid, NULL, worker_main, w) != 0) {
+			pthread_cond_destroy(&w->wake);
+			break;
+		}
+		nworkers++;
+	}
+}
+
+int
+txrt_parallel_for(txrt_task fn, void *closure, int64_t begin, int64_t end)
+{
+	int64_t n = end - begin, q, r;
+	int nchunks, rc;
+
+	if (n <= 0)
+		return 0;
+	if (in_parallel || pthread_mutex_trylock(&job_mu) != 0)
+		return fn(closure, begin, end);
+	start_workers();
+	nchunks = nworkers + 1;
+	if (n < nchunks)
+		nchunks = (int)n;
+	if (nchunks <= 1) {
+		pthread_mutex_unlock(&job_mu);
+		in_parallel = true;
+		rc = fn(closure, begin, end);
+		in_parallel = false;
+		return rc;
+	}
+	q = n / nchunks;
+	r = n % nchunks;
+	atomic_store(&first_err, 0);
+	atomic_store(&pending, nchunks - 1);
+	/* chunk i covers [begin + i*q + min(i, r), ... + q + (i < r)) */
+	for (int i = 1; i < nchunks; i++) {
+		Worker *w = &workers[i - 1];
+		w->fn = fn;
+		w->closure = closure;
+		w->begin = begin + i * q + (i < r ? i : r);
+		w->end = w->begin + q + (i < r);
+		atomic_fetch_add(&w->ticket, 1);
+		if (atomic_load(&w->sleeping)) {
+			pthread_mutex_lock(&mu);
+			pthread_cond_signal(&w->wake);
+			pthread_mutex_unlock(&mu);
+		}
+	}
+	in_parallel = true;
+	run_chunk(fn, closure, begin, begin + q + (r > 0), true);
+	in_parallel = false;
+	for (int spins = 0; atomic_load(&pending) > 0; spins++) {
+		if (spins < SPIN_LIMIT) {
+			cpu_relax(spins);
+			continue;
+		}
+		pthread_mutex_lock(&mu);
+		atomic_store(&caller_sleeping, 1);
+		while (atomic_load(&pending) > 0)
+			pthread_cond_wait(&done_cv, &mu);
+		atomic_store(&caller_sleeping, 0);
+		pthread_mutex_unlock(&mu);
+	}
+	rc = atomic_load(&first_err);
+	if (rc != 0 && err_msg[0]) {
+		txrt_set_error("%s", err_msg);
+		err_msg[0] = '\0';
+	}
+	pthread_mutex_unlock(&job_mu);
+	return rc;
+}
+
+int
+txrt_get_num_threads(void)
+{
+	int n;
+
+	pthread_mutex_lock(&job_mu);
+	if (want == 0)
+		want = default_threads();
+	n = want;
+	pthread_mutex_unlock(&job_mu);
+	return n;
+}
+
+void
+txrt_set_num_threads(int n)
+{
+	pthread_mutex_lock(&job_mu);
+	want = n <= 0 ? default_threads() : n > MAX_THREADS ? MAX_THREADS : n;
+	pthread_mutex_unlock(&job_mu);
+}

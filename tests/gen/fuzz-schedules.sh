@@ -1,0 +1,235 @@
+#!/bin/sh
+# fuzz-schedules.sh: random schedules for every tests/run kernel.
+#
+# For each tests/run/X.tx that has an X.run (an end-to-end test), schedgen
+# writes about SCHEDGEN_COUNT / (number of kernels) random schedules, and
+# each goes through txc:
+#
+#   - exit 1 with a diagnostic (file:line:col: error:) is fine for any
+#     schedule, and required for those schedgen made illegal on purpose;
+#   - exit 0 is a failure for an illegal one; otherwise the C output (and
+#     the native object with libtxrt, when that path works) runs on two
+#     size sets (a prime above every factor, clamped to the ranges X.run
+#     gives diffcheck.sh with -c, and a random set) and must match the
+#     unscheduled kernel, as in tests/run/diffcheck.sh;
+#   - anything else (exit >= 2, a signal, a sanitizer report, exit 1
+#     without a diagnostic) is a failure.
+#
+# Every failure prints the schedule.  At the end a table counts the first
+# diagnostics of "probably legal" schedules that txc rejected, to show
+# which primitives lowering refuses most.
+#
+# Environment: TXC, CC, abs_top_srcdir, abs_top_builddir, SCHEDGEN_COUNT
+# (default 300), TXC_SEED (default 1), TXC_E2E_LLVM=0 (skip the LLVM
+# path), TXC_KEEP=1 (keep the work folder), FUZZ_KERNELS='matmul blur'.
+set -u
+: "${TXC:?TXC must name the txc binary}"
+CC=${CC:-cc}
+count=${SCHEDGEN_COUNT:-300}
+seed=${TXC_SEED:-1}
+srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=${abs_top_builddir:-.}
+schedgen=$builddir/tests/gen/schedgen
+txcmp=$builddir/tests/tools/txcmp
+for p in "$schedgen" "$txcmp"; do
+	[ -x "$p" ] || { echo "fuzz-schedules.sh: $p not built (make check builds it)"; exit 99; }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/txc-fuzz.XXXXXX") || exit 99
+if [ "${TXC_KEEP:-0}" = 1 ]; then echo "work folder: $work"; else trap 'rm -rf "$work"' EXIT; fi
+
+kernels=
+for tx in "$srcdir"/tests/run/*.tx; do
+	b=$(basename "$tx" .tx)
+	[ -f "$srcdir/tests/run/$b.run" ] || continue
+	if [ -n "${FUZZ_KERNELS:-}" ]; then
+		case " $FUZZ_KERNELS " in *" $b "*) ;; *) continue ;; esac
+	fi
+	kernels="$kernels $b"
+done
+nk=$(echo $kernels | wc -w)
+[ "$nk" -gt 0 ] || { echo "fuzz-schedules.sh: no kernels"; exit 77; }
+per=$(( (count + nk - 1) / nk ))
+
+omp=no
+echo 'int main(void){return 0;}' >"$work/omp.c"
+$CC -fopenmp -o "$work/omp" "$work/omp.c" >/dev/null 2>&1 && omp=yes
+txrt=$builddir/rt/.libs/libtxrt.a
+# imports in the test files (tensorize.tx) resolve from the source stdlib
+TXC_STDLIB=${TXC_STDLIB:-$srcdir/stdlib}
+export TXC_STDLIB
+
+fails=0 shown=0 total=0 accepted=0 rejected=0 rej_ok=0 runs=0 llvm_on=0
+fail() { # MESSAGE [SCHEDULE-FILE [LOG]]
+	fails=$((fails + 1))
+	echo "$1" | sed 's/ at [A-Za-z_][A-Za-z0-9_]*=.*//' >>"$work/failkinds"
+	[ $shown -lt 15 ] || return 0
+	shown=$((shown + 1))
+	echo "FAIL: $1"
+	if [ $# -ge 3 ] && [ -s "$3" ]; then head -n 12 "$3" | sed 's/^/    | /'; fi
+	if [ $# -ge 2 ]; then sed -n '/^schedule .* as g for cpu/,$p' "$2" | sed 's/^/    /'; fi
+}
+has_diag() { grep -q ':[0-9]*:[0-9]*: error: ' "$1"; }
+sanitizer() { grep -qE 'runtime error:|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer' "$1"; }
+cc_link() { # OUT ARGS...
+	o=$1
+	shift
+	# shellcheck disable=SC2086
+	$CC -O1 -o "$o" "$@" -lm >"$w/cc.log" 2>&1
+}
+
+ki=0
+for k in $kernels; do
+	ki=$((ki + 1))
+	tx=$srcdir/tests/run/$k.tx
+	w=$work/$k
+	mkdir -p "$w/g"
+	caps=$(sed -n "s/.*-c '\([^']*\)'.*/\1/p" "$srcdir/tests/run/$k.run" | head -n 1)
+	hargs=$(sed -n "s/.* -a '\([^']*\)'.*/\1/p" "$srcdir/tests/run/$k.run" | head -n 1)
+	if ! "$TXC" --emit=harness -o "$w/h.c" "$tx" 2>"$w/err" ||
+	    ! $CC -O1 -c -o "$w/h.o" "$w/h.c" 2>>"$w/err" ||
+	    ! "$TXC" --no-schedule --emit=c -o "$w/ref.c" "$tx" 2>>"$w/err" ||
+	    ! cc_link "$w/ref" "$w/ref.c" "$w/h.o"; then
+		cat "$w/err" "$w/cc.log" 2>/dev/null | head -n 10
+		fail "$k: cannot build the harness or the unscheduled reference"
+		continue
+	fi
+	llvm=no
+	if [ "${TXC_E2E_LLVM:-1}" != 0 ] && [ -f "$txrt" ] &&
+	    "$TXC" --no-schedule -o "$w/ref_l.o" "$tx" 2>/dev/null &&
+	    $CC -O1 -DTXC_LLVM -c -o "$w/hl.o" "$w/h.c" 2>/dev/null; then
+		llvm=yes
+		llvm_on=$((llvm_on + 1))
+	fi
+	sizes=$("$w/ref" --params | sed -n 's/^sizes://p')
+	sets=$(awk -v sizes="$sizes" -v caps="$caps" -v seed="$((seed * 7919 + ki))" '
+	BEGIN {
+		n = split(sizes, sz, " ")
+		if (n == 0) { print " "; exit }
+		for (i = 1; i <= n; i++) { lo[sz[i]] = 1; hi[sz[i]] = 24 }
+		m = split(caps, cs, " ")
+		for (i = 1; i <= m; i++) {
+			split(cs[i], kv, "="); split(kv[2], rg, ":")
+			lo[kv[1]] = rg[1] + 0; hi[kv[1]] = (rg[2] == "" ? rg[1] : rg[2]) + 0
+		}
+		s = ""
+		for (i = 1; i <= n; i++) {
+			v = 17; if (v > hi[sz[i]]) v = hi[sz[i]]
+			while (v > 2 && v > lo[sz[i]] && (v % 2 == 0 || v % 3 == 0)) v--
+			s = s sz[i] "=" v " "
+		}
+		print s
+		srand(seed); s = ""
+		for (i = 1; i <= n; i++) {
+			r = rand(); v = lo[sz[i]] + int(rand() * (hi[sz[i]] - lo[sz[i]] + 1))
+			if (r < 0.2) v = lo[sz[i]]
+			s = s sz[i] "=" v " "
+		}
+		print s
+	}')
+	# reference outputs, one per size set
+	nset=0
+	OLDIFS=$IFS
+	IFS='
+'
+	for set in $sets; do
+		IFS=$OLDIFS
+		nset=$((nset + 1))
+		# shellcheck disable=SC2086
+		"$w/ref" $set $hargs seed=$nset out="$w/ref$nset.out" >"$w/run.log" 2>&1
+		echo $? >"$w/ref$nset.rc"
+		echo "$set" >"$w/set$nset"
+	done
+	IFS=$OLDIFS
+
+	"$schedgen" -n "$per" -s "$((seed * 1000 + ki))" -o "$w/g" "$tx" || { fail "$k: schedgen failed"; continue; }
+	for g in "$w"/g/g*.tx; do
+		total=$((total + 1))
+		want=$(sed -n '1s|^// schedgen: expect ||p' "$g")
+		"$TXC" -s g --emit=c -o "$w/s.c" "$g" >"$w/txc.out" 2>"$w/txc.err"
+		rc=$?
+		if sanitizer "$w/txc.err"; then
+			fail "$k: txc reports a sanitizer error (exit $rc)" "$g" "$w/txc.err"
+			continue
+		fi
+		if [ $rc -eq 1 ]; then
+			if ! has_diag "$w/txc.err"; then
+				fail "$k: txc exit 1 without a diagnostic" "$g" "$w/txc.err"
+				continue
+			fi
+			rejected=$((rejected + 1))
+			case $want in
+			ok)
+				rej_ok=$((rej_ok + 1))
+				sed -n 's/^[^:]*:[0-9]*:[0-9]*: error: //p' "$w/txc.err" | head -n 1 |
+				    sed "s/'[^']*'/'_'/g" >>"$work/reasons"
+				;;
+			esac
+			continue
+		fi
+		if [ $rc -ne 0 ]; then
+			fail "$k: txc crashed or failed internally (exit $rc): $(grep -m 1 -E 'error|internal|Sanitizer' "$w/txc.err" | cut -c1-110)" "$g" "$w/txc.err"
+			continue
+		fi
+		case $want in
+		error*)
+			fail "$k: txc accepted a schedule that must be rejected (${want#error: })" "$g"
+			continue
+			;;
+		esac
+		accepted=$((accepted + 1))
+		bins=
+		if cc_link "$w/s" "$w/s.c" "$w/h.o"; then bins="s"
+		else fail "$k: the C output does not compile" "$g" "$w/cc.log"; continue; fi
+		if [ $omp = yes ] && grep -q '\.parallel(' "$g" && cc_link "$w/s_omp" -fopenmp "$w/s.c" "$w/h.o"; then
+			bins="$bins s_omp"
+		fi
+		if [ $llvm = yes ]; then
+			if ! "$TXC" -s g -o "$w/s.o" "$g" 2>"$w/txc.err"; then
+				fail "$k: txc -o X.o fails where --emit=c works" "$g" "$w/txc.err"
+			elif cc_link "$w/s_l" "$w/hl.o" "$w/s.o" "$txrt" -lpthread -ldl; then
+				bins="$bins s_l"
+			else
+				fail "$k: the object does not link with libtxrt" "$g" "$w/cc.log"
+			fi
+		fi
+		i=0
+		while [ $i -lt $nset ]; do
+			i=$((i + 1))
+			set=$(cat "$w/set$i")
+			rrc=$(cat "$w/ref$i.rc")
+			for b in $bins; do
+				runs=$((runs + 1))
+				# shellcheck disable=SC2086
+				"$w/$b" $set $hargs seed=$i out="$w/o.out" poison=0x5a >"$w/run.log" 2>&1
+				brc=$?
+				if [ "$rrc" -ne 0 ]; then
+					[ "$brc" -eq "$rrc" ] && continue
+					fail "$k: $b exits $brc where the reference exits $rrc at $set" "$g" "$w/run.log"
+					break 2
+				fi
+				if [ $brc -eq 12 ] || [ $brc -eq 13 ]; then
+					grep -qE 'exact|shift_inward' "$g" && continue
+				fi
+				if [ $brc -ne 0 ]; then
+					fail "$k: $b: harness exit $brc ($(head -n 1 "$w/run.log" | cut -c1-90)) at $set" "$g" "$w/run.log"
+					break 2
+				elif ! "$txcmp" "$w/ref$i.out" "$w/o.out" >"$w/cmp.log" 2>&1; then
+					fail "$k: $b differs from the unscheduled kernel at $set" "$g" "$w/cmp.log"
+					break 2
+				fi
+			done
+		done
+	done
+done
+
+if [ -s "$work/failkinds" ]; then
+	echo "failures by kind (the first 15 are shown above with their schedules):"
+	sort "$work/failkinds" | uniq -c | sort -rn
+fi
+if [ -s "$work/reasons" ]; then
+	echo "diagnostics for schedules schedgen thought legal (most frequent first):"
+	sort "$work/reasons" | uniq -c | sort -rn | head -n 12
+fi
+echo "fuzz-schedules: $total schedules over $nk kernels (llvm on $llvm_on): $accepted accepted and run ($runs runs), $rejected rejected with a diagnostic ($rej_ok of them thought legal), $fails failures"
+[ $fails -eq 0 ]

@@ -1,0 +1,178 @@
+/* rt_test.c: unit tests of libtxrt (thread pool, allocation, errors).
+ *
+ * Runs parallel loops with 1, 2 and 7 threads and checks that every
+ * iteration runs exactly once, that a count changed at run time takes
+ * effect, that nested loops run (serially) and complete, that errors
+ * raised in any chunk reach the caller, and that allocations are aligned.
+ */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt/txrt.h"
+
+static int failures;
+
+#define CHECK(c) do { if (!(c)) { \
+	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+	failures++; } } while (0)
+
+/* Each iteration adds its index + 1 to its own slot, so a slot holding
+ * anything but i + 1 ran twice or never. */
+typedef struct {
+	int64_t *hits;
+	atomic_int calls;
+} Count;
+
+static int
+count_body(void *closure, int64_t begin, int64_t end)
+{
+	Count *c = closure;
+
+	atomic_fetch_add(&c->calls, 1);
+	for (int64_t i = begin; i < end; i++)
+		c->hits[i] += i + 1;
+	return 0;
+}
+
+static void
+check_cover(int64_t begin, int64_t end, int expect_calls)
+{
+	Count c = { calloc(end > 0 ? end : 1, sizeof(int64_t)), 0 };
+	int rc = txrt_parallel_for(count_body, &c, begin, end);
+	int bad = 0;
+
+	CHECK(rc == 0);
+	for (int64_t i = 0; i < end; i++)
+		bad += c.hits[i] != (i >= begin ? i + 1 : 0);
+	CHECK(bad == 0);
+	if (expect_calls >= 0)
+		CHECK(atomic_load(&c.calls) == expect_calls);
+	free(c.hits);
+}
+
+/* An outer loop whose body runs an inner parallel loop over a row. */
+typedef struct {
+	int64_t *m;
+	int64_t cols;
+} Nest;
+
+static int
+inner_body(void *closure, int64_t begin, int64_t end)
+{
+	int64_t *row = closure;
+
+	for (int64_t j = begin; j < end; j++)
+		row[j] += j;
+	return 0;
+}
+
+static int
+outer_body(void *closure, int64_t begin, int64_t end)
+{
+	Nest *n = closure;
+
+	for (int64_t i = begin; i < end; i++) {
+		int rc = txrt_parallel_for(inner_body, n->m + i * n->cols, 0, n->cols);
+		if (rc)
+			return rc;
+		for (int64_t j = 0; j < n->cols; j++)
+			n->m[i * n->cols + j] += 1000 * i;
+	}
+	return 0;
+}
+
+static void
+check_nested(void)
+{
+	Nest n = { calloc(37 * 53, sizeof(int64_t)), 53 };
+	int bad = 0;
+
+	CHECK(txrt_parallel_for(outer_body, &n, 0, 37) == 0);
+	for (int64_t i = 0; i < 37; i++)
+		for (int64_t j = 0; j < 53; j++)
+			bad += n.m[i * 53 + j] != 1000 * i + j;
+	CHECK(bad == 0);
+	free(n.m);
+}
+
+/* Fails on the chunk that holds iteration 90. */
+static int
+fail_body(void *closure, int64_t begin, int64_t end)
+{
+	(void)closure;
+	if (begin <= 90 && 90 < end) {
+		txrt_set_error("iteration %d failed", 90);
+		return TXRT_ERR_SIZE;
+	}
+	return 0;
+}
+
+static void
+check_errors(void)
+{
+	txrt_clear_error();
+	CHECK(strcmp(txrt_last_error(), "") == 0);
+	txrt_set_error("size %s is %d", "M", -1);
+	CHECK(strcmp(txrt_last_error(), "size M is -1") == 0);
+	txrt_clear_error();
+	/* with several threads the failing chunk runs on a worker */
+	CHECK(txrt_parallel_for(fail_body, NULL, 0, 100) == TXRT_ERR_SIZE);
+	CHECK(strcmp(txrt_last_error(), "iteration 90 failed") == 0);
+	txrt_clear_error();
+	CHECK(txrt_parallel_for(fail_body, NULL, 0, 50) == 0);
+	CHECK(strcmp(txrt_last_error(), "") == 0);
+}
+
+static void
+check_alloc(void)
+{
+	size_t sizes[] = { 0, 1, 3, 63, 64, 65, 1000, 1 << 20 };
+
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		unsigned char *p = txrt_alloc(sizes[i]);
+		CHECK(p != NULL);
+		CHECK(((uintptr_t)p & 63) == 0);
+		if (p && sizes[i])
+			memset(p, 0xab, sizes[i]);
+		txrt_free(p);
+	}
+	txrt_free(NULL);
+	txrt_clear_error();
+	CHECK(txrt_alloc(SIZE_MAX - 8) == NULL);
+	CHECK(strstr(txrt_last_error(), "out of memory") != NULL);
+}
+
+int
+main(void)
+{
+	int counts[] = { 1, 2, 7 };
+
+	CHECK(txrt_version() && strchr(txrt_version(), '.'));
+	CHECK(txrt_get_num_threads() >= 1);
+	for (int t = 0; t < 3; t++) {
+		txrt_set_num_threads(counts[t]);
+		CHECK(txrt_get_num_threads() == counts[t]);
+		/* one chunk per thread, fewer when the range is shorter */
+		check_cover(0, 1000, counts[t]);
+		check_cover(5, 12, 7 < counts[t] ? 7 : counts[t]);
+		check_cover(0, 1, 1);
+		check_cover(3, 3, 0);
+		check_cover(10, 4, 0);
+		/* many small loops back to back */
+		for (int k = 0; k < 2000; k++)
+			check_cover(0, 64, -1);
+		check_nested();
+		check_errors();
+	}
+	/* back to the default (TXRT_NUM_THREADS or the CPU count) */
+	txrt_set_num_threads(0);
+	CHECK(txrt_get_num_threads() >= 1);
+	check_cover(0, 12345, -1);
+	check_alloc();
+	if (failures)
+		fprintf(stderr, "rt_test: %d checks failed\n", failures);
+	return failures != 0;
+}
