@@ -8,12 +8,13 @@
  *  - every Expr has a concrete type (never TY_INT_LIT/TY_FLOAT_LIT/TY_ERROR);
  *    an integer literal may have a float type (EXPR_INT typed f32 means
  *    the value (float)ival);
- *  - an operand whose type differs from the type its operator computes in
- *    (sema_unify of the operand types; bool for && || !) is widened
- *    losslessly: lowering converts it.  Indices have any integer type and
- *    are converted to i64;
- *  - a rule's value may be narrower than its tensor's element type (lossless
- *    widening again);
+ *  - operands may be narrower than the type their operator computes in, and
+ *    lowering widens them (always losslessly): arithmetic, bitwise, shifts,
+ *    ?: branches and builtin arguments compute in the node's own type;
+ *    comparisons in sema_unify(a->type, b->type); indices have any integer
+ *    type and become i64; a rule's value may be narrower than its tensor;
+ *  - a 0-d tensor read by its bare name (`y[i] = A[i] / s;`) has become an
+ *    EXPR_ACCESS with no indices;
  *  - Kernel.tensors, Kernel.stages, Tensor.rule/index/abi_index/stage_index,
  *    Rule.tensor, RedAxis.index, Expr name refs, EXPR_ACCESS tensors,
  *    EXPR_CALL builtins and SchedPrim.prim_id are filled.
@@ -40,6 +41,7 @@ Kernel *sema_find_kernel(Program *p, const char *name);
 /* The candidate closest to `name` by edit distance, if close enough to be
  * a likely typo, else NULL. */
 const char *check_closest(const char *name, const char *const *cands, int n);
+bool check_suggest(void);
 /* Calls fn on e and, while fn returns true, on its children (pre-order). */
 typedef bool (*CheckExprFn)(Expr *e, void *ctx);
 void check_walk(Expr *e, CheckExprFn fn, void *ctx);
@@ -58,7 +60,7 @@ Param *resolve_param(Kernel *k, const char *name);
 void shapes_kernel(Kernel *k);
 /* Reports (and returns false) where e uses more than size parameters,
  * integer constants, + - * / % and min/max; `what` names the context in
- * messages ("a shape", "a reduction bound"). */
+ * messages ("a shape", "a reduction bound").  A valid one is typed i64. */
 bool shapes_size_expr(Expr *e, const char *what);
 
 /* ---- reduce.c: where reductions may appear, their ranges and axes. -- */
@@ -118,7 +120,7 @@ typedef struct {
 	const char *name;            /* "split" */
 	int id;                      /* PRIM_SPLIT: its index in prim_table */
 	const char *usage;           /* "an axis and a positive integer factor" */
-	PrimArg args[3];
+	PrimArg args[4];
 	int min_args, max_args;      /* max_args -1: the last one repeats */
 	const PrimKwarg *kwargs;     /* terminated by a NULL key; may be NULL */
 	PrimOuts outs_kind;
@@ -133,6 +135,11 @@ const PrimInfo *prim_lookup(const char *name);
 extern const char *const prim_tail_values[];   /* guard shift_inward exact */
 extern const char *const prim_scope_values[];  /* global local shared */
 extern const char *const prim_bind_values[];   /* blockIdx.x ... vthread */
+
+/* ---- intrinsic.c: intrinsic declarations (bodies as kernels, then the
+ * form their emitter needs); the one called name in p or its imports. */
+void intrinsic_program(Program *p);
+Kernel *intrinsic_find(Program *p, const char *name);
 
 /* ---- schedule.c: schedule validation (names, kinds, counts). -------- */
 void schedule_check(Program *p);

@@ -1,0 +1,187 @@
+/* shapes.c: tensor shapes and the number of indices of each access.
+ *
+ * A declared extent is an expression over size parameters and integer
+ * constants (+ - * / %, min, max): no scalar parameters, axes or tensor
+ * reads, so every extent is known when the entry point is called.  A
+ * constant extent must not be negative.  Every access T[...] gives T
+ * exactly as many indices as T has dimensions.
+ */
+#include "sema/sema.h"
+
+static bool
+size_expr(Expr *e, const char *what)
+{
+	if (!e)
+		return false;
+	switch (e->kind) {
+	case EXPR_INT:
+		return true;
+	case EXPR_NAME:
+		switch (e->id.ref) {
+		case REF_SIZE:
+			return true;
+		case REF_SCALAR:
+			diag_error(e->loc, "%s cannot use the scalar parameter '%s'; only size "
+			    "parameters and constants", what, e->id.name);
+			return false;
+		case REF_PURE_AXIS: case REF_RED_AXIS:
+			diag_error(e->loc, "%s cannot use the axis '%s'; only size parameters "
+			    "and constants", what, e->id.name);
+			return false;
+		default:
+			return false;   /* already reported */
+		}
+	case EXPR_ACCESS:
+		if (e->call.tensor)
+			diag_error(e->loc, "%s cannot read the tensor '%s'; only size parameters "
+			    "and constants", what, e->call.name);
+		return false;
+	case EXPR_UNARY:
+		if (e->bin.op == OP_NEG)
+			return size_expr(e->bin.a, what);
+		break;
+	case EXPR_BINARY:
+		switch (e->bin.op) {
+		case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MOD: {
+			bool a = size_expr(e->bin.a, what);
+			bool b = size_expr(e->bin.b, what);
+			return a && b;
+		}
+		default:
+			break;
+		}
+		break;
+	case EXPR_CALL:
+		if (e->call.name && e->call.nargs == 2 &&
+		    (types_builtin(e->call.name) == BI_MIN || types_builtin(e->call.name) == BI_MAX)) {
+			bool a = size_expr(e->call.args[0], what);
+			bool b = size_expr(e->call.args[1], what);
+			return a && b;
+		}
+		break;
+	default:
+		break;
+	}
+	diag_error(e->loc, "%s may only use size parameters, integer constants, "
+	    "+ - * / %%, min and max", what);
+	return false;
+}
+
+/* Types a valid size expression: everything in it is an i64. */
+static bool
+set_index_type(Expr *e, void *ctx)
+{
+	(void)ctx;
+	e->type = TY_INDEX;
+	if (e->kind == EXPR_CALL)
+		e->call.builtin = types_builtin(e->call.name);
+	if (e->kind == EXPR_BINARY && (e->bin.op == OP_DIV || e->bin.op == OP_MOD) &&
+	    e->bin.b && e->bin.b->kind == EXPR_INT && e->bin.b->ival == 0)
+		diag_error(e->bin.b->loc, "%s by zero", e->bin.op == OP_DIV ? "division" :
+		    "remainder");
+	return true;
+}
+
+bool
+shapes_size_expr(Expr *e, const char *what)
+{
+	if (!size_expr(e, what))
+		return false;
+	check_walk(e, set_index_type, NULL);
+	return true;
+}
+
+/* The value of a constant extent, if it is one (and does not overflow). */
+static bool
+const_value(Expr *e, int64_t *v)
+{
+	int64_t a, b;
+	if (!e)
+		return false;
+	switch (e->kind) {
+	case EXPR_INT:
+		*v = e->ival;
+		return true;
+	case EXPR_UNARY:
+		if (e->bin.op != OP_NEG || !const_value(e->bin.a, &a))
+			return false;
+		return !__builtin_sub_overflow((int64_t)0, a, v);
+	case EXPR_BINARY:
+		if (!const_value(e->bin.a, &a) || !const_value(e->bin.b, &b))
+			return false;
+		switch (e->bin.op) {
+		case OP_ADD: return !__builtin_add_overflow(a, b, v);
+		case OP_SUB: return !__builtin_sub_overflow(a, b, v);
+		case OP_MUL: return !__builtin_mul_overflow(a, b, v);
+		case OP_DIV: case OP_MOD:
+			if (b == 0 || (a == INT64_MIN && b == -1))
+				return false;
+			{
+				int64_t q = a / b, r = a % b;
+				if (r < 0) {   /* Euclidean: 0 <= r < |b| */
+					q += b > 0 ? -1 : 1;
+					r += b > 0 ? b : -b;
+				}
+				*v = e->bin.op == OP_DIV ? q : r;
+			}
+			return true;
+		default:
+			return false;
+		}
+	case EXPR_CALL:
+		if (e->call.nargs != 2 || !const_value(e->call.args[0], &a) ||
+		    !const_value(e->call.args[1], &b))
+			return false;
+		if (types_builtin(e->call.name) == BI_MIN)
+			*v = a < b ? a : b;
+		else if (types_builtin(e->call.name) == BI_MAX)
+			*v = a > b ? a : b;
+		else
+			return false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void
+shapes_decl(Tensor *t)
+{
+	if (!t->declared || !t->shape)
+		return;
+	for (int d = 0; d < t->ndims; d++) {
+		Expr *e = t->shape[d];
+		int64_t v;
+		if (shapes_size_expr(e, "a shape") && const_value(e, &v) && v < 0)
+			diag_error(e->loc, "extent %d of '%s' is negative (%lld)", d + 1, t->name,
+			    (long long)v);
+	}
+}
+
+static bool
+count_indices(Expr *e, void *ctx)
+{
+	(void)ctx;
+	Tensor *t = e->kind == EXPR_ACCESS ? e->call.tensor : NULL;
+	if (t && e->call.nargs != t->ndims) {
+		if (e->call.nargs == 0)
+			diag_error(e->loc, "'%s' has %d dimension%s but is used without indices",
+			    t->name, t->ndims, t->ndims == 1 ? "" : "s");
+		else
+			diag_error(e->loc, "'%s' has %d dimension%s but is indexed with %d ind%s",
+			    t->name, t->ndims, t->ndims == 1 ? "" : "s", e->call.nargs,
+			    e->call.nargs == 1 ? "ex" : "ices");
+		diag_note(t->loc, "'%s' %s here", t->name, t->declared ? "declared" : "defined");
+	}
+	return true;
+}
+
+void
+shapes_kernel(Kernel *k)
+{
+	for (int i = 0; i < k->ntensors; i++)
+		shapes_decl(k->tensors[i]);
+	for (int i = 0; i < k->nitems; i++)
+		if (k->items[i].rule)
+			check_walk(k->items[i].rule->value, count_indices, NULL);
+}
