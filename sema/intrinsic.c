@@ -1,0 +1,183 @@
+/* intrinsic.c: checks intrinsic declarations (tx.5, INTRINSICS).
+ *
+ * An intrinsic is a kernel-like declaration of the computation one
+ * hardware operation performs, plus the target it belongs to and how a
+ * backend emits it.  Its body is checked as a kernel body (names, shapes,
+ * reductions, types); then against the emitter's form:
+ *
+ *   fma_outer (cpu)  c[i, j] = sum(k < K) a[i, k] * b[k, j], all f32, with
+ *                    c of constant shape [MR, NR], NR a multiple of 8 and
+ *                    the MR*NR/8 accumulators, NR/8 rows of b and one
+ *                    broadcast of a fitting the 16 AVX2 registers.
+ *
+ * The table of emitter kinds is intrinsic_kinds below; CUDA (mma) and VTA
+ * (gemm) kinds join it with their backends.
+ */
+#include <string.h>
+
+#include "sema/sema.h"
+
+typedef struct {
+	const char *target;
+	const char *kind;
+	const char *form;      /* for messages */
+} IntrinsicKind;
+
+static const IntrinsicKind intrinsic_kinds[] = {
+	{ "cpu", "fma_outer", "c[i, j] = sum(k < K) a[i, k] * b[k, j] in f32" },
+};
+enum { NKINDS = sizeof intrinsic_kinds / sizeof *intrinsic_kinds };
+
+static const char *const targets[] = { "cpu", "cuda", "vta" };
+
+/* The access e, looking through a widening cast; NULL if e is not one. */
+static Expr *
+access_of(Expr *e)
+{
+	if (e && e->kind == EXPR_CAST && e->call.nargs == 1)
+		e = e->call.args[0];
+	return e && e->kind == EXPR_ACCESS ? e : NULL;
+}
+
+/* Whether index e is the axis named `name` (pure or reduction). */
+static bool
+is_axis(Expr *e, const char *name)
+{
+	return e && e->kind == EXPR_NAME && e->id.name == name;
+}
+
+static int64_t
+const_dim(Tensor *t, int d)
+{
+	Expr *e = t->shape ? t->shape[d] : NULL;
+	return e && e->kind == EXPR_INT ? e->ival : -1;
+}
+
+/* fma_outer: the form in the header comment. */
+static void
+check_fma_outer(Kernel *k, Rule *r)
+{
+	Tensor *c = r->tensor;
+	Expr *v = r->value;
+	if (!c || c->ndims != 2 || c->elem != TY_F32 || r->naxes != 2) {
+		diag_error(r->loc, "intrinsic '%s' (fma_outer) must define a 2-d f32 output "
+		    "c[i, j]", k->name);
+		return;
+	}
+	if (v->kind != EXPR_REDUCE || v->reduce.op != RED_SUM || v->reduce.naxes != 1) {
+		diag_error(v->loc, "intrinsic '%s' (fma_outer) must be a sum over one reduction "
+		    "axis: c[i, j] = sum(k < K) a[i, k] * b[k, j]", k->name);
+		return;
+	}
+	Expr *body = v->reduce.body;
+	Expr *a = body->kind == EXPR_BINARY && body->bin.op == OP_MUL ? access_of(body->bin.a) : NULL;
+	Expr *b = a ? access_of(body->bin.b) : NULL;
+	const char *i = r->axes[0], *j = r->axes[1], *kk = v->reduce.axes[0].name;
+	if (!a || !b || a->call.nargs != 2 || b->call.nargs != 2 ||
+	    a->call.tensor->role != ROLE_IN || b->call.tensor->role != ROLE_IN) {
+		diag_error(body->loc, "the body of intrinsic '%s' (fma_outer) must be the product "
+		    "of two input accesses a[%s, %s] * b[%s, %s]", k->name, i, kk, kk, j);
+		return;
+	}
+	if (!is_axis(a->call.args[0], i) || !is_axis(a->call.args[1], kk) ||
+	    !is_axis(b->call.args[0], kk) || !is_axis(b->call.args[1], j)) {
+		diag_error(body->loc, "intrinsic '%s' (fma_outer) must read a[%s, %s] and b[%s, %s] "
+		    "(each index a plain axis)", k->name, i, kk, kk, j);
+		return;
+	}
+	if (a->call.tensor->elem != TY_F32 || b->call.tensor->elem != TY_F32) {
+		diag_error(body->loc, "intrinsic '%s' (fma_outer) works on f32 inputs", k->name);
+		return;
+	}
+	int64_t mr = const_dim(c, 0), nr = const_dim(c, 1);
+	if (mr <= 0 || nr <= 0) {
+		diag_error(c->loc, "the output of intrinsic '%s' needs a constant shape (the register "
+		    "block), e.g. f32[6, 16]", k->name);
+		return;
+	}
+	if (nr % 8 != 0 || mr * (nr / 8) + nr / 8 + 1 > 16)
+		diag_error(c->loc, "register block %lld x %lld of intrinsic '%s' does not fit the 16 "
+		    "AVX2 registers in 8-wide rows (%lld accumulators + %lld for b + 1 for a)",
+		    (long long)mr, (long long)nr, k->name, (long long)(mr * ((nr + 7) / 8)),
+		    (long long)((nr + 7) / 8));
+}
+
+static void
+check_one(Kernel *k)
+{
+	int before = diag_errors();
+	resolve_kernel(k);
+	shapes_kernel(k);
+	reduce_kernel(k);
+	stages_kernel(k);
+	types_kernel(k);
+	if (diag_errors() != before)
+		return;
+	bool target_ok = false;
+	for (size_t i = 0; i < sizeof targets / sizeof *targets; i++)
+		target_ok |= !strcmp(k->intr_target, targets[i]);
+	if (!target_ok) {
+		diag_error(k->intr_target_loc, "unknown target '%s' (cpu, cuda or vta)", k->intr_target);
+		return;
+	}
+	const IntrinsicKind *ik = NULL;
+	for (int i = 0; i < NKINDS; i++)
+		if (!strcmp(intrinsic_kinds[i].target, k->intr_target) &&
+		    !strcmp(intrinsic_kinds[i].kind, k->intr_emit ? k->intr_emit : ""))
+			ik = &intrinsic_kinds[i];
+	if (!ik) {
+		diag_error(k->intr_emit_loc, "target '%s' has no emitter \"%s\"", k->intr_target,
+		    k->intr_emit ? k->intr_emit : "");
+		for (int i = 0; i < NKINDS; i++)
+			if (!strcmp(intrinsic_kinds[i].target, k->intr_target))
+				diag_note(k->intr_emit_loc, "\"%s\" emits %s", intrinsic_kinds[i].kind,
+				    intrinsic_kinds[i].form);
+		return;
+	}
+	Rule *r = NULL;
+	int nrules = 0;
+	for (int i = 0; i < k->nitems; i++)
+		if (k->items[i].rule) {
+			r = k->items[i].rule;
+			nrules++;
+		}
+	if (nrules != 1 || !r->tensor || r->tensor->role != ROLE_OUT) {
+		diag_error(k->name_loc, "intrinsic '%s' must have exactly one rule, defining its "
+		    "output", k->name);
+		return;
+	}
+	if (!strcmp(ik->kind, "fma_outer"))
+		check_fma_outer(k, r);
+}
+
+void
+intrinsic_program(Program *p)
+{
+	for (int i = 0; i < p->nintrinsics; i++) {
+		Kernel *k = p->intrinsics[i];
+		if (!k)
+			continue;
+		for (int j = 0; j < i; j++)
+			if (p->intrinsics[j] && p->intrinsics[j]->name == k->name) {
+				diag_error(k->name_loc, "redefinition of intrinsic '%s'", k->name);
+				diag_note(p->intrinsics[j]->name_loc, "previous definition here");
+			}
+		check_one(k);
+	}
+}
+
+Kernel *
+intrinsic_find(Program *p, const char *name)
+{
+	if (!p || !name)
+		return NULL;
+	for (int i = 0; i < p->nintrinsics; i++)
+		if (p->intrinsics[i] && p->intrinsics[i]->name == name)
+			return p->intrinsics[i];
+	for (int i = 0; i < p->nimports; i++) {
+		Kernel *k = p->imports[i] ? intrinsic_find(p->imports[i]->prog, name) : NULL;
+		if (k)
+			return k;
+	}
+	return NULL;
+}
