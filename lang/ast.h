@@ -200,6 +200,14 @@ struct Kernel {
 	 * order. */
 	Tensor **tensors; int ntensors;
 	Tensor **stages; int nstages;
+	/* An intrinsic declaration (`intrinsic NAME(params) for TARGET emit
+	 * "KIND" { body }`, man tx.5 INTRINSICS) is a Kernel whose body declares
+	 * the computation a hardware operation performs; these are NULL for a
+	 * kernel. */
+	const char *intr_target;  /* "cpu", "cuda", "vta" */
+	Loc intr_target_loc;
+	const char *intr_emit;    /* how a backend emits it: "fma_outer" */
+	Loc intr_emit_loc;
 };
 
 /* ---- schedules --------------------------------------------------------- */
@@ -258,6 +266,7 @@ typedef struct {
 	Import *import;
 	Kernel *kernel;
 	Schedule *schedule;
+	Kernel *intrinsic;    /* an intrinsic declaration (Kernel.intr_target set) */
 } Item;
 
 typedef struct Program {
@@ -266,6 +275,7 @@ typedef struct Program {
 	Import **imports; int nimports;
 	Kernel **kernels; int nkernels;
 	Schedule **schedules; int nschedules;
+	Kernel **intrinsics; int nintrinsics;   /* intrinsic declarations */
 } Program;
 
 /* ---- ast.c: constructors (used by the grammar) and small helpers ------- */

@@ -172,7 +172,11 @@ static void
 dump_kernel(Dump *d, Kernel *k)
 {
 	FILE *fp = d->fp;
-	fprintf(fp, "Kernel %s", str_or(k->name));
+	if (k->intr_target)
+		fprintf(fp, "Intrinsic %s for %s emit \"%s\"", str_or(k->name), k->intr_target,
+		    str_or(k->intr_emit));
+	else
+		fprintf(fp, "Kernel %s", str_or(k->name));
 	at(d, k->loc);
 	for (int i = 0; i < k->nparams; i++) {
 		Param *p = &k->params[i];
@@ -243,6 +247,8 @@ ast_dump(FILE *fp, Program *p)
 			at(&d, it->import->loc);
 		} else if (it->kernel) {
 			dump_kernel(&d, it->kernel);
+		} else if (it->intrinsic) {
+			dump_kernel(&d, it->intrinsic);
 		} else if (it->schedule) {
 			dump_schedule(&d, it->schedule);
 		}
@@ -435,14 +441,20 @@ format_arg(FILE *fp, SchedArg *a)
 static void
 format_kernel(FILE *fp, Kernel *k)
 {
-	fprintf(fp, "kernel %s(", str_or(k->name));
+	fprintf(fp, "%s %s(", k->intr_target ? "intrinsic" : "kernel", str_or(k->name));
 	for (int i = 0; i < k->nparams; i++) {
 		Param *p = &k->params[i];
 		fprintf(fp, "%s%s", i ? ", " : "", str_or(p->name));
 		if (!p->is_size)
 			fprintf(fp, ": %s", type_name(p->type));
 	}
-	fputs(") {\n", fp);
+	if (k->intr_target) {
+		fprintf(fp, ") for %s emit ", k->intr_target);
+		put_string(fp, k->intr_emit ? k->intr_emit : "");
+		fputs(" {\n", fp);
+	} else {
+		fputs(") {\n", fp);
+	}
 	static const char *const roles[] = { "in ", "out ", "" };
 	for (int i = 0; i < k->nitems; i++) {
 		Tensor *t = k->items[i].decl;
@@ -513,6 +525,8 @@ ast_format(FILE *fp, Program *p)
 			fputs(";\n", fp);
 		} else if (it->kernel) {
 			format_kernel(fp, it->kernel);
+		} else if (it->intrinsic) {
+			format_kernel(fp, it->intrinsic);
 		} else if (it->schedule) {
 			format_schedule(fp, it->schedule);
 		}

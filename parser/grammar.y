@@ -280,6 +280,22 @@ kernel(Token start, Token name, ParamList *params, ItemList *body, Token end)
 	return k;
 }
 
+/* An intrinsic is a kernel with a target and an emitter kind. */
+static Kernel *
+intrinsic(Token start, Token name, ParamList *params, Token target, Token emit, Token kind,
+    ItemList *body, Token end)
+{
+	Kernel *k = kernel(start, name, params, body, end);
+	if (strcmp(emit.str, "emit") != 0)
+		diag_error(emit.loc, "expected 'emit' and a string naming how the intrinsic is "
+		    "emitted, not '%s'", emit.str);
+	k->intr_target = target.str;
+	k->intr_target_loc = target.loc;
+	k->intr_emit = kind.str;
+	k->intr_emit_loc = kind.loc;
+	return k;
+}
+
 static SchedArg
 sarg(ArgKind kind, Loc loc)
 {
@@ -395,6 +411,16 @@ add_kernel(ParseState *ps, Kernel *k)
 }
 
 static void
+add_intrinsic(ParseState *ps, Kernel *k)
+{
+	Program *p = ps->prog;
+	if (!k)
+		return;
+	*ARENA_PUSH(perm, p->intrinsics, p->nintrinsics, ps->cap_intrinsics) = k;
+	ARENA_PUSH(perm, p->items, p->nitems, ps->cap_items)->intrinsic = k;
+}
+
+static void
 add_schedule(ParseState *ps, Schedule *s)
 {
 	Program *p = ps->prog;
@@ -460,6 +486,8 @@ add_schedule(ParseState *ps, Schedule *s)
 
 /* Lexer-only tokens: reserved words (always a syntax error for now). */
 %token RESERVED.
+/* Added after the others so that earlier TK_ numbers stay as they were. */
+%token INTRINSIC.
 
 /* ---- program and top-level items --------------------------------------
  * After an error at the top level, tokens are skipped up to the start of
@@ -472,6 +500,7 @@ items ::= items error item.
 item ::= IMPORT(A) STRING(P) SEMI(E).          { add_import(ps, A, P, E); }
 item ::= kernel(K).                            { add_kernel(ps, K); }
 item ::= schedule(S).                          { add_schedule(ps, S); }
+item ::= intrinsic(K).                         { add_intrinsic(ps, K); }
 
 /* ---- kernels -----------------------------------------------------------
  * An error in the header skips to the '{'; one in the body to the next ';'
@@ -483,6 +512,18 @@ kernel(A) ::= KERNEL(B) IDENT(N) LP params(P) RP LC kstmts(S) error RC(E).
                                                { A = kernel(B, N, &P, &S, E); yyerrok; }
 kernel(A) ::= KERNEL error LC kstmts RC.       { A = NULL; }
 kernel(A) ::= KERNEL error LC kstmts error RC. { A = NULL; yyerrok; }
+
+/* ---- intrinsics ---------------------------------------------------------
+ * `intrinsic NAME(params) for TARGET emit "KIND" { body }`: the body is a
+ * kernel body declaring what the hardware operation computes (tx.5,
+ * INTRINSICS); `emit` is an identifier here, checked by the action. */
+%type intrinsic {Kernel *}
+intrinsic(A) ::= INTRINSIC(B) IDENT(N) LP params(P) RP FOR IDENT(T) IDENT(W) STRING(S) LC kstmts(K) RC(E).
+                                               { A = intrinsic(B, N, &P, T, W, S, &K, E); }
+intrinsic(A) ::= INTRINSIC(B) IDENT(N) LP params(P) RP FOR IDENT(T) IDENT(W) STRING(S) LC kstmts(K) error RC(E).
+                                               { A = intrinsic(B, N, &P, T, W, S, &K, E); yyerrok; }
+intrinsic(A) ::= INTRINSIC error LC kstmts RC.       { A = NULL; }
+intrinsic(A) ::= INTRINSIC error LC kstmts error RC. { A = NULL; yyerrok; }
 
 %type params {ParamList}
 %type paramlist {ParamList}

@@ -344,7 +344,8 @@ lexer_next(Lexer *lx, Token *t)
 		"out"                   { KW(OUT); }
 		"true"                  { KW(TRUE); }
 		"false"                 { KW(FALSE); }
-		"intrinsic" | "knob" | "scan" { KW(RESERVED); }
+		"intrinsic"             { KW(INTRINSIC); }
+		"knob" | "scan"         { KW(RESERVED); }
 		"bool"                  { TYPE(TY_BOOL); }
 		"i8"                    { TYPE(TY_I8); }
 		"i16"                   { TYPE(TY_I16); }
