@@ -41,6 +41,8 @@ typedef struct {
 	const char *name;   /* as given on the command line ("-" is "<stdin>") */
 	const char *text;   /* NUL-terminated contents */
 	size_t len;         /* bytes, without the terminating NUL */
+	uint32_t *lines;    /* offsets of line starts, built on first use */
+	int nlines;
 } SrcFile;
 
 typedef struct {

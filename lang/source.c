@@ -85,25 +85,45 @@ source_get(uint32_t id)
 	return &files[id];
 }
 
+/* The offsets where lines start, made once per file so that a run with
+ * thousands of diagnostics stays linear. */
+static void
+build_lines(SrcFile *f)
+{
+	int n = 1;
+	for (size_t i = 0; i < f->len; i++)
+		n += f->text[i] == '\n';
+	f->lines = arena_alloc(perm, sizeof *f->lines * (size_t)n);
+	f->lines[0] = 0;
+	int k = 1;
+	for (size_t i = 0; i < f->len; i++)
+		if (f->text[i] == '\n')
+			f->lines[k++] = (uint32_t)(i + 1);
+	f->nlines = n;
+}
+
 void
 source_linecol(uint32_t id, uint32_t off, int *line, int *col)
 {
-	const SrcFile *f = source_get(id);
 	*line = 1;
 	*col = 1;
-	if (!f)
+	if (id == 0 || (int)id >= nfiles)
 		return;
+	SrcFile *f = &files[id];
 	if (off > f->len)
 		off = (uint32_t)f->len;
-	int l = 1;
-	size_t bol = 0;
-	for (size_t i = 0; i < off; i++)
-		if (f->text[i] == '\n') {
-			l++;
-			bol = i + 1;
-		}
-	*line = l;
-	*col = (int)(off - bol) + 1;
+	if (!f->lines)
+		build_lines(f);
+	int lo = 0, hi = f->nlines - 1;   /* the last line start <= off */
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2;
+		if (f->lines[mid] <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	*line = lo + 1;
+	*col = (int)(off - f->lines[lo]) + 1;
 }
 
 Loc

@@ -1,8 +1,9 @@
 #!/bin/sh
 # runtx.sh: runs one .tx test; the sibling file chooses the mode.
 #
-#   X.err    txc FLAGS X.tx must fail (FLAGS default: --check); its
-#            stderr must equal X.err (an empty X.err: must succeed quietly)
+#   X.err    txc FLAGS X.tx (FLAGS default: --check); its stderr must
+#            equal X.err, and txc must fail exactly when X.err holds an
+#            error (an empty X.err: succeed quietly; warnings only: succeed)
 #   X.out    txc FLAGS X.tx must succeed; its stdout must equal X.out
 #   X.loops  txc --print-loops FLAGS X.tx; stdout must equal X.loops
 #   X.c      txc --emit=c -o - FLAGS X.tx; stdout must equal X.c
@@ -39,8 +40,14 @@ if [ -f "$base.run" ]; then
 elif [ -f "$base.err" ]; then
 	"$TXC" --color=never ${flags:---check} "$base.tx" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
-	if [ $rc -eq 0 ] && [ -s "$base.err" ]; then
+	updating=${TXC_UPDATE:-0}
+	if [ "$updating" != 1 ] && [ $rc -eq 0 ] && grep -q ': error: ' "$base.err"; then
 		echo "FAIL: $dir/$base.tx: txc accepted a program that should be rejected"
+		cat "$tmp/err"
+		exit 1
+	fi
+	if [ "$updating" != 1 ] && [ $rc -ne 0 ] && ! grep -q ': error: ' "$base.err"; then
+		echo "FAIL: $dir/$base.tx: txc rejected a program that should be accepted"
 		cat "$tmp/err"
 		exit 1
 	fi
