@@ -62,8 +62,8 @@ export TXC_STDLIB
 fails=0 shown=0 total=0 accepted=0 rejected=0 rej_ok=0 runs=0 llvm_on=0
 fail() { # MESSAGE [SCHEDULE-FILE [LOG]]
 	fails=$((fails + 1))
-	echo "$1" | sed 's/ at [A-Za-z_][A-Za-z0-9_]*=.*//' >>"$work/failkinds"
-	[ $shown -lt 15 ] || return 0
+	echo "$1" | sed -e 's/ at [A-Za-z_][A-Za-z0-9_]*=.*//' -e "s/'[^']*'/'_'/g" -e 's/internal compiler error ([^)]*)/ICE/' | cut -c1-150 >>"$work/failkinds"
+	[ $shown -lt 8 ] || return 0
 	shown=$((shown + 1))
 	echo "FAIL: $1"
 	if [ $# -ge 3 ] && [ -s "$3" ]; then head -n 12 "$3" | sed 's/^/    | /'; fi
@@ -78,9 +78,10 @@ cc_link() { # OUT ARGS...
 	$CC -O1 -o "$o" "$@" -lm >"$w/cc.log" 2>&1
 }
 
-ki=0
-for k in $kernels; do
-	ki=$((ki + 1))
+# One kernel: build its reference, generate and check its schedules.
+fuzz_one() { # KERNEL INDEX
+	k=$1
+	ki=$2
 	tx=$srcdir/tests/run/$k.tx
 	w=$work/$k
 	mkdir -p "$w/g"
@@ -92,7 +93,7 @@ for k in $kernels; do
 	    ! cc_link "$w/ref" "$w/ref.c" "$w/h.o"; then
 		cat "$w/err" "$w/cc.log" 2>/dev/null | head -n 10
 		fail "$k: cannot build the harness or the unscheduled reference"
-		continue
+		return
 	fi
 	llvm=no
 	if [ "${TXC_E2E_LLVM:-1}" != 0 ] && [ -f "$txrt" ] &&
@@ -142,7 +143,7 @@ for k in $kernels; do
 	done
 	IFS=$OLDIFS
 
-	"$schedgen" -n "$per" -s "$((seed * 1000 + ki))" -o "$w/g" "$tx" || { fail "$k: schedgen failed"; continue; }
+	"$schedgen" -n "$per" -s "$((seed * 1000 + ki))" -o "$w/g" "$tx" || { fail "$k: schedgen failed"; return; }
 	for g in "$w"/g/g*.tx; do
 		total=$((total + 1))
 		want=$(sed -n '1s|^// schedgen: expect ||p' "$g")
@@ -168,7 +169,7 @@ for k in $kernels; do
 			continue
 		fi
 		if [ $rc -ne 0 ]; then
-			fail "$k: txc crashed or failed internally (exit $rc): $(grep -m 1 -E 'error|internal|Sanitizer' "$w/txc.err" | cut -c1-110)" "$g" "$w/txc.err"
+			fail "$k: txc crashed or failed internally (exit $rc): $(grep -m 1 -E 'error|internal|Sanitizer' "$w/txc.err" | head -c 200)" "$g" "$w/txc.err"
 			continue
 		fi
 		case $want in
@@ -221,10 +222,35 @@ for k in $kernels; do
 			done
 		done
 	done
+}
+
+# FUZZ_JOBS (default 2) background jobs share the kernels round-robin;
+# each keeps its own counters and log, summed and printed at the end.
+jobs=${FUZZ_JOBS:-2}
+j=0
+while [ $j -lt $jobs ]; do
+	(
+		ki=0
+		for k in $kernels; do
+			ki=$((ki + 1))
+			[ $(((ki - 1) % jobs)) -eq $j ] && fuzz_one "$k" $ki
+		done
+		echo "$fails $total $accepted $rejected $rej_ok $runs $llvm_on" >"$work/job$j.cnt"
+	) >"$work/job$j.log" 2>&1 &
+	j=$((j + 1))
 done
+wait
+j=0
+while [ $j -lt $jobs ]; do
+	cat "$work/job$j.log"
+	[ -f "$work/job$j.cnt" ] || { echo "FAIL: fuzz job $j died"; fails=$((fails + 1)); }
+	j=$((j + 1))
+done
+set -- $(cat "$work"/job*.cnt | awk '{ for (i = 1; i <= NF; i++) s[i] += $i } END { print s[1] + 0, s[2] + 0, s[3] + 0, s[4] + 0, s[5] + 0, s[6] + 0, s[7] + 0 }')
+fails=$((fails + $1)) total=$2 accepted=$3 rejected=$4 rej_ok=$5 runs=$6 llvm_on=$7
 
 if [ -s "$work/failkinds" ]; then
-	echo "failures by kind (the first 15 are shown above with their schedules):"
+	echo "failures by kind (the first ones are shown above with their schedules):"
 	sort "$work/failkinds" | uniq -c | sort -rn
 fi
 if [ -s "$work/reasons" ]; then
