@@ -661,6 +661,7 @@ bench(Bench *b)
 			ok = false;
 		llvm_jit_free(v.jit);
 	}
+	llvm_jit_free(ref.jit);
 	return ok ? 0 : 1;
 }
 

@@ -185,6 +185,10 @@ IrStmt *lower_stages(Lower *L);
 /* flatten.c: multi-dimensional accesses to flat offsets. */
 IrStmt *flatten_buffers(IrStmt *s);
 
+/* partition.c: loops whose guards hold for most iterations split into a
+ * prologue, a guard-free steady state and an epilogue. */
+IrStmt *partition_loops(IrStmt *s);
+
 /* tensorize.c: `tensorize(axis, intrinsic)` -- sched.c records the request,
  * tensorize_stmt matches the nest under the axis against the intrinsic
  * (tx.5 INTRINSICS) after lower_stages and replaces it by a CALL_INTRINSIC

@@ -9,6 +9,8 @@
  *   (--print-loops stops here: loops with their kinds)
  *   flatten       multi-dimensional accesses to flat offsets     flatten.c
  *   simplify      again, on the offsets                          simplify.c
+ *   partition     guarded loops split: prologue, steady, epilogue  partition.c
+ *   simplify      the steady states' bounds folded               simplify.c
  *   unroll        unrolled loops expanded                        unroll.c
  *   vectorize     vectorized loops to vector code                vectorize.c
  *
@@ -110,6 +112,8 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	if (body && L->ntz)   /* tensorize.c: intrinsics replace nests (after --print-loops too) */
 		body = tensorize_stmt(L, body);
 	body = run_pass(&r, "flatten", flatten_buffers, body);
+	body = run_pass(&r, "simplify", simplify_stmt, body);
+	body = run_pass(&r, "partition", partition_loops, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
 	body = run_pass(&r, "unroll", unroll_loops, body);
 	body = run_pass(&r, "vectorize", vectorize_loops, body);

@@ -189,6 +189,11 @@ diff_range(IrExpr *b, IrExpr *a, BoundsScope *scope, bool *has_lo, int64_t *lo,
 static bool
 proved_le(IrExpr *a, IrExpr *b, BoundsScope *scope)
 {
+	int64_t ca, cb;
+	/* floor division by a positive constant is monotonic: x/c <= y/c if x <= y */
+	if (a->kind == IR_DIV && b->kind == IR_DIV && ir_is_const(a->b, &ca) &&
+	    ir_is_const(b->b, &cb) && ca == cb && ca > 0 && proved_le(a->a, b->a, scope))
+		return true;
 	bool hl, hh;
 	int64_t lo, hi;
 	diff_range(b, a, scope, &hl, &lo, &hh, &hi);
@@ -196,6 +201,33 @@ proved_le(IrExpr *a, IrExpr *b, BoundsScope *scope)
 }
 
 /* ---- rules ---------------------------------------------------------------- */
+
+static IrExpr *simp_minmax(IrExprKind k, IrExpr *a, IrExpr *b, BoundsScope *scope);
+
+/* min(x + t, y + t) -> min(x, y) + t: the terms both sides share (same
+ * atom, same coefficient) leave the min/max, so an inner loop's variable
+ * stays a plain addend -- a ramp once vectorized, a constant once unrolled
+ * -- and a buffer's clamped origin cancels against itself.  NULL when the
+ * sides share nothing. */
+static IrExpr *
+factor_common(IrExprKind k, IrExpr *a, IrExpr *b, BoundsScope *scope)
+{
+	Lin la = lin_of(a), lb = lin_of(b), common = {.type = a->type};
+	for (int i = 0; i < la.n; i++)
+		for (int j = 0; j < lb.n; j++)
+			if (la.terms[i].c != 0 && la.terms[i].c == lb.terms[j].c &&
+			    ir_expr_equal(la.terms[i].t, lb.terms[j].t)) {
+				lin_add_term(&common, la.terms[i].t, la.terms[i].c);
+				la.terms[i].c = lb.terms[j].c = 0;
+				break;
+			}
+	if (common.n == 0)
+		return NULL;
+	Lin r = lin_of(simp_minmax(k, lin_build(&la), lin_build(&lb), scope));
+	for (int i = 0; i < common.n; i++)
+		lin_add_term(&r, common.terms[i].t, common.terms[i].c);
+	return lin_build(&r);
+}
 
 static IrExpr *
 simp_minmax(IrExprKind k, IrExpr *a, IrExpr *b, BoundsScope *scope)
@@ -209,6 +241,9 @@ simp_minmax(IrExprKind k, IrExpr *a, IrExpr *b, BoundsScope *scope)
 	}
 	if (!is_index_type(a->type))
 		return ir_binop(k, a, b);
+	IrExpr *f = factor_common(k, a, b, scope);
+	if (f)
+		return f;
 	/* min(min(x, c1), c2) -> min(x, min(c1, c2)) */
 	if (a->kind == k && a->b->kind == IR_INT && b->kind == IR_INT)
 		return simp_minmax(k, a->a, fold_binop(k, a->b, b), scope);
@@ -338,6 +373,9 @@ simp_vector(IrExprKind k, IrExpr *a, IrExpr *b, BoundsScope *scope)
 		IrExpr *stride = simp(ir_binop(k, ra ? a->b : zero, rb ? b->b : zero), scope);
 		return ir_ramp(base, stride, n);
 	}
+	/* min(ramp(x, s), ramp(y, s)) = ramp(min(x, y), s): lane i is min(x, y) + s*i */
+	if ((k == IR_MIN || k == IR_MAX) && ra && rb && ir_expr_equal(a->b, b->b))
+		return ir_ramp(simp(ir_binop(k, a->a, b->a), scope), a->b, n);
 	if (k == IR_MUL && ((ra && bb) || (ba && rb))) {
 		IrExpr *r = ra ? a : b, *c = ra ? b->a : a->a;
 		return ir_ramp(simp(ir_mul(r->a, c), scope), simp(ir_mul(r->b, c), scope), n);

@@ -492,10 +492,13 @@ corners(Tz *t, IrExpr *cond)
 	return all;
 }
 
-/* A guard `e < b` on one loop whose intrinsic extent is a parameter (the
- * reduction's K) shortens that extent instead of sending the tile to the
- * loops: at the tail of a split k, the intrinsic runs min(256, K - ko*256)
- * steps.  Returns cond without the absorbed conjuncts. */
+/* A guard `e < b` on one loop shortens that loop's extent instead of
+ * sending the tile to the loops: at the tail of a split k the intrinsic
+ * runs min(256, K - ko*256) steps, and at the right or bottom edge of C
+ * an fma_outer block runs max(min(16, N - j0), 0) columns (the emitter
+ * masks them; the constant inside the min is the block's full size).
+ * Only extents that are parameters are shortened for other emitters.
+ * Returns cond without the absorbed conjuncts. */
 static IrExpr *
 absorb_tails(Tz *t, IrExpr *cond)
 {
@@ -511,7 +514,8 @@ absorb_tails(Tz *t, IrExpr *cond)
 		for (int a = 0; a < t->ni && l >= 0; a++)
 			if (t->map[a] == l)
 				ax = a;
-		bool param = ax >= 0 && t->iext[ax]->kind == EXPR_NAME;
+		bool param = ax >= 0 && (t->iext[ax]->kind == EXPR_NAME ||
+		    !strcmp(t->k->intr_emit, "fma_outer"));
 		if (nu == 1 && param && cs[i]->kind == IR_LT) {
 			/* d = e - b, affine in v with coefficient 1: v < -(d at v = 0) */
 			Var *v = t->var[l];

@@ -5,8 +5,8 @@
 #
 # FILE.tx holds a kernel (-k picks one, default the first) and any number
 # of cpu schedules for it (`schedule K for cpu {...}`, `schedule K as NAME
-# for cpu {...}`).  The unscheduled kernel
-# (`txc --no-schedule --emit=c`) is the reference; each schedule is built
+# for cpu {...}`).  The unscheduled kernel (`txc --no-schedule --emit=c`)
+# is the reference; each schedule is built
 # with `txc -s NAME --emit=c` and $CC -O1 (once more with -fopenmp when it
 # uses parallel), and, when txc's LLVM path and libtxrt are there, as a
 # native object linked with -ltxrt.  A harness from `txc --emit=harness`
@@ -20,10 +20,14 @@
 #   - each -e set as given.
 #
 # Outputs are compared with txcmp (exact for integers, relative tolerance
-# for floats); every build also runs the harness's argument checks (NULL
-# tensors, negative sizes).  A schedule with tail=exact or shift_inward may
-# reject sizes that do not suit it (TXC_ERR_DIVIDE or TXC_ERR_SIZE); that
-# is counted, not failed.  -a passes extra harness arguments (scalars).
+# for floats).  Every build also runs the harness's argument checks once
+# (NULL tensors, negative sizes).  A schedule with tail=exact or
+# shift_inward may reject sizes that do not suit it (TXC_ERR_DIVIDE or
+# TXC_ERR_SIZE); that is counted, not failed, but each build must match on
+# at least one size set.  A build that fails is not run on later size sets.
+# -a passes extra harness arguments (scalars).  On a failure the schedule,
+# the sizes and the harness seed are printed; rerun one case by hand with
+# TXC_KEEP=1 and `./NAME M=.. seed=.. out=F` in the kept folder.
 #
 # Environment: TXC, CC (default cc), abs_top_builddir (for txcmp and
 # libtxrt), TXC_SEED (default 1), TXC_E2E_LLVM=0 to skip the LLVM path,

@@ -49,6 +49,9 @@ parse_type(const char *s)
 	return T_NONE;
 }
 
+/* The two files, held in globals: they live until the process exits. */
+static unsigned char *held_a, *held_b;
+
 static unsigned char *
 slurp(const char *path, size_t *len)
 {
@@ -233,6 +236,8 @@ main(int argc, char **argv)
 		usage();
 	size_t la, lb;
 	unsigned char *a = slurp(argv[i], &la), *b = slurp(argv[i + 1], &lb);
+	held_a = a;   /* the files live until exit */
+	held_b = b;
 
 	if (raw != T_NONE) {
 		size_t sz = (size_t)tsizes[raw];

@@ -287,6 +287,10 @@ call_func(IrFunc *f, double *params, double **data)
 		m->data = data[i];
 	}
 	int rc = run(f->body);
+	for (int i = 0; i < f->nargs; i++) {
+		free(mems[i].min);
+		free(mems[i].ext);
+	}
 	return failure ? -1 : rc;
 }
 

@@ -1,0 +1,461 @@
+/* partition.c: loop partitioning (Halide's PartitionLoops).
+ *
+ * A guard split leaves `if (io*8 + ii < M && jo*32 + ji < N)` around the
+ * body of a tile, and the vectorizer turns such a guard into masked loads
+ * and stores in the hottest loop.  For most iterations of io the guard
+ * holds for every inner iteration, so each serial or parallel loop whose
+ * body has guards is split in three:
+ *
+ *     for (io, 0, io_s)        { body }              prologue
+ *     for (io, io_s, io_e - io_s) { body, solved guards dropped }  steady
+ *     for (io, io_e, end - io_e)   { body }          epilogue
+ *
+ * A conjunct of a guard is solved for the loop when it is a comparison
+ * linear in the loop variable (coefficient c != 0) whose other terms,
+ * taken at their worst over the loops inside (their ranges must not
+ * depend on the loop variable), give a bound: c*v + rest >= 0 holds for
+ * every inner iteration when v >= ceil(-min(rest) / c) (c > 0) or
+ * v <= floor(min(rest) / -c) (c < 0).  The steady range is where every
+ * solved conjunct holds; it is clamped into the loop, so any size works
+ * (an empty steady range runs everything in the prologue and epilogue).
+ * Loops inside the steady state are partitioned in turn; the prologue
+ * and epilogue keep their guards (they are short).  Vectorized,
+ * unrolled and GPU loops are not partitioned: they have constant extents
+ * and the vectorizer predicates them; nothing inside a vectorized loop is
+ * partitioned either.  Runs after flatten's simplify, before unroll and
+ * vectorize; the next simplify folds what the new bounds make constant.
+ */
+#include <string.h>
+
+#include "lower/lower.h"
+
+/* A guard conjunct solved for the loop being partitioned. */
+typedef struct {
+	IrStmt *ifs;           /* the If it belongs to */
+	IrExpr *conj;          /* the conjunct (a node of ifs->ifs.cond) */
+	bool ok;               /* solved at every place the If appears */
+} Solved;
+
+typedef struct {
+	Var *v;                /* the loop variable */
+	BoundsScope *inner;    /* ranges of the loops inside, innermost first */
+	struct { Var *var; IrExpr *value; } *lets;       /* lets inside */
+	int nlets, caplets;
+	IrExpr **lo; int nlo, caplo;     /* v >= each */
+	IrExpr **hi; int nhi, caphi;     /* v <= each */
+	Solved *sol; int nsol, capsol;
+	bool in_vector;
+} Solve;
+
+static bool
+is_index(IrExpr *e)
+{
+	return e->type.lanes == 1 && (e->type.code == TY_I64 || e->type.code == TY_I32);
+}
+
+static IrExpr *
+widen(IrExpr *e)
+{
+	return e->type.code == TY_I64 ? e : ir_cast(ir_i64, e);
+}
+
+/* The conjunct as d >= 0 (i64), or NULL if it is not an integer comparison. */
+static IrExpr *
+as_nonneg(IrExpr *c)
+{
+	if (c->kind < IR_LT || c->kind > IR_GE || c->kind == IR_EQ || c->kind == IR_NE)
+		return NULL;
+	if (!is_index(c->a) || !is_index(c->b))
+		return NULL;
+	IrExpr *a = widen(c->a), *b = widen(c->b);
+	switch (c->kind) {
+	case IR_LT: return ir_sub(ir_sub(b, a), ir_i64c(1));   /* a < b: b - a - 1 >= 0 */
+	case IR_LE: return ir_sub(b, a);
+	case IR_GT: return ir_sub(ir_sub(a, b), ir_i64c(1));
+	case IR_GE: return ir_sub(a, b);
+	default: return NULL;
+	}
+}
+
+static IrExpr *
+unlet(Solve *S, IrExpr *e)
+{
+	for (int i = S->nlets - 1; i >= 0; i--)
+		if (ir_uses_var(e, S->lets[i].var))
+			e = ir_substitute(e, S->lets[i].var, S->lets[i].value);
+	return e;
+}
+
+static bool
+uses_inner(IrExpr *e, BoundsScope *inner)
+{
+	for (BoundsScope *s = inner; s; s = s->next)
+		if (ir_uses_var(e, s->var))
+			return true;
+	return false;
+}
+
+/* Solves one conjunct for S->v; false if it says nothing usable. */
+static bool
+solve_conj(Solve *S, IrExpr *conj)
+{
+	IrExpr *d = as_nonneg(conj);
+	if (!d)
+		return false;
+	d = simplify_expr(unlet(S, d), NULL);
+	if (!ir_uses_var(d, S->v))
+		return false;
+	IrExpr *d0 = simplify_expr(ir_substitute(d, S->v, ir_i64c(0)), NULL);
+	IrExpr *d1 = simplify_expr(ir_substitute(d, S->v, ir_i64c(1)), NULL);
+	int64_t c;
+	if (!ir_is_const(simplify_expr(ir_sub(d1, d0), NULL), &c) || c == 0 ||
+	    c > INT32_MAX || c < -INT32_MAX)
+		return false;
+	/* d = c*v + d0 exactly, if d0 no longer mentions v */
+	if (ir_uses_var(d0, S->v))
+		return false;
+	IrExpr *check = simplify_expr(ir_sub(d, ir_add(ir_mul(ir_var(S->v), ir_i64c(c)), d0)), NULL);
+	int64_t z;
+	if (!ir_is_const(check, &z) || z != 0)
+		return false;
+	IrExpr *rmin = bounds_of_expr(d0, S->inner).min;
+	if (!rmin || ir_uses_var(rmin, S->v) || uses_inner(rmin, S->inner))
+		return false;
+	IrExpr *bound;
+	if (c > 0)   /* v >= ceil(-rmin / c) */
+		bound = simplify_expr(ir_div(ir_add(ir_unop(IR_NEG, rmin), ir_i64c(c - 1)),
+		    ir_i64c(c)), NULL);
+	else         /* v <= floor(rmin / -c) */
+		bound = simplify_expr(ir_div(rmin, ir_i64c(-c)), NULL);
+	IrExpr ***list = c > 0 ? &S->lo : &S->hi;
+	int *n = c > 0 ? &S->nlo : &S->nhi, *cap = c > 0 ? &S->caplo : &S->caphi;
+	for (int i = 0; i < *n; i++)
+		if (ir_expr_equal((*list)[i], bound))
+			return true;
+	*ARENA_PUSH(ir_arena, *list, *n, *cap) = bound;
+	return true;
+}
+
+static void
+note(Solve *S, IrStmt *ifs, IrExpr *conj, bool ok)
+{
+	for (int i = 0; i < S->nsol; i++)
+		if (S->sol[i].ifs == ifs && S->sol[i].conj == conj) {
+			S->sol[i].ok &= ok;
+			return;
+		}
+	Solved *n = ARENA_PUSH(ir_arena, S->sol, S->nsol, S->capsol);
+	n->ifs = ifs;
+	n->conj = conj;
+	n->ok = ok;
+}
+
+static void
+solve_cond(Solve *S, IrStmt *ifs, IrExpr *c)
+{
+	if (c->kind == IR_AND) {
+		solve_cond(S, ifs, c->a);
+		solve_cond(S, ifs, c->b);
+		return;
+	}
+	note(S, ifs, c, solve_conj(S, c));
+}
+
+/* Walks the loop body: inner loop ranges and lets in scope, guards solved. */
+static void
+collect(Solve *S, IrStmt *s)
+{
+	if (!s)
+		return;
+	switch (s->kind) {
+	case IS_FOR: {
+		BoundsScope *saved = S->inner;
+		bool vec = S->in_vector;
+		IrExpr *max = ir_sub(ir_add(s->loop.min, s->loop.extent), ir_i64c(1));
+		S->inner = bounds_push(S->inner, s->loop.var,
+		    (Interval){unlet(S, s->loop.min), unlet(S, max)});
+		S->in_vector |= s->loop.fk == FOR_VECTORIZED;
+		collect(S, s->loop.body);
+		S->inner = saved;
+		S->in_vector = vec;
+		return;
+	}
+	case IS_LET: {
+		int n = S->nlets;
+		IrExpr *value = unlet(S, s->let.value);
+		ARENA_PUSH(ir_arena, S->lets, S->nlets, S->caplets);
+		S->lets[n].var = s->let.var;
+		S->lets[n].value = value;
+		collect(S, s->let.body);
+		S->nlets = n;
+		return;
+	}
+	case IS_IF:
+		if (s->ifs.cond->type.lanes == 1)
+			solve_cond(S, s, s->ifs.cond);
+		collect(S, s->ifs.then_s);
+		collect(S, s->ifs.else_s);
+		return;
+	case IS_BLOCK:
+		for (int i = 0; i < s->block.n; i++)
+			collect(S, s->block.stmts[i]);
+		return;
+	case IS_ALLOCATE:
+		collect(S, s->alloc.body);
+		return;
+	case IS_PRODUCE:
+		collect(S, s->produce.body);
+		return;
+	default:
+		return;
+	}
+}
+
+/* ---- the steady state: solved conjuncts dropped ------------------------- */
+
+typedef struct {
+	IrMutator m;
+	Solve *S;
+} Drop;
+
+static bool
+dropped(Solve *S, IrStmt *ifs, IrExpr *conj)
+{
+	for (int i = 0; i < S->nsol; i++)
+		if (S->sol[i].ifs == ifs && S->sol[i].conj == conj)
+			return S->sol[i].ok;
+	return false;
+}
+
+static IrExpr *
+drop_cond(Solve *S, IrStmt *ifs, IrExpr *c)
+{
+	if (c->kind == IR_AND) {
+		IrExpr *a = drop_cond(S, ifs, c->a), *b = drop_cond(S, ifs, c->b);
+		if (!a || !b)
+			return a ? a : b;
+		return a == c->a && b == c->b ? c : ir_binop(IR_AND, a, b);
+	}
+	return dropped(S, ifs, c) ? NULL : c;
+}
+
+static IrStmt *
+drop_if(IrMutator *m, IrStmt *s)
+{
+	Solve *S = ((Drop *)m)->S;
+	IrExpr *c = drop_cond(S, s, s->ifs.cond);
+	IrStmt *t = ir_mutate_stmt(m, s->ifs.then_s);
+	IrStmt *f = s->ifs.else_s ? ir_mutate_stmt(m, s->ifs.else_s) : NULL;
+	if (!c)
+		return t;
+	if (c == s->ifs.cond && t == s->ifs.then_s && f == s->ifs.else_s)
+		return s;
+	if (!t && !f)
+		return NULL;
+	IrStmt *r = t ? ir_if(c, t, f) : ir_if(ir_unop(IR_NOT, c), f, NULL);
+	r->loc = s->loc;
+	return r;
+}
+
+static const IrMutator drop_table = {
+	.stmt = { [IS_IF] = drop_if },
+};
+
+/* ---- the pass ----------------------------------------------------------- */
+
+typedef struct {
+	IrMutator m;
+	BoundsScope *scope;    /* enclosing loops */
+} Part;
+
+static bool
+partitionable(ForKind fk)
+{
+	return fk == FOR_SERIAL || fk == FOR_PARALLEL;
+}
+
+static IrExpr *
+fold(Part *P, IrExpr *e)
+{
+	return simplify_expr(e, P->scope);
+}
+
+static IrStmt *
+loop(Var *v, IrExpr *min, IrExpr *end, IrStmt *like, IrStmt *body)
+{
+	IrStmt *r = ir_for(v, min, ir_sub(end, min), like->loop.fk, body);
+	r->loop.gpu_dim = like->loop.gpu_dim;
+	r->loc = like->loc;
+	return r;
+}
+
+/* Binds e to a fresh variable around body unless it is simple. */
+static IrStmt *
+bind(IrExpr **e, const char *name, IrStmt *(*make)(void *), void *ctx)
+{
+	if ((*e)->kind == IR_INT || (*e)->kind == IR_VAR)
+		return make(ctx);
+	IrExpr *value = *e;
+	Var *x = ir_new_var(name, ir_i64);
+	*e = ir_var(x);
+	return ir_let_stmt(x, value, make(ctx));
+}
+
+typedef struct {
+	IrStmt *s;
+	IrExpr *min, *end, *lo, *hi;
+	bool pro, epi;         /* the prologue / epilogue may run */
+	IrStmt *steady;
+} Split;
+
+static IrStmt *
+make_loops(void *ctx)
+{
+	Split *sp = ctx;
+	IrStmt *s = sp->s;
+	IrStmt *parts[3] = { NULL, NULL, NULL };
+	if (sp->pro)
+		parts[0] = loop(s->loop.var, sp->min, sp->lo, s, s->loop.body);
+	if (sp->steady)
+		parts[1] = loop(s->loop.var, sp->lo, sp->hi, s, sp->steady);
+	if (sp->epi)
+		parts[2] = loop(s->loop.var, sp->hi, sp->end, s, s->loop.body);
+	return ir_block(parts, 3);
+}
+
+static IrStmt *
+bind_hi(void *ctx)
+{
+	Split *sp = ctx;
+	const char *name = arena_printf(ir_arena, "%s_e", sp->s->loop.var->name);
+	return bind(&sp->hi, name, make_loops, sp);
+}
+
+static IrStmt *
+part_for(IrMutator *m, IrStmt *s)
+{
+	Part *P = (Part *)m;
+	BoundsScope *outer = P->scope;
+	if (s->loop.fk == FOR_VECTORIZED)
+		return s;
+	IrExpr *min = s->loop.min, *end = fold(P, ir_add(s->loop.min, s->loop.extent));
+	IrExpr *max = fold(P, ir_sub(end, ir_i64c(1)));
+	BoundsScope *in = bounds_push(outer, s->loop.var, (Interval){min, max});
+	if (!partitionable(s->loop.fk) || min->type.code != TY_I64) {
+		P->scope = in;
+		IrStmt *body = ir_mutate_stmt(m, s->loop.body);
+		P->scope = outer;
+		if (body == s->loop.body)
+			return s;
+		if (!body)
+			return NULL;
+		IrStmt *r = ir_for(s->loop.var, s->loop.min, s->loop.extent, s->loop.fk, body);
+		r->loop.gpu_dim = s->loop.gpu_dim;
+		r->loc = s->loc;
+		return r;
+	}
+	Solve S = { .v = s->loop.var };
+	collect(&S, s->loop.body);
+	bool any = false;
+	for (int i = 0; i < S.nsol; i++)
+		any |= S.sol[i].ok;
+	if (!any) {
+		P->scope = in;
+		IrStmt *body = ir_mutate_stmt(m, s->loop.body);
+		P->scope = outer;
+		if (body == s->loop.body)
+			return s;
+		if (!body)
+			return NULL;
+		IrStmt *r = ir_for(s->loop.var, s->loop.min, s->loop.extent, s->loop.fk, body);
+		r->loop.gpu_dim = s->loop.gpu_dim;
+		r->loc = s->loc;
+		return r;
+	}
+	/* the steady range [lo, hi), clamped into [min, end] with lo <= hi */
+	IrExpr *lo = min, *hi = end;
+	for (int i = 0; i < S.nlo; i++)
+		lo = ir_max(lo, S.lo[i]);
+	for (int i = 0; i < S.nhi; i++)
+		hi = ir_min(hi, ir_add(S.hi[i], ir_i64c(1)));
+	lo = fold(P, ir_min(lo, end));
+	hi = fold(P, ir_max(hi, lo));
+
+	Drop D = { drop_table, &S };
+	IrStmt *steady = ir_mutate_stmt(&D.m, s->loop.body);
+	/* inside the steady state, v ranges over [lo, hi) */
+	P->scope = bounds_push(outer, s->loop.var, (Interval){lo, fold(P, ir_sub(hi, ir_i64c(1)))});
+	steady = steady ? ir_mutate_stmt(m, steady) : NULL;
+	P->scope = outer;
+
+	int64_t a, b;
+	Split sp = { s, min, end, lo, hi, true, true, steady };
+	sp.pro = !ir_is_const(fold(P, ir_sub(lo, min)), &a) || a != 0;
+	sp.epi = !ir_is_const(fold(P, ir_sub(end, hi)), &b) || b != 0;
+	const char *name = arena_printf(ir_arena, "%s_s", s->loop.var->name);
+	return bind(&sp.lo, name, bind_hi, &sp);
+}
+
+static IrStmt *
+part_let(IrMutator *m, IrStmt *s)
+{
+	Part *P = (Part *)m;
+	BoundsScope *outer = P->scope;
+	if (ir_is_int(s->let.value->type) && s->let.value->type.lanes == 1)
+		P->scope = bounds_push(outer, s->let.var, bounds_of_expr(s->let.value, outer));
+	IrStmt *body = ir_mutate_stmt(m, s->let.body);
+	P->scope = outer;
+	if (body == s->let.body)
+		return s;
+	if (!body)
+		return NULL;
+	IrStmt *r = ir_let_stmt(s->let.var, s->let.value, body);
+	r->loc = s->loc;
+	return r;
+}
+
+/* What an entry-point assert guarantees to the statements after it: the
+ * sizes' `M >= 0` and -D's `M == 1024` put M in scope with that range. */
+static BoundsScope *
+assume(BoundsScope *scope, IrExpr *c)
+{
+	int64_t k;
+	if (c->kind == IR_AND)
+		return assume(assume(scope, c->a), c->b);
+	if ((c->kind == IR_GE || c->kind == IR_EQ) && c->a->kind == IR_VAR &&
+	    ir_is_const(c->b, &k) && c->a->type.code == TY_I64 && !bounds_lookup(scope, c->a->var))
+		return bounds_push(scope, c->a->var,
+		    (Interval){c->b, c->kind == IR_EQ ? c->b : NULL});
+	return bounds_refine(scope, c);
+}
+
+static IrStmt *
+part_block(IrMutator *m, IrStmt *s)
+{
+	Part *P = (Part *)m;
+	BoundsScope *outer = P->scope;
+	IrStmt **out = arena_alloc(ir_arena, s->block.n * sizeof *out);
+	bool changed = false;
+	for (int i = 0; i < s->block.n; i++) {
+		IrStmt *c = s->block.stmts[i];
+		out[i] = ir_mutate_stmt(m, c);
+		changed |= out[i] != c;
+		if (c->kind == IS_ASSERT)
+			P->scope = assume(P->scope, c->assrt.cond);
+	}
+	P->scope = outer;
+	return changed ? ir_block(out, s->block.n) : s;
+}
+
+static const IrMutator part_table = {
+	.stmt = { [IS_FOR] = part_for, [IS_LET] = part_let, [IS_BLOCK] = part_block },
+};
+
+IrStmt *
+partition_loops(IrStmt *s)
+{
+	if (!ir_arena)
+		ir_arena = arena_new();
+	Part P = { part_table, NULL };
+	return ir_mutate_stmt(&P.m, s);
+}
