@@ -238,7 +238,7 @@ static const char runtime[] =
 "typedef int (*TxhCall)(const int64_t *s, void *const *p);\n"
 "\n"
 "/* Allocates, fills, checks arguments, calls, checks and writes. */\n"
-"static int txh_run(TxhOpts *o, const TxhParam *pr, int np, int64_t *s,\n"
+"static int txh_run_body(TxhOpts *o, const TxhParam *pr, int np, int64_t *s,\n"
 "    TxhBuf *b, int nb, TxhCall call, const char *(*lasterr)(void), const char *kname)\n"
 "{\n"
 "\tvoid *p[64];\n"
@@ -339,6 +339,16 @@ static const char runtime[] =
 "\t\t\t\t    (long long)b[i].count, (unsigned long long)txh_hash(&b[i]));\n"
 "\t}\n"
 "\treturn 0;\n"
+"}\n"
+"\n"
+"/* txh_run_body, then the buffers are freed however it ended. */\n"
+"static int txh_run(TxhOpts *o, const TxhParam *pr, int np, int64_t *s,\n"
+"    TxhBuf *b, int nb, TxhCall call, const char *(*lasterr)(void), const char *kname)\n"
+"{\n"
+"\tint r = txh_run_body(o, pr, np, s, b, nb, call, lasterr, kname);\n"
+"\tfor (int i = 0; i < nb; i++)\n"
+"\t\tfree(b[i].base);\n"
+"\treturn r;\n"
 "}\n";
 
 /* The harness's name for an element type (its TXH_ enum constant). */

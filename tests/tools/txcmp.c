@@ -49,8 +49,15 @@ parse_type(const char *s)
 	return T_NONE;
 }
 
-/* The two files, held in globals: they live until the process exits. */
+/* The two files, read whole; freed at exit, whichever return main takes. */
 static unsigned char *held_a, *held_b;
+
+static void
+release(void)
+{
+	free(held_a);
+	free(held_b);
+}
 
 static unsigned char *
 slurp(const char *path, size_t *len)
@@ -236,8 +243,9 @@ main(int argc, char **argv)
 		usage();
 	size_t la, lb;
 	unsigned char *a = slurp(argv[i], &la), *b = slurp(argv[i + 1], &lb);
-	held_a = a;   /* the files live until exit */
+	held_a = a;
 	held_b = b;
+	atexit(release);
 
 	if (raw != T_NONE) {
 		size_t sz = (size_t)tsizes[raw];
