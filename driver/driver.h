@@ -51,11 +51,16 @@ typedef struct {
 bool import_resolve(Program *p, const Options *o);
 
 /* output.c: atomic output.  output_open gives a stream on a temporary
- * file beside `path` ("-": stdout); output_commit renames it into place;
- * output_abort_all removes every temporary (called on any error). */
+ * file beside `path` ("-": stdout); output_commit closes and checks it;
+ * output_finish_all renames every written output into place once the
+ * whole run succeeded (all or none); output_abort_all removes every
+ * temporary (called on any error).  output_io_failed: a file could not
+ * be opened, written or renamed (exit status 2). */
 FILE *output_open(const char *path, bool binary);
 bool output_commit(FILE *fp);
+bool output_finish_all(void);
 void output_abort_all(void);
+bool output_io_failed(void);
 /* A temporary path beside `path` for writers that take a file name (LLVM);
  * registered like output_open's, committed with output_commit_path. */
 const char *output_temp_path(const char *path);

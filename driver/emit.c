@@ -17,6 +17,7 @@ emit_llvm(IrFunc **funcs, int n, const Options *o, const char *out)
 		.features = o->features,
 		.opt_level = o->opt_level,
 		.debug = o->debug,
+		.dlpack = o->dlpack,
 	};
 	EmitKind k;
 	FILE *fp;

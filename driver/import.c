@@ -2,7 +2,10 @@
  * schedules into the program.
  *
  * A path is looked up relative to the importing file, then in each -I
- * directory, then in $TXC_STDLIB, then in the installed stdlib.  Each file
+ * directory, then in $TXC_STDLIB, then in the installed stdlib.  A txc
+ * run from its build tree (not installed) looks in the source tree's
+ * stdlib/ before the installed one, so it uses the stdlib it was built
+ * with (txc(1) FILES).  Each file
  * is loaded once (by its real path), so repeated and circular imports are
  * harmless.  Imported kernels and schedules are appended to the program's
  * lists but not to its items: --format prints only the file itself.
@@ -18,6 +21,13 @@
 
 #ifndef TXC_STDLIB_DIR
 #define TXC_STDLIB_DIR "/usr/local/share/txc/stdlib"
+#endif
+/* The build tree txc is built in and the source tree's stdlib (Makefile.am). */
+#ifndef TXC_BUILD_DIR
+#define TXC_BUILD_DIR ""
+#endif
+#ifndef TXC_SRC_STDLIB_DIR
+#define TXC_SRC_STDLIB_DIR ""
 #endif
 
 static const char **loaded;
@@ -42,6 +52,44 @@ dir_of(const char *path)
 	return arena_strndup(perm, path, (size_t)(slash - path));
 }
 
+/* The source tree's stdlib when this txc runs from its build tree, else
+ * NULL. */
+static const char *
+source_stdlib(void)
+{
+	static int known;
+	static const char *dir;
+	char exe[PATH_MAX], build[PATH_MAX];
+	ssize_t n;
+
+	if (known)
+		return dir;
+	known = 1;
+	if (!*TXC_BUILD_DIR || !*TXC_SRC_STDLIB_DIR ||
+	    (n = readlink("/proc/self/exe", exe, sizeof exe - 1)) <= 0)
+		return NULL;
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (!slash || !realpath(TXC_BUILD_DIR, build))
+		return NULL;
+	*slash = 0;
+	/* libtool may run txc from .libs/ */
+	size_t b = strlen(build);
+	if (strcmp(exe, build) == 0 ||
+	    (strncmp(exe, build, b) == 0 && strcmp(exe + b, "/.libs") == 0))
+		dir = TXC_SRC_STDLIB_DIR;
+	return dir;
+}
+
+/* The directories searched after the importing file's and -I's, for the
+ * note of a missing import. */
+static const char *
+stdlib_dirs(void)
+{
+	const char *src = source_stdlib();
+	return src ? arena_printf(perm, "%s and %s", src, TXC_STDLIB_DIR) : TXC_STDLIB_DIR;
+}
+
 /* The first existing candidate for `rel`, or NULL. */
 static char *
 find(const char *rel, const char *fromdir, const Options *o)
@@ -56,6 +104,8 @@ find(const char *rel, const char *fromdir, const Options *o)
 		dirs[n++] = o->incdirs[i];
 	if (env && *env)
 		dirs[n++] = env;
+	if (source_stdlib())
+		dirs[n++] = source_stdlib();
 	dirs[n++] = TXC_STDLIB_DIR;
 	for (int i = 0; i < n; i++) {
 		char *cand = arena_printf(perm, "%s/%s", dirs[i], rel);
@@ -95,7 +145,7 @@ resolve(Program *p, const char *path, const Options *o, int depth)
 		if (!file) {
 			diag_error(im->loc, "cannot find imported file '%s'", im->path);
 			diag_note(loc_none, "searched beside '%s', in -I directories, $TXC_STDLIB and %s",
-			    path, TXC_STDLIB_DIR);
+			    path, stdlib_dirs());
 			ok = false;
 			continue;
 		}

@@ -200,7 +200,17 @@ parse_args(int argc, char **argv, Options *o)
 				o->output = "-";
 			break;
 		case OPT_TRACE: o->trace_schedule = true; break;
-		case OPT_DUMP_AFTER: o->dump_after = optarg; break;
+		case OPT_DUMP_AFTER:
+			if (!lower_pass_known(optarg)) {
+				const char *const *p = lower_pass_names();
+				char *list = "";
+				for (int i = 0; p[i]; i++)
+					list = arena_printf(perm, "%s%s, ", list, p[i]);
+				return bad_usage("%s", arena_printf(perm, "unknown pass '%s' for "
+				    "--dump-after: use %sor all", optarg, list));
+			}
+			o->dump_after = optarg;
+			break;
 		case OPT_TARGET:
 			if (!strcmp(optarg, "cpu") || !strcmp(optarg, "cuda") || !strcmp(optarg, "vta"))
 				o->target = optarg;
@@ -276,12 +286,68 @@ wanted(const Options *o, Kernel *k)
 	return false;
 }
 
+/* Whether k is compiled: -k names it, or, without -k, it is the file's. */
+static bool
+compiled(const Options *o, Program *prog, Kernel *k)
+{
+	return o->nkernels ? wanted(o, k) : k->loc.file == prog->file;
+}
+
+/* Every -D names a size parameter of a compiled kernel. */
+static bool
+check_defs(const Options *o, Program *prog)
+{
+	for (int d = 0; d < o->ndefs; d++) {
+		const char *scalar_of = NULL;
+		bool found = false;
+		for (int i = 0; i < prog->nkernels && !found; i++) {
+			Kernel *k = prog->kernels[i];
+			if (!compiled(o, prog, k))
+				continue;
+			for (int p = 0; p < k->nparams; p++)
+				if (k->params[p].name == o->defs[d]) {
+					found = k->params[p].is_size;
+					if (!found)
+						scalar_of = k->name;
+				}
+		}
+		if (found)
+			continue;
+		if (scalar_of)
+			diag_error(loc_none, "-D %s: '%s' is a scalar parameter of kernel '%s'; "
+			    "-D fixes size parameters only", o->defs[d], o->defs[d], scalar_of);
+		else
+			diag_error(loc_none, "-D %s: no kernel has a size parameter '%s'",
+			    o->defs[d], o->defs[d]);
+		return false;
+	}
+	return true;
+}
+
 static int
 compile(Options *o)
 {
+	bool native = o->emit == OUT_OBJ || o->emit == OUT_ASM || o->emit == OUT_LLVM ||
+	    o->emit == OUT_BC;
+	if (native && !o->check_only && strcmp(o->target, "cpu") != 0) {
+		/* what the GPU and accelerator targets can do today (txc(1)) */
+		diag_error(loc_none, "--target=%s cannot write %s yet (no %s code generator): "
+		    "use --check, --print-loops, --trace-schedule or --emit=c (C that runs "
+		    "the %s loops serially)", o->target, o->emit == OUT_OBJ ? "an object" :
+		    o->emit == OUT_ASM ? "assembly" : o->emit == OUT_BC ? "LLVM bitcode" : "LLVM IR",
+		    !strcmp(o->target, "cuda") ?
+		    "PTX" : "VTA", !strcmp(o->target, "cuda") ? "GPU" : "scheduled");
+		return 1;
+	}
+	if (native && !o->check_only && (o->cpu || o->features || o->triple)) {
+		/* an unknown --cpu or --features fails before any work */
+		LlvmOptions lo = { .triple = o->triple, .cpu = o->cpu, .features = o->features };
+		if (!llvm_check_options(&lo))
+			return 1;
+	}
 	uint32_t file = source_load(o->input);
 	if (!file)
-		return 1;
+		return 2;   /* a file that cannot be read: txc(1) EXIT STATUS */
 	Program *prog = parse_program(file);
 	if (diag_errors())
 		return 1;
@@ -303,6 +369,9 @@ compile(Options *o)
 			diag_error(loc_none, "no kernel named '%s' in '%s'", o->kernels[i], o->input);
 			return 1;
 		}
+
+	if (!check_defs(o, prog))
+		return 1;
 
 	LowerOptions lo = {
 		.no_schedule = o->no_schedule,
@@ -327,7 +396,7 @@ compile(Options *o)
 	int nfuncs = 0, cap = 0;
 	for (int i = 0; i < prog->nkernels; i++) {
 		Kernel *k = prog->kernels[i];
-		if (o->nkernels ? !wanted(o, k) : k->loc.file != prog->file)
+		if (!compiled(o, prog, k))
 			continue;
 		IrFunc *f = lower_kernel(prog, k, &lo);
 		if (f)
@@ -343,8 +412,8 @@ compile(Options *o)
 	}
 	const char *out = o->output ? o->output : default_output(o);
 	if (!emit_backend(funcs, nfuncs, o, out))
-		return diag_errors() ? 1 : 2;
-	return 0;
+		return output_io_failed() || !diag_errors() ? 2 : 1;
+	return output_finish_all() ? 0 : 2;
 }
 
 /* ---- backends ------------------------------------------------------------
@@ -419,6 +488,6 @@ main(int argc, char **argv)
 	rc = compile(&o);
 	diag_flush();
 	if (rc != 0)
-		output_abort_all();
+		output_abort_all();   /* every output or none */
 	return rc;
 }

@@ -4,6 +4,7 @@
  *         the source line
  *         ^~~~~~ under the range
  *
+ * col counts bytes (as GCC's does); the caret counts characters.
  * Errors accumulate (up to a cap) so one run reports them all; colour is
  * used only when the stream is a terminal, unless forced.  Fatal errors
  * and internal compiler errors longjmp to diag_catch.
@@ -49,6 +50,16 @@ use_color(void)
 	return isatty(fileno(stream()));
 }
 
+/* Whether byte c starts a character (is not a UTF-8 continuation byte):
+ * the caret line has one column per character, so that it stays under the
+ * range when the line holds non-ASCII text.  The `line:col` prefix keeps
+ * byte columns, as GCC and Clang print them. */
+static bool
+starts_char(unsigned char c)
+{
+	return (c & 0xc0) != 0x80;
+}
+
 /* Prints the line holding loc.begin and marks the range under it. */
 static void
 show_source(FILE *fp, Loc loc, int col_on, const char *mark_color)
@@ -70,13 +81,15 @@ show_source(FILE *fp, Loc loc, int col_on, const char *mark_color)
 	}
 	fputs("\n    ", fp);
 	for (size_t i = bol; i < loc.begin; i++)
-		fputc(' ', fp);
+		if (starts_char((unsigned char)f->text[i]))
+			fputc(' ', fp);
 	size_t end = loc.end > eol ? eol : loc.end;
 	if (col_on)
 		fputs(mark_color, fp);
 	fputc('^', fp);
 	for (size_t i = loc.begin + 1; i < end; i++)
-		fputc('~', fp);
+		if (starts_char((unsigned char)f->text[i]))
+			fputc('~', fp);
 	if (col_on)
 		fputs("\033[0m", fp);
 	fputc('\n', fp);

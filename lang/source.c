@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lang.h"
 
@@ -42,6 +43,13 @@ source_load(const char *path)
 		diag_error(loc_none, "cannot open '%s': %s", path, strerror(errno));
 		return 0;
 	}
+	struct stat st;
+	if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (!is_stdin)
+			fclose(fp);
+		diag_error(loc_none, "cannot read '%s': %s", path, strerror(EISDIR));
+		return 0;
+	}
 	size_t cap = 1 << 16, len = 0;
 	char *buf = malloc(cap);
 	if (!buf)
@@ -59,12 +67,12 @@ source_load(const char *path)
 		if (got == 0)
 			break;
 	}
-	int err = ferror(fp);
+	int err = ferror(fp) ? (errno ? errno : EIO) : 0;
 	if (!is_stdin)
 		fclose(fp);
 	if (err) {
 		free(buf);
-		diag_error(loc_none, "cannot read '%s'", path);
+		diag_error(loc_none, "cannot read '%s': %s", path, strerror(err));
 		return 0;
 	}
 	if (len > 0x7fffffffu) {

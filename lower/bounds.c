@@ -83,6 +83,47 @@ interval_is_bounded(Interval a)
 	return a.min && a.max;
 }
 
+/* A constant that e never exceeds, for whatever values its variables take:
+ * min(6, M - io*6) <= 6, min(23, N - jo*16 + 7)/8 <= 2.  Index types. */
+bool
+bounds_const_max(IrExpr *e, int64_t *out)
+{
+	int64_t a, b, c;
+	if (!e || e->type.lanes != 1 || !ir_is_int(e->type) || ir_is_uint(e->type))
+		return false;
+	switch (e->kind) {
+	case IR_INT:
+		*out = e->ival;
+		return true;
+	case IR_MIN: {
+		bool ka = bounds_const_max(e->a, &a), kb = bounds_const_max(e->b, &b);
+		if (ka && kb)
+			*out = a < b ? a : b;
+		else if (ka || kb)
+			*out = ka ? a : b;
+		return ka || kb;
+	}
+	case IR_MAX:
+		if (!bounds_const_max(e->a, &a) || !bounds_const_max(e->b, &b))
+			return false;
+		*out = a > b ? a : b;
+		return true;
+	case IR_ADD:
+		if (!ir_is_const(e->b, &c) || !bounds_const_max(e->a, &a) ||
+		    (c > 0 && a > INT64_MAX - c) || (c < 0 && a < INT64_MIN - c))
+			return false;
+		*out = a + c;
+		return true;
+	case IR_DIV:   /* floor division by a positive constant is monotonic */
+		if (!ir_is_const(e->b, &c) || c <= 0 || !bounds_const_max(e->a, &a))
+			return false;
+		*out = fold_floordiv(a, c);
+		return true;
+	default:
+		return false;
+	}
+}
+
 static bool
 is_point(Interval a)
 {

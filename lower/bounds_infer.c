@@ -52,6 +52,12 @@ stage_scope(Lower *L, LStage *c, int leaf)
 		if (a->leaf)
 			continue;     /* its loop variable: pushed above if it varies */
 		IrExpr *lo = dlo, *hi = dhi;
+		if (leaf >= 0 && !a->tainted && !lin_varies(axes_root_value(c, ax), r)) {
+			/* fixed in one iteration of the loop (i = f/M of a fused f):
+			 * a symbol in [dlo, dhi]; lower.c replaces it by its value */
+			r = lin_push(r, a->var, dlo, dhi, false);
+			continue;
+		}
 		if (leaf >= 0) {
 			IrExpr *l, *h;
 			if (lin_interval(axes_root_value(c, ax), r, NULL, &l, &h)) {
@@ -220,6 +226,13 @@ push_loops(Lower *L, LStage *s)
 		IrExpr *hi = k >= 0 ? s->dmax[k] : lin_normalize(ir_sub(a->ext, ir_i64c(1)));
 		L->ranges = lin_push(L->ranges, a->var, lo, hi, false);
 	}
+	/* root axes made into other loops: their ranges, for regions that
+	 * name them (stage_scope) */
+	for (int k = 0; k < s->ndims + s->nred; k++) {
+		int ax = k < s->ndims ? k : s->rax[k - s->ndims];
+		if (!s->axes[ax].leaf)
+			L->ranges = lin_push(L->ranges, s->axes[ax].var, s->dmin[k], s->dmax[k], false);
+	}
 }
 
 /* ---- access checks ------------------------------------------------ */
@@ -341,6 +354,17 @@ tails(Lower *L, LStage *s)
 
 /* ---- the pass ------------------------------------------------------ */
 
+/* A region's extent is negative where its consumer's loop runs past a
+ * guarded tail (min(1, N - io*4 - ii) rows): nothing is computed or read
+ * there, and the buffer is empty rather than of a negative size. */
+static IrExpr *
+alloc_extent(Lower *L, IrExpr *e)
+{
+	if (lin_prove_le(ir_i64c(0), e, L->ranges))
+		return e;
+	return ir_max(e, ir_i64c(0));
+}
+
 bool
 bounds_infer_stages(Lower *L)
 {
@@ -377,7 +401,7 @@ bounds_infer_stages(Lower *L)
 			}
 			for (int d = 0; d < s->ndims; d++) {
 				s->buf->min[d] = s->amin[d];
-				s->buf->extent[d] = s->aext[d];
+				s->buf->extent[d] = alloc_extent(L, s->aext[d]);
 			}
 		}
 		s->bounded = true;

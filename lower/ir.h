@@ -345,6 +345,9 @@ Interval interval_union(Interval a, Interval b);
 bool interval_is_bounded(Interval a);
 /* The range of a type's values (NULL ends for 64-bit and float types). */
 Interval bounds_of_type(IrType t);
+/* A constant upper bound of e over all values of its variables
+ * (min(6, M - io*6) <= 6) where min, max, + and / by constants give one. */
+bool bounds_const_max(IrExpr *e, int64_t *out);
 
 /* ---- vectorize.c: FOR_VECTORIZED loops of constant extent become vector
  * code (ramps, broadcasts, predicated loads and stores); a body that

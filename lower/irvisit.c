@@ -321,7 +321,101 @@ subst_var(IrMutator *m, IrExpr *e)
 	return e->var == s->var ? s->value : e;
 }
 
-static const IrMutator subst_table = {.expr = {[IR_VAR] = subst_var}};
+/* ---- buffers allocated under a substitution --------------------------- */
+
+static bool
+uses_any(IrExpr **v, int n, Var *var)
+{
+	for (int i = 0; v && i < n; i++)
+		if (v[i] && ir_uses_var(v[i], var))
+			return true;
+	return false;
+}
+
+static bool
+buffer_uses_var(Buffer *b, Var *v)
+{
+	return uses_any(b->min, b->ndims, v) || uses_any(b->extent, b->ndims, v) ||
+	    uses_any(b->stride, b->ndims, v);
+}
+
+static IrExpr **
+subst_list(IrExpr **v, int n, Var *var, IrExpr *value)
+{
+	if (!v)
+		return NULL;
+	IrExpr **out = arena_alloc(ir_arena, (n + 1) * sizeof *out);
+	for (int i = 0; i < n; i++)
+		out[i] = v[i] ? ir_substitute(v[i], var, value) : NULL;
+	return out;
+}
+
+typedef struct {
+	IrMutator m;
+	Buffer *from, *to;
+} Redirect;
+
+static IrExpr *
+redirect_load(IrMutator *m, IrExpr *e)
+{
+	Redirect *r = (Redirect *)m;
+	IrExpr *x = ir_mutate_expr_children(m, e);
+	if (x->load.buf != r->from)
+		return x;
+	IrExpr *n = ir_load(r->to, x->load.idx, x->load.nidx, x->a, x->type.lanes);
+	n->loc = e->loc;
+	return n;
+}
+
+static IrStmt *
+redirect_store(IrMutator *m, IrStmt *s)
+{
+	Redirect *r = (Redirect *)m;
+	IrStmt *x = ir_mutate_stmt_children(m, s);
+	if (!x || x->store.buf != r->from)
+		return x;
+	IrStmt *n = ir_store(r->to, x->store.idx, x->store.nidx, x->store.value, x->store.pred);
+	n->loc = s->loc;
+	return n;
+}
+
+/* An allocation whose buffer's size names the variable: the buffer is
+ * copied with the variable replaced (its min, extent and stride are not
+ * expressions of the tree, and the same buffer may be allocated elsewhere
+ * -- in the other copies of an unrolled body), and the accesses in the
+ * body move to the copy. */
+static IrStmt *
+subst_alloc(IrMutator *m, IrStmt *s)
+{
+	Subst *sb = (Subst *)m;
+	Buffer *b = s->alloc.buf;
+	IrStmt *body = ir_mutate_stmt(m, s->alloc.body);
+	if (!body)
+		return NULL;
+	if (!buffer_uses_var(b, sb->var)) {
+		if (body == s->alloc.body)
+			return s;
+		IrStmt *r = ir_allocate(b, body);
+		r->loc = s->loc;
+		return r;
+	}
+	Buffer *n = arena_alloc(ir_arena, sizeof *n);
+	*n = *b;
+	n->min = subst_list(b->min, b->ndims, sb->var, sb->value);
+	n->extent = subst_list(b->extent, b->ndims, sb->var, sb->value);
+	n->stride = subst_list(b->stride, b->ndims, sb->var, sb->value);
+	Redirect rd = {{.expr = {[IR_LOAD] = redirect_load}, .stmt = {[IS_STORE] = redirect_store}},
+		b, n};
+	body = ir_mutate_stmt(&rd.m, body);
+	IrStmt *r = ir_allocate(n, body);
+	r->loc = s->loc;
+	return r;
+}
+
+static const IrMutator subst_table = {
+	.expr = {[IR_VAR] = subst_var},
+	.stmt = {[IS_ALLOCATE] = subst_alloc},
+};
 
 IrExpr *
 ir_substitute(IrExpr *e, Var *v, IrExpr *value)
@@ -351,7 +445,20 @@ uses_var(IrVisitor *v, IrExpr *e)
 		u->found = true;
 }
 
-static const IrVisitor uses_table = {.expr = {[IR_VAR] = uses_var}};
+static void
+uses_alloc(IrVisitor *v, IrStmt *s)
+{
+	Uses *u = (Uses *)v;
+	if (buffer_uses_var(s->alloc.buf, u->var))
+		u->found = true;
+	ir_visit_stmt_children(v, s);
+}
+
+/* Statements: the sizes of the buffers they allocate count as uses. */
+static const IrVisitor uses_table = {
+	.expr = {[IR_VAR] = uses_var},
+	.stmt = {[IS_ALLOCATE] = uses_alloc},
+};
 
 bool
 ir_uses_var(IrExpr *e, Var *v)

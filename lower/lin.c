@@ -471,6 +471,12 @@ uses_ranged(IrExpr *e, VarRange *r)
 	return u.found;
 }
 
+bool
+lin_varies(IrExpr *e, VarRange *r)
+{
+	return uses_ranged(e, r);
+}
+
 static bool
 shares_atom(const Lin *a, const Lin *b)
 {
@@ -481,6 +487,38 @@ shares_atom(const Lin *a, const Lin *b)
 	return false;
 }
 
+/* e as an i64 bound: narrower integers are widened (an immediate stays a
+ * plain immediate); NULL for floats and bools. */
+static IrExpr *
+as_i64(IrExpr *e)
+{
+	if (is_i64(e))
+		return e;
+	if (e->type.lanes != 1 || !ir_is_int(e->type) || e->type.code == TY_U64)
+		return NULL;
+	if (e->kind == IR_INT)
+		return ir_i64c(e->ival);
+	return ir_cast(ir_i64, e);
+}
+
+static IrExpr *
+bin_or_null(IrExprKind k, IrExpr *a, IrExpr *b)
+{
+	return a && b ? ir_binop(k, a, b) : NULL;
+}
+
+/* A divisor that does not vary in the question and is never negative (a
+ * size parameter, N*M): floor division by it is monotone. */
+static bool
+fixed_divisor(IrExpr *d, VarRange *r)
+{
+	return is_i64(d) && !uses_ranged(d, r) && lin_prove_le(ir_i64c(0), d, r);
+}
+
+/* The interval of e over r, each end NULL where e is unbounded on that
+ * side (a loaded value: clamp(idx[i], 0, 7) is bounded on both, max(idx[i],
+ * 0) below only); true when both ends are bounded.  The ends are i64
+ * expressions whatever e's integer type. */
 static bool
 interval_raw(IrExpr *e, VarRange *r, IrExpr **lo, IrExpr **hi)
 {
@@ -488,83 +526,118 @@ interval_raw(IrExpr *e, VarRange *r, IrExpr **lo, IrExpr **hi)
 	int64_t c;
 	*lo = *hi = NULL;
 	if (!uses_ranged(e, r)) {
-		*lo = *hi = e;
-		return true;
+		*lo = *hi = as_i64(e);
+		return *lo != NULL;
 	}
+	if (e->type.lanes != 1 || !ir_is_int(e->type))
+		return false;
 	switch (e->kind) {
 	case IR_VAR: {
 		VarRange *vr = find_range(r, e->var, NULL);
 		*lo = vr->lo;
 		*hi = vr->hi;
-		return *lo && *hi;
+		break;
 	}
 	case IR_ADD:
+		interval_raw(e->a, r, &al, &ah);
+		interval_raw(e->b, r, &bl, &bh);
+		*lo = bin_or_null(IR_ADD, al, bl);
+		*hi = bin_or_null(IR_ADD, ah, bh);
+		break;
 	case IR_SUB:
-		if (!interval_raw(e->a, r, &al, &ah) || !interval_raw(e->b, r, &bl, &bh))
-			return false;
-		if (e->kind == IR_ADD) {
-			*lo = ir_add(al, bl);
-			*hi = ir_add(ah, bh);
-		} else {
-			*lo = ir_sub(al, bh);
-			*hi = ir_sub(ah, bl);
-		}
-		return true;
+		interval_raw(e->a, r, &al, &ah);
+		interval_raw(e->b, r, &bl, &bh);
+		*lo = bin_or_null(IR_SUB, al, bh);
+		*hi = bin_or_null(IR_SUB, ah, bl);
+		break;
 	case IR_NEG:
-		if (!interval_raw(e->a, r, &al, &ah))
-			return false;
-		*lo = ir_unop(IR_NEG, ah);
-		*hi = ir_unop(IR_NEG, al);
-		return true;
+		interval_raw(e->a, r, &al, &ah);
+		*lo = ah ? ir_unop(IR_NEG, ah) : NULL;
+		*hi = al ? ir_unop(IR_NEG, al) : NULL;
+		break;
 	case IR_MUL:
-		if (ir_is_const(e->a, &c)) {
-			if (!interval_raw(e->b, r, &al, &ah))
-				return false;
-		} else if (ir_is_const(e->b, &c)) {
-			if (!interval_raw(e->a, r, &al, &ah))
-				return false;
+		if (ir_is_const(e->a, &c))
+			interval_raw(e->b, r, &al, &ah);
+		else if (ir_is_const(e->b, &c))
+			interval_raw(e->a, r, &al, &ah);
+		else
+			return false;
+		if (c < 0) {
+			IrExpr *t = al;
+			al = ah;
+			ah = t;
+		}
+		*lo = al ? ir_mul(al, ir_i64c(c)) : NULL;
+		*hi = ah ? ir_mul(ah, ir_i64c(c)) : NULL;
+		break;
+	case IR_DIV: {
+		IrExpr *d = NULL;
+		if (ir_is_const(e->b, &c) && c > 0)
+			d = ir_i64c(c);
+		else if (fixed_divisor(e->b, r))
+			d = e->b;
+		if (!d)
+			return false;
+		interval_raw(e->a, r, &al, &ah);
+		int64_t z;
+		*lo = al && ir_is_const(al, &z) && z == 0 ? al : bin_or_null(IR_DIV, al, d);
+		*hi = bin_or_null(IR_DIV, ah, d);
+		break;
+	}
+	case IR_MOD:
+		if (ir_is_const(e->b, &c) && c > 0) {
+			*lo = ir_i64c(0);
+			*hi = ir_i64c(c - 1);
+			/* already inside [0, c): the numerator's own range */
+			if (interval_raw(e->a, r, &al, &ah) && lin_prove_le(ir_i64c(0), al, r) &&
+			    lin_prove_le(ah, *hi, r)) {
+				*lo = al;
+				*hi = ah;
+			}
+		} else if (fixed_divisor(e->b, r)) {
+			*lo = ir_i64c(0);
+			*hi = lin_normalize(ir_sub(e->b, ir_i64c(1)));
 		} else {
 			return false;
 		}
-		*lo = ir_mul(c >= 0 ? al : ah, ir_i64c(c));
-		*hi = ir_mul(c >= 0 ? ah : al, ir_i64c(c));
-		return true;
-	case IR_DIV:
-		if (!ir_is_const(e->b, &c) || c <= 0 || !interval_raw(e->a, r, &al, &ah))
-			return false;
-		*lo = ir_binop(IR_DIV, al, e->b);
-		*hi = ir_binop(IR_DIV, ah, e->b);
-		return true;
-	case IR_MOD:
-		if (!ir_is_const(e->b, &c) || c <= 0)
-			return false;
-		*lo = ir_i64c(0);
-		*hi = ir_i64c(c - 1);
-		return true;
+		break;
 	case IR_MIN:
 	case IR_MAX:
-		if (!interval_raw(e->a, r, &al, &ah) || !interval_raw(e->b, r, &bl, &bh))
-			return false;
-		*lo = ir_binop(e->kind, al, bl);
-		*hi = ir_binop(e->kind, ah, bh);
-		return true;
+		interval_raw(e->a, r, &al, &ah);
+		interval_raw(e->b, r, &bl, &bh);
+		if (e->kind == IR_MIN) {
+			/* min(a, b) <= each bounded upper end */
+			*lo = bin_or_null(IR_MIN, al, bl);
+			*hi = ah && bh ? ir_min(ah, bh) : ah ? ah : bh;
+		} else {
+			*lo = al && bl ? ir_max(al, bl) : al ? al : bl;
+			*hi = bin_or_null(IR_MAX, ah, bh);
+		}
+		break;
 	case IR_SELECT:
-		if (!interval_raw(e->b, r, &al, &ah) || !interval_raw(e->c, r, &bl, &bh))
-			return false;
-		*lo = lin_min(lin_normalize(al), lin_normalize(bl), r);
-		*hi = lin_max(lin_normalize(ah), lin_normalize(bh), r);
-		return true;
+		interval_raw(e->b, r, &al, &ah);
+		interval_raw(e->c, r, &bl, &bh);
+		*lo = al && bl ? lin_min(lin_normalize(al), lin_normalize(bl), r) : NULL;
+		*hi = ah && bh ? lin_max(lin_normalize(ah), lin_normalize(bh), r) : NULL;
+		break;
 	case IR_CAST:
-		if (!is_i64(e) || !ir_is_int(e->a->type))
+		if (!ir_is_int(e->a->type) || e->a->type.code == TY_U64 ||
+		    ir_bits(e->a->type.code) > ir_bits(e->type.code))
 			return false;
-		if (!interval_raw(e->a, r, &al, &ah))
+		return interval_raw(e->a, r, lo, hi);
+	case IR_LOAD: {
+		/* a loaded value: its type's range */
+		if (ir_bits(e->type.code) >= 64)
 			return false;
-		*lo = ir_cast(ir_i64, al);
-		*hi = ir_cast(ir_i64, ah);
-		return true;
+		Interval t = bounds_of_type(e->type);
+		*lo = t.min ? as_i64(t.min) : NULL;
+		*hi = t.max ? as_i64(t.max) : NULL;
+		break;
+	}
 	default:
 		return false;
 	}
+	return *lo && *hi;
 }
 
 bool
@@ -591,9 +664,9 @@ lin_interval(IrExpr *e, VarRange *r, Fact *f, IrExpr **lo, IrExpr **hi)
 			lin_addto(&D, &tg->lin, -1);
 			lin_addto(&S, &tg->lin, 1);
 			IrExpr *cl, *ch;
-			if (!shares_atom(&D, &te->lin) && interval_raw(lin_expr(&D), r, &cl, &ch) && cl)
+			if (!shares_atom(&D, &te->lin) && (interval_raw(lin_expr(&D), r, &cl, &ch), cl))
 				l = l ? lin_max(l, lin_normalize(cl), r) : lin_normalize(cl);
-			if (!shares_atom(&S, &te->lin) && interval_raw(lin_expr(&S), r, &cl, &ch) && ch)
+			if (!shares_atom(&S, &te->lin) && (interval_raw(lin_expr(&S), r, &cl, &ch), ch))
 				h = h ? lin_min(h, lin_normalize(ch), r) : lin_normalize(ch);
 		}
 	}

@@ -48,8 +48,12 @@ one_loop(Lower *L, LStage *s, int pos, IrStmt *body)
 	IrExpr *mn = k >= 0 ? s->dmin[k] : ir_i64c(0);
 	IrExpr *ext = lin_normalize(a->ext);
 	ForKind fk = a->fk;
-	int64_t c;
-	if ((fk == FOR_VECTORIZED || fk == FOR_UNROLLED) && !ir_is_const(ext, &c)) {
+	int64_t c, u;
+	/* a clamped extent (a tile's region under a guard split, min(6, M - io*6))
+	 * keeps its kind: unroll.c and vectorize.c run it to its constant bound
+	 * with a guard, and partitioning makes it constant in the steady state */
+	if ((fk == FOR_VECTORIZED || fk == FOR_UNROLLED) && !ir_is_const(ext, &c) &&
+	    !(bounds_const_max(ext, &u) && u >= 1 && u <= 64)) {
 		diag_error(a->fk_loc, "cannot %s '%s' of '%s': its extent (%s) is not a constant",
 		    kind_verb(fk), a->name, s->name, ir_expr_str(ext));
 		diag_note(a->fk_loc, "split it by a constant and %s the inner loop, e.g. "
@@ -133,6 +137,7 @@ guarded(IrExpr *c, IrStmt *s)
 static IrStmt *
 build(Lower *L, LStage *s)
 {
+	int first = nsubsts;
 	IrExpr **idx = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *idx);
 	for (int d = 0; d < s->ndims; d++)
 		idx[d] = ir_var(s->axes[d].var);
@@ -162,6 +167,10 @@ build(Lower *L, LStage *s)
 		if (!s->axes[ax].leaf)
 			body = ir_substitute_stmt(body, s->axes[ax].var, axes_root_value(s, ax));
 	}
+	/* the root values name loops of one iteration that are gone (a split's
+	 * outer loop over fewer elements than the factor): substitute again */
+	for (int j = first; j < nsubsts; j++)
+		body = ir_substitute_stmt(body, substs[j].var, substs[j].value);
 	return ir_produce(s->name, false, body);
 }
 

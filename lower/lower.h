@@ -35,6 +35,10 @@ typedef struct {
 IrFunc *lower_kernel(Program *p, Kernel *k, const LowerOptions *opt);
 /* The schedule lower_kernel would use (NULL: none applies). */
 Schedule *lower_find_schedule(Program *p, Kernel *k, const LowerOptions *opt);
+/* The names --dump-after takes, in pipeline order, NULL-terminated; and
+ * whether name is one of them or "all". */
+const char *const *lower_pass_names(void);
+bool lower_pass_known(const char *name);
 
 /* ==== internal to lower/: the stages being lowered and their schedules ====
  * Like Halide's Function + StageSchedule: the schedule is data.  Each stage
@@ -158,6 +162,10 @@ bool sched_apply(Lower *L, Schedule *s, int nprims);
 bool sched_finish(Lower *L);                      /* levels, inlining */
 bool sched_consumes(LStage *c, LStage *p);        /* c's definition reads p */
 
+/* stagedump.c: the stages and their schedules, for --dump-after=stage,
+ * sched, inline and bounds_infer. */
+void stagedump_print(FILE *fp, Lower *L);
+
 /* axes.c: extents and positions of a stage's axes after split and fuse. */
 void axes_extents(LStage *s);                     /* Axis ext, pos, tainted */
 IrExpr *axes_root_value(LStage *s, int r);        /* axis r in leaf vars */
@@ -173,6 +181,7 @@ Fact *lin_facts(IrExpr *cond, bool truth, Fact *f);
 bool lin_interval(IrExpr *e, VarRange *r, Fact *f, IrExpr **lo, IrExpr **hi);
 VarRange *lin_push(VarRange *r, Var *v, IrExpr *lo, IrExpr *hi, bool ranging);
 bool lin_is_static(IrExpr *e, VarRange *r);       /* only size parameters */
+bool lin_varies(IrExpr *e, VarRange *r);          /* uses a ranging variable of r */
 void lin_assume_ge(VarRange *r, IrExpr *e, int64_t lo);
 IrExpr *lin_extent(IrExpr *lo, IrExpr *hi);            /* hi - lo + 1 */
 

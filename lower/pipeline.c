@@ -7,6 +7,7 @@
  *   lower         loop nests from the stages                     lower.c
  *   simplify      folding, guards proved true removed            simplify.c
  *   (--print-loops stops here: loops with their kinds)
+ *   tensorize     intrinsics replace the nests they match        tensorize.c
  *   flatten       multi-dimensional accesses to flat offsets     flatten.c
  *   simplify      again, on the offsets                          simplify.c
  *   partition     guarded loops split: prologue, steady, epilogue  partition.c
@@ -15,7 +16,9 @@
  *   vectorize     vectorized loops to vector code                vectorize.c
  *
  * Each IR pass runs through run_pass, which times it (TXC_TIME_PASSES=1)
- * and prints the IR after it when asked (--dump-after=PASS or all).
+ * and prints the IR after it when asked (--dump-after=PASS or all); the
+ * stage passes print the stages (stagedump.c).  pass_names is the one
+ * list of names --dump-after accepts (txc(1) lists them too).
  * --trace-schedule lowers with the first n primitives, n = 0 .. all, and
  * prints each loop nest under a line naming the primitive.
  */
@@ -26,6 +29,28 @@
 
 #include "lower/lower.h"
 
+/* The passes above, in order: the names --dump-after takes. */
+static const char *const pass_names[] = {
+	"stage", "sched", "inline", "bounds_infer", "lower", "simplify", "tensorize",
+	"flatten", "partition", "unroll", "vectorize", NULL,
+};
+
+const char *const *
+lower_pass_names(void)
+{
+	return pass_names;
+}
+
+bool
+lower_pass_known(const char *name)
+{
+	if (!strcmp(name, "all"))
+		return true;
+	for (int i = 0; pass_names[i]; i++)
+		if (!strcmp(name, pass_names[i]))
+			return true;
+	return false;
+}
 
 typedef struct {
 	const LowerOptions *opt;
@@ -47,11 +72,35 @@ timed(Run *r, const char *name, double t0)
 		fprintf(stderr, "txc: pass %-13s %8.3f ms\n", name, now_ms() - t0);
 }
 
-static bool
+/* 1: --dump-after names this pass (print always), 2: 'all' (print when
+ * the pass changed something), 0: not asked. */
+static int
 wants(const LowerOptions *opt, const char *name)
 {
-	return opt && opt->dump_after && (!strcmp(opt->dump_after, name) ||
-	    !strcmp(opt->dump_after, "all"));
+	if (!opt || !opt->dump_after)
+		return 0;
+	return !strcmp(opt->dump_after, name) ? 1 : !strcmp(opt->dump_after, "all") ? 2 : 0;
+}
+
+static void
+dump_stages(const LowerOptions *opt, const char *name, Lower *L)
+{
+	if (!wants(opt, name))
+		return;
+	FILE *fp = opt->dump ? opt->dump : stderr;
+	fprintf(fp, "// after %s\n", name);
+	stagedump_print(fp, L);
+}
+
+static void
+dump_ir(const LowerOptions *opt, const char *name, IrStmt *in, IrStmt *out)
+{
+	int w = wants(opt, name);
+	if (!out || !w || (w == 2 && out == in))
+		return;
+	FILE *fp = opt->dump ? opt->dump : stderr;
+	fprintf(fp, "// after %s%s\n", name, out == in ? " (unchanged)" : "");
+	ir_print_stmt(fp, out, 0);
 }
 
 static IrStmt *
@@ -62,11 +111,7 @@ run_pass(Run *r, const char *name, IrStmt *(*fn)(IrStmt *), IrStmt *s)
 	double t0 = now_ms();
 	IrStmt *out = fn(s);
 	timed(r, name, t0);
-	if (wants(r->opt, name) && out != s) {
-		FILE *fp = r->opt->dump ? r->opt->dump : stderr;
-		fprintf(fp, "// after %s\n", name);
-		ir_print_stmt(fp, out, 0);
-	}
+	dump_ir(r->opt, name, s, out);
 	if (r->opt && r->opt->stop_after && !strcmp(r->opt->stop_after, name))
 		r->stopped = true;
 	return out;
@@ -85,35 +130,39 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	double t0 = now_ms();
 	Lower *L = stage_build(p, k, opt);
 	timed(&r, "stage", t0);
+	dump_stages(opt, "stage", L);
 	t0 = now_ms();
 	if (!sched_apply(L, sch, nprims))
 		return NULL;
 	timed(&r, "sched", t0);
+	dump_stages(opt, "sched", L);
 	t0 = now_ms();
 	if (!sched_finish(L))
 		return NULL;
 	timed(&r, "inline", t0);
+	dump_stages(opt, "inline", L);
 	t0 = now_ms();
 	if (!bounds_infer_stages(L))
 		return NULL;
 	timed(&r, "bounds_infer", t0);
+	dump_stages(opt, "bounds_infer", L);
 	t0 = now_ms();
 	IrStmt *body = lower_stages(L);
 	timed(&r, "lower", t0);
 	if (!body)
 		return NULL;
-	if (wants(opt, "lower")) {
-		FILE *fp = opt->dump ? opt->dump : stderr;
-		fprintf(fp, "// after lower\n");
-		ir_print_stmt(fp, body, 0);
-	}
+	dump_ir(opt, "lower", NULL, body);
 	r.stopped = opt && opt->stop_after && !strcmp(opt->stop_after, "lower");
 	body = run_pass(&r, "simplify", simplify_stmt, body);
-	if (body && L->ntz)   /* tensorize.c: intrinsics replace nests (after --print-loops too) */
-		body = tensorize_stmt(L, body);
+	if (body) {   /* tensorize.c: intrinsics replace nests (after --print-loops too) */
+		IrStmt *in = body;
+		if (L->ntz)
+			body = tensorize_stmt(L, body);
+		dump_ir(opt, "tensorize", in, body);
+	}
 	body = run_pass(&r, "flatten", flatten_buffers, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
-	body = run_pass(&r, "partition", partition_loops, body);
+	if (!getenv("TXC_NO_PARTITION")) body = run_pass(&r, "partition", partition_loops, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
 	body = run_pass(&r, "unroll", unroll_loops, body);
 	body = run_pass(&r, "vectorize", vectorize_loops, body);

@@ -165,6 +165,46 @@ difference(IrExpr *b, IrExpr *a)
 
 /* ---- proving ------------------------------------------------------------- */
 
+/* e with m*x - m*c*(x/c) rewritten as m*(x % c), which bounds.c knows is
+ * in [0, c - 1] (Halide's x - x/c*c rule); NULL when e has no such pair.
+ * Loop partitioning's bounds (io <= (M - 6)/6) need it to prove that a
+ * tile is whole (M - io*6 >= 6).  Index types only. */
+static IrExpr *
+mod_form(IrExpr *e)
+{
+	if (!is_index_type(e->type))
+		return NULL;
+	Lin L = lin_of(e);
+	bool changed = false;
+	for (int i = 0; i < L.n; i++) {
+		IrExpr *t = L.terms[i].t;
+		int64_t c, a = coef(&L, L.terms[i].c);
+		if (t->kind != IR_DIV || !ir_is_const(t->b, &c) || c <= 0 || a >= 0 ||
+		    a % c != 0)
+			continue;
+		int64_t m = -a / c;
+		Lin X = lin_of(t->a);
+		bool all = X.n > 0;
+		for (int j = 0; j < X.n && all; j++) {
+			bool found = false;
+			for (int k = 0; k < L.n; k++)
+				if (k != i && ir_expr_equal(L.terms[k].t, X.terms[j].t) &&
+				    coef(&L, L.terms[k].c) == m * coef(&X, X.terms[j].c))
+					found = true;
+			all = found;
+		}
+		if (!all)
+			continue;
+		for (int j = 0; j < X.n; j++)
+			lin_add_term(&L, X.terms[j].t, (uint64_t)-m * X.terms[j].c);
+		L.k -= (uint64_t)m * X.k;
+		L.terms[i].c = 0;
+		lin_add_term(&L, ir_mod(t->a, t->b), (uint64_t)m);
+		changed = true;
+	}
+	return changed ? lin_build(&L) : NULL;
+}
+
 /* The sign of b - a over the scope: sets lo/hi to constant bounds of the
  * difference where known.  Only for index types (no overflow). */
 static void
@@ -183,6 +223,12 @@ diff_range(IrExpr *b, IrExpr *a, BoundsScope *scope, bool *has_lo, int64_t *lo,
 	Interval iv = bounds_of_expr(d, scope);
 	*has_lo = ir_is_const(iv.min, lo);
 	*has_hi = ir_is_const(iv.max, hi);
+	/* a loop bound such as (M - 6)/6 leaves x - c*(x/c) in the ends */
+	IrExpr *m;
+	if (!*has_lo && iv.min && (m = mod_form(iv.min)))
+		*has_lo = ir_is_const(bounds_of_expr(m, scope).min, lo);
+	if (!*has_hi && iv.max && (m = mod_form(iv.max)))
+		*has_hi = ir_is_const(bounds_of_expr(m, scope).max, hi);
 }
 
 /* Whether a <= b for every value in scope. */

@@ -1,8 +1,10 @@
 /* unroll.c: replaces unrolled loops of constant extent by copies of their
  * body, one per value of the loop variable.
  *
- * A loop whose extent is not a constant, or is above UNROLL_MAX, stays a
- * serial loop (the lowering decides whether that deserves a warning).
+ * A loop whose extent is not a constant but has a constant bound
+ * (min(6, M - io*6): a tile clamped at the edge) becomes that many copies,
+ * each under `if (i < extent)`.  Any other non-constant extent, or one
+ * above UNROLL_MAX, stays a serial loop.
  * Variables bound inside the body (lets) get fresh names in each copy, so
  * that a backend never sees one variable bound twice in one scope.
  */
@@ -41,7 +43,10 @@ unroll_loop(IrStmt *s)
 {
 	int64_t n;
 	IrExpr *ext = simplify_expr(s->loop.extent, NULL);
-	if (!ir_is_const(ext, &n) || n > UNROLL_MAX) {
+	IrExpr *limit = NULL;    /* a bounded extent: copy i runs if i < limit */
+	if (!ir_is_const(ext, &n) && bounds_const_max(ext, &n) && n >= 1 && n <= UNROLL_MAX)
+		limit = ext;
+	else if (!ir_is_const(ext, &n) || n > UNROLL_MAX) {
 		IrStmt *r = ir_for(s->loop.var, s->loop.min, s->loop.extent,
 		    FOR_SERIAL, s->loop.body);
 		r->loc = s->loc;
@@ -54,6 +59,8 @@ unroll_loop(IrStmt *s)
 		IrExpr *v = simplify_expr(ir_add(s->loop.min,
 		    ir_int(s->loop.var->type, i)), NULL);
 		IrStmt *c = ir_substitute_stmt(s->loop.body, s->loop.var, v);
+		if (limit)
+			c = ir_if(ir_binop(IR_LT, ir_int(limit->type, i), limit), c, NULL);
 		if (i > 0) {
 			IrMutator fresh = fresh_table;
 			c = ir_mutate_stmt(&fresh, c);

@@ -15,7 +15,9 @@
  * depend on the loop variable (a reduction into one element), or vectors
  * already in it, is not vectorized: the loop is unrolled instead (a serial
  * loop if its extent is above unroll.c's limit).  A loop whose extent is
- * not a constant stays a serial loop.
+ * not a constant but has a constant bound n (a tile clamped at the edge)
+ * runs n lanes under `if (x < min + extent)`, so the lanes past the extent
+ * are masked; any other non-constant extent stays a serial loop.
  */
 #include "lower/ir.h"
 
@@ -262,6 +264,14 @@ vectorize_for(IrMutator *m, IrStmt *s)
 		return loop;
 	int64_t n;
 	IrExpr *ext = simplify_expr(loop->loop.extent, NULL);
+	if (!ir_is_const(ext, &n) && bounds_const_max(ext, &n) && n >= 2 && n <= 64) {
+		/* a bounded extent: all n lanes, those past the extent masked off */
+		Var *x = loop->loop.var;
+		IrStmt *body = ir_if(ir_binop(IR_LT, ir_var(x), ir_add(loop->loop.min, ext)),
+		    loop->loop.body, NULL);
+		loop = ir_for(x, loop->loop.min, ir_int(ext->type, n), FOR_VECTORIZED, body);
+		ext = loop->loop.extent;
+	}
 	if (!ir_is_const(ext, &n) || n < 2 || n > 4096) {
 		if (ir_is_const(ext, &n) && n <= 1)
 			return simplify_stmt(loop);

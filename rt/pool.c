@@ -1,9 +1,14 @@
 /* pool.c: libtxrt's thread pool and parallel_for.
  *
  * Workers are created on the first parallel loop and persist.  Each has its
- * own slot (the chunk to run) and ticket; the caller fills a slot, bumps the
- * ticket and runs chunk 0 itself, then waits for a shared pending count to
- * reach zero.  Both sides spin a little before they sleep on a condition
+ * own slot (the loop to help with) and ticket; the caller fills the slots,
+ * bumps the tickets and works on the loop itself, then waits for a shared
+ * pending count to reach zero.  Iterations are handed out dynamically:
+ * every thread takes the next chunk of `grain` iterations from a shared
+ * counter until none is left, so a thread the OS preempts (another process
+ * on the core) or a chunk that costs more (a loop's partitioned tail)
+ * delays the loop by one chunk, not by a whole static share.  The grain
+ * gives each thread about four chunks.  Both sides spin a little before they sleep on a condition
  * variable, so back-to-back loops cost no system call.  A sleeping flag set
  * before re-checking (and read after publishing) keeps wake-ups from being
  * lost: with sequentially consistent atomics one side always sees the other.
@@ -31,10 +36,9 @@ typedef struct {
 	pthread_cond_t wake;
 	atomic_uint_fast64_t ticket;   /* bumped once per chunk given */
 	atomic_int sleeping;
-	/* the chunk to run: written by the caller before the ticket */
+	/* the loop to help with: written by the caller before the ticket */
 	txrt_task fn;
 	void *closure;
-	int64_t begin, end;
 } Worker;
 
 static pthread_mutex_t job_mu = PTHREAD_MUTEX_INITIALIZER;   /* one loop at a time */
@@ -47,6 +51,8 @@ static atomic_int stopping;
 static atomic_int pending;       /* chunks still running on workers */
 static atomic_int caller_sleeping;
 static atomic_int first_err;     /* the first error code of this loop */
+static atomic_int_fast64_t next_iter;   /* the first iteration not handed out */
+static int64_t loop_end, loop_grain;    /* of the loop running (set before tickets) */
 static char err_msg[TXRT_MSG_MAX];
 static _Thread_local bool in_parallel;
 
@@ -85,18 +91,29 @@ default_threads(void)
 	return n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 
-/* Runs one chunk and records the first failure. */
+/* Runs chunks of the current loop until none is left, and records the
+ * first failure (after which no more chunks are handed out). */
 static void
-run_chunk(txrt_task fn, void *closure, int64_t begin, int64_t end, bool is_caller)
+run_chunks(txrt_task fn, void *closure, bool is_caller)
 {
-	int rc = fn(closure, begin, end);
-	int zero = 0;
+	for (;;) {
+		int64_t b = atomic_fetch_add(&next_iter, loop_grain);
+		if (b >= loop_end)
+			return;
+		int64_t e = loop_end - b > loop_grain ? b + loop_grain : loop_end;
+		int rc = fn(closure, b, e);
+		int zero = 0;
 
-	if (rc != 0 && atomic_compare_exchange_strong(&first_err, &zero, rc) && !is_caller) {
-		pthread_mutex_lock(&mu);
-		strncpy(err_msg, txrt_last_error(), sizeof err_msg - 1);
-		err_msg[sizeof err_msg - 1] = '\0';
-		pthread_mutex_unlock(&mu);
+		if (rc == 0)
+			continue;
+		atomic_store(&next_iter, loop_end);
+		if (atomic_compare_exchange_strong(&first_err, &zero, rc) && !is_caller) {
+			pthread_mutex_lock(&mu);
+			strncpy(err_msg, txrt_last_error(), sizeof err_msg - 1);
+			err_msg[sizeof err_msg - 1] = '\0';
+			pthread_mutex_unlock(&mu);
+		}
+		return;
 	}
 }
 
@@ -124,7 +141,7 @@ worker_main(void *arg)
 		if (atomic_load(&w->ticket) == seen)
 			return NULL;   /* stopping */
 		seen = atomic_load(&w->ticket);
-		run_chunk(w->fn, w->closure, w->begin, w->end, false);
+		run_chunks(w->fn, w->closure, false);
 		if (atomic_fetch_sub(&pending, 1) == 1 && atomic_load(&caller_sleeping)) {
 			pthread_mutex_lock(&mu);
 			pthread_cond_signal(&done_cv);
@@ -187,35 +204,37 @@ start_workers(void)
 int
 txrt_parallel_for(txrt_task fn, void *closure, int64_t begin, int64_t end)
 {
-	int64_t n = end - begin, q, r;
-	int nchunks, rc;
+	int64_t n = end - begin;
+	int nthreads, rc;
 
 	if (n <= 0)
 		return 0;
 	if (in_parallel || pthread_mutex_trylock(&job_mu) != 0)
 		return fn(closure, begin, end);
 	start_workers();
-	nchunks = nworkers + 1;
-	if (n < nchunks)
-		nchunks = (int)n;
-	if (nchunks <= 1) {
+	nthreads = nworkers + 1;
+	if (n < nthreads)
+		nthreads = (int)n;
+	if (nthreads <= 1) {
 		pthread_mutex_unlock(&job_mu);
 		in_parallel = true;
 		rc = fn(closure, begin, end);
 		in_parallel = false;
 		return rc;
 	}
-	q = n / nchunks;
-	r = n % nchunks;
+	/* about four chunks per thread: few enough to keep per-chunk costs
+	 * (a closure's reloads, a packed panel) small, enough to even out */
+	loop_grain = n / (4 * (int64_t)nthreads);
+	if (loop_grain < 1)
+		loop_grain = 1;
+	loop_end = end;
+	atomic_store(&next_iter, begin);
 	atomic_store(&first_err, 0);
-	atomic_store(&pending, nchunks - 1);
-	/* chunk i covers [begin + i*q + min(i, r), ... + q + (i < r)) */
-	for (int i = 1; i < nchunks; i++) {
+	atomic_store(&pending, nthreads - 1);
+	for (int i = 1; i < nthreads; i++) {
 		Worker *w = &workers[i - 1];
 		w->fn = fn;
 		w->closure = closure;
-		w->begin = begin + i * q + (i < r ? i : r);
-		w->end = w->begin + q + (i < r);
 		atomic_fetch_add(&w->ticket, 1);
 		if (atomic_load(&w->sleeping)) {
 			pthread_mutex_lock(&mu);
@@ -224,7 +243,7 @@ txrt_parallel_for(txrt_task fn, void *closure, int64_t begin, int64_t end)
 		}
 	}
 	in_parallel = true;
-	run_chunk(fn, closure, begin, begin + q + (r > 0), true);
+	run_chunks(fn, closure, true);
 	in_parallel = false;
 	for (int spins = 0; atomic_load(&pending) > 0; spins++) {
 		if (spins < SPIN_LIMIT) {

@@ -90,6 +90,7 @@ typedef struct {
 	int opt_level;         /* 0..3 */
 	bool debug;            /* -g: DWARF lines pointing into the .tx file */
 	bool no_contract;      /* forbid fusing a * b + c into an FMA */
+	bool dlpack;           /* --dlpack: also NAME_dlpack (llvm/cg_dlpack.c) */
 } LlvmOptions;
 
 typedef enum { EMIT_OBJ, EMIT_ASM, EMIT_LLVM, EMIT_BC } EmitKind;
@@ -99,6 +100,9 @@ bool llvm_emit(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind k, FILE *ou
 /* The same to a file ("-": stdout). */
 bool llvm_emit_file(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind k,
     const char *path);
+/* Whether the triple, --cpu and --features name a machine LLVM knows (an
+ * unknown CPU or feature is a diagnostic, not LLVM's warning and abort). */
+bool llvm_check_options(const LlvmOptions *o);
 /* The host's triple and CPU name (for messages and `txc --version`). */
 const char *llvm_host_triple(void);
 const char *llvm_host_cpu(void);

@@ -129,6 +129,9 @@ void cg_store(Cg *cg, IrStmt *s);
 LLVMValueRef cg_buffer_elems(Cg *cg, Buffer *b);
 void cg_alias_scopes(Cg *cg, IrFunc *f);
 
+/* ---- cg_dlpack.c: int NAME_dlpack(sizes..., scalars..., DLTensor *...) -- */
+void cg_dlpack_entry(Cg *cg, IrFunc *f);
+
 /* ---- llvm_emit.c (also for llvm_jit.c) ------------------------------------ */
 /* The target machine o asks for, and its normalised triple (free with
  * LLVMDisposeMessage); NULL after a diagnostic. */

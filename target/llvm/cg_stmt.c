@@ -135,8 +135,10 @@ gen_allocate(Cg *cg, IrStmt *s)
 	bool constant = true;
 	int mark = cg_scope_mark(cg);
 
+	/* a clamped extent (min(16, N - jo*16)) is allocated at its bound */
 	for (int d = 0; d < b->ndims; d++) {
-		if (!ir_is_const(b->extent[d], &c) || c < 0 || c > STACK_LIMIT) {
+		if (!(ir_is_const(b->extent[d], &c) || bounds_const_max(b->extent[d], &c)) ||
+		    c < 0 || c > STACK_LIMIT) {
 			constant = false;
 			break;
 		}

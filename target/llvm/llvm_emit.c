@@ -6,16 +6,27 @@
  * assembly, LLVM IR text or bitcode.  The host triple and CPU (with its
  * features) are the default; a cross triple defaults to the "generic" CPU.
  * Code is position-independent, as Debian's PIE executables need.
+ * LLVM only warns about an unknown CPU or feature (and later aborts in
+ * code generation), so the machine is made with standard error captured
+ * and those warnings become one diagnostic; LLVM's fatal errors become
+ * txc's (diag_fatal), which remove the partial outputs.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "target/llvm/cg.h"
+
+static void
+fatal_handler(const char *reason)
+{
+	diag_fatal("LLVM: %s", reason);
+}
 
 static void
 init_targets(void)
@@ -25,6 +36,7 @@ init_targets(void)
 	if (done)
 		return;
 	done = true;
+	LLVMInstallFatalErrorHandler(fatal_handler);
 	LLVMInitializeAllTargetInfos();
 	LLVMInitializeAllTargets();
 	LLVMInitializeAllTargetMCs();
@@ -56,6 +68,115 @@ llvm_host_cpu(void)
 		LLVMDisposeMessage(c);
 	}
 	return buf;
+}
+
+/* LLVM's form of a feature list: "+avx2,-fma", every item signed (LLVM
+ * would take the first letter of "avx2" for the sign). */
+static bool
+features_ok(const char *f, const char *triple)
+{
+	const char *p = f;
+
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n < 2 || (p[0] != '+' && p[0] != '-')) {
+			diag_error(loc_none, "bad CPU feature '%.*s' for %s: write +NAME to add "
+			    "a feature, -NAME to remove one (e.g. +avx2,-fma)", (int)n, p, triple);
+			return false;
+		}
+		p += n + (e != NULL);
+		if (e && !*p) {
+			diag_error(loc_none, "bad --features list '%s': it ends with ','", f);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The quoted name in the first line of text that holds what, or NULL. */
+static char *
+quoted_before(const char *text, const char *what)
+{
+	const char *w = strstr(text, what), *bol, *q1, *q2;
+
+	if (!w)
+		return NULL;
+	for (bol = w; bol > text && bol[-1] != '\n'; bol--)
+		;
+	q1 = strchr(bol, '\'');
+	q2 = q1 && q1 < w ? strchr(q1 + 1, '\'') : NULL;
+	if (!q2 || q2 > w)
+		return NULL;
+	return arena_strndup(perm, q1 + 1, (size_t)(q2 - q1 - 1));
+}
+
+/* LLVMCreateTargetMachine with standard error captured: LLVM prints
+ * "'x' is not a recognized processor/feature for this target" there and
+ * goes on with a machine that aborts later (x86-64 without 64-bit mode).
+ * Those warnings become an error; anything else LLVM said is passed on. */
+static LLVMTargetMachineRef
+create_quietly(LLVMTargetRef target, const char *triple, const char *cpu,
+    const char *features, LLVMCodeGenOptLevel lvl)
+{
+	FILE *cap = tmpfile();
+	int saved = -1;
+	LLVMTargetMachineRef tm;
+	char *text = NULL, *bad;
+	size_t len = 0;
+
+	fflush(stderr);
+	if (cap && (saved = dup(2)) >= 0 && dup2(fileno(cap), 2) < 0) {
+		close(saved);
+		saved = -1;
+	}
+	tm = LLVMCreateTargetMachine(target, triple, cpu, features, lvl,
+	    LLVMRelocPIC, LLVMCodeModelDefault);
+	if (saved >= 0) {
+		fflush(stderr);
+		dup2(saved, 2);
+		close(saved);
+		long n = ftell(cap);
+		if (n > 0 && n < (1 << 20)) {
+			text = arena_alloc(perm, (size_t)n + 1);
+			rewind(cap);
+			len = fread(text, 1, (size_t)n, cap);
+			text[len] = 0;
+		}
+	}
+	if (cap)
+		fclose(cap);
+	if (!tm) {
+		diag_error(loc_none, "cannot create a target machine for '%s' (cpu '%s')", triple, cpu);
+		return NULL;
+	}
+	if (!text || !len)
+		return tm;
+	if ((bad = quoted_before(text, "is not a recognized processor"))) {
+		diag_error(loc_none, "unknown CPU '%s' for %s (llc-19 -mtriple=%s -mcpu=help "
+		    "lists the names)", bad, triple, triple);
+	} else if ((bad = quoted_before(text, "is not a recognized feature"))) {
+		diag_error(loc_none, "unknown CPU feature '%s' for %s (llc-19 -mtriple=%s "
+		    "-mattr=help lists the names)", bad, triple, triple);
+	} else {
+		fputs(text, stderr);
+		return tm;
+	}
+	LLVMDisposeTargetMachine(tm);
+	return NULL;
+}
+
+bool
+llvm_check_options(const LlvmOptions *o)
+{
+	char *triple = NULL;
+	LLVMTargetMachineRef tm = llvm_emit_machine(o, &triple);
+
+	if (!tm)
+		return false;
+	LLVMDisposeTargetMachine(tm);
+	LLVMDisposeMessage(triple);
+	return true;
 }
 
 LLVMTargetMachineRef
@@ -99,12 +220,15 @@ llvm_emit_machine(const LlvmOptions *o, char **triple_out)
 		LLVMDisposeMessage(triple);
 		return NULL;
 	}
+	if (!features_ok(features, triple)) {
+		LLVMDisposeMessage(features);
+		LLVMDisposeMessage(triple);
+		return NULL;
+	}
 	int lvl = o->opt_level < 0 ? 0 : o->opt_level > 3 ? 3 : o->opt_level;
-	tm = LLVMCreateTargetMachine(target, triple, cpu, features, levels[lvl],
-	    LLVMRelocPIC, LLVMCodeModelDefault);
+	tm = create_quietly(target, triple, cpu, features, levels[lvl]);
 	LLVMDisposeMessage(features);
 	if (!tm) {
-		diag_error(loc_none, "cannot create a target machine for '%s' (cpu '%s')", triple, cpu);
 		LLVMDisposeMessage(triple);
 		return NULL;
 	}
@@ -132,7 +256,10 @@ llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o
 		for (int i = 0; i < n; i++)
 			cg_packed_wrapper(&cg, funcs[i]);
 		LLVMDisposeBuilder(cg.b);
+		cg.b = NULL;
 	}
+	for (int i = 0; o->dlpack && i < n; i++)
+		cg_dlpack_entry(&cg, funcs[i]);
 	LLVMDisposeTargetData(td);
 	if (LLVMVerifyModule(cg.mod, LLVMReturnStatusAction, &msg)) {
 		if (getenv("TXC_DUMP_BAD_LLVM"))

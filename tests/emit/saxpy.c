@@ -71,10 +71,18 @@ saxpy(int64_t N, float a, const float *x, const float *y, float *z)
 		return 2;
 	}
 	/* produce z */
+	const int64_t io_e = txc_div_i64(N, 8);
 	#ifdef _OPENMP
 	#pragma omp parallel for
 	#endif
-	for (int64_t io = 0; io < txc_div_i64(N + 7, 8); io++) {
+	for (int64_t io = 0; io < io_e; io++) {
+		for (int64_t lane = 0; lane < 8; lane++)
+			z[io * 8 + lane] = a * x[io * 8 + lane] + y[io * 8 + lane];
+	}
+	#ifdef _OPENMP
+	#pragma omp parallel for
+	#endif
+	for (int64_t io = io_e; io < io_e + (txc_div_i64(N + 7, 8) - io_e); io++) {
 		for (int64_t lane = 0; lane < 8; lane++)
 			if (io * 8 + lane < N)
 				z[io * 8 + lane] = a * (io * 8 + lane < N ? x[io * 8 + lane] : 0) + (io * 8 + lane < N ? y[io * 8 + lane] : 0);

@@ -53,6 +53,21 @@ check_cover(int64_t begin, int64_t end, int expect_calls)
 	free(c.hits);
 }
 
+/* The calls a loop of n iterations makes with t threads: one when it
+ * runs serially, else one per chunk of max(1, n / (4 * threads)). */
+static int
+chunks(int64_t n, int t)
+{
+	int64_t threads = t < n ? t : n, grain;
+
+	if (threads <= 1)
+		return 1;
+	grain = n / (4 * threads);
+	if (grain < 1)
+		grain = 1;
+	return (int)((n + grain - 1) / grain);
+}
+
 /* An outer loop whose body runs an inner parallel loop over a row. */
 typedef struct {
 	int64_t *m;
@@ -155,9 +170,9 @@ main(void)
 	for (int t = 0; t < 3; t++) {
 		txrt_set_num_threads(counts[t]);
 		CHECK(txrt_get_num_threads() == counts[t]);
-		/* one chunk per thread, fewer when the range is shorter */
-		check_cover(0, 1000, counts[t]);
-		check_cover(5, 12, 7 < counts[t] ? 7 : counts[t]);
+		/* about four chunks per thread, handed out dynamically */
+		check_cover(0, 1000, chunks(1000, counts[t]));
+		check_cover(5, 12, chunks(7, counts[t]));
 		check_cover(0, 1, 1);
 		check_cover(3, 3, 0);
 		check_cover(10, 4, 0);
