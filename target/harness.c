@@ -372,25 +372,12 @@ htype(ScalarType t)
 	}
 }
 
-/* The C type of an element at the ABI; f16 travels as its bits. */
+/* The C type of an element at the ABI (target_c_type), or NULL for a
+ * type no tensor can have. */
 static const char *
 ctype(ScalarType t)
 {
-	switch (t) {
-	case TY_BOOL: return "uint8_t";
-	case TY_I8: return "int8_t";
-	case TY_I16: return "int16_t";
-	case TY_I32: return "int32_t";
-	case TY_I64: return "int64_t";
-	case TY_U8: return "uint8_t";
-	case TY_U16: return "uint16_t";
-	case TY_U32: return "uint32_t";
-	case TY_U64: return "uint64_t";
-	case TY_F16: return "uint16_t";
-	case TY_F32: return "float";
-	case TY_F64: return "double";
-	default: return NULL;
-	}
+	return t > TY_ERROR && t < TY_INT_LIT ? target_c_type(t) : NULL;
 }
 
 static bool
