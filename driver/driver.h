@@ -42,7 +42,7 @@ typedef struct {
 	const char **defs; int64_t *def_values; int ndefs;  /* -D */
 	const char **incdirs; int nincdirs;   /* -I */
 	const char *dump_after;     /* --dump-after=PASS */
-	bool dlpack;                /* -H also declares DLPack entry points */
+	bool dlpack;                /* --dlpack: NAME_dlpack in the object and -H */
 } Options;
 
 /* import.c: loads `import` files (relative to the importing file, then -I

@@ -40,7 +40,7 @@ usage(FILE *fp)
 "  --emit=KIND          obj (default), asm, llvm, bc, c, loops, harness\n"
 "  -S                   same as --emit=asm\n"
 "  -H FILE              also write a C header with the kernels' prototypes\n"
-"  --dlpack             the header also declares DLPack entry points\n"
+"  --dlpack             also NAME_dlpack(), taking DLPack tensors (object, -H)\n"
 "  -c                   compile to an object (the default; accepted for cc habits)\n"
 "\n"
 "Front end:\n"

@@ -155,3 +155,59 @@ axes_root_value(LStage *s, int a)
 	return m ? lin_normalize(ir_add(m, p)) : p;
 }
 
+/* The axis whose range a guard split's overflow leaves, following it up:
+ * a split's outer axis or a fused axis passes it on to its parent (or its
+ * fuse's outer part), ending at a root (-1: the root guard catches it) or
+ * at the inner axis of a split, which then overlaps the next block of its
+ * parent (k_2, inner of a split by 16, split again by 3: k_2 runs to 17). */
+static int
+overflows_into(LStage *s, int a)
+{
+	for (int guard = 0; guard < 64; guard++) {
+		Rel *r = made_by(s, a);
+		if (!r)
+			return -1;
+		if (r->fuse)
+			a = r->outer;
+		else if (a == r->inner)
+			return a;
+		else
+			a = r->parent;
+	}
+	return -1;
+}
+
+/* The guards of the splits with tail=guard: each root axis they can push
+ * past its extent (tainted) stays below it, and so does each inner axis
+ * of an earlier split they push past its factor (a reduction would count
+ * those elements twice).  `pure` and `red` choose the pure and reduction
+ * axes' guards. */
+IrExpr *
+axes_guards(LStage *s, bool pure, bool red)
+{
+	IrExpr *c = NULL;
+	for (int k = 0; k < s->ndims + s->nred; k++) {
+		int ax = k < s->ndims ? k : s->rax[k - s->ndims];
+		Axis *a = &s->axes[ax];
+		if (!a->tainted || !(k < s->ndims ? pure : red))
+			continue;
+		IrExpr *g = ir_binop(IR_LT, lin_normalize(a->pos), lin_normalize(a->ext));
+		c = c ? ir_binop(IR_AND, c, g) : g;
+	}
+	bool *done = arena_alloc(ir_arena, (s->naxes + 1) * sizeof *done);
+	for (int i = 0; i < s->nrels; i++) {
+		Rel *r = &s->rels[i];
+		int64_t e;
+		IrExpr *pe = s->axes[r->parent].ext;
+		if (r->fuse || r->tail != TAIL_GUARD || !pe || (ir_is_const(pe, &e) && e % r->factor == 0))
+			continue;
+		int x = overflows_into(s, r->parent);
+		if (x < 0 || done[x] || !(s->axes[x].red ? red : pure) || !s->axes[x].pos)
+			continue;
+		done[x] = true;
+		Axis *a = &s->axes[x];
+		IrExpr *g = ir_binop(IR_LT, lin_normalize(a->pos), lin_normalize(a->ext));
+		c = c ? ir_binop(IR_AND, c, g) : g;
+	}
+	return c;
+}

@@ -392,8 +392,14 @@ bounds_infer_stages(Lower *L)
 				s->dmax[d] = lin_normalize(ir_sub(s->shape[d], ir_i64c(1)));
 			}
 		} else {
-			if (!region(L, s, &s->compute, s->dmin, s->dext, s->dmax))
+			int e = diag_errors();
+			if (!region(L, s, &s->compute, s->dmin, s->dext, s->dmax)) {
+				if (diag_errors() == e)    /* never leave a stage unbounded quietly */
+					diag_error(s->compute.kind == LEVEL_AT ? s->compute.loc : s->loc,
+					    "cannot bound the region of '%s' that its consumers need: txc "
+					    "needs index expressions whose range follows from the loops", s->name);
 				continue;
+			}
 			Level *st = s->store_set ? &s->store : &s->compute;
 			if (st == &s->compute || !region(L, s, st, s->amin, s->aext, amax)) {
 				memcpy(s->amin, s->dmin, s->ndims * sizeof *s->amin);
@@ -411,6 +417,7 @@ bounds_infer_stages(Lower *L)
 	}
 	if (diag_errors() != before)
 		return false;
+	L->regions_ok = true;      /* lower_stages may run (for its own errors) */
 	Check c = { L, NULL, NULL, 0, 0 };
 	for (int i = 0; i < L->nstages; i++) {
 		LStage *s = L->stages[i];

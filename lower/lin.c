@@ -132,6 +132,9 @@ scale(Tree *t, int64_t c)
 	return node2(k, scale(t->a, c), scale(t->b, c));
 }
 
+static Tree *tree_of(IrExpr *e);
+static void fold_divmod(Lin *l);
+
 static Tree *
 combine(Tree *x, Tree *y, int64_t sy)
 {
@@ -144,6 +147,7 @@ combine(Tree *x, Tree *y, int64_t sy)
 	Tree *r = leaf();
 	r->lin = lin_copy(&x->lin);
 	lin_addto(&r->lin, &y->lin, sy);
+	fold_divmod(&r->lin);
 	return r;
 }
 
@@ -181,6 +185,54 @@ div_tree(Tree *t, int64_t d)
 	return r;
 }
 
+/* Floor modulo of a linear form by d > 0, with the numerator reduced as
+ * div_tree reduces it, so that d*(X/d) + X%d meets as the same X. */
+static Tree *
+mod_tree(Tree *t, int64_t d)
+{
+	Tree *r = leaf();
+	if (t->kind) {
+		add_term(&r->lin, ir_binop(IR_MOD, tree_expr(t), ir_i64c(d)), 1);
+		return r;
+	}
+	Lin rest = { NULL, 0, 0, fold_floormod(t->lin.k, d) };
+	for (int i = 0; i < t->lin.n; i++)
+		if (t->lin.t[i].c % d != 0)
+			add_term(&rest, t->lin.t[i].atom, t->lin.t[i].c);
+	if (rest.n == 0)
+		r->lin.k = rest.k;
+	else
+		add_term(&r->lin, ir_binop(IR_MOD, lin_expr(&rest), ir_i64c(d)), 1);
+	return r;
+}
+
+/* k*d*(X/d) + k*(X%d) is k*X (a split axis rebuilt from its quotient and
+ * remainder: i/6*6 + i%6 is i). */
+static void
+fold_divmod(Lin *l)
+{
+	for (int i = 0; i < l->n; i++) {
+		IrExpr *m = l->t[i].atom;
+		int64_t d, d2, k = l->t[i].c;
+		if (m->kind != IR_MOD || !ir_is_const(m->b, &d) || d <= 0)
+			continue;
+		for (int j = 0; j < l->n; j++) {
+			IrExpr *q = l->t[j].atom;
+			if (q->kind != IR_DIV || !ir_is_const(q->b, &d2) || d2 != d ||
+			    l->t[j].c != k * d || !same(q->a, m->a))
+				continue;
+			Tree *x = tree_of(m->a);
+			if (x->kind)
+				break;
+			add_term(l, q, -k * d);
+			add_term(l, m, -k);
+			lin_addto(l, &x->lin, k);
+			i = -1;     /* the terms moved: start again */
+			break;
+		}
+	}
+}
+
 static Tree *
 tree_of(IrExpr *e)
 {
@@ -210,6 +262,10 @@ tree_of(IrExpr *e)
 		case IR_DIV:
 			if (ir_is_const(e->b, &c) && c > 0)
 				return div_tree(tree_of(e->a), c);
+			break;
+		case IR_MOD:
+			if (ir_is_const(e->b, &c) && c > 0)
+				return mod_tree(tree_of(e->a), c);
 			break;
 		default:
 			break;
@@ -307,6 +363,48 @@ is_size(VarRange *vr)
 	return vr && !vr->hi && vr->lo && ir_is_const(vr->lo, &c) && c >= 0;
 }
 
+static bool prove_nonneg(Tree *t, VarRange *r, int depth);
+
+/* l with its term i replaced by `by` times coefficient `c`, all scaled
+ * by `sc`: sc*(l - term) + c*by. */
+static Tree *
+replace_term(const Lin *l, int i, int64_t sc, IrExpr *by, int64_t c)
+{
+	Tree *rt = leaf();
+	rt->lin = lin_copy(l);
+	add_term(&rt->lin, l->t[i].atom, -l->t[i].c);
+	budget = 200;
+	return combine(scale(rt, sc), scale(tree_of(by), c), 1);
+}
+
+/* Quotients and remainders by constants, when nothing else bounds them:
+ * X%c lies in [0, c - 1]; floor division gives X - c < c*(X/c) <= X, and
+ * X/c >= 0 where X >= 0 (H/2*2 - 1 <= H - 1; (io*16 + ii)/6*6 >= 0). */
+static bool
+prove_divmod(Lin *l, VarRange *r, int depth)
+{
+	for (int i = 0; i < l->n; i++) {
+		IrExpr *a = l->t[i].atom, *x = a->a;
+		int64_t m = l->t[i].c, c;
+		if ((a->kind != IR_DIV && a->kind != IR_MOD) || !ir_is_const(a->b, &c) || c <= 0 ||
+		    !is_i64(x))
+			continue;
+		if (a->kind == IR_MOD)
+			return prove_nonneg(replace_term(l, i, 1, ir_i64c(m > 0 ? 0 : c - 1), m), r,
+			    depth - 1);
+		if (m < 0)      /* m*c*(X/c) >= m*X */
+			return prove_nonneg(replace_term(l, i, c, x, m), r, depth - 1);
+		/* m*c*(X/c) >= m*(X - c + 1) */
+		if (prove_nonneg(replace_term(l, i, c, lin_normalize(ir_sub(x, ir_i64c(c - 1))), m), r,
+		    depth - 1))
+			return true;
+		if (!lin_prove_le(ir_i64c(0), x, r))
+			return false;
+		return prove_nonneg(replace_term(l, i, 1, ir_i64c(0), m), r, depth - 1);
+	}
+	return false;
+}
+
 static bool
 prove_nonneg(Tree *t, VarRange *r, int depth)
 {
@@ -349,7 +447,7 @@ prove_nonneg(Tree *t, VarRange *r, int depth)
 	if (only_sizes)
 		return l->k >= 0;
 	if (best < 0)
-		return false;
+		return prove_divmod(l, r, depth);
 	Lin rest = lin_copy(l);
 	int64_t c = l->t[best].c;
 	add_term(&rest, l->t[best].atom, -c);
@@ -515,22 +613,44 @@ fixed_divisor(IrExpr *d, VarRange *r)
 	return is_i64(d) && !uses_ranged(d, r) && lin_prove_le(ir_i64c(0), d, r);
 }
 
+static bool interval_op(IrExpr *e, VarRange *r, IrExpr **lo, IrExpr **hi);
+
 /* The interval of e over r, each end NULL where e is unbounded on that
  * side (a loaded value: clamp(idx[i], 0, 7) is bounded on both, max(idx[i],
  * 0) below only); true when both ends are bounded.  The ends are i64
- * expressions whatever e's integer type. */
+ * expressions whatever e's integer type, and hold the values e takes:
+ * arithmetic in a narrower type that may wrap (u8: small[i] - 250) gives
+ * the type's range, or nothing for 32 bits. */
 static bool
 interval_raw(IrExpr *e, VarRange *r, IrExpr **lo, IrExpr **hi)
 {
-	IrExpr *al, *ah, *bl, *bh;
-	int64_t c;
 	*lo = *hi = NULL;
 	if (!uses_ranged(e, r)) {
 		*lo = *hi = as_i64(e);
 		return *lo != NULL;
 	}
-	if (e->type.lanes != 1 || !ir_is_int(e->type))
+	if (e->type.lanes != 1 || !ir_is_int(e->type) || e->type.code == TY_U64)
 		return false;
+	interval_op(e, r, lo, hi);
+	bool wraps = e->kind == IR_ADD || e->kind == IR_SUB || e->kind == IR_MUL ||
+	    e->kind == IR_NEG || e->kind == IR_CAST;
+	if (is_i64(e) || !wraps)
+		return *lo && *hi;
+	Interval t = bounds_of_type(e->type);
+	IrExpr *tmin = ir_i64c(t.min->ival), *tmax = ir_i64c(t.max->ival);
+	if (!*lo || !*hi || !lin_prove_le(tmin, *lo, r) || !lin_prove_le(*hi, tmax, r)) {
+		bool small = ir_bits(e->type.code) <= 16;
+		*lo = small ? tmin : NULL;
+		*hi = small ? tmax : NULL;
+	}
+	return *lo && *hi;
+}
+
+static bool
+interval_op(IrExpr *e, VarRange *r, IrExpr **lo, IrExpr **hi)
+{
+	IrExpr *al, *ah, *bl, *bh;
+	int64_t c;
 	switch (e->kind) {
 	case IR_VAR: {
 		VarRange *vr = find_range(r, e->var, NULL);
@@ -594,7 +714,8 @@ interval_raw(IrExpr *e, VarRange *r, IrExpr **lo, IrExpr **hi)
 				*lo = al;
 				*hi = ah;
 			}
-		} else if (fixed_divisor(e->b, r)) {
+		} else if (fixed_divisor(e->b, r) && lin_prove_le(ir_i64c(1), e->b, r)) {
+			/* x % 0 is 0: only a divisor known to be positive bounds it */
 			*lo = ir_i64c(0);
 			*hi = lin_normalize(ir_sub(e->b, ir_i64c(1)));
 		} else {
@@ -620,18 +741,18 @@ interval_raw(IrExpr *e, VarRange *r, IrExpr **lo, IrExpr **hi)
 		*lo = al && bl ? lin_min(lin_normalize(al), lin_normalize(bl), r) : NULL;
 		*hi = ah && bh ? lin_max(lin_normalize(ah), lin_normalize(bh), r) : NULL;
 		break;
-	case IR_CAST:
-		if (!ir_is_int(e->a->type) || e->a->type.code == TY_U64 ||
-		    ir_bits(e->a->type.code) > ir_bits(e->type.code))
+	case IR_CAST:    /* the value, where it fits the new type (checked above) */
+		if (!ir_is_int(e->a->type))
 			return false;
 		return interval_raw(e->a, r, lo, hi);
 	case IR_LOAD: {
-		/* a loaded value: its type's range */
-		if (ir_bits(e->type.code) >= 64)
+		/* a loaded value: its type's range, when that is small enough to
+		 * say something (x[u8_index[i]] with 256 elements of x) */
+		if (ir_bits(e->type.code) > 16)
 			return false;
 		Interval t = bounds_of_type(e->type);
-		*lo = t.min ? as_i64(t.min) : NULL;
-		*hi = t.max ? as_i64(t.max) : NULL;
+		*lo = ir_i64c(t.min->ival);
+		*hi = ir_i64c(t.max->ival);
 		break;
 	}
 	default:
@@ -664,9 +785,14 @@ lin_interval(IrExpr *e, VarRange *r, Fact *f, IrExpr **lo, IrExpr **hi)
 			lin_addto(&D, &tg->lin, -1);
 			lin_addto(&S, &tg->lin, 1);
 			IrExpr *cl, *ch;
-			if (!shares_atom(&D, &te->lin) && (interval_raw(lin_expr(&D), r, &cl, &ch), cl))
+			/* useful where e's atoms cancel (h - 1 <= H - 1 under h <= H)
+			 * or the fact's do (rx < 3 under a guard split of rx:
+			 * w + rxo*8 + rxi = (w + 2) - (2 - rxo*8 - rxi)) */
+			bool dl = !shares_atom(&D, &te->lin) || !shares_atom(&D, &tg->lin);
+			bool sl = !shares_atom(&S, &te->lin) || !shares_atom(&S, &tg->lin);
+			if (dl && (interval_raw(lin_expr(&D), r, &cl, &ch), cl))
 				l = l ? lin_max(l, lin_normalize(cl), r) : lin_normalize(cl);
-			if (!shares_atom(&S, &te->lin) && (interval_raw(lin_expr(&S), r, &cl, &ch), ch))
+			if (sl && (interval_raw(lin_expr(&S), r, &cl, &ch), ch))
 				h = h ? lin_min(h, lin_normalize(ch), r) : lin_normalize(ch);
 		}
 	}

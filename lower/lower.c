@@ -116,16 +116,7 @@ nest(Lower *L, LStage *s, int from, int to, bool pure_only, bool attach, IrStmt 
 static IrExpr *
 guards(LStage *s, bool red)
 {
-	IrExpr *c = NULL;
-	for (int k = 0; k < s->ndims + s->nred; k++) {
-		int ax = k < s->ndims ? k : s->rax[k - s->ndims];
-		Axis *a = &s->axes[ax];
-		if (!a->tainted || (k >= s->ndims && !red))
-			continue;
-		IrExpr *g = ir_binop(IR_LT, lin_normalize(a->pos), lin_normalize(a->ext));
-		c = c ? ir_binop(IR_AND, c, g) : g;
-	}
-	return c;
+	return axes_guards(s, true, red);
 }
 
 static IrStmt *

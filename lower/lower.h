@@ -114,6 +114,9 @@ struct LStage {
 	IrExpr **dmin, **dext, **dmax;   /* dmax = dmin + dext - 1, kept as found */
 	IrExpr **amin, **aext;     /* the allocation (store level) */
 	bool bounded;
+	/* names a failed primitive would have made (its `->` outputs): later
+	 * uses fail quietly instead of repeating the error */
+	const char **poison; int npoison, cappoison;
 };
 
 /* A range of a variable: loop counters and size parameters. */
@@ -136,6 +139,9 @@ typedef struct {
 	VarRange *ranges;                          /* every loop var and size */
 	const char **names; int nnames, capnames;  /* variable names in use */
 	struct TzReq *tz; int ntz, captz;          /* tensorize requests (tensorize.c) */
+	const char **poison; int npoison, cappoison;  /* stages failed primitives would have made */
+	bool quiet_fail;                           /* a primitive failed without a diagnostic */
+	bool regions_ok;                           /* bounds_infer found every region */
 } Lower;
 
 /* stage.c: stages from the kernel's tensors; definitions as IR. */
@@ -169,6 +175,7 @@ void stagedump_print(FILE *fp, Lower *L);
 /* axes.c: extents and positions of a stage's axes after split and fuse. */
 void axes_extents(LStage *s);                     /* Axis ext, pos, tainted */
 IrExpr *axes_root_value(LStage *s, int r);        /* axis r in leaf vars */
+IrExpr *axes_guards(LStage *s, bool pure, bool red);  /* tail=guard conditions, or NULL */
 
 /* lin.c: linear forms, a small prover and interval arithmetic. */
 bool lin_prove_le(IrExpr *a, IrExpr *b, VarRange *r);  /* a <= b for all values */

@@ -19,7 +19,11 @@
  * solved conjunct holds; it is clamped into the loop, so any size works
  * (an empty steady range runs everything in the prologue and epilogue).
  * Loops inside the steady state are partitioned in turn; the prologue
- * and epilogue keep their guards (they are short).  Vectorized,
+ * and epilogue keep their guards (they are short).  A loop is partitioned
+ * only where that pays for the copies of its body: a solved guard sits in
+ * a loop inside it (it runs many times per iteration), or the body has no
+ * loops of its own (vector lanes aside), so the guarded code is most of
+ * it; a guard on one vector store after a loop nest is left alone.  Vectorized,
  * unrolled and GPU loops are not partitioned: they have constant extents
  * and the vectorizer predicates them; nothing inside a vectorized loop is
  * partitioned either.  Runs after flatten's simplify, before unroll and
@@ -45,6 +49,9 @@ typedef struct {
 	IrExpr **hi; int nhi, caphi;     /* v <= each */
 	Solved *sol; int nsol, capsol;
 	bool in_vector;
+	int depth;             /* loops entered that repeat (not vectorized) */
+	bool loops;            /* the body has such a loop */
+	bool hot;              /* a guard solved inside such a loop */
 } Solve;
 
 static bool
@@ -158,7 +165,9 @@ solve_cond(Solve *S, IrStmt *ifs, IrExpr *c)
 		solve_cond(S, ifs, c->b);
 		return;
 	}
-	note(S, ifs, c, solve_conj(S, c));
+	bool ok = solve_conj(S, c);
+	S->hot |= ok && S->depth > 0;
+	note(S, ifs, c, ok);
 }
 
 /* Walks the loop body: inner loop ranges and lets in scope, guards solved. */
@@ -175,7 +184,11 @@ collect(Solve *S, IrStmt *s)
 		S->inner = bounds_push(S->inner, s->loop.var,
 		    (Interval){unlet(S, s->loop.min), unlet(S, max)});
 		S->in_vector |= s->loop.fk == FOR_VECTORIZED;
+		bool repeats = s->loop.fk != FOR_VECTORIZED;
+		S->depth += repeats;
+		S->loops |= repeats;
 		collect(S, s->loop.body);
+		S->depth -= repeats;
 		S->inner = saved;
 		S->in_vector = vec;
 		return;
@@ -283,7 +296,7 @@ fold(Part *P, IrExpr *e)
 static IrStmt *
 loop(Var *v, IrExpr *min, IrExpr *end, IrStmt *like, IrStmt *body)
 {
-	IrStmt *r = ir_for(v, min, ir_sub(end, min), like->loop.fk, body);
+	IrStmt *r = ir_for(v, min, simplify_expr(ir_sub(end, min), NULL), like->loop.fk, body);
 	r->loop.gpu_dim = like->loop.gpu_dim;
 	r->loc = like->loc;
 	return r;
@@ -359,7 +372,9 @@ part_for(IrMutator *m, IrStmt *s)
 	bool any = false;
 	for (int i = 0; i < S.nsol; i++)
 		any |= S.sol[i].ok;
-	if (!any) {
+	/* worth a second copy of the body: a guard that inner loops repeat, or
+	 * a body that is little more than the guarded code (no loops of its own) */
+	if (!any || (!S.hot && S.loops)) {
 		P->scope = in;
 		IrStmt *body = ir_mutate_stmt(m, s->loop.body);
 		P->scope = outer;

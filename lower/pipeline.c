@@ -132,8 +132,9 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	timed(&r, "stage", t0);
 	dump_stages(opt, "stage", L);
 	t0 = now_ms();
-	if (!sched_apply(L, sch, nprims))
-		return NULL;
+	/* after a failed primitive the later passes still run, as far as the
+	 * schedule's state allows, so one run reports every error */
+	bool ok = sched_apply(L, sch, nprims);
 	timed(&r, "sched", t0);
 	dump_stages(opt, "sched", L);
 	t0 = now_ms();
@@ -142,14 +143,15 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	timed(&r, "inline", t0);
 	dump_stages(opt, "inline", L);
 	t0 = now_ms();
-	if (!bounds_infer_stages(L))
+	ok &= bounds_infer_stages(L);
+	if (!L->regions_ok)
 		return NULL;
 	timed(&r, "bounds_infer", t0);
 	dump_stages(opt, "bounds_infer", L);
 	t0 = now_ms();
 	IrStmt *body = lower_stages(L);
 	timed(&r, "lower", t0);
-	if (!body)
+	if (!body || !ok)
 		return NULL;
 	dump_ir(opt, "lower", NULL, body);
 	r.stopped = opt && opt->stop_after && !strcmp(opt->stop_after, "lower");
@@ -162,7 +164,7 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	}
 	body = run_pass(&r, "flatten", flatten_buffers, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
-	if (!getenv("TXC_NO_PARTITION")) body = run_pass(&r, "partition", partition_loops, body);
+	body = run_pass(&r, "partition", partition_loops, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
 	body = run_pass(&r, "unroll", unroll_loops, body);
 	body = run_pass(&r, "vectorize", vectorize_loops, body);

@@ -14,6 +14,20 @@
 #include "lower/lower.h"
 #include "sema/sema.h"
 
+/* Set when a primitive fails because an earlier one did (it names a loop
+ * or stage that the failed primitive would have made): that primitive
+ * fails too, without a second diagnostic for the same mistake. */
+static bool quiet;
+
+static bool
+poisoned(const char **v, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == name)
+			return true;
+	return false;
+}
+
 /* ---- arguments -------------------------------------------------------- */
 
 static SchedArg *
@@ -44,6 +58,10 @@ find_leaf(LStage *s, SchedArg *a)
 	int p = stage_leaf(s, n);
 	if (p >= 0)
 		return p;
+	if (poisoned(s->poison, s->npoison, n)) {
+		quiet = true;
+		return -1;
+	}
 	for (int i = 0; i < s->naxes; i++)
 		if (s->axes[i].name == n) {
 			diag_error(a->loc, "'%s' has no loop '%s' any more; its loops are %s",
@@ -273,6 +291,10 @@ cache_read(Lower *L, LStage *src, SchedPrim *sp)
 	if (list && list->kind == ARG_LIST) {
 		for (int i = 0; i < list->nlist; i++) {
 			LStage *r = stage_find(L, intern_cstr(list->list[i].str));
+			if (!r && poisoned(L->poison, L->npoison, intern_cstr(list->list[i].str))) {
+				quiet = true;
+				return;
+			}
 			if (!r || r->input) {
 				diag_error(list->list[i].loc, "'%s' is not a stage", list->list[i].str);
 				return;
@@ -479,11 +501,10 @@ rfactor(Lower *L, LStage *s, SchedPrim *sp)
 		IrExpr *v = axes_root_value(s, r);
 		body = stage_subst(body, s->axes[r].var, v);
 		pred = stage_subst(pred, s->axes[r].var, v);
-		if (s->axes[r].tainted) {
-			IrExpr *c = ir_binop(IR_LT, s->axes[r].pos, s->axes[r].ext);
-			pred = pred ? ir_binop(IR_AND, pred, c) : c;
-		}
 	}
+	IrExpr *tails = axes_guards(s, false, true);   /* the reduction's guard splits */
+	if (tails)
+		pred = pred ? ir_binop(IR_AND, pred, tails) : tails;
 	for (int i = 0; i < s->naxes; i++)
 		if (map[i] >= 0 && (i < s->ndims || s->axes[i].red)) {
 			body = stage_subst(body, s->axes[i].var, ir_var(n->axes[map[i]].var));
@@ -514,30 +535,39 @@ rfactor(Lower *L, LStage *s, SchedPrim *sp)
 
 /* ---- the primitives ----------------------------------------------- */
 
-static void
+static bool
 level(Lower *L, LStage *s, SchedPrim *sp, Level *lv)
 {
 	SchedArg *st = arg(sp, 0), *ax = arg(sp, 1);
 	LStage *t = st && st->str ? stage_find(L, intern_cstr(st->str)) : NULL;
+	if (!t && st && st->str && poisoned(L->poison, L->npoison, intern_cstr(st->str))) {
+		quiet = true;
+		return false;
+	}
 	if (!t || t->input) {
 		diag_error(st ? st->loc : sp->loc, "'%s' is not a stage", st && st->str ? st->str : "?");
-		return;
+		return false;
 	}
 	if (t == s) {
 		diag_error(st->loc, "'%s' cannot be computed inside its own loops", s->name);
-		return;
+		return false;
 	}
 	lv->kind = LEVEL_AT;
 	lv->stage = t;
 	lv->axis = ax && ax->str ? intern_cstr(ax->str) : NULL;
 	lv->leaf = -1;
 	lv->loc = ax ? ax->loc : sp->loc;
+	return true;
 }
 
 static void
 apply(Lower *L, SchedPrim *sp)
 {
 	LStage *s = stage_find(L, intern_cstr(sp->stage));
+	if (!s && poisoned(L->poison, L->npoison, intern_cstr(sp->stage))) {
+		quiet = true;
+		return;
+	}
 	if (!s) {
 		diag_error(sp->stage_loc, "'%s' is not a stage of '%s'", sp->stage, L->k->name);
 		return;
@@ -648,8 +678,8 @@ apply(Lower *L, SchedPrim *sp)
 			    "does not apply", s->name);
 			return;
 		}
-		level(L, s, sp, &s->store);
-		s->store_set = true;
+		if (level(L, s, sp, &s->store))
+			s->store_set = true;
 		break;
 	case PRIM_STORE_ROOT:
 		s->store.kind = LEVEL_ROOT;
@@ -677,13 +707,37 @@ apply(Lower *L, SchedPrim *sp)
 	}
 }
 
+/* A failed primitive: the names it would have made are poisoned. */
+static void
+poison_outs(Lower *L, SchedPrim *sp)
+{
+	if (sp->prim_id == PRIM_CACHE_READ || sp->prim_id == PRIM_CACHE_WRITE ||
+	    sp->prim_id == PRIM_RFACTOR) {
+		if (sp->nouts > 0)
+			*ARENA_PUSH(ir_arena, L->poison, L->npoison, L->cappoison) = intern_cstr(sp->outs[0]);
+		return;
+	}
+	LStage *s = stage_find(L, intern_cstr(sp->stage));
+	for (int i = 0; s && i < sp->nouts; i++)
+		if (stage_leaf(s, intern_cstr(sp->outs[i])) < 0)
+			*ARENA_PUSH(ir_arena, s->poison, s->npoison, s->cappoison) = intern_cstr(sp->outs[i]);
+}
+
+/* Every primitive is tried, also after one failed: the schedule's state
+ * stays consistent (a failed primitive changes nothing), so one run
+ * reports every independent mistake. */
 bool
 sched_apply(Lower *L, Schedule *s, int nprims)
 {
 	int before = diag_errors();
 	L->sched = s;
-	for (int i = 0; s && i < nprims && i < s->nprims; i++)
+	for (int i = 0; s && i < nprims && i < s->nprims; i++) {
+		int e = diag_errors();
+		quiet = false;
 		apply(L, &s->prims[i]);
+		if (diag_errors() != e || quiet)
+			poison_outs(L, &s->prims[i]);
+	}
 	return diag_errors() == before;
 }
 
@@ -709,21 +763,49 @@ inline_fn(IrExpr *e, void *ctx)
 	return v;
 }
 
-static void
+static bool
 resolve_level(LStage *s, Level *lv, const char *what)
 {
+	(void)s;
 	if (lv->kind != LEVEL_AT || !lv->stage)
-		return;
+		return true;
 	LStage *t = lv->stage;
 	lv->leaf = lv->axis ? stage_leaf(t, lv->axis) : -1;
 	if (lv->leaf >= 0)
-		return;
+		return true;
+	if (lv->axis && poisoned(t->poison, t->npoison, lv->axis))
+		return false;     /* the primitive that would have made it failed */
 	bool gone = false;
 	for (int i = 0; i < t->naxes; i++)
 		gone |= t->axes[i].name == lv->axis;
 	diag_error(lv->loc, "%s names loop '%s' of '%s', which %s its final loop nest; its loops "
 	    "are %s", what, lv->axis ? lv->axis : "?", t->name,
 	    gone ? "a later primitive replaced in" : "is not in", stage_leaf_list(t));
+	return false;
+}
+
+/* Whether c reads p, directly or through other stages. */
+static bool
+depends(Lower *L, LStage *c, LStage *p, int depth)
+{
+	if (sched_consumes(c, p))
+		return true;
+	for (int i = 0; i < L->nstages && depth < 64; i++) {
+		LStage *d = L->stages[i];
+		if (d != c && d != p && !d->input && sched_consumes(c, d) && depends(L, d, p, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+static const char *
+where_computed(LStage *d)
+{
+	if (d->compute.kind != LEVEL_AT)
+		return "and is computed at root";
+	LStage *t = d->compute.stage;
+	return arena_printf(ir_arena, "and is computed at loop '%s' of '%s'",
+	    t->axes[t->leaves[d->compute.leaf]].name, t->name);
 }
 
 /* Whether s is computed inside loop `leaf` of t (or deeper). */
@@ -759,13 +841,14 @@ sched_finish(Lower *L)
 			c->rpred = stage_map(c->rpred, inline_fn, &ic);
 		}
 	}
+	bool ok = true;
 	for (int i = 0; i < L->nstages; i++) {
 		LStage *s = L->stages[i];
-		resolve_level(s, &s->compute, "compute_at");
+		ok &= resolve_level(s, &s->compute, "compute_at");
 		if (s->store_set)
-			resolve_level(s, &s->store, "store_at");
+			ok &= resolve_level(s, &s->store, "store_at");
 	}
-	if (diag_errors() != before)
+	if (!ok)
 		return false;
 	for (int i = 0; i < L->nstages; i++) {
 		LStage *s = L->stages[i];
@@ -781,21 +864,29 @@ sched_finish(Lower *L)
 			for (int j = 0; j < L->nstages && !used; j++)
 				used = L->stages[j] != t && L->stages[j]->compute.kind != LEVEL_INLINE &&
 				    sched_consumes(L->stages[j], s) && nested_in(L->stages[j], t, leaf);
-			if (!used) {
+			if (!used && !depends(L, t, s, 0)) {
 				diag_error(s->compute.loc, "'%s' does not use '%s', so '%s' cannot be "
 				    "computed at its loops", t->name, s->name, s->name);
 				continue;
 			}
+			/* any stage that reads s must run inside the loop (Halide's rule:
+			 * a consumer of a consumer will do when the uses are enclosed) */
 			for (int j = 0; j < L->nstages; j++) {
 				LStage *d = L->stages[j];
 				if (d == t || d->compute.kind == LEVEL_INLINE || !sched_consumes(d, s))
 					continue;
 				if (!nested_in(d, t, leaf)) {
+					const char *ln = t->axes[t->leaves[leaf]].name;
 					diag_error(s->compute.loc, "loop '%s' of '%s' does not enclose every "
-					    "use of '%s': '%s' uses it too", t->axes[t->leaves[leaf]].name,
-					    t->name, s->name, d->name);
-					diag_note(s->compute.loc, "compute '%s' at root, or at a loop that "
-					    "encloses '%s' as well", s->name, d->name);
+					    "use of '%s': '%s' uses it %s", ln, t->name, s->name, d->name,
+					    where_computed(d));
+					if (depends(L, t, d, 0))
+						diag_note(s->compute.loc, "'%s' reads '%s' through '%s': compute "
+						    "'%s' inside that loop first (%s.compute_at(%s, %s)), or inline it",
+						    t->name, s->name, d->name, d->name, d->name, t->name, ln);
+					else
+						diag_note(s->compute.loc, "compute '%s' at root, or at a loop that "
+						    "encloses '%s' as well", s->name, d->name);
 					break;
 				}
 			}

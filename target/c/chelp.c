@@ -264,12 +264,16 @@ write_typed(FILE *out, int kind, ScalarType t)
 
 /* The fma_outer intrinsic (stdlib/intrinsics/cpu.tx) as scalar C: c[mr x nr]
  * += a[mr x kk] * b[kk x nr], with element strides; k outermost, as the
- * loops it replaced. */
+ * loops it replaced; `first` (tensorize.c's reset form) zeroes c first. */
 static const char fma_outer[] =
     "/* tensorize fma_outer: c += a * b over an mr x nr block. */\n"
     "static int\ntxc_fma_outer(int64_t mr, int64_t nr, int64_t kk, float *c, int64_t csi,\n"
     "    int64_t csj, const float *a, int64_t asi, int64_t ask, const float *b,\n"
-    "    int64_t bsk, int64_t bsj)\n{\n"
+    "    int64_t bsk, int64_t bsj, int64_t first)\n{\n"
+    "\tif (first)\n"
+    "\t\tfor (int64_t i = 0; i < mr; i++)\n"
+    "\t\t\tfor (int64_t j = 0; j < nr; j++)\n"
+    "\t\t\t\tc[i * csi + j * csj] = 0;\n"
     "\tfor (int64_t k = 0; k < kk; k++)\n"
     "\t\tfor (int64_t i = 0; i < mr; i++)\n"
     "\t\t\tfor (int64_t j = 0; j < nr; j++)\n"

@@ -186,6 +186,28 @@ gen_div_mod(Cg *cg, IrType t, bool is_div, LLVMValueRef a, LLVMValueRef b)
 		LLVMValueRef neg = LLVMBuildFCmp(cg->b, LLVMRealOLT, r, LLVMConstNull(LLVMTypeOf(r)), "");
 		return LLVMBuildSelect(cg->b, neg, LLVMBuildFAdd(cg->b, r, ab, ""), r, "fmod");
 	}
+	/* a positive constant divisor (tiles, loop bounds): a shift or a mask
+	 * for a power of two (floor semantics exactly), else one signed
+	 * division with the Euclidean step; no tests of b left for SCEV to see */
+	if (!ir_is_uint(t) && t.lanes == 1 && LLVMIsAConstantInt(b)) {
+		long long c = LLVMConstIntGetSExtValue(b);
+		if (c > 0 && (c & (c - 1)) == 0) {
+			int k = 0;
+			while ((1LL << k) != c)
+				k++;
+			return is_div ? LLVMBuildAShr(cg->b, a, cg_const_int(cg, t, k), "div")
+			    : LLVMBuildAnd(cg->b, a, cg_const_int(cg, t, c - 1), "mod");
+		}
+		if (c > 1) {
+			LLVMValueRef rneg;
+			r = LLVMBuildSRem(cg->b, a, b, "");
+			rneg = LLVMBuildICmp(cg->b, LLVMIntSLT, r, zero, "");
+			if (!is_div)
+				return LLVMBuildSelect(cg->b, rneg, LLVMBuildAdd(cg->b, r, b, ""), r, "mod");
+			q = LLVMBuildSDiv(cg->b, a, b, "");
+			return LLVMBuildSelect(cg->b, rneg, LLVMBuildSub(cg->b, q, one, ""), q, "div");
+		}
+	}
 	/* b == 0 divides by 1 and then yields 0 */
 	bz = LLVMBuildICmp(cg->b, LLVMIntEQ, b, zero, "");
 	safe_b = LLVMBuildSelect(cg->b, bz, one, b, "");

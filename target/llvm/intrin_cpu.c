@@ -1,28 +1,38 @@
 /* intrin_cpu.c: the CPU intrinsics of stdlib/intrinsics/cpu.tx, emitted
  * as LLVM vector code (the "how" half of the tensorize table).
  *
- * fma_outer(MR, NR, K, c, cs_i, cs_j, a, as_i, as_k, b, bs_k, bs_j):
+ * fma_outer(MR, NR, K, c, cs_i, cs_j, a, as_i, as_k, b, bs_k, bs_j, first):
  * c[MR x NR] += a[MR x K] * b[K x NR], with cs_j = bs_j = 1 (tensorize.c
- * checked).  The block of c is loaded into MR * NR/8 vector registers
- * (phis of the k loop, so they never go through memory), each k step
- * loads NR/8 vectors of b, broadcasts MR elements of a and issues the
- * fused multiply-adds; c is stored once at the end.  The k loop is
- * unrolled by 4 with a remainder loop.  Each tensor argument is a scalar
- * load at the tile's first element: its address is what is passed.
+ * checked); when `first` is non-zero the block starts from zero instead
+ * of c's values (tensorize.c's reset form).  The block of c lives in
+ * MR * NR/8 vector registers (phis of the k loop, so they never go
+ * through memory); each k step loads NR/8 vectors of b, broadcasts MR
+ * elements of a and issues the fused multiply-adds; c is stored once at
+ * the end.  Each tensor argument is a scalar load at the tile's first
+ * element: its address is what is passed.
  *
+ * The micro-kernel is one internal function per shape (txc.fma_outer.MRxNR,
+ * noinline), called from every place the nest uses it, so LLVM optimises
+ * and selects its instructions once however often the loop nest (and
+ * partition.c's copies of it) calls it.  Inside, it picks one of:
+ *   - the full block (extents MR and NR), k unrolled by 4;
+ *   - full columns and 1..MR-1 rows (the bottom edge, and M = 1): a copy
+ *     of the kernel per row count, plain loads, and for one or two rows
+ *     two or four interleaved sets of accumulators so that the FMA
+ *     latency stays hidden;
+ *   - otherwise the masked kernel: rows past mr re-read a's last valid
+ *     row and are never stored, columns past nr are masked off in every
+ *     load of b and c and in the stores (llvm.masked.load/store:
+ *     vmaskmovps), so no element outside the block is touched.
  * At the edges of C, tensorize.c passes MR and NR as max(min(6, M - i0), 0)
  * and the like: the constant inside the min is the block's full size.
- * Then the full block runs when both extents reach it, and otherwise a
- * masked copy of the same kernel: rows past MR re-read a's last valid row
- * and are never stored, columns past NR are masked off in every load of
- * b and c and in the stores (llvm.masked.load/store: vmaskmovps), so no
- * element outside the block is touched.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "target/llvm/cg.h"
 
-enum { MAXACC = 16, UNROLL = 4 };
+enum { MAXACC = 16, MAXSET = 4, UNROLL = 4 };
 
 /* The address of a scalar load (flat index after flatten.c). */
 static LLVMValueRef
@@ -38,8 +48,10 @@ address_of(Cg *cg, IrExpr *ld)
 
 typedef struct {
 	LLVMTypeRef f32, v8, i64, i1, ptr;
-	int mr, nv;
-	LLVMValueRef c, a, b, csi, asi, ask, bsk;
+	LLVMValueRef fn;        /* the micro-kernel function being built */
+	int mr, nv;             /* register rows and vectors per row */
+	int sets;               /* interleaved accumulator sets (1, 2 or 4) */
+	LLVMValueRef c, a, b, csi, asi, ask, bsk, first;
 	/* the masked kernel: a's row per register row, the lane masks of b
 	 * (NULL: plain loads) and of c per row */
 	LLVMValueRef arow[MAXACC], bmask[MAXACC], cmask[MAXACC][MAXACC];
@@ -62,6 +74,12 @@ static LLVMValueRef
 c64(Fma *f, int64_t v)
 {
 	return LLVMConstInt(f->i64, (unsigned long long)v, 1);
+}
+
+static LLVMBasicBlockRef
+bb(Cg *cg, Fma *f, const char *name)
+{
+	return LLVMAppendBasicBlockInContext(cg->ctx, f->fn, name);
 }
 
 static LLVMValueRef
@@ -138,21 +156,20 @@ no_unroll(Cg *cg, LLVMValueRef br)
 }
 
 /* for (k = from; k + by <= end; k += by) step...  with the accumulators
- * as phis; acc holds the values on entry and on exit. */
+ * as phis (n of them: sets of mr * nv, step u updating set u % sets);
+ * acc holds the values on entry and on exit. */
 static void
 kloop(Cg *cg, Fma *f, LLVMValueRef from, LLVMValueRef end, int by, LLVMValueRef *acc,
     LLVMValueRef *kout)
 {
-	int n = f->mr * f->nv;
+	int per = f->mr * f->nv, n = per * f->sets;
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
-	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "k");
-	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "kbody");
-	LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "kdone");
+	LLVMBasicBlockRef head = bb(cg, f, "k"), body = bb(cg, f, "kbody"), exit = bb(cg, f, "kdone");
 	LLVMBuildBr(cg->b, head);
 	LLVMPositionBuilderAtEnd(cg->b, head);
 	LLVMValueRef k = LLVMBuildPhi(cg->b, f->i64, "k");
 	LLVMAddIncoming(k, &from, &pre, 1);
-	LLVMValueRef phis[MAXACC];
+	LLVMValueRef phis[MAXACC * MAXSET];
 	for (int i = 0; i < n; i++) {
 		phis[i] = LLVMBuildPhi(cg->b, f->v8, "acc");
 		LLVMAddIncoming(phis[i], &acc[i], &pre, 1);
@@ -160,10 +177,10 @@ kloop(Cg *cg, Fma *f, LLVMValueRef from, LLVMValueRef end, int by, LLVMValueRef 
 	LLVMValueRef last = LLVMBuildAdd(cg->b, k, c64(f, by), "");
 	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, last, end, ""), body, exit);
 	LLVMPositionBuilderAtEnd(cg->b, body);
-	LLVMValueRef cur[MAXACC];
+	LLVMValueRef cur[MAXACC * MAXSET];
 	memcpy(cur, phis, sizeof(LLVMValueRef) * (size_t)n);
 	for (int u = 0; u < by; u++)
-		step(cg, f, LLVMBuildAdd(cg->b, k, c64(f, u), ""), cur);
+		step(cg, f, LLVMBuildAdd(cg->b, k, c64(f, u), ""), cur + per * (u % f->sets));
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
 	LLVMAddIncoming(k, &last, &latch, 1);
 	for (int i = 0; i < n; i++)
@@ -174,23 +191,58 @@ kloop(Cg *cg, Fma *f, LLVMValueRef from, LLVMValueRef end, int by, LLVMValueRef 
 	*kout = k;
 }
 
-/* The kernel body for the masks and rows set in f: load c, run k, store. */
+/* The starting values of the block: c's, or zero when f->first holds. */
 static void
-block(Cg *cg, Fma *f, LLVMValueRef K)
+start(Cg *cg, Fma *f, LLVMValueRef *acc, LLVMValueRef *cptr)
 {
-	LLVMValueRef acc[MAXACC], cptr[MAXACC], k;
+	int n = f->mr * f->nv;
+	LLVMBasicBlockRef zero = bb(cg, f, "czero"), load = bb(cg, f, "cload");
+	LLVMBasicBlockRef join = bb(cg, f, "cstart");
+	LLVMBuildCondBr(cg->b, f->first, zero, load);
+	LLVMPositionBuilderAtEnd(cg->b, load);
+	LLVMValueRef ld[MAXACC];
+	for (int r = 0; r < f->mr; r++)
+		for (int v = 0; v < f->nv; v++)
+			ld[r * f->nv + v] = vload(cg, f, cptr[r * f->nv + v], f->cmask[r][v]);
+	LLVMBasicBlockRef load_end = LLVMGetInsertBlock(cg->b);
+	LLVMBuildBr(cg->b, join);
+	LLVMPositionBuilderAtEnd(cg->b, zero);
+	LLVMBuildBr(cg->b, join);
+	LLVMPositionBuilderAtEnd(cg->b, join);
+	LLVMValueRef z = LLVMConstNull(f->v8);
+	for (int i = 0; i < n; i++) {
+		acc[i] = LLVMBuildPhi(cg->b, f->v8, "c");
+		LLVMValueRef in[2] = { ld[i], z };
+		LLVMBasicBlockRef from[2] = { load_end, zero };
+		LLVMAddIncoming(acc[i], in, from, 2);
+	}
+}
+
+/* The kernel body for the masks and rows set in f: load c, run k (by
+ * `by` steps, then one at a time), store. */
+static void
+block(Cg *cg, Fma *f, LLVMValueRef K, int by)
+{
+	int per = f->mr * f->nv;
+	LLVMValueRef acc[MAXACC * MAXSET], cptr[MAXACC], k;
 	for (int r = 0; r < f->mr; r++)
 		for (int v = 0; v < f->nv; v++) {
 			LLVMValueRef row = gep(cg, f->f32, f->c, mul(cg, f->arow[r], f->csi));
 			cptr[r * f->nv + v] = gep(cg, f->f32, row, c64(f, v * 8));
-			acc[r * f->nv + v] = vload(cg, f, cptr[r * f->nv + v], f->cmask[r][v]);
 		}
-	if (f->masked) {        /* edges: compact code, one k per trip */
-		kloop(cg, f, c64(f, 0), K, 1, acc, &k);
-	} else {
-		kloop(cg, f, c64(f, 0), K, UNROLL, acc, &k);
+	start(cg, f, acc, cptr);
+	for (int i = per; i < per * f->sets; i++)
+		acc[i] = LLVMConstNull(f->v8);
+	kloop(cg, f, c64(f, 0), K, by, acc, &k);
+	if (by > 1) {
+		int sets = f->sets;
+		f->sets = 1;
 		kloop(cg, f, k, K, 1, acc, &k);
+		f->sets = sets;
 	}
+	for (int s = 1; s < f->sets; s++)
+		for (int i = 0; i < per; i++)
+			acc[i] = LLVMBuildFAdd(cg->b, acc[i], acc[s * per + i], "");
 	for (int r = 0; r < f->mr; r++)
 		for (int v = 0; v < f->nv; v++)
 			vstore(cg, f, acc[r * f->nv + v], cptr[r * f->nv + v], f->cmask[r][v]);
@@ -217,7 +269,7 @@ capacity(IrExpr *e)
 	return best;
 }
 
-/* The masked kernel for runtime extents mr, nr (0 <= mr <= MR, nr <= NR). */
+/* The masked kernel for runtime extents mr, nr (0 < mr <= MR, nr <= NR). */
 static void
 masked_block(Cg *cg, Fma *f, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K)
 {
@@ -238,62 +290,151 @@ masked_block(Cg *cg, Fma *f, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K)
 			f->cmask[r][v] = LLVMBuildAnd(cg->b, rowm, f->bmask[v], "");
 	}
 	f->masked = true;
-	block(cg, f, K);
+	block(cg, f, K, 1);
+}
+
+static void
+plain(Fma *f, int mr)
+{
+	f->mr = mr;
+	f->masked = false;
+	for (int r = 0; r < MAXACC; r++) {
+		f->bmask[r] = NULL;
+		for (int v = 0; v < MAXACC; v++)
+			f->cmask[r][v] = NULL;
+	}
+}
+
+/* void txc.fma_outer.MRxNR(c, csi, a, asi, ask, b, bsk, K, mr, nr, first) */
+static LLVMValueRef
+kernel_fn(Cg *cg, int MR, int NR, const int64_t *cst, LLVMTypeRef *fty)
+{
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0), i64 = LLVMInt64TypeInContext(cg->ctx);
+	LLVMTypeRef pt[11] = { ptr, i64, ptr, i64, i64, ptr, i64, i64, i64, i64,
+	    LLVMInt1TypeInContext(cg->ctx) };
+	*fty = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), pt, 11, 0);
+	char name[64];
+	int len = snprintf(name, sizeof name, "txc.fma_outer.%dx%d", MR, NR);
+	static const char tag[4] = { 'c', 'i', 'k', 'b' };
+	for (int i = 0; i < 4 && len > 0 && len < (int)sizeof name; i++)
+		if (cst[i] >= 0)
+			len += snprintf(name + len, sizeof name - (size_t)len, ".%c%lld", tag[i],
+			    (long long)cst[i]);
+	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
+	if (fn)
+		return fn;
+	fn = LLVMAddFunction(cg->mod, name, *fty);
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	static const char *const attrs[] = { "noinline", "nounwind", "nofree", "nosync" };
+	for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
+		LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(cg->ctx,
+		    LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i])), 0));
+
+	/* build it with the builder moved into it (and no debug location:
+	 * the function has no subprogram) */
+	LLVMBasicBlockRef saved = LLVMGetInsertBlock(cg->b);
+	LLVMMetadataRef saved_loc = LLVMGetCurrentDebugLocation2(cg->b);
+	LLVMSetCurrentDebugLocation2(cg->b, NULL);
+	Fma f;
+	memset(&f, 0, sizeof f);
+	f.fn = fn;
+	f.f32 = LLVMFloatTypeInContext(cg->ctx);
+	f.v8 = LLVMVectorType(f.f32, 8);
+	f.i64 = i64;
+	f.i1 = LLVMInt1TypeInContext(cg->ctx);
+	f.nv = NR / 8;
+	f.sets = 1;
+	LLVMValueRef p[11];
+	LLVMGetParams(fn, p);
+	f.c = p[0], f.csi = p[1], f.a = p[2], f.asi = p[3], f.ask = p[4];
+	f.b = p[5], f.bsk = p[6], f.first = p[10];
+	LLVMValueRef *strides[4] = { &f.csi, &f.asi, &f.ask, &f.bsk };
+	for (int i = 0; i < 4; i++)
+		if (cst[i] >= 0)
+			*strides[i] = c64(&f, cst[i]);
+	LLVMValueRef K = p[7], vm = p[8], vn = p[9];
+	for (int r = 0; r < MAXACC; r++)
+		f.arow[r] = c64(&f, r);
+
+	LLVMPositionBuilderAtEnd(cg->b, bb(cg, &f, "entry"));
+	LLVMBasicBlockRef bfull = bb(cg, &f, "full"), bedge = bb(cg, &f, "edge");
+	LLVMBasicBlockRef brows = bb(cg, &f, "rows"), bmask = bb(cg, &f, "masked");
+	LLVMBasicBlockRef done = bb(cg, &f, "done");
+	LLVMValueRef colsfull = LLVMBuildICmp(cg->b, LLVMIntEQ, vn, c64(&f, NR), "");
+	LLVMValueRef isfull = LLVMBuildAnd(cg->b,
+	    LLVMBuildICmp(cg->b, LLVMIntEQ, vm, c64(&f, MR), ""), colsfull, "");
+	LLVMBuildCondBr(cg->b, isfull, bfull, bedge);
+	/* the full block */
+	LLVMPositionBuilderAtEnd(cg->b, bfull);
+	plain(&f, MR);
+	block(cg, &f, K, UNROLL);
+	LLVMBuildBr(cg->b, done);
+	/* an empty block does nothing; full columns: a kernel per row count */
+	LLVMPositionBuilderAtEnd(cg->b, bedge);
+	LLVMValueRef some = LLVMBuildAnd(cg->b,
+	    LLVMBuildICmp(cg->b, LLVMIntSGT, vm, c64(&f, 0), ""),
+	    LLVMBuildICmp(cg->b, LLVMIntSGT, vn, c64(&f, 0), ""), "");
+	LLVMBasicBlockRef bsome = bb(cg, &f, "some");
+	LLVMBuildCondBr(cg->b, some, bsome, done);
+	LLVMPositionBuilderAtEnd(cg->b, bsome);
+	LLVMBuildCondBr(cg->b, LLVMBuildAnd(cg->b, colsfull,
+	    LLVMBuildICmp(cg->b, LLVMIntSLT, vm, c64(&f, MR), ""), ""), brows, bmask);
+	LLVMPositionBuilderAtEnd(cg->b, brows);
+	LLVMValueRef sw = LLVMBuildSwitch(cg->b, vm, bmask, (unsigned)MR - 1);
+	for (int r = 1; r < MR; r++) {
+		LLVMBasicBlockRef br = bb(cg, &f, "row");
+		LLVMAddCase(sw, c64(&f, r), br);
+		LLVMPositionBuilderAtEnd(cg->b, br);
+		plain(&f, r);
+		/* enough independent accumulators to cover the FMA latency */
+		f.sets = r * f.nv >= 8 ? 1 : (8 + r * f.nv - 1) / (r * f.nv);
+		if (f.sets > MAXSET)
+			f.sets = MAXSET;
+		block(cg, &f, K, f.sets);
+		f.sets = 1;
+		LLVMBuildBr(cg->b, done);
+	}
+	/* the rest: masked columns (and clamped rows) */
+	LLVMPositionBuilderAtEnd(cg->b, bmask);
+	plain(&f, MR);
+	masked_block(cg, &f, vm, vn, K);
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
+	LLVMBuildRetVoid(cg->b);
+
+	LLVMPositionBuilderAtEnd(cg->b, saved);
+	LLVMSetCurrentDebugLocation2(cg->b, saved_loc);
+	return fn;
 }
 
 static void
 fma_outer(Cg *cg, IrExpr *e)
 {
 	IrExpr **x = e->call.args;
-	int64_t mr = capacity(x[0]), nr = capacity(x[1]), c;
-	if (e->call.nargs != 12 || mr <= 0 || nr <= 0 || nr % 8 != 0 ||
-	    mr * (nr / 8) > MAXACC)
+	int64_t mr = capacity(x[0]), nr = capacity(x[1]);
+	if ((e->call.nargs != 12 && e->call.nargs != 13) || mr <= 0 || nr <= 0 || nr % 8 != 0 ||
+	    mr * (nr / 8) > MAXACC || mr > MAXACC)
 		ICE("fma_outer: malformed call");
-	Fma f;
-	memset(&f, 0, sizeof f);
-	f.f32 = LLVMFloatTypeInContext(cg->ctx);
-	f.v8 = LLVMVectorType(f.f32, 8);
-	f.i64 = LLVMInt64TypeInContext(cg->ctx);
-	f.i1 = LLVMInt1TypeInContext(cg->ctx);
-	f.mr = (int)mr;
-	f.nv = (int)(nr / 8);
-	LLVMValueRef K = cg_index(cg, x[2], 1);
-	f.c = address_of(cg, x[3]);
-	f.csi = cg_index(cg, x[4], 1);
-	f.a = address_of(cg, x[6]);
-	f.asi = cg_index(cg, x[7], 1);
-	f.ask = cg_index(cg, x[8], 1);
-	f.b = address_of(cg, x[9]);
-	f.bsk = cg_index(cg, x[10], 1);
-	for (int r = 0; r < f.mr; r++)
-		f.arow[r] = c64(&f, r);
-	bool full = ir_is_const(x[0], &c) && c == mr && ir_is_const(x[1], &c) && c == nr;
-	if (full) {
-		block(cg, &f, K);
-		return;
-	}
-	/* if (mr == MR && nr == NR) full; else if (mr > 0 && nr > 0) masked */
-	LLVMValueRef vm = cg_index(cg, x[0], 1), vn = cg_index(cg, x[1], 1);
-	LLVMBasicBlockRef bfull = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "full");
-	LLVMBasicBlockRef bedge = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "edge");
-	LLVMBasicBlockRef bmask = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "masked");
-	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "blockdone");
-	LLVMValueRef isfull = LLVMBuildAnd(cg->b,
-	    LLVMBuildICmp(cg->b, LLVMIntEQ, vm, c64(&f, mr), ""),
-	    LLVMBuildICmp(cg->b, LLVMIntEQ, vn, c64(&f, nr), ""), "");
-	LLVMBuildCondBr(cg->b, isfull, bfull, bedge);
-	LLVMPositionBuilderAtEnd(cg->b, bfull);
-	block(cg, &f, K);
-	LLVMBuildBr(cg->b, done);
-	LLVMPositionBuilderAtEnd(cg->b, bedge);
-	LLVMValueRef some = LLVMBuildAnd(cg->b,
-	    LLVMBuildICmp(cg->b, LLVMIntSGT, vm, c64(&f, 0), ""),
-	    LLVMBuildICmp(cg->b, LLVMIntSGT, vn, c64(&f, 0), ""), "");
-	LLVMBuildCondBr(cg->b, some, bmask, done);
-	LLVMPositionBuilderAtEnd(cg->b, bmask);
-	masked_block(cg, &f, vm, vn, K);
-	LLVMBuildBr(cg->b, done);
-	LLVMPositionBuilderAtEnd(cg->b, done);
+	/* strides known here are built into the kernel (one per set of them):
+	 * constant offsets address a and b without integer arithmetic */
+	int64_t cst[4];
+	IrExpr *sx[4] = { x[4], x[7], x[8], x[10] };
+	for (int i = 0; i < 4; i++)
+		if (!ir_is_const(sx[i], &cst[i]) || cst[i] < 0 || cst[i] > (1 << 20))
+			cst[i] = -1;
+	LLVMTypeRef fty;
+	LLVMValueRef fn = kernel_fn(cg, (int)mr, (int)nr, cst, &fty);
+	LLVMValueRef first = e->call.nargs == 13 ? cg_index(cg, x[12], 1) : NULL;
+	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
+	LLVMValueRef args[11] = {
+		address_of(cg, x[3]), cg_index(cg, x[4], 1),
+		address_of(cg, x[6]), cg_index(cg, x[7], 1), cg_index(cg, x[8], 1),
+		address_of(cg, x[9]), cg_index(cg, x[10], 1),
+		cg_index(cg, x[2], 1), cg_index(cg, x[0], 1), cg_index(cg, x[1], 1),
+		first ? LLVMBuildICmp(cg->b, LLVMIntNE, first, LLVMConstInt(i64, 0, 0), "first") :
+		    LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 0, 0),
+	};
+	LLVMBuildCall2(cg->b, fty, fn, args, 11, "");
 }
 
 LLVMValueRef

@@ -99,12 +99,62 @@ absent h.o
 # an unwritable object must not leave the header of -H behind
 run 2 -H h.h s.tx -o "$tmp/no/such/dir/x.o"
 absent h.h
+# a directory is neither an input nor an output
+mkdir adir
+run 2 adir
+run 2 -H h.h s.tx -o adir
+absent h.h
+# a failure after the header was written (--emit=harness needs one
+# kernel) keeps an existing header as it was
+cat >two.tx <<'EOF'
+kernel k1(N) { in x: f32[N]; out y: f32[N]; y[i] = x[i]; }
+kernel k2(N) { in x: f32[N]; out y: f32[N]; y[i] = x[i]; }
+EOF
+echo old >h.h
+run 1 -H h.h --emit=harness two.tx -o h.c
+[ "$(cat h.h)" = old ] || fail "a failed compile changed an existing -H header"
+absent h.c
+rm -f h.h
+run 1 -H h.h --emit=harness two.tx -o h.c
+absent h.h h.c
 
 # ---- LLVM options: an error, not an abort ---------------------------------
 run 1 --cpu=notacpu s.tx -o c.o
 absent c.o
 run 1 --dump-after=nosuchpass s.tx -o d.o
 absent d.o
+grep -q 'bounds_infer' err || fail "--dump-after=nosuchpass does not list the passes"
+run 1 --features=+bogus s.tx -o f.o
+absent f.o
+grep -q "unknown CPU feature '+bogus'" err || fail "--features=+bogus: $(head -1 err)"
+run 1 --features=avx2 s.tx -o f.o
+absent f.o
+run 1 --target=aarch64-linux-gnu --cpu=notacpu s.tx -o f.o
+absent f.o
+# the cuda target says what it can do today
+run 1 --target=cuda s.tx -o cu.o
+absent cu.o
+grep -q 'emit=c' err || fail "--target=cuda -o cu.o: $(head -1 err)"
+run 0 --target=cuda --emit=c -o - s.tx
+
+# ---- -D names a size parameter of a compiled kernel ------------------------
+run 1 -D Q=4 s.tx -o q.o
+absent q.o
+grep -q "no kernel has a size parameter 'Q'" err || fail "-D Q=4: $(head -1 err)"
+
+# ---- txc bench: bad options are one line -----------------------------------
+run 1 bench s.tx -D N=64 --runs=abc
+grep -q "see 'txc bench --help'" err || fail "bench --runs=abc: $(head -1 err)"
+run 1 bench s.tx -D N=64 --bogus
+run 1 bench s.tx -D N=64 --tolerance=x
+run 1 bench
+
+# ---- the stdlib: txc run from its build tree finds the source tree's -------
+if [ -n "${abs_top_builddir:-}" ] && [ "$TXC" = "$abs_top_builddir/txc" ]; then
+	printf 'import "intrinsics/cpu.tx";\nimport "matmul.tx";\n' >imp.tx
+	(unset TXC_STDLIB; "$TXC" --check imp.tx) >/dev/null 2>err ||
+		fail "the build tree's txc does not find the stdlib: $(head -1 err)"
+fi
 
 # ---- errors in the program: exit 1, no output left behind -----------------
 "$TXC" --color=never bad.tx -o b.o >/dev/null 2>err

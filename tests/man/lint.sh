@@ -7,7 +7,9 @@
 # mandoc's messages of level warning, error and unsupported fail the test;
 # its "style:" messages (suggestions such as a missing .Xr target among the
 # installed pages, which depends on the machine) are not shown at this level
-# and do not count.  Exit 0 pass, 1 fail, 77 skip (no groff).
+# and do not count.  groff also formats each page for a terminal of 78 and
+# 80 columns, as man(1) does, where a table too wide for the line gives
+# "can't break line".  Exit 0 pass, 1 fail, 77 skip (no groff).
 set -u
 : "${abs_top_srcdir:?abs_top_srcdir must name the source tree}"
 command -v groff >/dev/null 2>&1 || { echo "SKIP: groff is not installed"; exit 77; }
@@ -23,9 +25,12 @@ for page in "$abs_top_srcdir"/man/*.[1-9]; do
 	name=${page##*/}
 	bad=0
 	groff -mandoc -ww -z "$page" 2>"$tmp/err" >/dev/null
+	for width in 78n 80n; do
+		groff -mandoc -Tutf8 -rLL=$width -ww -z "$page" 2>>"$tmp/err" >/dev/null
+	done
 	if [ -s "$tmp/err" ]; then
 		echo "FAIL: groff warns on man/$name:"
-		cat "$tmp/err"
+		sort -u "$tmp/err"
 		bad=1
 	fi
 	if [ $have_mandoc = yes ]; then

@@ -1,17 +1,39 @@
 #!/bin/sh
 # stdlib-e2e.sh: every kernel of stdlib/*.tx with its default cpu schedule
-# against the unscheduled kernel, through tests/run/diffcheck.sh.
+# against the unscheduled kernel, through tests/run/diffcheck.sh (C and
+# LLVM paths, random sizes within the caps below).  A kernel without a
+# default `schedule NAME for cpu` fails: the stdlib promises one.
 set -u
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 fails=0
+nk=0
+# Size caps per file, then per kernel (later words win): small enough to
+# run in seconds, large enough for a tail after every split and tile, and
+# for convolutions, strides, paddings and dilations above 1.
+conv_caps='N=1:2 C=1:4 K=1:9 H=1:9 W=1:35 R=1:3 S=1:3 SH=1:2 SW=1:3 PH=0:2 PW=0:2 DH=1:2 DW=1:3'
 for tx in "$srcdir"/stdlib/*.tx; do
-	case $(basename "$tx") in
-	conv2d.tx|depthwise.tx|pooling.tx) caps='N=1:2 C=1:4 K=1:4 H=1:13 W=1:13' ;;
-	matmul.tx) caps='B=1:3 M=1:33 N=1:33 K=1:33' ;;
-	*) caps= ;;
-	esac
+	file=$(basename "$tx")
 	for k in $(sed -n 's/^[[:space:]]*kernel[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$tx"); do
+		case $file in
+		conv2d.tx|depthwise.tx|pooling.tx) caps=$conv_caps ;;
+		nchwc.tx) caps="$conv_caps C=1:20 K=1:20 CB=1:2 KB=1:2 W=1:15" ;;
+		matmul.tx) caps='B=1:3 M=1:40 N=1:40 K=1:40' ;;
+		elementwise.tx) caps='N=1:9000 C=1:20 H=1:9 W=1:20' ;;
+		*) caps= ;;
+		esac
+		case $k in
+		bias_add_nchw) caps="$caps N=1:3" ;;
+		bias_add) caps="$caps N=1:40" ;;
+		esac
+		nk=$((nk + 1))
+		if ! grep -Eq "^[[:space:]]*schedule[[:space:]]+$k[[:space:]]+for[[:space:]]+cpu" "$tx"; then
+			echo "FAIL: $file: kernel $k has no default cpu schedule"
+			fails=$((fails + 1))
+			continue
+		fi
+		printf '%s %s: ' "$file" "$k"
 		$SHELL "$srcdir/tests/run/diffcheck.sh" -k "$k" -r 2 -c "$caps" "$tx" || fails=$((fails + 1))
 	done
 done
+echo "stdlib-e2e: $nk kernels, $fails failed"
 [ $fails -eq 0 ]

@@ -34,6 +34,37 @@ range(BoundsScope *s, Var *v, int64_t lo, int64_t hi)
 	return bounds_push(s, v, (Interval){c(lo), c(hi)});
 }
 
+/* What loop partitioning and register tiles need (issue 4): common terms
+ * leave a min (so a lane index stays a ramp), min of ramps, tiles proved
+ * whole from a partitioned bound, constant bounds of clamped extents. */
+static void
+test_partition_rules(void)
+{
+	IrExpr *m = ir_binop(IR_MIN, add(mul(X, c(16)), Y), add(sub(MM, c(16)), Y));
+	CHECK_STR(S(m, NULL), "min(x*16, M - 16) + y");
+	m = ir_binop(IR_MAX, add(X, mul(Y, c(2))), add(mul(Y, c(2)), MM));
+	CHECK_STR(S(m, NULL), "max(x, M) + y*2");
+	/* constants stay inside: only terms are factored */
+	m = ir_binop(IR_MAX, add(X, c(3)), add(MM, c(3)));
+	CHECK_STR(S(m, NULL), "max(x + 3, M + 3)");
+	IrExpr *r = ir_binop(IR_MIN, ir_ramp(X, c(1), 8), ir_ramp(MM, c(1), 8));
+	CHECK_STR(S(r, NULL), "ramp(min(x, M), 1, 8)");
+	/* x in [0, (M - 6)/6]: the tile starting at x*6 is whole */
+	BoundsScope *sc = bounds_push(NULL, x, (Interval){c(0), dv(sub(MM, c(6)), c(6))});
+	CHECK_STR(S(ir_binop(IR_MIN, c(6), sub(MM, mul(X, c(6)))), sc), "6");
+	CHECK_STR(S(cmp(IR_LT, add(mul(X, c(6)), c(5)), MM), sc), "true");
+	/* without the bound nothing is proved */
+	CHECK_STR(S(ir_binop(IR_MIN, c(6), sub(MM, mul(X, c(6)))), NULL), "min(M - x*6, 6)");
+	/* x/c <= (x + k)/c for k >= 0 */
+	CHECK_STR(S(ir_binop(IR_MIN, dv(add(MM, c(7)), c(8)), dv(MM, c(8))), NULL), "M/8");
+	int64_t u;
+	CHECK(bounds_const_max(ir_binop(IR_MIN, c(6), sub(MM, X)), &u) && u == 6);
+	CHECK(bounds_const_max(dv(ir_binop(IR_MIN, add(MM, c(7)), c(23)), c(8)), &u) && u == 2);
+	CHECK(bounds_const_max(ir_binop(IR_MAX, ir_binop(IR_MIN, c(4), MM), c(0)), &u) && u == 4);
+	CHECK(!bounds_const_max(MM, &u));
+	CHECK(!bounds_const_max(ir_binop(IR_MAX, c(4), MM), &u));
+}
+
 static void
 test_fold(void)
 {
@@ -424,6 +455,7 @@ main(void)
 	Z = ir_var(z);
 	MM = ir_var(M);
 	test_fold();
+	test_partition_rules();
 	test_bounds();
 	test_rules();
 	test_stmts();
