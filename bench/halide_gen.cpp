@@ -1,8 +1,9 @@
 // halide_gen.cpp: the Halide 14 side of the benchmark: the same matmul and
 // separable 3x3 blur as txc's, with the schedules Halide users know best
-// (register-blocked, vectorized, parallel matmul; the classic line-buffered
-// blur).  Built with Halide's GenGen.cpp driver into ahead-of-time objects;
-// the table's compile-time column times the generator run.
+// (register-blocked, vectorized, parallel matmul, specialized to a
+// matrix-vector fallback below one tile; the classic line-buffered blur).
+// Built with Halide's GenGen.cpp driver into ahead-of-time objects; the
+// table's compile-time column times the generator run.
 #include "Halide.h"
 
 using namespace Halide;
@@ -24,21 +25,36 @@ public:
 		acc(j, i) += A(k, i) * B(j, k);
 		C(j, i) = acc(j, i);
 
+		// Large matrices: 24x32 register tiles (ShiftInwards tails need
+		// N >= 24 and M >= 32).  Anything smaller, matrix-vector products
+		// above all, takes the fallback: column panels of 64 spread over
+		// the threads, each row's dot products as k outer, eight vectors of
+		// columns inner.  Both compute acc per row-level loop `ii`.
 		Var jo("jo"), io("io"), ji("ji"), ii("ii"), iii("iii"), t("t");
-		C.tile(j, i, jo, io, ji, ii, 24, 32)
+		Expr big = C.dim(0).extent() >= 24 && C.dim(1).extent() >= 32;
+		C.specialize(big)
+			.tile(j, i, jo, io, ji, ii, 24, 32)
 			.fuse(jo, io, t)
 			.parallel(t)
 			.split(ii, ii, iii, 4)
 			.vectorize(ji, 8)
 			.unroll(ji)
 			.unroll(iii);
-		acc.compute_at(C, ii).vectorize(j, 8).unroll(i);
-		acc.update(0)
+		C.split(j, jo, ji, 64, TailStrategy::GuardWithIf)
+			.rename(i, ii)
+			.reorder(ji, ii, jo)
+			.parallel(jo);
+		acc.compute_at(C, ii);
+		acc.specialize(big).vectorize(j, 8).unroll(i);
+		acc.update(0).specialize(big)
 			.reorder(j, i, k)
 			.vectorize(j, 8)
 			.unroll(j)
 			.unroll(i)
 			.unroll(k, 2);
+		acc.update(0)
+			.reorder(j, i, k)
+			.vectorize(j, 8, TailStrategy::GuardWithIf);
 	}
 };
 

@@ -6,9 +6,10 @@
  * scheduled kernel up and times repeated runs.  It prints the median time
  * (--best: the fastest run, as a peak measurement on a busy machine is),
  * the arithmetic rate (each stage's operations per point times its
- * points, from the kernel's rules; GFLOP/s when the kernel computes in
- * floating point, else GOP/s) and the largest difference from the
- * reference, relative to max(1, |reference|).  --schedules a,b,c times
+ * points, from the kernel's rules as txc.1 "How GFLOP/s is counted"
+ * says; GFLOP/s when the kernel computes in floating point, else GOP/s)
+ * and the largest difference from the reference, relative to
+ * max(1, |reference|).  --schedules a,b,c times
  * several named schedules ("default" is the unnamed one) in one table.
  * Exit status: 0; 1 on a compile error, a failing kernel or a difference
  * above --tolerance.
@@ -36,6 +37,7 @@ typedef struct {
 	const char **names; double *values; int ndefs;   /* -D */
 	int runs, warmup, threads;
 	bool best;                         /* --best: the fastest run, not the median */
+	bool count_only;                   /* --count-only: print the operation count */
 	unsigned seed;
 	double tolerance;
 	LlvmOptions llvm;
@@ -60,6 +62,7 @@ usage(FILE *fp)
 	    "  --runs=N             timed runs (default: as many as fit in ~1 s, 3..1000)\n"
 	    "  --warmup=N           untimed runs first (default 2)\n"
 	    "  --best               report the fastest run instead of the median\n"
+    "  --count-only         print the operation count (as GFLOP/s uses it) and stop\n"
 	    "  --threads=N          threads of parallel loops (default: libtxrt's)\n"
 	    "  --seed=N             random inputs' seed (default 1)\n"
 	    "  --tolerance=X        largest relative difference accepted (default 1e-3)\n"
@@ -105,12 +108,13 @@ static int
 parse(Bench *b, int argc, char **argv)
 {
 	enum { O_SCHEDS = 256, O_RUNS, O_WARMUP, O_THREADS, O_SEED, O_TOL, O_CPU, O_FEAT,
-		O_BEST };
+		O_BEST, O_COUNT };
 	static const struct option lo[] = {
 		{ "schedules", required_argument, NULL, O_SCHEDS },
 		{ "runs", required_argument, NULL, O_RUNS },
 		{ "warmup", required_argument, NULL, O_WARMUP },
 		{ "best", no_argument, NULL, O_BEST },
+		{ "count-only", no_argument, NULL, O_COUNT },
 		{ "threads", required_argument, NULL, O_THREADS },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "tolerance", required_argument, NULL, O_TOL },
@@ -165,6 +169,7 @@ parse(Bench *b, int argc, char **argv)
 			b->warmup = (int)iv;
 			break;
 		case O_BEST: b->best = true; break;
+		case O_COUNT: b->count_only = true; break;
 		case O_THREADS:
 			if (!int_arg(optarg, 1, 4096, &iv))
 				return bad("bad --threads '%s': expected a positive integer", optarg);
@@ -203,7 +208,7 @@ parse(Bench *b, int argc, char **argv)
 	return -1;
 }
 
-/* ---- sizes and operation counts --------------------------------------- */
+/* ---- sizes ------------------------------------------------------------------ */
 
 static double
 def_value(Bench *b, const char *name, bool *found)
@@ -215,157 +220,6 @@ def_value(Bench *b, const char *name, bool *found)
 		}
 	*found = false;
 	return 0;
-}
-
-static int64_t
-floordiv(int64_t a, int64_t d)
-{
-	if (d == 0)
-		return 0;
-	int64_t q = a / d;
-	return (a % d != 0 && ((a % d < 0) != (d < 0))) ? q - 1 : q;
-}
-
-/* An extent (integer IR over the size parameters); false if it is not
- * one this evaluator knows. */
-static bool
-eval(IrFunc *f, const int64_t *params, IrExpr *e, int64_t *out)
-{
-	int64_t a = 0, c = 0;
-
-	if (!e)
-		return false;
-	if (e->kind == IR_INT) {
-		*out = e->ival;
-		return true;
-	}
-	if (e->kind == IR_VAR) {
-		for (int i = 0; i < f->nparams; i++)
-			if (f->params[i] == e->var) {
-				*out = params[i];
-				return true;
-			}
-		return false;
-	}
-	if (e->kind == IR_CAST)
-		return eval(f, params, e->a, out);
-	if (!eval(f, params, e->a, &a) || !eval(f, params, e->b, &c))
-		return false;
-	switch (e->kind) {
-	case IR_ADD: *out = a + c; return true;
-	case IR_SUB: *out = a - c; return true;
-	case IR_MUL: *out = a * c; return true;
-	case IR_DIV: *out = floordiv(a, c); return true;
-	case IR_MOD: *out = c ? a - floordiv(a, c) * c : 0; return true;
-	case IR_MIN: *out = a < c ? a : c; return true;
-	case IR_MAX: *out = a > c ? a : c; return true;
-	default: return false;
-	}
-}
-
-/* Operations in an expression, and whether any is on floating point. */
-static double
-ops_of(Expr *e, bool *fl)
-{
-	double n = 0;
-
-	if (!e)
-		return 0;
-	switch (e->kind) {
-	case EXPR_UNARY:
-		return ops_of(e->bin.a, fl);
-	case EXPR_BINARY:
-		if (e->bin.op <= OP_BITXOR) {
-			n = 1;
-			if (type_is_float(e->type))
-				*fl = true;
-		}
-		return n + ops_of(e->bin.a, fl) + ops_of(e->bin.b, fl);
-	case EXPR_CALL:
-		if (type_is_float(e->type))
-			*fl = true;
-		n = 1;
-		/* fallthrough */
-	case EXPR_CAST:
-	case EXPR_SELECT:
-	case EXPR_ACCESS:
-		for (int i = 0; i < e->call.nargs; i++)
-			if (e->kind != EXPR_ACCESS)
-				n += ops_of(e->call.args[i], fl);
-		return n;
-	case EXPR_REDUCE:
-		if (type_is_float(e->type))
-			*fl = true;
-		return 1 + ops_of(e->reduce.body, fl);   /* the body and the combine */
-	default:
-		return 0;
-	}
-}
-
-/* An AST size expression's value. */
-static bool
-eval_ast(Expr *e, const int64_t *params, int64_t *out)
-{
-	int64_t a, c;
-
-	switch (e->kind) {
-	case EXPR_INT: *out = e->ival; return true;
-	case EXPR_NAME:
-		if (e->id.ref != REF_SIZE)
-			return false;
-		*out = params[e->id.param->index];
-		return true;
-	case EXPR_BINARY:
-		if (!eval_ast(e->bin.a, params, &a) || !eval_ast(e->bin.b, params, &c))
-			return false;
-		switch (e->bin.op) {
-		case OP_ADD: *out = a + c; return true;
-		case OP_SUB: *out = a - c; return true;
-		case OP_MUL: *out = a * c; return true;
-		case OP_DIV: *out = floordiv(a, c); return true;
-		case OP_MOD: *out = c ? a - floordiv(a, c) * c : 0; return true;
-		default: return false;
-		}
-	case EXPR_CALL:
-		if (e->call.nargs != 2 || !eval_ast(e->call.args[0], params, &a) ||
-		    !eval_ast(e->call.args[1], params, &c))
-			return false;
-		if (e->call.builtin == BI_MIN) { *out = a < c ? a : c; return true; }
-		if (e->call.builtin == BI_MAX) { *out = a > c ? a : c; return true; }
-		return false;
-	default:
-		return false;
-	}
-}
-
-/* Each stage's operations per point times its points (and reduction
- * extents); stages with inferred shapes take theirs from the reference
- * lowering's buffers when they are arguments, else count as 0. */
-static double
-count_ops(Kernel *k, const int64_t *params, bool *fl)
-{
-	double total = 0;
-
-	for (int s = 0; s < k->nstages; s++) {
-		Tensor *t = k->stages[s];
-		Expr *v = t->rule ? t->rule->value : NULL;
-		double points = 1, ops = ops_of(v, fl);
-		int64_t x, lo;
-		for (int d = 0; d < t->ndims && t->shape; d++)
-			points *= eval_ast(t->shape[d], params, &x) ? (double)x : 0;
-		if (t->ndims && !t->shape)
-			points = 0;
-		if (v && v->kind == EXPR_REDUCE)
-			for (int a = 0; a < v->reduce.naxes; a++) {
-				RedAxis *r = &v->reduce.axes[a];
-				lo = 0;
-				if ((r->lo && !eval_ast(r->lo, params, &lo)) || !eval_ast(r->hi, params, &x))
-					x = lo = 0;
-				points *= (double)(x - lo);
-			}
-		total += ops * points;
-	}
-	return total;
 }
 
 /* ---- data ------------------------------------------------------------------ */
@@ -474,7 +328,8 @@ typedef struct {
 } Variant;
 
 static bool
-build(Bench *b, Program *p, Kernel *k, bool none, const char *sched, Variant *v)
+build(Bench *b, Program *p, Kernel *k, bool none, const char *sched, Variant *v,
+    bool jit)
 {
 	static const char **names;
 	static int64_t *values;
@@ -499,6 +354,8 @@ build(Bench *b, Program *p, Kernel *k, bool none, const char *sched, Variant *v)
 	v->f = lower_kernel(p, k, &lo);
 	if (!v->f)
 		return false;
+	if (!jit)
+		return true;
 	v->jit = llvm_jit_compile(&v->f, 1, &b->llvm);
 	if (!v->jit)
 		return false;
@@ -623,18 +480,24 @@ bench(Bench *b)
 	}
 	if (!ok)
 		return 1;
-	ops = count_ops(k, sizes, &fl);
-
 	/* the reference: the kernel without a schedule */
-	if (!build(b, prog, k, true, NULL, &ref))
+	if (!build(b, prog, k, true, NULL, &ref, !b->count_only))
 		return 1;
+	ops = benchops_count(k, ref.f, sizes, &fl);
+	if (b->count_only) {
+		if (ops < 0)
+			printf("%s: unknown\n", k->name);
+		else
+			printf("%s: %.0f %s\n", k->name, ops, fl ? "flop" : "op");
+		return ops < 0;
+	}
 	args = arena_alloc(perm, (ref.f->nargs + 1) * sizeof *args);
 	rng_state = b->seed;
 	for (int i = 0; i < ref.f->nargs; i++) {
 		Buffer *buf = ref.f->args[i];
 		int64_t e, n = 1;
 		for (int d = 0; d < buf->ndims; d++) {
-			if (!eval(ref.f, sizes, buf->extent[d], &e) || e < 0) {
+			if (!benchops_eval(ref.f, sizes, buf->extent[d], &e) || e < 0) {
 				diag_error(loc_none, "cannot work out the shape of '%s'", buf->name);
 				return 1;
 			}
@@ -671,7 +534,7 @@ bench(Bench *b)
 	for (int s = 0; s < b->nscheds; s++) {
 		const char *name = b->scheds[s] ? b->scheds[s] : "default";
 		Variant v;
-		if (!build(b, prog, k, false, b->scheds[s], &v)) {
+		if (!build(b, prog, k, false, b->scheds[s], &v, true)) {
 			printf("  %-16s   compile error\n", name);
 			ok = false;
 			continue;

@@ -70,6 +70,14 @@ bool output_commit_path(const char *tmp);
  * is "bench". */
 int bench_main(int argc, char **argv);
 
+/* benchops.c: the operation count txc bench divides by the time (txc.1,
+ * "How GFLOP/s is counted"): the kernel k at sizes `params` (kernel
+ * order), f its unscheduled lowering; -1 when some extent is unknown.
+ * *fl is set when any counted operation is on floating point. */
+double benchops_count(Kernel *k, IrFunc *f, const int64_t *params, bool *fl);
+/* An integer IR extent over f's parameters; false if not evaluable. */
+bool benchops_eval(IrFunc *f, const int64_t *params, IrExpr *e, int64_t *out);
+
 /* emit.c: --emit=obj|asm|llvm|bc (and -S) through target/llvm, honouring
  * --target, --cpu, --features, -g and -O; false after diagnostics. */
 bool emit_llvm(IrFunc **funcs, int n, const Options *o, const char *out);

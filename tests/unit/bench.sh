@@ -34,4 +34,40 @@ done
 ! grep -q MISMATCH out.txt || fail "a schedule disagrees with the reference"
 ! "$TXC" bench mm.tx -D M=4 -D N=4 >out.txt 2>err.txt || fail "a missing size was accepted"
 grep -q "size 'K' needs a value" err.txt || fail "no message for the missing size"
+
+# the operation count (txc.1, "How GFLOP/s is counted"): a matrix product
+# is 2*M*N*K; a pipeline sums its stages, an inferred-shape one included;
+# a strided convolution's padding guard and index arithmetic count nothing
+"$TXC" bench mm.tx -D M=37 -D N=29 -D K=13 --count-only >out.txt 2>err.txt ||
+	fail "--count-only exited $?"
+[ "$(cat out.txt)" = "mm: $((2 * 37 * 29 * 13)) flop" ] || fail "matmul count"
+cat >pipe.tx <<'TX'
+kernel pipe(M, N, K) {
+  in  x: f32[M, K];
+  in  w: f32[N, K];
+  in  b: f32[N];
+  out y: f32[M, N];
+  acc[i, j] = sum(k < K) x[i, k] * w[j, k];
+  y[i, j] = max(acc[i, j] * 0.5 + b[j], 0.0);
+}
+TX
+"$TXC" bench pipe.tx -D M=6 -D N=10 -D K=7 --count-only >out.txt 2>err.txt ||
+	fail "--count-only on a pipeline exited $?"
+[ "$(cat out.txt)" = "pipe: $((2 * 6 * 10 * 7 + 3 * 6 * 10)) flop" ] || fail "pipeline count"
+cat >conv.tx <<'TX'
+kernel conv(C, H, W, K) {
+  in  data: f32[C, H, W];
+  in  wt:   f32[K, C, 3, 3];
+  out y:    f32[K, (H + 1) / 2, (W + 1) / 2];
+  y[k, h, w] = sum(c < C, ry < 3, rx < 3)
+      (2 * h + ry >= 1 && 2 * h + ry <= H && 2 * w + rx >= 1 && 2 * w + rx <= W
+        ? data[c, 2 * h + ry - 1, 2 * w + rx - 1] : 0.0) * wt[k, c, ry, rx];
+}
+TX
+"$TXC" bench conv.tx -D C=3 -D H=11 -D W=8 -D K=5 --count-only >out.txt 2>err.txt ||
+	fail "--count-only on a conv exited $?"
+[ "$(cat out.txt)" = "conv: $((2 * 5 * 6 * 4 * 3 * 9)) flop" ] || fail "strided conv count"
+"$TXC" bench conv.tx -D C=3 -D H=11 -D W=8 -D K=5 --runs=3 >out.txt 2>err.txt ||
+	fail "txc bench on the conv exited $?"
+! grep -q MISMATCH out.txt || fail "the conv disagrees with the reference"
 exit 0
