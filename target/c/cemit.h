@@ -56,7 +56,7 @@ typedef struct {
 	IrFunc *f;
 	FILE *out;           /* the function's body text */
 	int indent;
-	CVar *vars; int capvars, nvars;   /* open addressing on var */
+	CVar **vars; int capvars, nvars;  /* open addressing on var; stable records */
 	Var *lane;           /* the lane counter of vector statements */
 	/* declarations the statement being written needs first (hoisted lets) */
 	char **pre; int npre, cappre;

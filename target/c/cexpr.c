@@ -95,17 +95,21 @@ hash_ptr(const void *p)
 	return h ^ (h >> 33);
 }
 
+/* The C-side record of an IR variable.  Records are allocated one by one
+ * and the table holds pointers, so a record stays where it is when the
+ * table grows: callers keep a CVar * across calls that add variables (a
+ * loop's counter while its body is emitted). */
 CVar *
 cexpr_var(CEmit *E, const Var *v)
 {
 	if (2 * (E->nvars + 1) > E->capvars) {
 		int cap = E->capvars ? 2 * E->capvars : 128;
-		CVar *t = arena_alloc(E->a, cap * sizeof *t);
+		CVar **t = arena_alloc(E->a, cap * sizeof *t);
 		for (int i = 0; i < E->capvars; i++) {
-			if (!E->vars[i].var)
+			if (!E->vars[i])
 				continue;
-			uint64_t h = hash_ptr(E->vars[i].var) & (cap - 1);
-			while (t[h].var)
+			uint64_t h = hash_ptr(E->vars[i]->var) & (cap - 1);
+			while (t[h])
 				h = (h + 1) & (cap - 1);
 			t[h] = E->vars[i];
 		}
@@ -113,12 +117,13 @@ cexpr_var(CEmit *E, const Var *v)
 		E->capvars = cap;
 	}
 	uint64_t h = hash_ptr(v) & (E->capvars - 1);
-	for (; E->vars[h].var; h = (h + 1) & (E->capvars - 1))
-		if (E->vars[h].var == v)
-			return &E->vars[h];
-	CVar *cv = &E->vars[h];
+	for (; E->vars[h]; h = (h + 1) & (E->capvars - 1))
+		if (E->vars[h]->var == v)
+			return E->vars[h];
+	CVar *cv = arena_alloc(E->a, sizeof *cv);
 	cv->var = v;
 	cv->name = cname_get(E->names, v, v->name);
+	E->vars[h] = cv;
 	E->nvars++;
 	return cv;
 }
