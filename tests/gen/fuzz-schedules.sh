@@ -20,12 +20,12 @@
 # which primitives lowering refuses most.
 #
 # Environment: TXC, CC, abs_top_srcdir, abs_top_builddir, SCHEDGEN_COUNT
-# (default 300), TXC_SEED (default 1), TXC_E2E_LLVM=0 (skip the LLVM
+# (default 1000), TXC_SEED (default 1), TXC_E2E_LLVM=0 (skip the LLVM
 # path), TXC_KEEP=1 (keep the work folder), FUZZ_KERNELS='matmul blur'.
 set -u
 : "${TXC:?TXC must name the txc binary}"
 CC=${CC:-cc}
-count=${SCHEDGEN_COUNT:-300}
+count=${SCHEDGEN_COUNT:-1000}
 seed=${TXC_SEED:-1}
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${abs_top_builddir:-.}

@@ -513,7 +513,7 @@ attach(Stage *s)
 static void
 inject(Stage *s)
 {
-	char *why = malloc(160);
+	char *why = arena_alloc(perm, 160);   /* lives as long as the run */
 	switch (rnd(8)) {
 	case 0:
 		emit("  %s.split(nosuch, 4) -> (%s, %s);\n", s->name, fresh_name("q"), fresh_name("q"));
@@ -706,9 +706,11 @@ slurp(const char *path)
 		if ((n += got) == cap)
 			b = realloc(b, (cap *= 2) + 1);
 	fclose(f);
-	if (b)
-		b[n] = 0;
-	return b;
+	if (!b)
+		return NULL;
+	char *r = arena_strndup(perm, b, n);   /* the run's arena holds it */
+	free(b);
+	return r;
 }
 
 static void
