@@ -24,8 +24,63 @@ results=$out/results.txt
 ctimes=$out/compile-times.txt
 : >"$results"
 : >"$ctimes"
+: >"$out/errors.txt"
 log() { echo "bench: $*" >&2; }
 ms_since() { echo "$(( ($(date +%s%N) - $1) / 1000000 ))"; }
+
+# ---- the reference libraries, installed if missing --------------------------
+# make bench installs them with apt-get (as root, or through sudo) unless
+# BENCH_NO_APT=1; a reference that still is not there is skipped below.
+refpkgs="libopenblas-dev libdnnl-dev libhalide14-0-dev"
+if [ "${BENCH_NO_APT:-0}" != 1 ]; then
+	need=
+	for p in $refpkgs; do
+		case $(dpkg-query -W -f '${Status}' "$p" 2>/dev/null || true) in
+		*" installed") ;;
+		*) need="$need $p" ;;
+		esac
+	done
+	if [ -n "$need" ]; then
+		if [ "$(id -u)" -eq 0 ]; then sudo=; else sudo=sudo; fi
+		log "installing the references:$need"
+		# shellcheck disable=SC2086
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get update -q >/dev/null &&
+			DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
+			--no-install-recommends $need >/dev/null ||
+			log "apt-get could not install$need"
+	fi
+fi
+
+# ---- one instruction set for everyone ---------------------------------------
+# The machine class of the comparison is x86-64 with AVX2 + FMA, and txc's
+# CPU micro-kernels are 8-wide AVX2.  On a CPU that also has AVX-512 the
+# libraries would switch to 16-wide kernels (and OpenBLAS 0.3.21, which does
+# not know recent CPU models, to a slow generic one), so by default every
+# side is held to AVX2 + FMA: OpenBLAS's Haswell kernels (what it runs on
+# Haswell and Zen), oneDNN's AVX2 code, Halide's avx2 target and txc's
+# --features=-avx512f (the host's tuning without AVX-512); the peak is the
+# AVX2 FMA peak.  BENCH_ISA=native lets each library use everything the
+# CPU has (the peak column stays AVX2's).
+isa=${BENCH_ISA:-avx2}
+has_avx512=0
+grep -qw avx512f /proc/cpuinfo 2>/dev/null && has_avx512=1
+case $isa in
+avx2)
+	export OPENBLAS_CORETYPE=Haswell DNNL_MAX_CPU_ISA=AVX2 ONEDNN_MAX_CPU_ISA=AVX2
+	halide_target=x86-64-linux-avx-avx2-f16c-fma-sse41
+	set -- --features=-avx512f
+	;;
+native)
+	# OpenBLAS's own detection misses recent AVX-512 models: name the
+	# nearest kernel set it has.
+	[ $has_avx512 = 1 ] && export OPENBLAS_CORETYPE=SkylakeX
+	halide_target=host
+	set --
+	;;
+*) log "BENCH_ISA must be avx2 or native, not '$isa'"; exit 2 ;;
+esac
+txcflags="$*"
+log "instruction set: $isa (this CPU has AVX-512: $([ $has_avx512 = 1 ] && echo yes || echo no))"
 
 # ---- the machine's peak -----------------------------------------------------
 $CC -O2 -mavx2 -mfma -pthread "$srcdir/bench/peak.c" -o peak || exit 1
@@ -52,7 +107,7 @@ if [ -f /usr/include/halide14/Halide.h ] && [ -f /usr/src/halide14/GenGen.cpp ] 
 	/usr/src/halide14/GenGen.cpp -o halide_gen -lHalide14 -lpthread -ldl; then
 	for g in matmul blur; do
 		t0=$(date +%s%N)
-		./halide_gen -g halide_$g -o . -e static_library,h target=host || exit 1
+		./halide_gen -g halide_$g -o . -e static_library,h target=$halide_target || exit 1
 		echo "$g halide14 $(ms_since "$t0")" >>"$ctimes"
 	done
 	$CC $CFLAGS -I/usr/include/halide14 -I. "$srcdir/bench/halide_run.c" halide_matmul.a \
@@ -67,7 +122,8 @@ txc_build() {
 	best=
 	for try in 1 2 3; do
 		t0=$(date +%s%N)
-		if ! "$TXC" "$srcdir/bench/kernels/$tx" -o "$name.o" "$@" 2>"$name.err"; then
+		# shellcheck disable=SC2086
+		if ! "$TXC" "$srcdir/bench/kernels/$tx" -o "$name.o" $txcflags "$@" 2>"$name.err"; then
 			log "txc could not compile $tx: $(head -1 "$name.err")"
 			return 1
 		fi
@@ -124,6 +180,9 @@ for th in 1 2; do
 	[ $have_blur = 1 ] && run $th ./blur_txc 2048 2048
 done
 
+core=$(sed -n "s/^openblas core: //p" "$out/errors.txt" | head -1)
+[ -n "$core" ] && log "OpenBLAS ran its $core kernels"
+
 # ---- the table ------------------------------------------------------------------------
 awk -v p1="$peak1" -v p2="$peak2" '
 function val(s, k,   i, a) { for (i = 1; i <= NF; i++) { split($i, a, "="); if (a[1] == k) return a[2] } return "" }
@@ -152,6 +211,7 @@ END {
 	}
 	printf "\nFMA peak measured in this run: %s GFLOP/s (1 thread), %s GFLOP/s (2 threads)\n", p1, p2
 }' "$results"
+echo "instruction set: $isa (OpenBLAS kernels: ${core:-none}; txc flags: ${txcflags:-none})"
 echo
 echo "compile time (ms): kernel, implementation, milliseconds"
 cat "$ctimes"

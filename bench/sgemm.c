@@ -12,6 +12,7 @@
 #if defined(IMPL_OPENBLAS)
 #include <cblas.h>
 void openblas_set_num_threads(int);
+char *openblas_get_corename(void);
 #define IMPL "openblas"
 #elif defined(IMPL_TXC)
 #include "txrt.h"
@@ -79,6 +80,10 @@ main(int argc, char **argv)
 	}
 	char name[64];
 	snprintf(name, sizeof name, "sgemm_%dx%dx%d", c.M, c.N, c.K);
+#if defined(IMPL_OPENBLAS)
+	/* which kernel set OpenBLAS chose, for the table header */
+	fprintf(stderr, "openblas core: %s\n", openblas_get_corename());
+#endif
 	bench_report(name, IMPL, threads, 2.0 * c.M * c.N * c.K, secs, err);
 	return 0;
 }
