@@ -191,35 +191,50 @@ kloop(Cg *cg, Fma *f, LLVMValueRef from, LLVMValueRef end, int by, LLVMValueRef 
 	*kout = k;
 }
 
-/* The starting values of the block: c's, or zero when f->first holds. */
+/* Asks for the lines of c's block at the start of the kernel: they arrive
+ * while the k loop runs, and c is only read after it (finish), so a block
+ * of c that is not in cache costs no stall.  A prefetch never faults, so
+ * the lines past a masked edge are harmless. */
 static void
-start(Cg *cg, Fma *f, LLVMValueRef *acc, LLVMValueRef *cptr)
+prefetch_c(Cg *cg, Fma *f, LLVMValueRef *cptr)
+{
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), over = LLVMTypeOf(f->c);
+	for (int r = 0; r < f->mr; r++)
+		for (int v = 0; v < f->nv; v++) {
+			LLVMValueRef args[4] = { cptr[r * f->nv + v], LLVMConstInt(i32, 1, 0),
+			    LLVMConstInt(i32, 3, 0), LLVMConstInt(i32, 1, 0) };
+			cg_call_intrinsic(cg, "llvm.prefetch", &over, 1, args, 4);
+		}
+}
+
+/* The accumulators started from zero; unless f->first holds (the reset
+ * form), c's values are added to them now. */
+static void
+finish(Cg *cg, Fma *f, LLVMValueRef *acc, LLVMValueRef *cptr)
 {
 	int n = f->mr * f->nv;
-	LLVMBasicBlockRef zero = bb(cg, f, "czero"), load = bb(cg, f, "cload");
-	LLVMBasicBlockRef join = bb(cg, f, "cstart");
-	LLVMBuildCondBr(cg->b, f->first, zero, load);
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
+	LLVMBasicBlockRef load = bb(cg, f, "cload"), join = bb(cg, f, "cstore");
+	LLVMBuildCondBr(cg->b, f->first, join, load);
 	LLVMPositionBuilderAtEnd(cg->b, load);
-	LLVMValueRef ld[MAXACC];
-	for (int r = 0; r < f->mr; r++)
-		for (int v = 0; v < f->nv; v++)
-			ld[r * f->nv + v] = vload(cg, f, cptr[r * f->nv + v], f->cmask[r][v]);
+	LLVMValueRef sum[MAXACC];
+	for (int i = 0; i < n; i++)
+		sum[i] = LLVMBuildFAdd(cg->b, vload(cg, f, cptr[i], f->cmask[i / f->nv][i % f->nv]),
+		    acc[i], "");
 	LLVMBasicBlockRef load_end = LLVMGetInsertBlock(cg->b);
 	LLVMBuildBr(cg->b, join);
-	LLVMPositionBuilderAtEnd(cg->b, zero);
-	LLVMBuildBr(cg->b, join);
 	LLVMPositionBuilderAtEnd(cg->b, join);
-	LLVMValueRef z = LLVMConstNull(f->v8);
 	for (int i = 0; i < n; i++) {
-		acc[i] = LLVMBuildPhi(cg->b, f->v8, "c");
-		LLVMValueRef in[2] = { ld[i], z };
-		LLVMBasicBlockRef from[2] = { load_end, zero };
-		LLVMAddIncoming(acc[i], in, from, 2);
+		LLVMValueRef phi = LLVMBuildPhi(cg->b, f->v8, "c");
+		LLVMValueRef in[2] = { acc[i], sum[i] };
+		LLVMBasicBlockRef from[2] = { pre, load_end };
+		LLVMAddIncoming(phi, in, from, 2);
+		acc[i] = phi;
 	}
 }
 
-/* The kernel body for the masks and rows set in f: load c, run k (by
- * `by` steps, then one at a time), store. */
+/* The kernel body for the masks and rows set in f: prefetch c, run k (by
+ * `by` steps, then one at a time) from zero, add c, store. */
 static void
 block(Cg *cg, Fma *f, LLVMValueRef K, int by)
 {
@@ -230,8 +245,8 @@ block(Cg *cg, Fma *f, LLVMValueRef K, int by)
 			LLVMValueRef row = gep(cg, f->f32, f->c, mul(cg, f->arow[r], f->csi));
 			cptr[r * f->nv + v] = gep(cg, f->f32, row, c64(f, v * 8));
 		}
-	start(cg, f, acc, cptr);
-	for (int i = per; i < per * f->sets; i++)
+	prefetch_c(cg, f, cptr);
+	for (int i = 0; i < per * f->sets; i++)
 		acc[i] = LLVMConstNull(f->v8);
 	kloop(cg, f, c64(f, 0), K, by, acc, &k);
 	if (by > 1) {
@@ -243,6 +258,7 @@ block(Cg *cg, Fma *f, LLVMValueRef K, int by)
 	for (int s = 1; s < f->sets; s++)
 		for (int i = 0; i < per; i++)
 			acc[i] = LLVMBuildFAdd(cg->b, acc[i], acc[s * per + i], "");
+	finish(cg, f, acc, cptr);
 	for (int r = 0; r < f->mr; r++)
 		for (int v = 0; v < f->nv; v++)
 			vstore(cg, f, acc[r * f->nv + v], cptr[r * f->nv + v], f->cmask[r][v]);
