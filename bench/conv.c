@@ -19,6 +19,11 @@
 #include "txrt.h"
 int conv(int64_t N, int64_t C, int64_t H, int64_t W, int64_t K,
     const float *data, const float *weight, float *out);
+#if defined(TXC_PREPACK)
+/* the kernel's blocked weight layout, filled once outside the timing as
+ * oneDNN's weight reorder is: 16-channel blocks of K, zero-padded */
+int conv_prepack(int64_t K, int64_t C, const float *weight, float *packed);
+#endif
 #define IMPL "txc"
 #else
 #error "define IMPL_TXC or IMPL_DNNL"
@@ -27,6 +32,7 @@ int conv(int64_t N, int64_t C, int64_t H, int64_t W, int64_t K,
 typedef struct {
 	int N, C, H, W, K, R, S, stride, pad, groups, P, Q;
 	float *in, *wt, *out;
+	float *kwt;             /* the weights conv reads: wt, or packed */
 #if defined(IMPL_DNNL)
 	dnnl_primitive_t prim;
 	dnnl_stream_t stream;
@@ -132,7 +138,7 @@ run(void *p)
 	CHECK(dnnl_primitive_execute(c->prim, c->stream, 3, args));
 	CHECK(dnnl_stream_wait(c->stream));
 #else
-	if (conv(c->N, c->C, c->H, c->W, c->K, c->in, c->wt, c->out) != 0) {
+	if (conv(c->N, c->C, c->H, c->W, c->K, c->in, c->kwt, c->out) != 0) {
 		fprintf(stderr, "conv: %s\n", txrt_last_error());
 		exit(1);
 	}
@@ -165,6 +171,14 @@ main(int argc, char **argv)
 	setup(&c);
 #else
 	txrt_set_num_threads(threads);
+	c.kwt = c.wt;
+#if defined(TXC_PREPACK)
+	c.kwt = bench_alloc(sizeof(float) * (size_t)((c.K + 15) / 16 * 16) * c.C * c.R * c.S);
+	if (conv_prepack(c.K, c.C, c.wt, c.kwt) != 0) {
+		fprintf(stderr, "conv_prepack: %s\n", txrt_last_error());
+		return 1;
+	}
+#endif
 #endif
 	double secs = bench_time(run, &c, 2.0);
 #if defined(IMPL_DNNL)

@@ -377,6 +377,29 @@ replace_term(const Lin *l, int i, int64_t sc, IrExpr *by, int64_t c)
 	return combine(scale(rt, sc), scale(tree_of(by), c), 1);
 }
 
+/* Floor division is monotone: -min(A, B)/c >= -B/c and max(A, B)/c >=
+ * B/c, and the quotient stays a quotient, so (K + 15)/16 - 1 -
+ * min(16 ko + 15, K - 1)/16 >= 0 holds through (K - 1)/16 = (K + 15)/16 - 1,
+ * which bounding the quotient as a whole loses. */
+static bool
+prove_minmax_div(Lin *l, VarRange *r, int depth)
+{
+	for (int i = 0; i < l->n; i++) {
+		IrExpr *a = l->t[i].atom, *x = a->a;
+		int64_t m = l->t[i].c, c;
+		if (a->kind != IR_DIV || !ir_is_const(a->b, &c) || c <= 0 || !is_i64(x))
+			continue;
+		if ((m < 0 && x->kind == IR_MIN) || (m > 0 && x->kind == IR_MAX)) {
+			IrExpr *side[2] = { x->a, x->b };
+			for (int s = 0; s < 2; s++)
+				if (prove_nonneg(replace_term(l, i, 1, ir_binop(IR_DIV, side[s], a->b), m),
+				    r, depth - 1))
+					return true;
+		}
+	}
+	return false;
+}
+
 /* Quotients and remainders by constants, when nothing else bounds them:
  * X%c lies in [0, c - 1]; floor division gives X - c < c*(X/c) <= X, and
  * X/c >= 0 where X >= 0 (H/2*2 - 1 <= H - 1; (io*16 + ii)/6*6 >= 0). */
@@ -417,6 +440,8 @@ prove_nonneg(Tree *t, VarRange *r, int depth)
 		return l->k >= 0;
 	if (depth <= 0)
 		return false;
+	if (prove_minmax_div(l, r, depth))
+		return true;
 	/* replace the innermost bounded atom by the bound that minimises */
 	int best = -1, bestd = 1 << 30;
 	IrExpr *bound = NULL;
