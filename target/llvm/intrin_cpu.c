@@ -3,12 +3,14 @@
  *
  * fma_outer(MR, NR, K, c, cs_i, cs_j, a, as_i, as_k, b, bs_k, bs_j, first):
  * c[MR x NR] += a[MR x K] * b[K x NR], with cs_j = bs_j = 1 (tensorize.c
- * checked); when `first` is non-zero the block starts from zero instead
- * of c's values (tensorize.c's reset form).  The block of c lives in
- * MR * NR/8 vector registers (phis of the k loop, so they never go
- * through memory); each k step loads NR/8 vectors of b, broadcasts MR
- * elements of a and issues the fused multiply-adds; c is stored once at
- * the end.  Each tensor argument is a scalar load at the tile's first
+ * checked); when `first` is non-zero c's old values are not used
+ * (tensorize.c's reset form).  The sum lives in MR * NR/8 vector
+ * registers (phis of the k loop, so they never go through memory) that
+ * start from zero; each k step loads NR/8 vectors of b, broadcasts MR
+ * elements of a and issues the fused multiply-adds.  c's lines are
+ * prefetched on entry and its old values added after the k loop, so a
+ * block of c that is not in cache does not stall the start; c is stored
+ * once at the end.  Each tensor argument is a scalar load at the tile's first
  * element: its address is what is passed.
  *
  * The micro-kernel is one internal function per shape (txc.fma_outer.MRxNR,
