@@ -1,9 +1,10 @@
 /* llvm_emit.c: target machines, the optimisation pipeline and output.
  *
  * Builds one module for the kernels (cg_func.c), checks it with LLVM's
- * verifier (a failure is an internal error), runs the new pass manager's
- * "default<On>" pipeline for the target machine, and writes an object,
- * assembly, LLVM IR text or bitcode.  The host triple and CPU (with its
+ * verifier (a failure is an internal error), runs txc's own pass
+ * pipelines (one for the loop nests, one for the micro-kernels; see
+ * optimise) for the target machine, and writes an object, assembly, LLVM
+ * IR text or bitcode.  The host triple and CPU (with its
  * features) are the default; a cross triple defaults to the "generic" CPU.
  * Code is position-independent, as Debian's PIE executables need.
  * LLVM only warns about an unknown CPU or feature (and later aborts in
@@ -236,15 +237,112 @@ llvm_emit_machine(const LlvmOptions *o, char **triple_out)
 	return tm;
 }
 
+/* The passes at -O1 and up (man/txc.1, -O).  The loop nests come from
+ * lowering tiled, vectorized and unrolled as the schedule says, so what
+ * LLVM adds is cleanup: scalar replacement, redundancy and dead-store
+ * elimination, hoisting out of rotated loops; at -O2 and -O3 also loop
+ * unswitching (a padding copy tests its row once, not per element), the
+ * full unrolling of short constant loops and the loop vectorizer, for
+ * the stages the schedule leaves scalar (packing and padding copies),
+ * each followed by hoisting so that the vectorized loops test invariant
+ * conditions once.  LLVM's default<O3> costs two to three times the
+ * compile time for no faster code: its inliner, runtime unrolling,
+ * IndVarSimplify and SLP find nothing the schedule left. */
+static const char nest_o1[] =
+    "function(sroa,early-cse<memssa>,simplifycfg,instcombine<no-verify-fixpoint>,"
+    "loop-mssa(licm,loop-rotate,licm),simplifycfg,gvn,dse,"
+    "instcombine<no-verify-fixpoint>,simplifycfg)";
+static const char nest_o2[] =
+    "function(sroa,early-cse<memssa>,simplifycfg,instcombine<no-verify-fixpoint>,"
+    "loop-mssa(licm,loop-rotate,licm,simple-loop-unswitch<nontrivial;trivial>),"
+    "simplifycfg,loop(loop-unroll-full),gvn,dse,"
+    "instcombine<no-verify-fixpoint>,loop-mssa(licm),loop-vectorize,"
+    "instcombine<no-verify-fixpoint>,loop-mssa(licm),simplifycfg)";
+/* The micro-kernels of intrin_cpu.c come in SSA form, in registers and
+ * unrolled: they need only folding and rotated loops (the code
+ * generator's loop strength reduction then gives each operand one
+ * pointer), and the nest passes above would cost a third of their time
+ * on them. */
+static const char kernel_passes[] =
+    "function(instcombine<no-verify-fixpoint>,loop-mssa(loop-rotate))";
+
+/* A micro-kernel: intrin_cpu.c names them txc.NAME. */
+static bool
+is_kernel(LLVMValueRef f)
+{
+	size_t len;
+	const char *name = LLVMGetValueName2(f, &len);
+	return len > 4 && !strncmp(name, "txc.", 4);
+}
+
+/* Runs passes on the micro-kernels or on the other functions, as
+ * `kernels` says: the rest are marked optnone (with noinline, which
+ * optnone needs) for the run, which makes the pass manager skip them,
+ * and the marks come off afterwards. */
+static LLVMErrorRef
+run_on(LLVMModuleRef mod, bool kernels, const char *passes, LLVMTargetMachineRef tm,
+    LLVMPassBuilderOptionsRef po)
+{
+	LLVMContextRef ctx = LLVMGetModuleContext(mod);
+	unsigned on = LLVMGetEnumAttributeKindForName("optnone", 7);
+	unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
+	LLVMAttributeIndex fi = LLVMAttributeFunctionIndex;
+	LLVMValueRef f, *skip;
+	bool *added;
+	int n = 0, i = 0;
+	LLVMErrorRef err;
+
+	for (f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+		n++;
+	skip = arena_alloc(perm, sizeof *skip * (size_t)(n + 1));
+	added = arena_alloc(perm, sizeof *added * (size_t)(n + 1));
+	n = 0;
+	for (f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+		if (LLVMIsDeclaration(f) || is_kernel(f) == kernels ||
+		    LLVMGetEnumAttributeAtIndex(f, fi, on))
+			continue;
+		added[n] = !LLVMGetEnumAttributeAtIndex(f, fi, ni);
+		if (added[n])
+			LLVMAddAttributeAtIndex(f, fi, LLVMCreateEnumAttribute(ctx, ni, 0));
+		LLVMAddAttributeAtIndex(f, fi, LLVMCreateEnumAttribute(ctx, on, 0));
+		skip[n++] = f;
+	}
+	err = LLVMRunPasses(mod, passes, tm, po);
+	for (i = 0; i < n; i++) {
+		LLVMRemoveEnumAttributeAtIndex(skip[i], fi, on);
+		if (added[i])
+			LLVMRemoveEnumAttributeAtIndex(skip[i], fi, ni);
+	}
+	return err;
+}
+
+static LLVMErrorRef
+optimise(LLVMModuleRef mod, int level, LLVMTargetMachineRef tm)
+{
+	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef err;
+
+	if (level <= 0) {
+		err = LLVMRunPasses(mod, "default<O0>", tm, po);
+	} else {
+		LLVMPassBuilderOptionsSetLoopVectorization(po, level >= 2);
+		LLVMPassBuilderOptionsSetLoopUnrolling(po, level >= 2);
+		err = run_on(mod, false, level >= 2 ? nest_o2 : nest_o1, tm, po);
+		if (!err)
+			err = run_on(mod, true, kernel_passes, tm, po);
+	}
+	LLVMDisposePassBuilderOptions(po);
+	return err;
+}
+
 LLVMModuleRef
 llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o,
     LLVMTargetMachineRef tm, const char *triple, bool packed)
 {
 	Cg cg;
 	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
-	LLVMPassBuilderOptionsRef po;
 	LLVMErrorRef perr;
-	char *msg = NULL, pipeline[32];
+	char *msg = NULL;
 
 	if (!cg_module(&cg, ctx, "txc", funcs, n, td, triple, o->debug, !o->no_contract)) {
 		LLVMDisposeModule(cg.mod);
@@ -267,16 +365,7 @@ llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o
 		ICE("the LLVM backend built an invalid module: %s", msg);
 	}
 	LLVMDisposeMessage(msg);
-	po = LLVMCreatePassBuilderOptions();
-	if (o->opt_level >= 2) {
-		LLVMPassBuilderOptionsSetLoopVectorization(po, 1);
-		LLVMPassBuilderOptionsSetSLPVectorization(po, 1);
-		LLVMPassBuilderOptionsSetLoopUnrolling(po, 1);
-	}
-	snprintf(pipeline, sizeof pipeline, "default<O%d>",
-	    o->opt_level < 0 ? 0 : o->opt_level > 3 ? 3 : o->opt_level);
-	perr = LLVMRunPasses(cg.mod, pipeline, tm, po);
-	LLVMDisposePassBuilderOptions(po);
+	perr = optimise(cg.mod, o->opt_level, tm);
 	if (perr) {
 		char *m = LLVMGetErrorMessage(perr);
 		diag_error(loc_none, "LLVM optimisation failed: %s", m);
