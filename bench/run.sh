@@ -70,18 +70,17 @@ case $isa in
 avx2)
 	export OPENBLAS_CORETYPE=Haswell DNNL_MAX_CPU_ISA=AVX2 ONEDNN_MAX_CPU_ISA=AVX2
 	halide_target=x86-64-linux-avx-avx2-f16c-fma-sse41
-	set -- --features=-avx512f
+	txcflags=--features=-avx512f
 	;;
 native)
 	# OpenBLAS's own detection misses recent AVX-512 models: name the
 	# nearest kernel set it has.
 	[ $has_avx512 = 1 ] && export OPENBLAS_CORETYPE=SkylakeX
 	halide_target=host
-	set --
+	txcflags=
 	;;
 *) log "BENCH_ISA must be avx2 or native, not '$isa'"; exit 2 ;;
 esac
-txcflags="$*"
 log "instruction set: $isa (this CPU has AVX-512: $([ $has_avx512 = 1 ] && echo yes || echo no))"
 
 # ---- the machine's peak -----------------------------------------------------
@@ -175,9 +174,9 @@ fi
 rounds=${BENCH_ROUNDS:-3}
 round=0
 while [ "$round" -lt "$rounds" ]; do
-round=$((round + 1))
-log "sweep $round of $rounds"
-[ "$round" -gt 1 ] && ./peak 2 >>peak.txt
+	round=$((round + 1))
+	log "sweep $round of $rounds"
+	[ "$round" -gt 1 ] && ./peak 2 >>peak.txt
 	for th in 1 2; do
 		for s in $sizes "1000" "M1"; do
 			case $s in

@@ -121,6 +121,9 @@ bool cg_has_load(IrExpr *e);
 
 /* ---- intrin_cpu.c: tensorize intrinsics (CALL_INTRINSIC) as vector code - */
 LLVMValueRef intrin_cpu_emit(Cg *cg, IrExpr *e);
+/* micro-kernel functions are named CG_KERNEL_PREFIX "NAME...";
+ * llvm_emit.c gives them their own pass pipeline */
+#define CG_KERNEL_PREFIX "txc."
 
 /* ---- cg_mem.c ------------------------------------------------------------ */
 LLVMValueRef cg_load(Cg *cg, IrExpr *e);

@@ -332,7 +332,7 @@ kernel_fn(Cg *cg, int MR, int NR, const int64_t *cst, LLVMTypeRef *fty)
 	    LLVMInt1TypeInContext(cg->ctx) };
 	*fty = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), pt, 11, 0);
 	char name[64];
-	int len = snprintf(name, sizeof name, "txc.fma_outer.%dx%d", MR, NR);
+	int len = snprintf(name, sizeof name, CG_KERNEL_PREFIX "fma_outer.%dx%d", MR, NR);
 	static const char tag[4] = { 'c', 'i', 'k', 'b' };
 	for (int i = 0; i < 4 && len > 0 && len < (int)sizeof name; i++)
 		if (cst[i] >= 0)

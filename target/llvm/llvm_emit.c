@@ -266,13 +266,13 @@ static const char nest_o2[] =
 static const char kernel_passes[] =
     "function(instcombine<no-verify-fixpoint>,loop-mssa(loop-rotate))";
 
-/* A micro-kernel: intrin_cpu.c names them txc.NAME. */
+/* A micro-kernel of intrin_cpu.c (named CG_KERNEL_PREFIX...). */
 static bool
 is_kernel(LLVMValueRef f)
 {
-	size_t len;
+	size_t len, plen = strlen(CG_KERNEL_PREFIX);
 	const char *name = LLVMGetValueName2(f, &len);
-	return len > 4 && !strncmp(name, "txc.", 4);
+	return len > plen && !strncmp(name, CG_KERNEL_PREFIX, plen);
 }
 
 /* Runs passes on the micro-kernels or on the other functions, as
