@@ -18,6 +18,7 @@ emit_llvm(IrFunc **funcs, int n, const Options *o, const char *out)
 		.opt_level = o->opt_level,
 		.debug = o->debug,
 		.dlpack = o->dlpack,
+		.time_passes = o->time_passes,
 	};
 	EmitKind k;
 	FILE *fp;

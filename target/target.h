@@ -91,6 +91,7 @@ typedef struct {
 	bool debug;            /* -g: DWARF lines pointing into the .tx file */
 	bool no_contract;      /* forbid fusing a * b + c into an FMA */
 	bool dlpack;           /* --dlpack: also NAME_dlpack (llvm/cg_dlpack.c) */
+	bool time_passes;      /* TXC_TIME_PASSES: time each backend stage */
 } LlvmOptions;
 
 typedef enum { EMIT_OBJ, EMIT_ASM, EMIT_LLVM, EMIT_BC } EmitKind;

@@ -15,13 +15,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitWriter.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "target/llvm/cg.h"
+#include "target/llvm/targets.h"
+
+/* TXC_TIME_PASSES: each backend stage's time, in the form of the
+ * lowering passes' lines (lower/pipeline.c). */
+static double
+now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void
+timed(const LlvmOptions *o, const char *stage, double *t0)
+{
+	double t = now_ms();
+
+	if (o->time_passes)
+		fprintf(stderr, "txc: llvm %-13s %8.3f ms\n", stage, t - *t0);
+	*t0 = t;
+}
 
 static void
 fatal_handler(const char *reason)
@@ -38,11 +61,13 @@ init_targets(void)
 		return;
 	done = true;
 	LLVMInstallFatalErrorHandler(fatal_handler);
-	LLVMInitializeAllTargetInfos();
-	LLVMInitializeAllTargets();
-	LLVMInitializeAllTargetMCs();
-	LLVMInitializeAllAsmPrinters();
-	LLVMInitializeAllAsmParsers();
+	/* only the configured targets (targets.h): with a static libLLVM
+	 * that is all txc links; txc writes no inline assembly, so no
+	 * target needs its assembly parser */
+#define T(name) LLVMInitialize##name##TargetInfo(); LLVMInitialize##name##Target(); \
+	LLVMInitialize##name##TargetMC(); LLVMInitialize##name##AsmPrinter();
+	TXC_LLVM_TARGETS(T)
+#undef T
 }
 
 const char *
@@ -194,6 +219,10 @@ llvm_emit_machine(const LlvmOptions *o, char **triple_out)
 	};
 
 	init_targets();
+	if (o->time_passes && getenv("TXC_TIME_PASSES")[0] == '2') {
+		static const char *const argv[] = { "txc", "-time-passes" };
+		LLVMParseCommandLineOptions(2, argv, NULL);
+	}
 	if (o->triple && *o->triple) {
 		triple = LLVMNormalizeTargetTriple(o->triple);
 		host = !strcmp(triple, llvm_host_triple());
@@ -202,7 +231,9 @@ llvm_emit_machine(const LlvmOptions *o, char **triple_out)
 		host = true;
 	}
 	if (LLVMGetTargetFromTriple(triple, &target, &err)) {
-		diag_error(loc_none, "unknown target '%s': %s", triple, err ? err : "");
+		diag_error(loc_none, "unknown target '%s': %s (this txc writes code for the "
+		    "LLVM targets " TXC_LLVM_TARGET_NAMES "; configure --with-llvm-targets "
+		    "chooses them)", triple, err ? err : "");
 		LLVMDisposeMessage(err);
 		LLVMDisposeMessage(triple);
 		return NULL;
@@ -317,10 +348,12 @@ run_on(LLVMModuleRef mod, bool kernels, const char *passes, LLVMTargetMachineRef
 }
 
 static LLVMErrorRef
-optimise(LLVMModuleRef mod, int level, LLVMTargetMachineRef tm)
+optimise(LLVMModuleRef mod, const LlvmOptions *o, LLVMTargetMachineRef tm)
 {
 	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
 	LLVMErrorRef err;
+	int level = o->opt_level;
+	double t0 = now_ms();
 
 	if (level <= 0) {
 		err = LLVMRunPasses(mod, "default<O0>", tm, po);
@@ -328,8 +361,10 @@ optimise(LLVMModuleRef mod, int level, LLVMTargetMachineRef tm)
 		LLVMPassBuilderOptionsSetLoopVectorization(po, level >= 2);
 		LLVMPassBuilderOptionsSetLoopUnrolling(po, level >= 2);
 		err = run_on(mod, false, level >= 2 ? nest_o2 : nest_o1, tm, po);
+		timed(o, "nest passes", &t0);
 		if (!err)
 			err = run_on(mod, true, kernel_passes, tm, po);
+		timed(o, "kernel passes", &t0);
 	}
 	LLVMDisposePassBuilderOptions(po);
 	return err;
@@ -343,6 +378,7 @@ llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o
 	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
 	LLVMErrorRef perr;
 	char *msg = NULL;
+	double t0 = now_ms();
 
 	if (!cg_module(&cg, ctx, "txc", funcs, n, td, triple, o->debug, !o->no_contract)) {
 		LLVMDisposeModule(cg.mod);
@@ -359,13 +395,15 @@ llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o
 	for (int i = 0; o->dlpack && i < n; i++)
 		cg_dlpack_entry(&cg, funcs[i]);
 	LLVMDisposeTargetData(td);
+	timed(o, "build IR", &t0);
 	if (LLVMVerifyModule(cg.mod, LLVMReturnStatusAction, &msg)) {
 		if (getenv("TXC_DUMP_BAD_LLVM"))
 			LLVMDumpModule(cg.mod);
 		ICE("the LLVM backend built an invalid module: %s", msg);
 	}
 	LLVMDisposeMessage(msg);
-	perr = optimise(cg.mod, o->opt_level, tm);
+	timed(o, "verify", &t0);
+	perr = optimise(cg.mod, o, tm);
 	if (perr) {
 		char *m = LLVMGetErrorMessage(perr);
 		diag_error(loc_none, "LLVM optimisation failed: %s", m);
@@ -380,16 +418,20 @@ bool
 llvm_emit(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind k, FILE *out)
 {
 	char *triple = NULL, *err = NULL;
-	LLVMTargetMachineRef tm = llvm_emit_machine(o, &triple);
+	LLVMTargetMachineRef tm;
 	LLVMContextRef ctx;
 	LLVMModuleRef mod;
 	LLVMMemoryBufferRef mb = NULL;
 	bool ok = true;
+	double t0 = now_ms();
 
+	tm = llvm_emit_machine(o, &triple);
 	if (!tm)
 		return false;
+	timed(o, "target machine", &t0);
 	ctx = LLVMContextCreate();
 	mod = llvm_emit_module(ctx, funcs, n, o, tm, triple, false);
+	t0 = now_ms();
 	if (!mod) {
 		ok = false;
 	} else if (k == EMIT_LLVM) {
@@ -406,6 +448,7 @@ llvm_emit(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind k, FILE *out)
 			mb = NULL;
 			ok = false;
 		}
+		timed(o, "code gen", &t0);
 		if (mb) {
 			size_t len = LLVMGetBufferSize(mb);
 			ok = fwrite(LLVMGetBufferStart(mb), 1, len, out) == len;

@@ -37,4 +37,11 @@ if command -v llvm-dwarfdump-19 >/dev/null 2>&1; then
 fi
 ! "$TXC" --target=nonsense-unknown-none scale.tx -o bad.o 2>err.txt || fail "a bad triple was accepted"
 [ ! -e bad.o ] || fail "a failed compile left bad.o"
+# a target LLVM has but this txc was not configured with (configure
+# --with-llvm-targets): the message names the ones it has
+if ! "$TXC" --target=xcore-unknown-none scale.tx -o xc.o 2>err.txt; then
+	grep -q 'writes code for the LLVM targets .*X86.*--with-llvm-targets' err.txt ||
+		fail "unbuilt target: $(cat err.txt)"
+	[ ! -e xc.o ] || fail "a failed compile left xc.o"
+fi
 exit 0
