@@ -284,6 +284,31 @@ to_mem(Cg *cg, LLVMValueRef v, IrType t)
 	return LLVMBuildZExt(cg->b, v, cg_mem_type(cg, t), "");
 }
 
+/* The element of b at ptr when p (an i1) holds, else 0: a branch around
+ * the load. */
+static LLVMValueRef
+pred_load(Cg *cg, Buffer *b, LLVMValueRef ptr, LLVMValueRef p)
+{
+	LLVMTypeRef et = cg_elem_mem_type(cg, b->elem);
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
+	LLVMBasicBlockRef lb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "pload");
+	LLVMBasicBlockRef jb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "pload.j");
+	LLVMValueRef v, phi;
+
+	LLVMBuildCondBr(cg->b, p, lb, jb);
+	LLVMPositionBuilderAtEnd(cg->b, lb);
+	v = LLVMBuildLoad2(cg->b, et, ptr, b->name);
+	LLVMSetAlignment(v, elem_align(b->elem));
+	tag(cg, v, b);
+	LLVMBuildBr(cg->b, jb);
+	LLVMPositionBuilderAtEnd(cg->b, jb);
+	phi = LLVMBuildPhi(cg->b, et, "");
+	LLVMValueRef vals[2] = { v, LLVMConstNull(et) };
+	LLVMBasicBlockRef bbs[2] = { lb, from };
+	LLVMAddIncoming(phi, vals, bbs, 2);
+	return phi;
+}
+
 LLVMValueRef
 cg_load(Cg *cg, IrExpr *e)
 {
@@ -303,23 +328,7 @@ cg_load(Cg *cg, IrExpr *e)
 			tag(cg, v, b);
 			return from_mem(cg, v, b->elem);
 		}
-		/* predicated scalar load: 0 when the predicate is false */
-		LLVMValueRef p = cg_expr(cg, e->a);
-		LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
-		LLVMBasicBlockRef lb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "pload");
-		LLVMBasicBlockRef jb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "pload.j");
-		LLVMBuildCondBr(cg->b, p, lb, jb);
-		LLVMPositionBuilderAtEnd(cg->b, lb);
-		v = LLVMBuildLoad2(cg->b, et, ptr, b->name);
-		LLVMSetAlignment(v, align);
-		tag(cg, v, b);
-		LLVMBuildBr(cg->b, jb);
-		LLVMPositionBuilderAtEnd(cg->b, jb);
-		LLVMValueRef phi = LLVMBuildPhi(cg->b, et, "");
-		LLVMValueRef vals[2] = { v, LLVMConstNull(et) };
-		LLVMBasicBlockRef bbs[2] = { lb, from };
-		LLVMAddIncoming(phi, vals, bbs, 2);
-		return from_mem(cg, phi, b->elem);
+		return from_mem(cg, pred_load(cg, b, ptr, cg_expr(cg, e->a)), b->elem);
 	}
 	mask = access_mask(cg, e->a, lanes);
 	if (offsets(cg, b, e->load.idx, e->load.nidx, lanes, &off, &step)) {
@@ -342,6 +351,19 @@ cg_load(Cg *cg, IrExpr *e)
 			LLVMSetAlignment(v, align);
 			tag(cg, v, b);
 			return from_mem(cg, cg_broadcast(cg, v, lanes), b->elem);
+		}
+		if (step == 0) {
+			/* one element for every lane, under a mask: one scalar
+			 * load when any lane is on (a gather of one address costs
+			 * eight loads, and LLVM keeps it), broadcast, 0 in the
+			 * lanes that are off, as a masked load leaves them */
+			LLVMTypeRef mt = LLVMTypeOf(mask);
+			LLVMValueRef any = cg_call_intrinsic(cg, "llvm.vector.reduce.or", &mt, 1,
+			    &mask, 1);
+			ptr = LLVMBuildGEP2(cg->b, et, base, &off, 1, "");
+			v = cg_broadcast(cg, pred_load(cg, b, ptr, any), lanes);
+			return from_mem(cg, LLVMBuildSelect(cg->b, mask, v, LLVMConstNull(vt), ""),
+			    b->elem);
 		}
 		/* a constant stride: offsets base + lane * step */
 		LLVMValueRef *elts = arena_alloc(ir_arena, lanes * sizeof *elts);

@@ -273,10 +273,12 @@ llvm_emit_machine(const LlvmOptions *o, char **triple_out)
  * LLVM adds is cleanup: scalar replacement, redundancy and dead-store
  * elimination, hoisting out of rotated loops; at -O2 and -O3 also loop
  * unswitching (a padding copy tests its row once, not per element), the
- * full unrolling of short constant loops and the loop vectorizer, for
- * the stages the schedule leaves scalar (packing and padding copies),
- * each followed by hoisting so that the vectorized loops test invariant
- * conditions once.  LLVM's default<O3> costs two to three times the
+ * loop vectorizer, for the stages the schedule leaves scalar (packing
+ * and padding copies), and then the full unrolling of short constant
+ * loops, each followed by hoisting so that the vectorized loops test
+ * invariant conditions once.  The vectorizer comes first: it turns a
+ * 16-element row copy into two vector moves, where after unrolling the
+ * row it would vectorize the loop around it with gathers and scatters.  LLVM's default<O3> costs two to three times the
  * compile time for no faster code: its inliner, runtime unrolling,
  * IndVarSimplify and SLP find nothing the schedule left. */
 static const char nest_o1[] =
@@ -286,8 +288,8 @@ static const char nest_o1[] =
 static const char nest_o2[] =
     "function(sroa,early-cse<memssa>,simplifycfg,instcombine<no-verify-fixpoint>,"
     "loop-mssa(licm,loop-rotate,licm,simple-loop-unswitch<nontrivial;trivial>),"
-    "simplifycfg,loop(loop-unroll-full),gvn,dse,"
-    "instcombine<no-verify-fixpoint>,loop-mssa(licm),loop-vectorize,"
+    "simplifycfg,loop-vectorize,loop(loop-unroll-full),gvn,dse,"
+    "instcombine<no-verify-fixpoint>,loop-mssa(licm),"
     "instcombine<no-verify-fixpoint>,loop-mssa(licm),simplifycfg)";
 /* The micro-kernels of intrin_cpu.c come in SSA form, in registers and
  * unrolled: they need only folding and rotated loops (the code
