@@ -272,14 +272,16 @@ llvm_emit_machine(const LlvmOptions *o, char **triple_out)
  * lowering tiled, vectorized and unrolled as the schedule says, so what
  * LLVM adds is cleanup: scalar replacement, redundancy and dead-store
  * elimination, hoisting out of rotated loops; at -O2 and -O3 also loop
- * unswitching (a padding copy tests its row once, not per element), the
- * loop vectorizer, for the stages the schedule leaves scalar (packing
- * and padding copies), and then the full unrolling of short constant
- * loops, each followed by hoisting so that the vectorized loops test
- * invariant conditions once.  The vectorizer comes first: it turns a
- * 16-element row copy into two vector moves, where after unrolling the
- * row it would vectorize the loop around it with gathers and scatters.  LLVM's default<O3> costs two to three times the
- * compile time for no faster code: its inliner, runtime unrolling,
+ * unswitching (a padding copy tests its row once, not per element) and
+ * the loop vectorizer, for the stages the schedule leaves scalar
+ * (packing and padding copies), followed by hoisting so that the
+ * vectorized loops test invariant conditions once.  LLVM does not
+ * unroll: what is unrolled is the schedule's choice (unroll), and
+ * LLVM's full unrolling of every short constant loop made GVN and DSE
+ * (which ran after it) and the code generator work on 64 copies of an
+ * 8x8 block the schedule had left a loop (transpose2d: 95 -> 31 ms to
+ * compile).  LLVM's default<O3> costs two to three times the compile
+ * time for no faster code: its inliner, runtime unrolling,
  * IndVarSimplify and SLP find nothing the schedule left. */
 static const char nest_o1[] =
     "function(sroa,early-cse<memssa>,simplifycfg,instcombine<no-verify-fixpoint>,"
@@ -288,8 +290,7 @@ static const char nest_o1[] =
 static const char nest_o2[] =
     "function(sroa,early-cse<memssa>,simplifycfg,instcombine<no-verify-fixpoint>,"
     "loop-mssa(licm,loop-rotate,licm,simple-loop-unswitch<nontrivial;trivial>),"
-    "simplifycfg,loop-vectorize,loop(loop-unroll-full),gvn,dse,"
-    "instcombine<no-verify-fixpoint>,loop-mssa(licm),"
+    "simplifycfg,gvn,dse,loop-vectorize,"
     "instcombine<no-verify-fixpoint>,loop-mssa(licm),simplifycfg)";
 /* The micro-kernels of intrin_cpu.c come in SSA form, in registers and
  * unrolled: they need only folding and rotated loops (the code
