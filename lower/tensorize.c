@@ -810,9 +810,9 @@ zero_for(IrMutator *m, IrStmt *s)
 static IrStmt *
 zero_nest(Tz *t, IrStmt *s, IrExpr **args, int na)
 {
-	if (strcmp(t->k->intr_emit, "fma_outer") != 0 || na != 13 || t->rule->naxes != 2)
+	if (strcmp(t->k->intr_emit, "fma_outer") != 0 || na != 15 || t->rule->naxes != 2)
 		return s;
-	IrExpr *z[13];
+	IrExpr *z[15];
 	memcpy(z, args, sizeof z);
 	z[2] = ir_i64c(0);                 /* no k step */
 	z[6] = z[9] = args[3];             /* a and b are never read (their
@@ -822,7 +822,7 @@ zero_nest(Tz *t, IrStmt *s, IrExpr **args, int na)
 	memset(&zc, 0, sizeof zc);
 	zc.m.stmt[IS_FOR] = zero_for;
 	zc.t = t;
-	zc.call = ir_call_intrinsic(t->k->intr_emit, ir_i32, z, 13);
+	zc.call = ir_call_intrinsic(t->k->intr_emit, ir_i32, z, 15);
 	return ir_mutate_stmt(&zc.m, s);
 }
 
@@ -893,6 +893,11 @@ match_nest(Tz *t, IrStmt *loop)
 			return NULL;
 		}
 	}
+	/* fma_outer's block size, before absorb_tails makes the extents
+	 * max(min(MR, M - i0), 0): the simplifier may drop the min where it
+	 * proves the rest smaller (a size fixed with -D), and the emitter
+	 * needs the full block's shape */
+	IrExpr *shape[2] = { t->ext[t->map[0]], t->n > 1 ? t->ext[t->map[1]] : NULL };
 	if (cond)
 		cond = absorb_tails(t, cond);
 	/* the call: the axes' extents, then the tensors */
@@ -902,8 +907,11 @@ match_nest(Tz *t, IrStmt *loop)
 		args[na++] = t->ext[t->map[a]];
 	for (int i = 0; i < t->nargs; i++)
 		args[na++] = t->args[i];
-	if (!strcmp(t->k->intr_emit, "fma_outer"))
+	if (!strcmp(t->k->intr_emit, "fma_outer")) {
 		args[na++] = reset_arg(t, cond);
+		args[na++] = shape[0];
+		args[na++] = shape[1];
+	}
 	IrStmt *call = ir_evaluate(ir_call_intrinsic(t->k->intr_emit, ir_i32, args, na));
 	t->callx = call->eval.value;
 	call->loc = t->rq->loc;

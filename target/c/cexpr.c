@@ -716,12 +716,14 @@ ex(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 		return ex(E, e->a, NULL, hoist);
 	case IR_CALL:
 		if (e->call.ck == CALL_INTRINSIC && !strcmp(e->call.name, "fma_outer") &&
-		    (e->call.nargs == 12 || e->call.nargs == 13)) {
+		    e->call.nargs == 15) {
+			/* the last two, the full block's shape, only choose the
+			 * LLVM backend's micro-kernel */
 			/* tensorize (lower/tensorize.c): tensors pass as addresses */
 			chelp_use(E, H_FMA_OUTER);
 			char *s = "txc_fma_outer(";
 			for (int i = 0; i < 13; i++) {
-				IrExpr *x = i < e->call.nargs ? e->call.args[i] : ir_i64c(0);
+				IrExpr *x = e->call.args[i];
 				const char *t = x->kind == IR_LOAD ?
 				    P("&%s[%s]", cname_get(E->names, x->load.buf, x->load.buf->name),
 				    cexpr_offset(E, x->load.buf, x->load.idx, x->load.nidx, lane, hoist)) :

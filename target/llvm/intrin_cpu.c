@@ -1,9 +1,10 @@
 /* intrin_cpu.c: the CPU intrinsics of stdlib/intrinsics/cpu.tx, emitted
  * as LLVM vector code (the "how" half of the tensorize table).
  *
- * fma_outer(MR, NR, K, c, cs_i, cs_j, a, as_i, as_k, b, bs_k, bs_j, first):
- * c[MR x NR] += a[MR x K] * b[K x NR], with cs_j = bs_j = 1 (tensorize.c
- * checked); when `first` is non-zero c's old values are not used
+ * fma_outer(mr, nr, K, c, cs_i, cs_j, a, as_i, as_k, b, bs_k, bs_j, first,
+ * MR, NR): c[mr x nr] += a[mr x K] * b[K x nr] for a block of at most the
+ * constant MR x NR, with cs_j = bs_j = 1 (tensorize.c checked); when
+ * `first` is non-zero c's old values are not used
  * (tensorize.c's reset form).  The sum lives in MR * NR/8 vector
  * registers (phis of the k loop, so they never go through memory) that
  * start from zero; each k step loads NR/8 vectors of b, broadcasts MR
@@ -29,8 +30,10 @@
  *     row and are never stored, columns past nr are masked off in every
  *     load of b and c and in the stores (llvm.masked.load/store:
  *     vmaskmovps), so no element outside the block is touched.
- * At the edges of C, tensorize.c passes MR and NR as max(min(6, M - i0), 0)
- * and the like: the constant inside the min is the block's full size.
+ * At the edges of C, tensorize.c passes mr and nr as max(min(6, M - i0), 0)
+ * and the like, and the block's full size as the last two arguments (the
+ * simplifier drops the min where the sizes are constants that make it
+ * redundant).
  */
 #include <stdio.h>
 #include <string.h>
@@ -269,27 +272,6 @@ block(Cg *cg, Fma *f, LLVMValueRef K, int by)
 			vstore(cg, f, acc[r * f->nv + v], cptr[r * f->nv + v], f->cmask[r][v]);
 }
 
-/* The block's full size behind an edge extent max(min(C, e), 0), or -1. */
-static int64_t
-capacity(IrExpr *e)
-{
-	int64_t c, best = -1;
-	if (ir_is_const(e, &c))
-		return c;
-	if (e->kind == IR_MAX) {
-		int64_t x = capacity(e->a), y = capacity(e->b);
-		return x > y ? x : y;
-	}
-	if (e->kind == IR_MIN) {
-		int64_t x = capacity(e->a), y = capacity(e->b);
-		if (x >= 0 && (best < 0 || x < best))
-			best = x;
-		if (y >= 0 && (best < 0 || y < best))
-			best = y;
-	}
-	return best;
-}
-
 /* The masked kernel for runtime extents mr, nr (0 < mr <= MR, nr <= NR;
  * nr NULL: all NR columns, plain loads of b). */
 static void
@@ -440,9 +422,9 @@ static void
 fma_outer(Cg *cg, IrExpr *e)
 {
 	IrExpr **x = e->call.args;
-	int64_t mr = capacity(x[0]), nr = capacity(x[1]);
-	if ((e->call.nargs != 12 && e->call.nargs != 13) || mr <= 0 || nr <= 0 || nr % 8 != 0 ||
-	    mr * (nr / 8) > MAXACC || mr > MAXACC)
+	int64_t mr = -1, nr = -1;
+	if (e->call.nargs != 15 || !ir_is_const(x[13], &mr) || !ir_is_const(x[14], &nr) ||
+	    mr <= 0 || nr <= 0 || nr % 8 != 0 || mr * (nr / 8) > MAXACC || mr > MAXACC)
 		ICE("fma_outer: malformed call");
 	/* strides known here are built into the kernel (one per set of them):
 	 * constant offsets address a and b without integer arithmetic */
@@ -453,15 +435,14 @@ fma_outer(Cg *cg, IrExpr *e)
 			cst[i] = -1;
 	LLVMTypeRef fty;
 	LLVMValueRef fn = kernel_fn(cg, (int)mr, (int)nr, cst, &fty);
-	LLVMValueRef first = e->call.nargs == 13 ? cg_index(cg, x[12], 1) : NULL;
+	LLVMValueRef first = cg_index(cg, x[12], 1);
 	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
 	LLVMValueRef args[11] = {
 		address_of(cg, x[3]), cg_index(cg, x[4], 1),
 		address_of(cg, x[6]), cg_index(cg, x[7], 1), cg_index(cg, x[8], 1),
 		address_of(cg, x[9]), cg_index(cg, x[10], 1),
 		cg_index(cg, x[2], 1), cg_index(cg, x[0], 1), cg_index(cg, x[1], 1),
-		first ? LLVMBuildICmp(cg->b, LLVMIntNE, first, LLVMConstInt(i64, 0, 0), "first") :
-		    LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 0, 0),
+		LLVMBuildICmp(cg->b, LLVMIntNE, first, LLVMConstInt(i64, 0, 0), "first"),
 	};
 	LLVMBuildCall2(cg->b, fty, fn, args, 11, "");
 }
