@@ -24,6 +24,10 @@ int conv(int64_t N, int64_t C, int64_t H, int64_t W, int64_t K,
  * oneDNN's weight reorder is: 16-channel blocks of K, zero-padded */
 int conv_prepack(int64_t K, int64_t C, const float *weight, float *packed);
 #endif
+/* TXC_BLOCKED (the depthwise kernel): conv reads and writes NCHW8c (8
+ * channels of a pixel together, C zero-padded to a multiple of 8) with
+ * weights [C/8][R][S][8], the layouts oneDNN picks for it; the driver
+ * converts to and from them outside the timing, as oneDNN's reorders are. */
 #define IMPL "txc"
 #else
 #error "define IMPL_TXC or IMPL_DNNL"
@@ -172,6 +176,31 @@ main(int argc, char **argv)
 #else
 	txrt_set_num_threads(threads);
 	c.kwt = c.wt;
+#if defined(TXC_BLOCKED)
+	if (c.groups != c.C || c.K != c.C) {
+		fprintf(stderr, "%s: TXC_BLOCKED is the depthwise layout (groups = C = K)\n", argv[0]);
+		return 2;
+	}
+	float *user_in = c.in, *user_out = c.out;
+	{
+		int CB = (c.C + 7) / 8;
+		size_t plane = (size_t)c.H * c.W;
+		float *bin = bench_alloc(sizeof(float) * (size_t)c.N * CB * plane * 8);
+		float *bwt = bench_alloc(sizeof(float) * (size_t)CB * c.R * c.S * 8);
+		for (int n = 0; n < c.N; n++)
+			for (int ch = 0; ch < CB * 8; ch++)
+				for (size_t i = 0; i < plane; i++)
+					bin[(((size_t)n * CB + ch / 8) * plane + i) * 8 + ch % 8] = ch < c.C ?
+					    c.in[((size_t)n * c.C + ch) * plane + i] : 0;
+		for (int ch = 0; ch < CB * 8; ch++)
+			for (int i = 0; i < c.R * c.S; i++)
+				bwt[((size_t)(ch / 8) * c.R * c.S + i) * 8 + ch % 8] = ch < c.C ?
+				    c.wt[(size_t)ch * c.R * c.S + i] : 0;
+		c.in = bin;
+		c.kwt = bwt;
+		c.out = bench_alloc(sizeof(float) * (size_t)c.N * CB * c.P * c.Q * 8);
+	}
+#endif
 #if defined(TXC_PREPACK)
 	c.kwt = bench_alloc(sizeof(float) * (size_t)((c.K + 15) / 16 * 16) * c.C * c.R * c.S);
 	if (conv_prepack(c.K, c.C, c.wt, c.kwt) != 0) {
@@ -183,6 +212,19 @@ main(int argc, char **argv)
 	double secs = bench_time(run, &c, 2.0);
 #if defined(IMPL_DNNL)
 	finish(&c);
+#endif
+#if defined(IMPL_TXC) && defined(TXC_BLOCKED)
+	{
+		int CB = (c.C + 7) / 8;
+		size_t plane = (size_t)c.P * c.Q;
+		for (int n = 0; n < c.N; n++)
+			for (int ch = 0; ch < c.C; ch++)
+				for (size_t i = 0; i < plane; i++)
+					user_out[((size_t)n * c.C + ch) * plane + i] =
+					    c.out[(((size_t)n * CB + ch / 8) * plane + i) * 8 + ch % 8];
+		c.out = user_out;
+		c.in = user_in;
+	}
 #endif
 	double err = 0;
 	uint64_t s = 99;

@@ -10,6 +10,8 @@
  *     for (io, io_s, io_e - io_s) { body, solved guards dropped }  steady
  *     for (io, io_e, end - io_e)   { body }          epilogue
  *
+ * A boundary copy's select, padded[...] = select(c, x[...], 0), is a
+ * guard too: the steady state stores x[...] (Halide's likely()).
  * A conjunct of a guard is solved for the loop when it is a comparison
  * linear in the loop variable (coefficient c != 0) whose other terms,
  * taken at their worst over the loops inside (their ranges must not
@@ -35,7 +37,8 @@
 
 /* A guard conjunct solved for the loop being partitioned. */
 typedef struct {
-	IrStmt *ifs;           /* the If it belongs to */
+	IrStmt *ifs;           /* the If it belongs to (or the store whose
+	                          value is a select on it) */
 	IrExpr *conj;          /* the conjunct (a node of ifs->ifs.cond) */
 	bool ok;               /* solved at every place the If appears */
 } Solved;
@@ -209,6 +212,13 @@ collect(Solve *S, IrStmt *s)
 		collect(S, s->ifs.then_s);
 		collect(S, s->ifs.else_s);
 		return;
+	case IS_STORE:
+		/* a boundary copy, padded[...] = select(in range, x[...], 0):
+		 * its condition is a guard on the value (the steady state
+		 * copies) */
+		if (s->store.value->kind == IR_SELECT && s->store.value->a->type.lanes == 1)
+			solve_cond(S, s, s->store.value->a);
+		return;
 	case IS_BLOCK:
 		for (int i = 0; i < s->block.n; i++)
 			collect(S, s->block.stmts[i]);
@@ -270,8 +280,24 @@ drop_if(IrMutator *m, IrStmt *s)
 	return r;
 }
 
+static IrStmt *
+drop_store(IrMutator *m, IrStmt *s)
+{
+	Solve *S = ((Drop *)m)->S;
+	IrExpr *v = s->store.value;
+	if (v->kind != IR_SELECT || v->a->type.lanes != 1)
+		return s;
+	IrExpr *c = drop_cond(S, s, v->a);
+	if (c == v->a)
+		return s;
+	IrStmt *r = ir_store(s->store.buf, s->store.idx, s->store.nidx,
+	    c ? ir_select(c, v->b, v->c) : v->b, s->store.pred);
+	r->loc = s->loc;
+	return r;
+}
+
 static const IrMutator drop_table = {
-	.stmt = { [IS_IF] = drop_if },
+	.stmt = { [IS_IF] = drop_if, [IS_STORE] = drop_store },
 };
 
 /* ---- the pass ----------------------------------------------------------- */
