@@ -26,13 +26,6 @@
 #include "target/target.h"
 
 /* Backends that are built in; see target/target.h. */
-static double
-now_ms(clockid_t clock)
-{
-	struct timespec ts;
-	clock_gettime(clock, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static bool emit_backend(IrFunc **funcs, int n, const Options *o, const char *out);
 
@@ -355,10 +348,10 @@ compile(Options *o)
 	}
 	const char *tp = getenv("TXC_TIME_PASSES");
 	o->time_passes = tp && *tp && strcmp(tp, "0") != 0;
-	double t0 = now_ms(CLOCK_MONOTONIC);
+	double t0 = clock_ms(CLOCK_MONOTONIC);
 	if (o->time_passes)   /* loading libLLVM and its static constructors */
 		fprintf(stderr, "txc: start-up            %8.3f ms\n",
-		    now_ms(CLOCK_PROCESS_CPUTIME_ID));
+		    clock_ms(CLOCK_PROCESS_CPUTIME_ID));
 	uint32_t file = source_load(o->input);
 	if (!file)
 		return 2;   /* a file that cannot be read: txc(1) EXIT STATUS */
@@ -376,7 +369,7 @@ compile(Options *o)
 	if (!import_resolve(prog, o) || !sema_check(prog))
 		return 1;
 	if (o->time_passes)
-		fprintf(stderr, "txc: front end           %8.3f ms\n", now_ms(CLOCK_MONOTONIC) - t0);
+		fprintf(stderr, "txc: front end           %8.3f ms\n", clock_ms(CLOCK_MONOTONIC) - t0);
 	if (o->check_only)
 		return 0;
 

@@ -99,4 +99,10 @@ extern jmp_buf *diag_catch;
 const char *intern(const char *s, size_t len);
 const char *intern_cstr(const char *s);
 
+/* ---- clock.c ----------------------------------------------------------
+ * Milliseconds on a clock (CLOCK_MONOTONIC: wall time; the process's CPU
+ * time counts what ran before main), for TXC_TIME_PASSES.                  */
+#include <time.h>
+double clock_ms(clockid_t clock);
+
 #endif

@@ -60,9 +60,7 @@ typedef struct {
 static double
 now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return clock_ms(CLOCK_MONOTONIC);
 }
 
 static void
