@@ -19,13 +19,10 @@
  * and selects its instructions once however often the loop nest (and
  * partition.c's copies of it) calls it.  Inside, it picks one of:
  *   - the full block (extents MR and NR), k unrolled by 4;
- *   - full columns and one row (M = 1, a matrix-vector product): its own
- *     copy, with interleaved sets of accumulators so that the FMA
+ *   - full columns and 1..MR-1 rows (the bottom edge, and M = 1): a copy
+ *     of the kernel per row count, plain loads, and for one or two rows
+ *     two or four interleaved sets of accumulators so that the FMA
  *     latency stays hidden;
- *   - full columns and 2..MR-1 rows (the bottom edge): all MR rows, the
- *     missing ones re-reading a's last valid row and never stored, plain
- *     loads of b (one copy for every row count: a copy per count made
- *     the micro-kernel twice as long to compile, for edge rows only);
  *   - otherwise the masked kernel: rows past mr re-read a's last valid
  *     row and are never stored, columns past nr are masked off in every
  *     load of b and c and in the stores (llvm.masked.load/store:
@@ -40,7 +37,7 @@
 
 #include "target/llvm/cg.h"
 
-enum { MAXACC = 16, MAXSET = 4, UNROLL = 2 };
+enum { MAXACC = 16, MAXSET = 4, UNROLL = 4 };
 
 /* The address of a scalar load (flat index after flatten.c). */
 static LLVMValueRef
@@ -272,19 +269,17 @@ block(Cg *cg, Fma *f, LLVMValueRef K, int by)
 			vstore(cg, f, acc[r * f->nv + v], cptr[r * f->nv + v], f->cmask[r][v]);
 }
 
-/* The masked kernel for runtime extents mr, nr (0 < mr <= MR, nr <= NR;
- * nr NULL: all NR columns, plain loads of b). */
+/* The masked kernel for runtime extents mr, nr (0 < mr <= MR, nr <= NR). */
 static void
 masked_block(Cg *cg, Fma *f, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K)
 {
-	LLVMValueRef ones = LLVMConstAllOnes(LLVMVectorType(f->i1, 8));
+	LLVMValueRef nrv = cg_broadcast(cg, nr, 8), ones = LLVMConstAllOnes(LLVMVectorType(f->i1, 8));
 	LLVMValueRef last = LLVMBuildSub(cg->b, mr, c64(f, 1), "");
 	for (int v = 0; v < f->nv; v++) {
 		LLVMValueRef lane[8];
 		for (int l = 0; l < 8; l++)
 			lane[l] = c64(f, v * 8 + l);
-		f->bmask[v] = nr ? LLVMBuildICmp(cg->b, LLVMIntSLT, LLVMConstVector(lane, 8),
-		    cg_broadcast(cg, nr, 8), "cols") : NULL;
+		f->bmask[v] = LLVMBuildICmp(cg->b, LLVMIntSLT, LLVMConstVector(lane, 8), nrv, "cols");
 	}
 	for (int r = 0; r < f->mr; r++) {
 		LLVMValueRef in = LLVMBuildICmp(cg->b, LLVMIntSLT, c64(f, r), mr, "");
@@ -292,7 +287,7 @@ masked_block(Cg *cg, Fma *f, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K)
 		LLVMValueRef rowm = LLVMBuildSelect(cg->b, in, ones,
 		    LLVMConstNull(LLVMVectorType(f->i1, 8)), "");
 		for (int v = 0; v < f->nv; v++)
-			f->cmask[r][v] = f->bmask[v] ? LLVMBuildAnd(cg->b, rowm, f->bmask[v], "") : rowm;
+			f->cmask[r][v] = LLVMBuildAnd(cg->b, rowm, f->bmask[v], "");
 	}
 	f->masked = true;
 	block(cg, f, K, 1);
@@ -385,26 +380,20 @@ kernel_fn(Cg *cg, int MR, int NR, const int64_t *cst, LLVMTypeRef *fty)
 	LLVMBuildCondBr(cg->b, LLVMBuildAnd(cg->b, colsfull,
 	    LLVMBuildICmp(cg->b, LLVMIntSLT, vm, c64(&f, MR), ""), ""), brows, bmask);
 	LLVMPositionBuilderAtEnd(cg->b, brows);
-	LLVMBasicBlockRef bclamp = bb(cg, &f, "clamped");
-	LLVMBasicBlockRef brow1 = bb(cg, &f, "row1");
-	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, vm, c64(&f, 1), ""), brow1,
-	    bclamp);
-	/* one row (a matrix-vector product): its own copy, with enough
-	 * independent accumulators to cover the FMA latency */
-	LLVMPositionBuilderAtEnd(cg->b, brow1);
-	plain(&f, 1);
-	f.sets = f.nv >= 8 ? 1 : (8 + f.nv - 1) / f.nv;
-	if (f.sets > MAXSET)
-		f.sets = MAXSET;
-	block(cg, &f, K, f.sets);
-	f.sets = 1;
-	LLVMBuildBr(cg->b, done);
-	/* 2..MR-1 rows: all MR rows, the missing ones re-reading the last
-	 * row of a and not stored; b's loads stay plain */
-	LLVMPositionBuilderAtEnd(cg->b, bclamp);
-	plain(&f, MR);
-	masked_block(cg, &f, vm, NULL, K);
-	LLVMBuildBr(cg->b, done);
+	LLVMValueRef sw = LLVMBuildSwitch(cg->b, vm, bmask, (unsigned)MR - 1);
+	for (int r = 1; r < MR; r++) {
+		LLVMBasicBlockRef br = bb(cg, &f, "row");
+		LLVMAddCase(sw, c64(&f, r), br);
+		LLVMPositionBuilderAtEnd(cg->b, br);
+		plain(&f, r);
+		/* enough independent accumulators to cover the FMA latency */
+		f.sets = r * f.nv >= 8 ? 1 : (8 + r * f.nv - 1) / (r * f.nv);
+		if (f.sets > MAXSET)
+			f.sets = MAXSET;
+		block(cg, &f, K, f.sets);
+		f.sets = 1;
+		LLVMBuildBr(cg->b, done);
+	}
 	/* the rest: masked columns (and clamped rows) */
 	LLVMPositionBuilderAtEnd(cg->b, bmask);
 	plain(&f, MR);
