@@ -43,7 +43,7 @@ typedef struct {
 	const char **incdirs; int nincdirs;   /* -I */
 	const char *dump_after;     /* --dump-after=PASS */
 	bool dlpack;                /* --dlpack: NAME_dlpack in the object and -H */
-	bool time_passes;           /* TXC_TIME_PASSES set (not 0) */
+	int time_passes;            /* TXC_TIME_PASSES: 0 (unset or 0), 1, 2 */
 } Options;
 
 /* import.c: loads `import` files (relative to the importing file, then -I

@@ -26,7 +26,6 @@
 #include "target/target.h"
 
 /* Backends that are built in; see target/target.h. */
-
 static bool emit_backend(IrFunc **funcs, int n, const Options *o, const char *out);
 
 static void
@@ -347,7 +346,7 @@ compile(Options *o)
 			return 1;
 	}
 	const char *tp = getenv("TXC_TIME_PASSES");
-	o->time_passes = tp && *tp && strcmp(tp, "0") != 0;
+	o->time_passes = !tp || !*tp || !strcmp(tp, "0") ? 0 : !strcmp(tp, "2") ? 2 : 1;
 	double t0 = clock_ms(CLOCK_MONOTONIC);
 	if (o->time_passes)   /* loading libLLVM and its static constructors */
 		fprintf(stderr, "txc: start-up            %8.3f ms\n",
@@ -396,7 +395,7 @@ compile(Options *o)
 		 * unroll and vectorize rewrite them */
 		.stop_after = o->emit == OUT_LOOPS ? "simplify" : NULL,
 	};
-	lo.time_passes = o->time_passes;
+	lo.time_passes = o->time_passes > 0;
 
 	/* Only the kernels of the file itself are compiled; imported ones
 	 * are compiled where they are named with -k. */

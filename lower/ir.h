@@ -226,6 +226,11 @@ IrExpr *ir_ramp(IrExpr *base, IrExpr *stride, int lanes);
 IrExpr *ir_broadcast(IrExpr *a, int lanes);   /* lanes 1: a itself */
 IrExpr *ir_call_builtin(Builtin bi, IrType t, IrExpr **args, int nargs);
 IrExpr *ir_call_intrinsic(const char *name, IrType t, IrExpr **args, int nargs);
+/* The arguments of the "fma_outer" intrinsic call (lower/tensorize.c builds
+ * it, target/llvm/intrin_cpu.c and target/c/cexpr.c emit it): mr, nr, K,
+ * c, cs_i, cs_j, a, as_i, as_k, b, bs_k, bs_j, first, then the block's
+ * constant full shape MR, NR, which only the LLVM emitter reads. */
+enum { FMA_OUTER_ARGS = 13, FMA_OUTER_NARGS = FMA_OUTER_ARGS + 2 };
 IrExpr *ir_let(Var *v, IrExpr *value, IrExpr *body);
 /* Shorthands for index arithmetic (no folding). */
 IrExpr *ir_add(IrExpr *a, IrExpr *b);

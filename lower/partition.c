@@ -173,6 +173,15 @@ solve_cond(Solve *S, IrStmt *ifs, IrExpr *c)
 	note(S, ifs, c, ok);
 }
 
+/* The condition of a boundary copy, padded[...] = select(in range, x[...],
+ * 0) (a guard on the stored value: the steady state copies), or NULL. */
+static IrExpr *
+select_guard(IrStmt *store)
+{
+	IrExpr *v = store->store.value;
+	return v->kind == IR_SELECT && v->a->type.lanes == 1 ? v->a : NULL;
+}
+
 /* Walks the loop body: inner loop ranges and lets in scope, guards solved. */
 static void
 collect(Solve *S, IrStmt *s)
@@ -213,11 +222,8 @@ collect(Solve *S, IrStmt *s)
 		collect(S, s->ifs.else_s);
 		return;
 	case IS_STORE:
-		/* a boundary copy, padded[...] = select(in range, x[...], 0):
-		 * its condition is a guard on the value (the steady state
-		 * copies) */
-		if (s->store.value->kind == IR_SELECT && s->store.value->a->type.lanes == 1)
-			solve_cond(S, s, s->store.value->a);
+		if (select_guard(s))
+			solve_cond(S, s, select_guard(s));
 		return;
 	case IS_BLOCK:
 		for (int i = 0; i < s->block.n; i++)
@@ -284,11 +290,11 @@ static IrStmt *
 drop_store(IrMutator *m, IrStmt *s)
 {
 	Solve *S = ((Drop *)m)->S;
-	IrExpr *v = s->store.value;
-	if (v->kind != IR_SELECT || v->a->type.lanes != 1)
+	IrExpr *v = s->store.value, *g = select_guard(s);
+	if (!g)
 		return s;
-	IrExpr *c = drop_cond(S, s, v->a);
-	if (c == v->a)
+	IrExpr *c = drop_cond(S, s, g);
+	if (c == g)
 		return s;
 	IrStmt *r = ir_store(s->store.buf, s->store.idx, s->store.nidx,
 	    c ? ir_select(c, v->b, v->c) : v->b, s->store.pred);

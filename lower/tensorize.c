@@ -810,9 +810,10 @@ zero_for(IrMutator *m, IrStmt *s)
 static IrStmt *
 zero_nest(Tz *t, IrStmt *s, IrExpr **args, int na)
 {
-	if (strcmp(t->k->intr_emit, "fma_outer") != 0 || na != 15 || t->rule->naxes != 2)
+	if (strcmp(t->k->intr_emit, "fma_outer") != 0 || na != FMA_OUTER_NARGS ||
+	    t->rule->naxes != 2)
 		return s;
-	IrExpr *z[15];
+	IrExpr *z[FMA_OUTER_NARGS];
 	memcpy(z, args, sizeof z);
 	z[2] = ir_i64c(0);                 /* no k step */
 	z[6] = z[9] = args[3];             /* a and b are never read (their
@@ -822,7 +823,7 @@ zero_nest(Tz *t, IrStmt *s, IrExpr **args, int na)
 	memset(&zc, 0, sizeof zc);
 	zc.m.stmt[IS_FOR] = zero_for;
 	zc.t = t;
-	zc.call = ir_call_intrinsic(t->k->intr_emit, ir_i32, z, 15);
+	zc.call = ir_call_intrinsic(t->k->intr_emit, ir_i32, z, FMA_OUTER_NARGS);
 	return ir_mutate_stmt(&zc.m, s);
 }
 

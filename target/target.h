@@ -91,7 +91,8 @@ typedef struct {
 	bool debug;            /* -g: DWARF lines pointing into the .tx file */
 	bool no_contract;      /* forbid fusing a * b + c into an FMA */
 	bool dlpack;           /* --dlpack: also NAME_dlpack (llvm/cg_dlpack.c) */
-	bool time_passes;      /* TXC_TIME_PASSES: time each backend stage */
+	int time_passes;       /* TXC_TIME_PASSES: 1 times each backend stage,
+	                          2 also prints LLVM's report of its passes */
 } LlvmOptions;
 
 typedef enum { EMIT_OBJ, EMIT_ASM, EMIT_LLVM, EMIT_BC } EmitKind;

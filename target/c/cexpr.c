@@ -716,13 +716,13 @@ ex(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 		return ex(E, e->a, NULL, hoist);
 	case IR_CALL:
 		if (e->call.ck == CALL_INTRINSIC && !strcmp(e->call.name, "fma_outer") &&
-		    e->call.nargs == 15) {
-			/* the last two, the full block's shape, only choose the
-			 * LLVM backend's micro-kernel */
-			/* tensorize (lower/tensorize.c): tensors pass as addresses */
+		    e->call.nargs == FMA_OUTER_NARGS) {
+			/* tensorize (lower/tensorize.c): tensors pass as
+			 * addresses; the block's full shape, the last arguments,
+			 * only chooses the LLVM backend's micro-kernel */
 			chelp_use(E, H_FMA_OUTER);
 			char *s = "txc_fma_outer(";
-			for (int i = 0; i < 13; i++) {
+			for (int i = 0; i < FMA_OUTER_ARGS; i++) {
 				IrExpr *x = e->call.args[i];
 				const char *t = x->kind == IR_LOAD ?
 				    P("&%s[%s]", cname_get(E->names, x->load.buf, x->load.buf->name),

@@ -412,7 +412,8 @@ fma_outer(Cg *cg, IrExpr *e)
 {
 	IrExpr **x = e->call.args;
 	int64_t mr = -1, nr = -1;
-	if (e->call.nargs != 15 || !ir_is_const(x[13], &mr) || !ir_is_const(x[14], &nr) ||
+	if (e->call.nargs != FMA_OUTER_NARGS || !ir_is_const(x[FMA_OUTER_ARGS], &mr) ||
+	    !ir_is_const(x[FMA_OUTER_ARGS + 1], &nr) ||
 	    mr <= 0 || nr <= 0 || nr % 8 != 0 || mr * (nr / 8) > MAXACC || mr > MAXACC)
 		ICE("fma_outer: malformed call");
 	/* strides known here are built into the kernel (one per set of them):

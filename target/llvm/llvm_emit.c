@@ -216,9 +216,11 @@ llvm_emit_machine(const LlvmOptions *o, char **triple_out)
 	};
 
 	init_targets();
-	if (o->time_passes && getenv("TXC_TIME_PASSES")[0] == '2') {
+	static bool llvm_timers;   /* LLVM parses its options once a process */
+	if (o->time_passes >= 2 && !llvm_timers) {
 		static const char *const argv[] = { "txc", "-time-passes" };
 		LLVMParseCommandLineOptions(2, argv, NULL);
+		llvm_timers = true;
 	}
 	if (o->triple && *o->triple) {
 		triple = LLVMNormalizeTargetTriple(o->triple);
@@ -359,7 +361,6 @@ optimise(LLVMModuleRef mod, const LlvmOptions *o, LLVMTargetMachineRef tm)
 		err = LLVMRunPasses(mod, "default<O0>", tm, po);
 	} else {
 		LLVMPassBuilderOptionsSetLoopVectorization(po, level >= 2);
-		LLVMPassBuilderOptionsSetLoopUnrolling(po, level >= 2);
 		err = run_on(mod, false, level >= 2 ? nest_o2 : nest_o1, tm, po);
 		timed(o, "nest passes", &t0);
 		if (!err)
