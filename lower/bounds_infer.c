@@ -29,6 +29,34 @@ typedef struct {
 
 /* ---- the scope of a question: which variables vary ------------------ */
 
+/* Whether root axis `root` of c is split with tail=round_up (directly or
+ * through the outer or inner axes of its splits): while L->rounding, a
+ * stage computed inside c's blocks sees whole blocks of it. */
+static bool
+rounded_root(Lower *L, LStage *c, int root)
+{
+	if (!L->rounding)
+		return false;
+	for (int i = 0; i < c->nrels; i++) {
+		Rel *r = &c->rels[i];
+		if (r->fuse || !r->round_up)
+			continue;
+		int a = r->parent;
+		for (bool up = true; up && a != root; ) {
+			up = false;
+			for (int j = 0; j < c->nrels; j++)
+				if (!c->rels[j].fuse && (c->rels[j].outer == a || c->rels[j].inner == a)) {
+					a = c->rels[j].parent;
+					up = true;
+					break;
+				}
+		}
+		if (a == root)
+			return true;
+	}
+	return false;
+}
+
 /* The variables of c that vary inside loop `leaf` (-1: all of c), with
  * c's root axes bounded by what its loops cover there. */
 static VarRange *
@@ -61,8 +89,9 @@ stage_scope(Lower *L, LStage *c, int leaf)
 		if (leaf >= 0) {
 			IrExpr *l, *h;
 			if (lin_interval(axes_root_value(c, ax), r, NULL, &l, &h)) {
-				lo = lin_max(l, dlo, r);
-				hi = lin_min(h, dhi, r);
+				bool whole = rounded_root(L, c, ax);   /* the block, past the end */
+				lo = whole ? l : lin_max(l, dlo, r);
+				hi = whole ? h : lin_min(h, dhi, r);
 			}
 		}
 		r = lin_push(r, a->var, lo, hi, true);
@@ -262,46 +291,97 @@ stage_of_buf(Lower *L, Buffer *b)
 	return NULL;
 }
 
-static void
+/* Checks every access of e under the facts f; returns e, or, while
+ * L->rounding, e with the indices that a whole block would take past the
+ * end of a tensor clamped into it (the first pass, without rounding, has
+ * proved every access the kernel needs, so such a point only feeds
+ * values no consumer reads).  A clamp whose index may still fall outside
+ * (no proof either way) is an error, as without rounding. */
+static IrExpr *
 check_walk(Check *c, IrExpr *e, Fact *f)
 {
 	if (!e)
-		return;
+		return e;
 	if (e->kind == IR_SELECT) {
-		check_walk(c, e->a, f);
-		check_walk(c, e->b, lin_facts(e->a, true, f));
-		check_walk(c, e->c, lin_facts(e->a, false, f));
-		return;
+		IrExpr *a = check_walk(c, e->a, f);
+		IrExpr *b = check_walk(c, e->b, lin_facts(e->a, true, f));
+		IrExpr *x = check_walk(c, e->c, lin_facts(e->a, false, f));
+		if (a == e->a && b == e->b && x == e->c)
+			return e;
+		IrExpr *n = ir_select(a, b, x);
+		n->loc = e->loc;
+		return n;
 	}
-	check_walk(c, e->a, f);
-	check_walk(c, e->b, f);
-	check_walk(c, e->c, f);
-	if (e->kind == IR_CALL)
-		for (int i = 0; i < e->call.nargs; i++)
-			check_walk(c, e->call.args[i], f);
+	IrExpr *a = check_walk(c, e->a, f), *b = check_walk(c, e->b, f);
+	IrExpr *x = check_walk(c, e->c, f);
+	IrExpr *n = e;
+	if (a != e->a || b != e->b || x != e->c) {
+		n = arena_alloc(ir_arena, sizeof *n);
+		*n = *e;
+		n->a = a, n->b = b, n->c = x;
+	}
+	if (e->kind == IR_CALL) {
+		IrExpr **args = NULL;
+		for (int i = 0; i < e->call.nargs; i++) {
+			IrExpr *y = check_walk(c, e->call.args[i], f);
+			if (y == e->call.args[i])
+				continue;
+			if (!args) {
+				args = arena_alloc(ir_arena, e->call.nargs * sizeof *args);
+				memcpy(args, e->call.args, e->call.nargs * sizeof *args);
+				if (n == e) {
+					n = arena_alloc(ir_arena, sizeof *n);
+					*n = *e;
+				}
+				n->call.args = args;
+			}
+			args[i] = y;
+		}
+	}
 	if (e->kind != IR_LOAD)
-		return;
+		return n;
 	LStage *t = stage_of_buf(c->L, e->load.buf);
+	IrExpr **idx = NULL;
 	for (int d = 0; d < e->load.nidx; d++) {
-		IrExpr *idx = e->load.idx[d];
-		check_walk(c, idx, f);
-		if (!t || !t->shape)
-			continue;
-		IrExpr *lo, *hi;
-		IrExpr *top = lin_normalize(ir_sub(t->shape[d], ir_i64c(1)));
-		Loc at = idx->loc.file ? idx->loc : e->loc;
-		bool ok = lin_interval(idx, c->scope, f, &lo, &hi) &&
-		    lin_prove_le(ir_i64c(0), lo, c->scope) && lin_prove_le(hi, top, c->scope);
-		if (ok || reported(c, at))
-			continue;
-		if (!lo || !hi)
-			diag_error(at, "index '%s' of '%s' cannot be bounded, so it may be out of bounds",
-			    stage_loc_text(at), t->name);
-		else
-			diag_error(at, "index '%s' of '%s' may be out of bounds: needs [%s, %s] but '%s' "
-			    "has extent %s in dimension %d", stage_loc_text(at), t->name, ir_expr_str(lo),
-			    ir_expr_str(hi), t->name, ir_expr_str(t->shape[d]), d);
+		IrExpr *in = check_walk(c, e->load.idx[d], f), *out = in;
+		if (t && t->shape) {
+			IrExpr *lo, *hi;
+			IrExpr *top = lin_normalize(ir_sub(t->shape[d], ir_i64c(1)));
+			Loc at = in->loc.file ? in->loc : e->loc;
+			bool bounded = lin_interval(in, c->scope, f, &lo, &hi);
+			bool lo_ok = bounded && lin_prove_le(ir_i64c(0), lo, c->scope);
+			bool hi_ok = bounded && lin_prove_le(hi, top, c->scope);
+			if (c->L->rounding && bounded) {
+				if (!hi_ok)
+					out = ir_min(out, top);
+				if (!lo_ok)
+					out = ir_max(out, ir_i64c(0));
+				out->loc = in->loc;
+			} else if ((!lo_ok || !hi_ok) && !reported(c, at)) {
+				if (!lo || !hi)
+					diag_error(at, "index '%s' of '%s' cannot be bounded, so it may be out "
+					    "of bounds", stage_loc_text(at), t->name);
+				else
+					diag_error(at, "index '%s' of '%s' may be out of bounds: needs [%s, %s] "
+					    "but '%s' has extent %s in dimension %d", stage_loc_text(at), t->name,
+					    ir_expr_str(lo), ir_expr_str(hi), t->name, ir_expr_str(t->shape[d]), d);
+			}
+		}
+		if (out != e->load.idx[d] && !idx) {
+			idx = arena_alloc(ir_arena, e->load.nidx * sizeof *idx);
+			memcpy(idx, e->load.idx, e->load.nidx * sizeof *idx);
+		}
+		if (idx)
+			idx[d] = out;
 	}
+	if (!idx)
+		return n;
+	if (n == e) {
+		n = arena_alloc(ir_arena, sizeof *n);
+		*n = *e;
+	}
+	n->load.idx = idx;
+	return n;
 }
 
 /* ---- split tails ----------------------------------------------------- */
@@ -365,14 +445,15 @@ alloc_extent(Lower *L, IrExpr *e)
 	return ir_max(e, ir_i64c(0));
 }
 
-bool
-bounds_infer_stages(Lower *L)
+static bool
+infer(Lower *L)
 {
 	int before = diag_errors();
 	for (int i = L->nstages - 1; i >= 0; i--) {
 		LStage *s = L->stages[i];
 		if (s->input || s->compute.kind == LEVEL_INLINE)
 			continue;
+		s->bounded = false;
 		int nroots = s->ndims + s->nred;
 		s->dmin = arena_alloc(ir_arena, (nroots + 1) * sizeof *s->dmin);
 		s->dext = arena_alloc(ir_arena, (nroots + 1) * sizeof *s->dext);
@@ -424,9 +505,39 @@ bounds_infer_stages(Lower *L)
 		if (s->input || !s->bounded)
 			continue;
 		c.scope = stage_scope(L, s, -1);
-		check_walk(&c, s->value, NULL);
-		check_walk(&c, s->rpred, NULL);
-		check_walk(&c, s->rbody, lin_facts(s->rpred, true, NULL));
+		s->value = check_walk(&c, s->value, NULL);
+		s->rpred = check_walk(&c, s->rpred, NULL);
+		s->rbody = check_walk(&c, s->rbody, lin_facts(s->rpred, true, NULL));
 	}
 	return diag_errors() == before;
+}
+
+static bool
+any_round_up(Lower *L)
+{
+	for (int i = 0; i < L->nstages; i++)
+		for (int j = 0; j < L->stages[i]->nrels; j++)
+			if (L->stages[i]->rels[j].round_up)
+				return true;
+	return false;
+}
+
+/* Without tail=round_up, one pass.  With it, a first pass without rounding
+ * proves every access the kernel needs (and reports the ones it cannot),
+ * then a second pass rounds the regions up and clamps what only whole
+ * blocks read past the end. */
+bool
+bounds_infer_stages(Lower *L)
+{
+	L->rounding = false;
+	if (!any_round_up(L))
+		return infer(L);
+	VarRange *ranges = L->ranges;
+	int nchecks = L->nchecks;
+	if (!infer(L))
+		return false;
+	L->ranges = ranges;
+	L->nchecks = nchecks;
+	L->rounding = true;
+	return infer(L);
 }

@@ -72,6 +72,9 @@ typedef struct {
 	int parent, outer, inner;
 	int64_t factor;
 	TailKind tail;
+	bool round_up;         /* tail=round_up: a guard for this stage, whole
+	                          blocks for the stages computed inside them
+	                          (bounds_infer.c) */
 	Loc loc;
 } Rel;
 
@@ -142,6 +145,7 @@ typedef struct {
 	const char **poison; int npoison, cappoison;  /* stages failed primitives would have made */
 	bool quiet_fail;                           /* a primitive failed without a diagnostic */
 	bool regions_ok;                           /* bounds_infer found every region */
+	bool rounding;                             /* bounds_infer: tail=round_up in effect */
 } Lower;
 
 /* stage.c: stages from the kernel's tensors; definitions as IR. */

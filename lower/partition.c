@@ -306,11 +306,152 @@ static const IrMutator drop_table = {
 	.stmt = { [IS_IF] = drop_if, [IS_STORE] = drop_store },
 };
 
+/* ---- unswitching the guarded statements only ---------------------------- */
+
+static bool
+any_dropped(Solve *S, IrStmt *ifs, IrExpr *c)
+{
+	if (c->kind == IR_AND)
+		return any_dropped(S, ifs, c->a) || any_dropped(S, ifs, c->b);
+	return dropped(S, ifs, c);
+}
+
+/* Whether s holds a guard solved for the loop (that the steady state drops). */
+static bool
+guarded(Solve *S, IrStmt *s)
+{
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case IS_IF:
+		if (s->ifs.cond->type.lanes == 1 && any_dropped(S, s, s->ifs.cond))
+			return true;
+		return guarded(S, s->ifs.then_s) || guarded(S, s->ifs.else_s);
+	case IS_STORE:
+		return select_guard(s) && any_dropped(S, s, select_guard(s));
+	case IS_FOR:
+		return guarded(S, s->loop.body);
+	case IS_LET:
+		return guarded(S, s->let.body);
+	case IS_ALLOCATE:
+		return guarded(S, s->alloc.body);
+	case IS_PRODUCE:
+		return guarded(S, s->produce.body);
+	case IS_BLOCK:
+		for (int i = 0; i < s->block.n; i++)
+			if (guarded(S, s->block.stmts[i]))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* Whether s has a loop that repeats and holds no solved guard: code that a
+ * split of the loop would copy for nothing. */
+static bool
+shares_loop(Solve *S, IrStmt *s)
+{
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case IS_FOR:
+		if (s->loop.fk != FOR_VECTORIZED && !guarded(S, s))
+			return true;
+		return shares_loop(S, s->loop.body);
+	case IS_IF:
+		return shares_loop(S, s->ifs.then_s) || shares_loop(S, s->ifs.else_s);
+	case IS_LET:
+		return shares_loop(S, s->let.body);
+	case IS_ALLOCATE:
+		return shares_loop(S, s->alloc.body);
+	case IS_PRODUCE:
+		return shares_loop(S, s->produce.body);
+	case IS_BLOCK:
+		for (int i = 0; i < s->block.n; i++)
+			if (shares_loop(S, s->block.stmts[i]))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* An If unswitch() made: the pass partitions its steady branch with the
+ * loop variable in the steady range, and leaves the other (the guarded
+ * original, short) alone. */
+typedef struct {
+	IrStmt *ifs;
+	Var *v;
+	Interval steady;
+} Unswitched;
+
+typedef struct {
+	Solve *S;
+	IrExpr *cond;          /* the loop variable in its steady range */
+	Interval steady;
+	Unswitched **list; int *n, *cap;
+} Place;
+
+static IrStmt *
+with_body(IrStmt *s, IrStmt *body)
+{
+	IrStmt *r = arena_alloc(ir_arena, sizeof *r);
+	*r = *s;
+	switch (s->kind) {
+	case IS_FOR: r->loop.body = body; break;
+	case IS_LET: r->let.body = body; break;
+	case IS_ALLOCATE: r->alloc.body = body; break;
+	case IS_PRODUCE: r->produce.body = body; break;
+	default: ICE("with_body: statement kind %d", (int)s->kind);
+	}
+	return r;
+}
+
+/* s with each smallest statement that holds the solved guards and no loop
+ * worth sharing replaced by if (steady) { it, guards dropped } else { it }:
+ * the If sinks through blocks, allocations, lets and loops whose other
+ * parts it would otherwise copy. */
+static IrStmt *
+unswitch(Place *pl, IrStmt *s)
+{
+	if (!s || !guarded(pl->S, s))
+		return s;
+	IrStmt *b;
+	switch (s->kind) {
+	case IS_BLOCK: {
+		IrStmt **out = arena_alloc(ir_arena, s->block.n * sizeof *out);
+		for (int i = 0; i < s->block.n; i++)
+			out[i] = unswitch(pl, s->block.stmts[i]);
+		return ir_block(out, s->block.n);
+	}
+	case IS_LET: b = s->let.body; break;
+	case IS_ALLOCATE: b = s->alloc.body; break;
+	case IS_PRODUCE: b = s->produce.body; break;
+	case IS_FOR: b = s->loop.body; break;
+	default: b = NULL; break;
+	}
+	if (b && (s->kind != IS_FOR || shares_loop(pl->S, b)))
+		return with_body(s, unswitch(pl, b));
+	Drop D = { drop_table, pl->S };
+	IrStmt *steady = ir_mutate_stmt(&D.m, s);
+	IrStmt *r = steady ? ir_if(pl->cond, steady, s) : ir_if(ir_unop(IR_NOT, pl->cond), s, NULL);
+	r->loc = s->loc;
+	if (steady) {
+		Unswitched *u = ARENA_PUSH(ir_arena, *pl->list, *pl->n, *pl->cap);
+		u->ifs = r;
+		u->v = pl->S->v;
+		u->steady = pl->steady;
+	}
+	return r;
+}
+
 /* ---- the pass ----------------------------------------------------------- */
 
 typedef struct {
 	IrMutator m;
 	BoundsScope *scope;    /* enclosing loops */
+	Unswitched *unsw; int nunsw, capunsw;
 } Part;
 
 static bool
@@ -351,6 +492,8 @@ typedef struct {
 	IrExpr *min, *end, *lo, *hi;
 	bool pro, epi;         /* the prologue / epilogue may run */
 	IrStmt *steady;
+	Part *P;               /* unswitching: the pass (else NULL) */
+	Solve *S;
 } Split;
 
 static IrStmt *
@@ -358,6 +501,36 @@ make_loops(void *ctx)
 {
 	Split *sp = ctx;
 	IrStmt *s = sp->s;
+	if (sp->P) {
+		/* one loop; its guarded statements test the steady range */
+		IrExpr *v = ir_var(s->loop.var), *c = NULL;
+		if (sp->pro)
+			c = ir_binop(IR_GE, v, sp->lo);
+		if (sp->epi) {
+			IrExpr *h = ir_binop(IR_LT, v, sp->hi);
+			c = c ? ir_binop(IR_AND, c, h) : h;
+		}
+		Place pl = { sp->S, c, { sp->lo, ir_sub(sp->hi, ir_i64c(1)) },
+		    &sp->P->unsw, &sp->P->nunsw, &sp->P->capunsw };
+		IrStmt *body;
+		if (!c) {
+			Drop D = { drop_table, sp->S };
+			body = ir_mutate_stmt(&D.m, s->loop.body);
+		} else {
+			body = unswitch(&pl, s->loop.body);
+		}
+		BoundsScope *outer = sp->P->scope;
+		sp->P->scope = bounds_push(outer, s->loop.var,
+		    (Interval){sp->min, simplify_expr(ir_sub(sp->end, ir_i64c(1)), NULL)});
+		body = body ? ir_mutate_stmt(&sp->P->m, body) : NULL;
+		sp->P->scope = outer;
+		if (!body)
+			return NULL;
+		IrStmt *r = ir_for(s->loop.var, s->loop.min, s->loop.extent, s->loop.fk, body);
+		r->loop.gpu_dim = s->loop.gpu_dim;
+		r->loc = s->loc;
+		return r;
+	}
 	IrStmt *parts[3] = { NULL, NULL, NULL };
 	if (sp->pro)
 		parts[0] = loop(s->loop.var, sp->min, sp->lo, s, s->loop.body);
@@ -428,6 +601,14 @@ part_for(IrMutator *m, IrStmt *s)
 	lo = fold(P, ir_min(lo, end));
 	hi = fold(P, ir_max(hi, lo));
 
+	int64_t a, b;
+	if (shares_loop(&S, s->loop.body)) {
+		Split sp = { s, min, end, lo, hi, true, true, NULL, P, &S };
+		sp.pro = !ir_is_const(fold(P, ir_sub(lo, min)), &a) || a != 0;
+		sp.epi = !ir_is_const(fold(P, ir_sub(end, hi)), &b) || b != 0;
+		const char *name = arena_printf(ir_arena, "%s_s", s->loop.var->name);
+		return bind(&sp.lo, name, bind_hi, &sp);
+	}
 	Drop D = { drop_table, &S };
 	IrStmt *steady = ir_mutate_stmt(&D.m, s->loop.body);
 	/* inside the steady state, v ranges over [lo, hi) */
@@ -435,8 +616,7 @@ part_for(IrMutator *m, IrStmt *s)
 	steady = steady ? ir_mutate_stmt(m, steady) : NULL;
 	P->scope = outer;
 
-	int64_t a, b;
-	Split sp = { s, min, end, lo, hi, true, true, steady };
+	Split sp = { s, min, end, lo, hi, true, true, steady, NULL, NULL };
 	sp.pro = !ir_is_const(fold(P, ir_sub(lo, min)), &a) || a != 0;
 	sp.epi = !ir_is_const(fold(P, ir_sub(end, hi)), &b) || b != 0;
 	const char *name = arena_printf(ir_arena, "%s_s", s->loop.var->name);
@@ -494,8 +674,33 @@ part_block(IrMutator *m, IrStmt *s)
 	return changed ? ir_block(out, s->block.n) : s;
 }
 
+/* An unswitched If: its steady branch is partitioned with the loop
+ * variable in the steady range; the guarded branch stays as it is. */
+static IrStmt *
+part_if(IrMutator *m, IrStmt *s)
+{
+	Part *P = (Part *)m;
+	for (int i = 0; i < P->nunsw; i++) {
+		Unswitched *u = &P->unsw[i];
+		if (u->ifs != s)
+			continue;
+		BoundsScope *outer = P->scope;
+		P->scope = bounds_push(outer, u->v, u->steady);
+		IrStmt *t = ir_mutate_stmt(m, s->ifs.then_s);
+		P->scope = outer;
+		if (t == s->ifs.then_s)
+			return s;
+		IrStmt *r = t ? ir_if(s->ifs.cond, t, s->ifs.else_s)
+		    : ir_if(ir_unop(IR_NOT, s->ifs.cond), s->ifs.else_s, NULL);
+		r->loc = s->loc;
+		return r;
+	}
+	return ir_mutate_stmt_children(m, s);
+}
+
 static const IrMutator part_table = {
-	.stmt = { [IS_FOR] = part_for, [IS_LET] = part_let, [IS_BLOCK] = part_block },
+	.stmt = { [IS_FOR] = part_for, [IS_LET] = part_let, [IS_BLOCK] = part_block,
+	    [IS_IF] = part_if },
 };
 
 IrStmt *
@@ -503,6 +708,6 @@ partition_loops(IrStmt *s)
 {
 	if (!ir_arena)
 		ir_arena = arena_new();
-	Part P = { part_table, NULL };
+	Part P = { part_table, NULL, NULL, 0, 0 };
 	return ir_mutate_stmt(&P.m, s);
 }

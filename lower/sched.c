@@ -110,8 +110,8 @@ add_rel(LStage *s)
 }
 
 static void
-split(Lower *L, LStage *s, int pos, int64_t f, TailKind tail, const char *on, const char *in,
-    Loc loc)
+split(Lower *L, LStage *s, int pos, int64_t f, TailKind tail, bool round_up, const char *on,
+    const char *in, Loc loc)
 {
 	int p = s->leaves[pos];
 	bool red = s->axes[p].red;
@@ -122,6 +122,7 @@ split(Lower *L, LStage *s, int pos, int64_t f, TailKind tail, const char *on, co
 	s->axes[i].factor = f;
 	Rel *r = add_rel(s);
 	r->parent = p, r->outer = o, r->inner = i, r->factor = f, r->tail = tail, r->loc = loc;
+	r->round_up = round_up;
 	s->leaves[pos] = o;
 	insert_leaf(s, pos + 1, i);
 }
@@ -135,6 +136,15 @@ tail_of(SchedPrim *sp)
 	if (!strcmp(t->str, "shift_inward"))
 		return TAIL_SHIFT;
 	return !strcmp(t->str, "exact") ? TAIL_EXACT : TAIL_GUARD;
+}
+
+/* tail=round_up: guarded like tail=guard (tail_of), and marked so that
+ * bounds_infer.c gives the stages computed inside a block the whole block. */
+static bool
+round_of(SchedPrim *sp)
+{
+	SchedArg *t = kwarg(sp, "tail");
+	return t && t->str && !strcmp(t->str, "round_up");
 }
 
 static bool
@@ -585,7 +595,7 @@ apply(Lower *L, SchedPrim *sp)
 		if (p < 0 || !a || a->ival <= 0 || !out_ok(s, sp, 0) || !out_ok(s, sp, 1))
 			return;
 		if (tail_ok(s, p, tail_of(sp), sp))
-			split(L, s, p, a->ival, tail_of(sp), sp->outs[0], sp->outs[1], sp->loc);
+			split(L, s, p, a->ival, tail_of(sp), round_of(sp), sp->outs[0], sp->outs[1], sp->loc);
 		break;
 	case PRIM_TILE:
 		p = find_leaf(s, arg(sp, 0));
@@ -599,9 +609,9 @@ apply(Lower *L, SchedPrim *sp)
 			return;
 		{
 			const char *x = s->axes[s->leaves[p]].name, *y = s->axes[s->leaves[q]].name;
-			split(L, s, p, arg(sp, 2)->ival, tail_of(sp), sp->outs[0], sp->outs[2], sp->loc);
+			split(L, s, p, arg(sp, 2)->ival, tail_of(sp), round_of(sp), sp->outs[0], sp->outs[2], sp->loc);
 			q = stage_leaf(s, y);
-			split(L, s, q, arg(sp, 3)->ival, tail_of(sp), sp->outs[1], sp->outs[3], sp->loc);
+			split(L, s, q, arg(sp, 3)->ival, tail_of(sp), round_of(sp), sp->outs[1], sp->outs[3], sp->loc);
 			(void)x;
 			int ps[4];
 			for (int i = 0; i < 4; i++)

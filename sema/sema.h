@@ -132,7 +132,7 @@ typedef struct {
 extern const PrimInfo prim_table[PRIM_COUNT];
 const PrimInfo *prim_lookup(const char *name);
 /* Names accepted as keyword values and tags. */
-extern const char *const prim_tail_values[];   /* guard shift_inward exact */
+extern const char *const prim_tail_values[];   /* guard shift_inward exact round_up */
 extern const char *const prim_scope_values[];  /* global local shared */
 extern const char *const prim_bind_values[];   /* blockIdx.x ... vthread */
 
