@@ -270,7 +270,36 @@ typedef struct {
 	Lower *L;
 	VarRange *scope;
 	Loc *done; int ndone, capdone;
+	Loc stage;             /* the stage's own place, for copies a primitive made */
+	LStage *s;             /* the stage checked */
 } Check;
+
+/* Whether axis a of s becomes vector lanes (it, or an axis split from
+ * it, is vectorized). */
+static bool
+lanes_of(LStage *s, int a)
+{
+	if (s->axes[a].leaf)
+		return s->axes[a].fk == FOR_VECTORIZED;
+	for (int i = 0; i < s->nrels; i++) {
+		Rel *r = &s->rels[i];
+		if (!r->fuse && r->parent == a && (lanes_of(s, r->outer) || lanes_of(s, r->inner)))
+			return true;
+	}
+	return false;
+}
+
+/* Whether idx varies along the vector lanes of s. */
+static bool
+in_lanes(LStage *s, IrExpr *idx)
+{
+	for (int k = 0; k < s->ndims + s->nred; k++) {
+		int a = k < s->ndims ? k : s->rax[k - s->ndims];
+		if (ir_uses_var(idx, s->axes[a].var) && lanes_of(s, a))
+			return true;
+	}
+	return false;
+}
 
 static bool
 reported(Check *c, Loc l)
@@ -341,17 +370,30 @@ check_walk(Check *c, IrExpr *e, Fact *f)
 	if (e->kind != IR_LOAD)
 		return n;
 	LStage *t = stage_of_buf(c->L, e->load.buf);
-	IrExpr **idx = NULL;
+	IrExpr **idx = NULL, *mask = NULL;
 	for (int d = 0; d < e->load.nidx; d++) {
 		IrExpr *in = check_walk(c, e->load.idx[d], f), *out = in;
 		if (t && t->shape) {
 			IrExpr *lo, *hi;
 			IrExpr *top = lin_normalize(ir_sub(t->shape[d], ir_i64c(1)));
-			Loc at = in->loc.file ? in->loc : e->loc;
+			Loc at = in->loc.file ? in->loc : e->loc.file ? e->loc : c->stage;
+			const char *text = at.file == c->stage.file && at.begin == c->stage.begin &&
+			    at.end == c->stage.end ? ir_expr_str(in) : stage_loc_text(at);
 			bool bounded = lin_interval(in, c->scope, f, &lo, &hi);
 			bool lo_ok = bounded && lin_prove_le(ir_i64c(0), lo, c->scope);
 			bool hi_ok = bounded && lin_prove_le(hi, top, c->scope);
-			if (c->L->rounding && bounded) {
+			if (c->L->rounding && bounded && (!lo_ok || !hi_ok) && in_lanes(c->s, in)) {
+				/* along vector lanes a clamp would be a gather: a masked
+				 * load instead (zero where the block runs past the end) */
+				IrExpr *m = NULL;
+				if (!hi_ok)
+					m = ir_binop(IR_LE, in, top);
+				if (!lo_ok) {
+					IrExpr *g = ir_binop(IR_GE, in, ir_i64c(0));
+					m = m ? ir_binop(IR_AND, m, g) : g;
+				}
+				mask = mask ? ir_binop(IR_AND, mask, m) : m;
+			} else if (c->L->rounding && bounded) {
 				if (!hi_ok)
 					out = ir_min(out, top);
 				if (!lo_ok)
@@ -360,10 +402,10 @@ check_walk(Check *c, IrExpr *e, Fact *f)
 			} else if ((!lo_ok || !hi_ok) && !reported(c, at)) {
 				if (!lo || !hi)
 					diag_error(at, "index '%s' of '%s' cannot be bounded, so it may be out "
-					    "of bounds", stage_loc_text(at), t->name);
+					    "of bounds", text, t->name);
 				else
 					diag_error(at, "index '%s' of '%s' may be out of bounds: needs [%s, %s] "
-					    "but '%s' has extent %s in dimension %d", stage_loc_text(at), t->name,
+					    "but '%s' has extent %s in dimension %d", text, t->name,
 					    ir_expr_str(lo), ir_expr_str(hi), t->name, ir_expr_str(t->shape[d]), d);
 			}
 		}
@@ -374,14 +416,18 @@ check_walk(Check *c, IrExpr *e, Fact *f)
 		if (idx)
 			idx[d] = out;
 	}
-	if (!idx)
-		return n;
-	if (n == e) {
-		n = arena_alloc(ir_arena, sizeof *n);
-		*n = *e;
+	if (idx) {
+		if (n == e) {
+			n = arena_alloc(ir_arena, sizeof *n);
+			*n = *e;
+		}
+		n->load.idx = idx;
 	}
-	n->load.idx = idx;
-	return n;
+	if (!mask)
+		return n;
+	IrExpr *r = ir_select(mask, n, ir_make_const(n->type, 0));
+	r->loc = e->loc;
+	return r;
 }
 
 /* ---- split tails ----------------------------------------------------- */
@@ -499,12 +545,14 @@ infer(Lower *L)
 	if (diag_errors() != before)
 		return false;
 	L->regions_ok = true;      /* lower_stages may run (for its own errors) */
-	Check c = { L, NULL, NULL, 0, 0 };
+	Check c = { L, NULL, NULL, 0, 0, loc_none, NULL };
 	for (int i = 0; i < L->nstages; i++) {
 		LStage *s = L->stages[i];
 		if (s->input || !s->bounded)
 			continue;
 		c.scope = stage_scope(L, s, -1);
+		c.stage = s->loc;
+		c.s = s;
 		s->value = check_walk(&c, s->value, NULL);
 		s->rpred = check_walk(&c, s->rpred, NULL);
 		s->rbody = check_walk(&c, s->rbody, lin_facts(s->rpred, true, NULL));

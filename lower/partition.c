@@ -28,8 +28,14 @@
  * it; a guard on one vector store after a loop nest is left alone.  Vectorized,
  * unrolled and GPU loops are not partitioned: they have constant extents
  * and the vectorizer predicates them; nothing inside a vectorized loop is
- * partitioned either.  Runs after flatten's simplify, before unroll and
- * vectorize; the next simplify folds what the new bounds make constant.
+ * partitioned either.  When the body also holds a repeating loop with
+ * no solved guard (an accumulator's nest beside its guarded store, as
+ * tail=round_up leaves it), splitting the loop would copy that nest for
+ * nothing: the loop stays whole and each smallest guarded statement is
+ * unswitched instead, `if (lo <= v < hi) { it, guards dropped } else { it }`
+ * (the If sinks through blocks, allocations, lets and loops with shared
+ * parts).  Runs after flatten's simplify, before unroll and vectorize; the
+ * next simplify folds what the new bounds make constant.
  */
 #include <string.h>
 
