@@ -322,6 +322,19 @@ any_dropped(Solve *S, IrStmt *ifs, IrExpr *c)
 	return dropped(S, ifs, c);
 }
 
+/* The one body of a loop, let, allocation or produce; NULL for others. */
+static IrStmt *
+body_of(IrStmt *s)
+{
+	switch (s->kind) {
+	case IS_FOR: return s->loop.body;
+	case IS_LET: return s->let.body;
+	case IS_ALLOCATE: return s->alloc.body;
+	case IS_PRODUCE: return s->produce.body;
+	default: return NULL;
+	}
+}
+
 /* Whether s holds a guard solved for the loop (that the steady state drops). */
 static bool
 guarded(Solve *S, IrStmt *s)
@@ -335,21 +348,13 @@ guarded(Solve *S, IrStmt *s)
 		return guarded(S, s->ifs.then_s) || guarded(S, s->ifs.else_s);
 	case IS_STORE:
 		return select_guard(s) && any_dropped(S, s, select_guard(s));
-	case IS_FOR:
-		return guarded(S, s->loop.body);
-	case IS_LET:
-		return guarded(S, s->let.body);
-	case IS_ALLOCATE:
-		return guarded(S, s->alloc.body);
-	case IS_PRODUCE:
-		return guarded(S, s->produce.body);
 	case IS_BLOCK:
 		for (int i = 0; i < s->block.n; i++)
 			if (guarded(S, s->block.stmts[i]))
 				return true;
 		return false;
 	default:
-		return false;
+		return body_of(s) && guarded(S, body_of(s));
 	}
 }
 
@@ -367,19 +372,13 @@ shares_loop(Solve *S, IrStmt *s)
 		return shares_loop(S, s->loop.body);
 	case IS_IF:
 		return shares_loop(S, s->ifs.then_s) || shares_loop(S, s->ifs.else_s);
-	case IS_LET:
-		return shares_loop(S, s->let.body);
-	case IS_ALLOCATE:
-		return shares_loop(S, s->alloc.body);
-	case IS_PRODUCE:
-		return shares_loop(S, s->produce.body);
 	case IS_BLOCK:
 		for (int i = 0; i < s->block.n; i++)
 			if (shares_loop(S, s->block.stmts[i]))
 				return true;
 		return false;
 	default:
-		return false;
+		return body_of(s) && shares_loop(S, body_of(s));
 	}
 }
 
@@ -423,20 +422,13 @@ unswitch(Place *pl, IrStmt *s)
 {
 	if (!s || !guarded(pl->S, s))
 		return s;
-	IrStmt *b;
-	switch (s->kind) {
-	case IS_BLOCK: {
+	if (s->kind == IS_BLOCK) {
 		IrStmt **out = arena_alloc(ir_arena, s->block.n * sizeof *out);
 		for (int i = 0; i < s->block.n; i++)
 			out[i] = unswitch(pl, s->block.stmts[i]);
 		return ir_block(out, s->block.n);
 	}
-	case IS_LET: b = s->let.body; break;
-	case IS_ALLOCATE: b = s->alloc.body; break;
-	case IS_PRODUCE: b = s->produce.body; break;
-	case IS_FOR: b = s->loop.body; break;
-	default: b = NULL; break;
-	}
+	IrStmt *b = body_of(s);
 	if (b && (s->kind != IS_FOR || shares_loop(pl->S, b)))
 		return with_body(s, unswitch(pl, b));
 	Drop D = { drop_table, pl->S };
