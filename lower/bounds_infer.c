@@ -58,7 +58,10 @@ rounded_root(Lower *L, LStage *c, int root)
 }
 
 /* The variables of c that vary inside loop `leaf` (-1: all of c), with
- * c's root axes bounded by what its loops cover there. */
+ * c's root axes bounded by what its loops cover there.  A store level's
+ * region holds every region computed inside it: while L->storing, whole
+ * blocks count at c's root too (a stage stored at root and computed in a
+ * rounded block writes the block's points past the end). */
 static VarRange *
 stage_scope(Lower *L, LStage *c, int leaf)
 {
@@ -86,10 +89,10 @@ stage_scope(Lower *L, LStage *c, int leaf)
 			r = lin_push(r, a->var, dlo, dhi, false);
 			continue;
 		}
-		if (leaf >= 0) {
+		bool whole = rounded_root(L, c, ax);   /* the block, past the end */
+		if (leaf >= 0 || (whole && L->storing)) {
 			IrExpr *l, *h;
 			if (lin_interval(axes_root_value(c, ax), r, NULL, &l, &h)) {
-				bool whole = rounded_root(L, c, ax);   /* the block, past the end */
 				lo = whole ? l : lin_max(l, dlo, r);
 				hi = whole ? h : lin_min(h, dhi, r);
 			}
@@ -370,10 +373,15 @@ check_walk(Check *c, IrExpr *e, Fact *f)
 	if (e->kind != IR_LOAD)
 		return n;
 	LStage *t = stage_of_buf(c->L, e->load.buf);
+	/* a stage's buffer is the region its consumers read, rounded too: in
+	 * the rounding pass only inputs and outputs, stored whole, need the
+	 * points past their end kept inside (clamping a read of a region that
+	 * starts at a block's origin would leave its buffer) */
+	bool region_buf = c->L->rounding && t && !t->input && !t->output;
 	IrExpr **idx = NULL, *mask = NULL;
 	for (int d = 0; d < e->load.nidx; d++) {
 		IrExpr *in = check_walk(c, e->load.idx[d], f), *out = in;
-		if (t && t->shape) {
+		if (t && t->shape && !region_buf) {
 			IrExpr *lo, *hi;
 			IrExpr *top = lin_normalize(ir_sub(t->shape[d], ir_i64c(1)));
 			Loc at = in->loc.file ? in->loc : e->loc.file ? e->loc : c->stage;
@@ -528,7 +536,10 @@ infer(Lower *L)
 				continue;
 			}
 			Level *st = s->store_set ? &s->store : &s->compute;
-			if (st == &s->compute || !region(L, s, st, s->amin, s->aext, amax)) {
+			L->storing = L->rounding && st != &s->compute;
+			bool stored = st != &s->compute && region(L, s, st, s->amin, s->aext, amax);
+			L->storing = false;
+			if (!stored) {
 				memcpy(s->amin, s->dmin, s->ndims * sizeof *s->amin);
 				memcpy(s->aext, s->dext, s->ndims * sizeof *s->aext);
 			}

@@ -146,6 +146,7 @@ typedef struct {
 	bool quiet_fail;                           /* a primitive failed without a diagnostic */
 	bool regions_ok;                           /* bounds_infer found every region */
 	bool rounding;                             /* bounds_infer: tail=round_up in effect */
+	bool storing;                              /* bounds_infer: a store level's region */
 } Lower;
 
 /* stage.c: stages from the kernel's tensors; definitions as IR. */
