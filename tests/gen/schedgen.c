@@ -304,6 +304,8 @@ do_split(Stage *s, int i)
 		tail = ", tail = exact";
 	else if (r < 24 && !l.red && !s->reduction)
 		tail = ", tail = shift_inward";
+	else if (r >= 24 && r < 34)
+		tail = ", tail = round_up";
 	const char *o = fresh_name(l.name), *in = fresh_name(l.name);
 	emit("  %s.split(%s, %d%s) -> (%s, %s);\n", s->name, l.name, f, tail, o, in);
 	Loop lo = { o, l.red, l.ext ? (l.ext + f - 1) / f : 0, false, false };
@@ -328,7 +330,8 @@ do_tile(Stage *s)
 	const char *xo = fresh_name(x.name), *yo = fresh_name(y.name);
 	const char *xi = fresh_name(x.name), *yi = fresh_name(y.name);
 	emit("  %s.tile(%s, %s, %d, %d%s) -> (%s, %s, %s, %s);\n", s->name, x.name, y.name,
-	    fx, fy, chance(10) ? ", tail = guard" : "", xo, yo, xi, yi);
+	    fx, fy, chance(10) ? ", tail = guard" : chance(12) ? ", tail = round_up" : "",
+	    xo, yo, xi, yi);
 	drop(s, i + 1);
 	drop(s, i);
 	Loop l[4] = {
