@@ -500,6 +500,15 @@ alloc_extent(Lower *L, IrExpr *e)
 }
 
 static bool
+has_fuse(LStage *s)
+{
+	for (int i = 0; i < s->nrels; i++)
+		if (s->rels[i].fuse)
+			return true;
+	return false;
+}
+
+static bool
 infer(Lower *L)
 {
 	int before = diag_errors();
@@ -535,6 +544,11 @@ infer(Lower *L)
 					    "needs index expressions whose range follows from the loops", s->name);
 				continue;
 			}
+			/* a loop past a guarded tail runs a negative number of times,
+			 * that is none; fused, two such extents would multiply to a
+			 * positive one */
+			for (int d = 0; d < s->ndims && has_fuse(s); d++)
+				s->dext[d] = alloc_extent(L, s->dext[d]);
 			Level *st = s->store_set ? &s->store : &s->compute;
 			L->storing = L->rounding && st != &s->compute;
 			bool stored = st != &s->compute && region(L, s, st, s->amin, s->aext, amax);
