@@ -639,6 +639,45 @@ fixed_divisor(IrExpr *d, VarRange *r)
 }
 
 static bool interval_op(IrExpr *e, VarRange *r, IrExpr **lo, IrExpr **hi);
+static bool interval_raw(IrExpr *e, VarRange *r, IrExpr **lo, IrExpr **hi);
+
+static IrExpr *
+times(IrExpr *a, IrExpr *b)
+{
+	int64_t c;
+	a = lin_normalize(a);
+	b = lin_normalize(b);
+	if ((ir_is_const(a, &c) && c == 0) || (ir_is_const(b, &c) && c == 0))
+		return ir_i64c(0);
+	return ir_mul(a, b);
+}
+
+/* a*b with neither a constant (a run-time stride times a loop variable,
+ * SH*h): monotone where one factor is fixed in the question and never
+ * negative, or where both never are. */
+static bool
+interval_product(IrExpr *e, VarRange *r, IrExpr **lo, IrExpr **hi)
+{
+	IrExpr *al, *ah, *bl, *bh;
+	IrExpr *zero = ir_i64c(0);
+	if (!interval_raw(e->a, r, &al, &ah) || !interval_raw(e->b, r, &bl, &bh))
+		return false;
+	for (int swap = 0; swap < 2; swap++) {
+		IrExpr *f = swap ? e->b : e->a;          /* the fixed factor */
+		IrExpr *vl = swap ? al : bl, *vh = swap ? ah : bh;
+		if (is_i64(f) && !uses_ranged(f, r) && lin_prove_le(zero, f, r)) {
+			*lo = times(vl, f);
+			*hi = times(vh, f);
+			return true;
+		}
+	}
+	if (lin_prove_le(zero, al, r) && lin_prove_le(zero, bl, r)) {
+		*lo = times(al, bl);
+		*hi = times(ah, bh);
+		return true;
+	}
+	return false;
+}
 
 /* The interval of e over r, each end NULL where e is unbounded on that
  * side (a loaded value: clamp(idx[i], 0, 7) is bounded on both, max(idx[i],
@@ -706,7 +745,7 @@ interval_op(IrExpr *e, VarRange *r, IrExpr **lo, IrExpr **hi)
 		else if (ir_is_const(e->b, &c))
 			interval_raw(e->a, r, &al, &ah);
 		else
-			return false;
+			return interval_product(e, r, lo, hi);
 		if (c < 0) {
 			IrExpr *t = al;
 			al = ah;
