@@ -293,6 +293,56 @@ masked_block(Cg *cg, Fma *f, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K)
 	block(cg, f, K, 1);
 }
 
+static void plain(Fma *f, int mr);
+
+/* The block of rows rows from row r on (f->arow[i] = r + i), with enough
+ * independent accumulators to cover the FMA latency. */
+static void
+rows_at(Cg *cg, Fma *f, LLVMValueRef r, int rows, LLVMValueRef K)
+{
+	plain(f, rows);
+	for (int i = 0; i < rows; i++)
+		f->arow[i] = LLVMBuildAdd(cg->b, r, c64(f, i), "");
+	f->sets = rows * f->nv >= 8 ? 1 : (8 + rows * f->nv - 1) / (rows * f->nv);
+	if (f->sets > MAXSET)
+		f->sets = MAXSET;
+	block(cg, f, K, f->sets);
+	f->sets = 1;
+	for (int i = 0; i < rows; i++)
+		f->arow[i] = c64(f, i);
+}
+
+/* Fewer than MR rows with full columns (the bottom edge): two rows at a
+ * time, for (r = 0; r + 2 <= mr; r += 2), then the last one if mr is
+ * odd.  Two copies of the kernel for every row count: a copy per count
+ * cost more compile time than it gains on the edge rows, and pairs keep
+ * the loads of B at one per FMA (a single row needs 3 loads per 2). */
+static void
+row_loop(Cg *cg, Fma *f, LLVMValueRef mr, LLVMValueRef K)
+{
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
+	LLVMBasicBlockRef head = bb(cg, f, "rows"), body = bb(cg, f, "rowpair");
+	LLVMBasicBlockRef exit = bb(cg, f, "rowlast"), one = bb(cg, f, "rowone");
+	LLVMBasicBlockRef done = bb(cg, f, "rowdone");
+	LLVMBuildBr(cg->b, head);
+	LLVMPositionBuilderAtEnd(cg->b, head);
+	LLVMValueRef r = LLVMBuildPhi(cg->b, f->i64, "r"), zero = c64(f, 0);
+	LLVMAddIncoming(r, &zero, &pre, 1);
+	LLVMValueRef next = LLVMBuildAdd(cg->b, r, c64(f, 2), "");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, next, mr, ""), body, exit);
+	LLVMPositionBuilderAtEnd(cg->b, body);
+	rows_at(cg, f, r, 2, K);
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
+	LLVMAddIncoming(r, &next, &latch, 1);
+	no_unroll(cg, LLVMBuildBr(cg->b, head));
+	LLVMPositionBuilderAtEnd(cg->b, exit);
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, r, mr, ""), one, done);
+	LLVMPositionBuilderAtEnd(cg->b, one);
+	rows_at(cg, f, r, 1, K);
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
+}
+
 static void
 plain(Fma *f, int mr)
 {
@@ -380,20 +430,8 @@ kernel_fn(Cg *cg, int MR, int NR, const int64_t *cst, LLVMTypeRef *fty)
 	LLVMBuildCondBr(cg->b, LLVMBuildAnd(cg->b, colsfull,
 	    LLVMBuildICmp(cg->b, LLVMIntSLT, vm, c64(&f, MR), ""), ""), brows, bmask);
 	LLVMPositionBuilderAtEnd(cg->b, brows);
-	LLVMValueRef sw = LLVMBuildSwitch(cg->b, vm, bmask, (unsigned)MR - 1);
-	for (int r = 1; r < MR; r++) {
-		LLVMBasicBlockRef br = bb(cg, &f, "row");
-		LLVMAddCase(sw, c64(&f, r), br);
-		LLVMPositionBuilderAtEnd(cg->b, br);
-		plain(&f, r);
-		/* enough independent accumulators to cover the FMA latency */
-		f.sets = r * f.nv >= 8 ? 1 : (8 + r * f.nv - 1) / (r * f.nv);
-		if (f.sets > MAXSET)
-			f.sets = MAXSET;
-		block(cg, &f, K, f.sets);
-		f.sets = 1;
-		LLVMBuildBr(cg->b, done);
-	}
+	row_loop(cg, &f, vm, K);
+	LLVMBuildBr(cg->b, done);
 	/* the rest: masked columns (and clamped rows) */
 	LLVMPositionBuilderAtEnd(cg->b, bmask);
 	plain(&f, MR);
