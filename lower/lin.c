@@ -378,7 +378,8 @@ replace_term(const Lin *l, int i, int64_t sc, IrExpr *by, int64_t c)
 }
 
 /* Floor division is monotone: -min(A, B)/c >= -B/c and max(A, B)/c >=
- * B/c, and the quotient stays a quotient, so (K + 15)/16 - 1 -
+ * B/c, -x/c >= -hi/c for a variable x <= hi, and the quotient stays a
+ * quotient, so (K + 15)/16 - 1 -
  * min(16 ko + 15, K - 1)/16 >= 0 holds through (K - 1)/16 = (K + 15)/16 - 1,
  * which bounding the quotient as a whole loses. */
 static bool
@@ -395,6 +396,16 @@ prove_minmax_div(Lin *l, VarRange *r, int depth)
 				if (prove_nonneg(replace_term(l, i, 1, ir_binop(IR_DIV, side[s], a->b), m),
 				    r, depth - 1))
 					return true;
+		}
+		/* a variable fixed in the question but with a known range (the
+		 * loop k around a stage computed at it, read at k/16): its
+		 * quotient is bounded by the quotient of its bound */
+		if (x->kind == IR_VAR) {
+			VarRange *vr = find_range(r, x->var, NULL);
+			IrExpr *b = vr ? (m > 0 ? vr->lo : vr->hi) : NULL;
+			if (b && prove_nonneg(replace_term(l, i, 1, ir_binop(IR_DIV, b, a->b), m), r,
+			    depth - 1))
+				return true;
 		}
 	}
 	return false;
