@@ -385,8 +385,6 @@ check_walk(Check *c, IrExpr *e, Fact *f)
 			IrExpr *lo, *hi;
 			IrExpr *top = lin_normalize(ir_sub(t->shape[d], ir_i64c(1)));
 			Loc at = in->loc.file ? in->loc : e->loc.file ? e->loc : c->stage;
-			const char *text = at.file == c->stage.file && at.begin == c->stage.begin &&
-			    at.end == c->stage.end ? ir_expr_str(in) : stage_loc_text(at);
 			bool bounded = lin_interval(in, c->scope, f, &lo, &hi);
 			bool lo_ok = bounded && lin_prove_le(ir_i64c(0), lo, c->scope);
 			bool hi_ok = bounded && lin_prove_le(hi, top, c->scope);
@@ -408,6 +406,9 @@ check_walk(Check *c, IrExpr *e, Fact *f)
 					out = ir_max(out, ir_i64c(0));
 				out->loc = in->loc;
 			} else if ((!lo_ok || !hi_ok) && !reported(c, at)) {
+				/* a copy a primitive made has no source text of its own */
+				const char *text = at.file == c->stage.file && at.begin == c->stage.begin &&
+				    at.end == c->stage.end ? ir_expr_str(in) : stage_loc_text(at);
 				if (!lo || !hi)
 					diag_error(at, "index '%s' of '%s' cannot be bounded, so it may be out "
 					    "of bounds", text, t->name);
@@ -547,8 +548,9 @@ infer(Lower *L)
 			/* a loop past a guarded tail runs a negative number of times,
 			 * that is none; fused, two such extents would multiply to a
 			 * positive one */
-			for (int d = 0; d < s->ndims && has_fuse(s); d++)
-				s->dext[d] = alloc_extent(L, s->dext[d]);
+			if (has_fuse(s))
+				for (int d = 0; d < s->ndims; d++)
+					s->dext[d] = alloc_extent(L, s->dext[d]);
 			Level *st = s->store_set ? &s->store : &s->compute;
 			L->storing = L->rounding && st != &s->compute;
 			bool stored = st != &s->compute && region(L, s, st, s->amin, s->aext, amax);

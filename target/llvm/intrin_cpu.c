@@ -293,7 +293,17 @@ masked_block(Cg *cg, Fma *f, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K)
 	block(cg, f, K, 1);
 }
 
-static void plain(Fma *f, int mr);
+static void
+plain(Fma *f, int mr)
+{
+	f->mr = mr;
+	f->masked = false;
+	for (int r = 0; r < MAXACC; r++) {
+		f->bmask[r] = NULL;
+		for (int v = 0; v < MAXACC; v++)
+			f->cmask[r][v] = NULL;
+	}
+}
 
 /* The block of rows rows from row r on (f->arow[i] = r + i), with enough
  * independent accumulators to cover the FMA latency. */
@@ -341,18 +351,6 @@ row_loop(Cg *cg, Fma *f, LLVMValueRef mr, LLVMValueRef K)
 	rows_at(cg, f, r, 1, K);
 	LLVMBuildBr(cg->b, done);
 	LLVMPositionBuilderAtEnd(cg->b, done);
-}
-
-static void
-plain(Fma *f, int mr)
-{
-	f->mr = mr;
-	f->masked = false;
-	for (int r = 0; r < MAXACC; r++) {
-		f->bmask[r] = NULL;
-		for (int v = 0; v < MAXACC; v++)
-			f->cmask[r][v] = NULL;
-	}
 }
 
 /* void txc.fma_outer.MRxNR(c, csi, a, asi, ask, b, bsk, K, mr, nr, first) */
