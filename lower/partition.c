@@ -21,7 +21,10 @@
  * solved conjunct holds; it is clamped into the loop, so any size works
  * (an empty steady range runs everything in the prologue and epilogue).
  * Loops inside the steady state are partitioned in turn; the prologue
- * and epilogue keep their guards (they are short).  A loop is partitioned
+ * and epilogue are not (they are short), but where a conjunct is the only
+ * bound on its side and free of inner loops it is false throughout the
+ * prologue or epilogue, and its guard goes (a boundary copy's first and
+ * last rows store 0 with no test and no masked load).  A loop is partitioned
  * only where that pays for the copies of its body: a solved guard sits in
  * a loop inside it (it runs many times per iteration), or the body has no
  * loops of its own (vector lanes aside), so the guarded code is most of
@@ -47,6 +50,10 @@ typedef struct {
 	                          value is a select on it) */
 	IrExpr *conj;          /* the conjunct (a node of ifs->ifs.cond) */
 	bool ok;               /* solved at every place the If appears */
+	IrExpr *bound;         /* the bound it gives */
+	int side;              /* +1: a lower bound on v, -1: an upper one */
+	bool exact;            /* c*v + d0 >= 0 with d0 free of the inner
+	                          loops: false wherever the bound fails */
 } Solved;
 
 typedef struct {
@@ -111,9 +118,10 @@ uses_inner(IrExpr *e, BoundsScope *inner)
 	return false;
 }
 
-/* Solves one conjunct for S->v; false if it says nothing usable. */
+/* Solves one conjunct for S->v; false if it says nothing usable.  *out
+ * gets the bound, its side and whether the conjunct is exact. */
 static bool
-solve_conj(Solve *S, IrExpr *conj)
+solve_conj(Solve *S, IrExpr *conj, Solved *out)
 {
 	IrExpr *d = as_nonneg(conj);
 	if (!d)
@@ -145,25 +153,35 @@ solve_conj(Solve *S, IrExpr *conj)
 		bound = simplify_expr(ir_div(rmin, ir_i64c(-c)), NULL);
 	IrExpr ***list = c > 0 ? &S->lo : &S->hi;
 	int *n = c > 0 ? &S->nlo : &S->nhi, *cap = c > 0 ? &S->caplo : &S->caphi;
+	out->side = c > 0 ? 1 : -1;
+	out->exact = !uses_inner(d0, S->inner);
 	for (int i = 0; i < *n; i++)
-		if (ir_expr_equal((*list)[i], bound))
+		if (ir_expr_equal((*list)[i], bound)) {
+			out->bound = (*list)[i];
 			return true;
+		}
 	*ARENA_PUSH(ir_arena, *list, *n, *cap) = bound;
+	out->bound = bound;
 	return true;
 }
 
 static void
-note(Solve *S, IrStmt *ifs, IrExpr *conj, bool ok)
+note(Solve *S, IrStmt *ifs, IrExpr *conj, bool ok, const Solved *how)
 {
 	for (int i = 0; i < S->nsol; i++)
 		if (S->sol[i].ifs == ifs && S->sol[i].conj == conj) {
-			S->sol[i].ok &= ok;
+			Solved *o = &S->sol[i];
+			o->ok &= ok;
+			o->exact &= ok && o->bound == how->bound && o->side == how->side &&
+			    how->exact;
 			return;
 		}
 	Solved *n = ARENA_PUSH(ir_arena, S->sol, S->nsol, S->capsol);
+	*n = *how;
 	n->ifs = ifs;
 	n->conj = conj;
 	n->ok = ok;
+	n->exact &= ok;
 }
 
 static void
@@ -174,9 +192,10 @@ solve_cond(Solve *S, IrStmt *ifs, IrExpr *c)
 		solve_cond(S, ifs, c->b);
 		return;
 	}
-	bool ok = solve_conj(S, c);
+	Solved how = { 0 };
+	bool ok = solve_conj(S, c, &how);
 	S->hot |= ok && S->depth > 0;
-	note(S, ifs, c, ok);
+	note(S, ifs, c, ok, &how);
 }
 
 /* The condition of a boundary copy, padded[...] = select(in range, x[...],
@@ -311,6 +330,73 @@ drop_store(IrMutator *m, IrStmt *s)
 static const IrMutator drop_table = {
 	.stmt = { [IS_IF] = drop_if, [IS_STORE] = drop_store },
 };
+
+/* ---- the prologue and epilogue: conjuncts known false ------------------- */
+
+/* Below the steady range (side +1) or above it (side -1), a conjunct that
+ * is exact (no inner loop in it) and the only bound on its side fails at
+ * every iteration: v < lo = max(min, lo1) clamped to end means v < lo1,
+ * and v >= hi = max(min(end, hi1 + 1), lo) with v < end means v > hi1.
+ * With two bounds on a side either may be the one that fails. */
+static bool
+known_false(Solve *S, IrStmt *ifs, IrExpr *conj, int side)
+{
+	if ((side > 0 ? S->nlo : S->nhi) != 1)
+		return false;
+	for (int i = 0; i < S->nsol; i++)
+		if (S->sol[i].ifs == ifs && S->sol[i].conj == conj)
+			return S->sol[i].ok && S->sol[i].exact && S->sol[i].side == side;
+	return false;
+}
+
+static bool
+any_false(Solve *S, IrStmt *ifs, IrExpr *c, int side)
+{
+	if (c->kind == IR_AND)
+		return any_false(S, ifs, c->a, side) || any_false(S, ifs, c->b, side);
+	return known_false(S, ifs, c, side);
+}
+
+typedef struct {
+	IrMutator m;
+	Solve *S;
+	int side;
+} Falsify;
+
+static IrStmt *
+false_if(IrMutator *m, IrStmt *s)
+{
+	Falsify *F = (Falsify *)m;
+	if (s->ifs.cond->type.lanes == 1 && any_false(F->S, s, s->ifs.cond, F->side))
+		return s->ifs.else_s ? ir_mutate_stmt(m, s->ifs.else_s) : NULL;
+	return ir_mutate_stmt_children(m, s);
+}
+
+/* a boundary copy outside its range stores the select's other value */
+static IrStmt *
+false_store(IrMutator *m, IrStmt *s)
+{
+	Falsify *F = (Falsify *)m;
+	IrExpr *g = select_guard(s);
+	if (!g || !any_false(F->S, s, g, F->side))
+		return s;
+	IrStmt *r = ir_store(s->store.buf, s->store.idx, s->store.nidx,
+	    s->store.value->c, s->store.pred);
+	r->loc = s->loc;
+	return r;
+}
+
+static const IrMutator false_table = {
+	.stmt = { [IS_IF] = false_if, [IS_STORE] = false_store },
+};
+
+/* The body below (side +1) or above (side -1) the steady range. */
+static IrStmt *
+outside(Solve *S, IrStmt *body, int side)
+{
+	Falsify F = { false_table, S, side };
+	return ir_mutate_stmt(&F.m, body);
+}
 
 /* ---- unswitching the guarded statements only ---------------------------- */
 
@@ -529,13 +615,13 @@ make_loops(void *ctx)
 		r->loc = s->loc;
 		return r;
 	}
-	IrStmt *parts[3] = { NULL, NULL, NULL };
-	if (sp->pro)
-		parts[0] = loop(s->loop.var, sp->min, sp->lo, s, s->loop.body);
+	IrStmt *parts[3] = { NULL, NULL, NULL }, *b;
+	if (sp->pro && (b = outside(sp->S, s->loop.body, 1)))
+		parts[0] = loop(s->loop.var, sp->min, sp->lo, s, b);
 	if (sp->steady)
 		parts[1] = loop(s->loop.var, sp->lo, sp->hi, s, sp->steady);
-	if (sp->epi)
-		parts[2] = loop(s->loop.var, sp->hi, sp->end, s, s->loop.body);
+	if (sp->epi && (b = outside(sp->S, s->loop.body, -1)))
+		parts[2] = loop(s->loop.var, sp->hi, sp->end, s, b);
 	return ir_block(parts, 3);
 }
 
@@ -614,7 +700,7 @@ part_for(IrMutator *m, IrStmt *s)
 	steady = steady ? ir_mutate_stmt(m, steady) : NULL;
 	P->scope = outer;
 
-	Split sp = { s, min, end, lo, hi, true, true, steady, NULL, NULL };
+	Split sp = { s, min, end, lo, hi, true, true, steady, NULL, &S };
 	sp.pro = !ir_is_const(fold(P, ir_sub(lo, min)), &a) || a != 0;
 	sp.epi = !ir_is_const(fold(P, ir_sub(end, hi)), &b) || b != 0;
 	const char *name = arena_printf(ir_arena, "%s_s", s->loop.var->name);
