@@ -22,7 +22,8 @@
  * (an empty steady range runs everything in the prologue and epilogue).
  * Loops inside the steady state are partitioned in turn; the prologue
  * and epilogue are not (they are short), but where a conjunct is the only
- * bound on its side and free of inner loops it is false throughout the
+ * bound on its side and exact (free of inner loops, and of anything the
+ * bounds widen, such as f % N) it is false throughout the
  * prologue or epilogue, and its guard goes (a boundary copy's first and
  * last rows store 0 with no test and no masked load).  A loop is partitioned
  * only where that pays for the copies of its body: a solved guard sits in
@@ -52,8 +53,9 @@ typedef struct {
 	bool ok;               /* solved at every place the If appears */
 	IrExpr *bound;         /* the bound it gives */
 	int side;              /* +1: a lower bound on v, -1: an upper one */
-	bool exact;            /* c*v + d0 >= 0 with d0 free of the inner
-	                          loops: false wherever the bound fails */
+	bool exact;            /* c*v + d0 >= 0 with d0 its own lower bound
+	                          (no inner loop, nothing widened): false
+	                          wherever the bound fails */
 } Solved;
 
 typedef struct {
@@ -154,7 +156,11 @@ solve_conj(Solve *S, IrExpr *conj, Solved *out)
 	IrExpr ***list = c > 0 ? &S->lo : &S->hi;
 	int *n = c > 0 ? &S->nlo : &S->nhi, *cap = c > 0 ? &S->caplo : &S->caphi;
 	out->side = c > 0 ? 1 : -1;
-	out->exact = !uses_inner(d0, S->inner);
+	/* exact when the bound is d0 itself: bounds_of_expr widens what it
+	 * cannot track (f_1 % N + r >= 1 gives r >= 1, the worst case over
+	 * f_1 % N, though at f_1 % N = 3 the conjunct holds at r = 0) */
+	out->exact = !uses_inner(d0, S->inner) &&
+	    ir_expr_equal(simplify_expr(rmin, NULL), d0);
 	for (int i = 0; i < *n; i++)
 		if (ir_expr_equal((*list)[i], bound)) {
 			out->bound = (*list)[i];
