@@ -14,6 +14,9 @@
  *   simplify      the steady states' bounds folded               simplify.c
  *   unroll        unrolled loops expanded                        unroll.c
  *   vectorize     vectorized loops to vector code                vectorize.c
+ *   simplify      the vector code folded                         simplify.c
+ *   hoist         invariant divisions by run-time values into lets  hoist.c
+ *                 (CPU code only)
  *
  * Each IR pass runs through run_pass, which times it (TXC_TIME_PASSES=1)
  * and prints the IR after it when asked (--dump-after=PASS or all); the
@@ -32,7 +35,7 @@
 /* The passes above, in order: the names --dump-after takes. */
 static const char *const pass_names[] = {
 	"stage", "sched", "inline", "bounds_infer", "lower", "simplify", "tensorize",
-	"flatten", "partition", "unroll", "vectorize", NULL,
+	"flatten", "partition", "unroll", "vectorize", "hoist", NULL,
 };
 
 const char *const *
@@ -167,6 +170,10 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	body = run_pass(&r, "unroll", unroll_loops, body);
 	body = run_pass(&r, "vectorize", vectorize_loops, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
+	/* CPU code only: a GPU kernel's loops are its threads, and the VTA
+	 * backend reads its nests' index expressions as they are */
+	if (!opt || !opt->target || !strcmp(opt->target, "cpu"))
+		body = run_pass(&r, "hoist", hoist_invariants, body);
 
 	IrFunc *f = arena_alloc(ir_arena, sizeof *f);
 	f->name = k->name;

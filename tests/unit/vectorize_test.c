@@ -127,24 +127,42 @@ test_unroll(void)
 static void
 test_hoist(void)
 {
-	IrExpr *idx = ir_add(ir_mul(ir_var(i), c(8)), ir_var(j));
+	/* i/N*8 moves out of the j loop, N*i (which LLVM hoists) stays */
+	IrExpr *idx = ir_add(ir_mul(ir_div(ir_var(i), ir_var(N)), c(8)), ir_var(j));
 	IrExpr *rd = ir_add(ir_var(j), ir_mul(ir_var(N), ir_var(i)));
 	IrStmt *s = loop(i, 4, FOR_SERIAL, loop(j, 8, FOR_SERIAL,
 	    ir_store(C, &idx, 1, ir_load(A, &rd, 1, NULL, 1), NULL)));
 	CHECK_NEST(hoist_invariants(s),
 	    "for (i, 0, 4) {\n"
-	    "  let inv0 = i*8\n"
-	    "  let inv1 = N*i\n"
+	    "  let inv0 = i/N*8\n"
 	    "  for (j, 0, 8) {\n"
-	    "    C[inv0 + j] = A[j + inv1]\n"
+	    "    C[inv0 + j] = A[j + N*i]\n"
 	    "  }\n"
 	    "}\n");
-	/* loads and divisions by variables stay */
+	/* a division by a variable moves (it is total: it cannot trap); the
+	 * load it indexes stays; a constant divisor is LLVM's to hoist */
 	IrExpr *d = ir_div(ir_var(N), ir_var(i));
 	IrExpr *ld = ir_load(B, &d, 1, NULL, 1);
 	IrExpr *jj = ir_var(j);
 	s = loop(j, 8, FOR_SERIAL, ir_store(C, &jj, 1, ld, NULL));
-	CHECK_NEST(hoist_invariants(s), "for (j, 0, 8) {\n  C[j] = B[N/i]\n}\n");
+	CHECK_NEST(hoist_invariants(s),
+	    "let inv0 = N/i\n"
+	    "for (j, 0, 8) {\n  C[j] = B[inv0]\n}\n");
+	IrExpr *d8 = ir_add(ir_div(ir_var(N), c(8)), ir_var(j));
+	s = loop(j, 8, FOR_SERIAL, ir_store(C, &d8, 1, ir_float(ir_f32, 0), NULL));
+	CHECK_NEST(hoist_invariants(s), "for (j, 0, 8) {\n  C[N/8 + j] = 0f\n}\n");
+	/* nothing leaves a GPU loop's body (it is the kernel), though a
+	 * serial loop inside it is hoisted from */
+	IrExpr *nj = ir_add(ir_add(ir_div(ir_var(N), ir_var(N)), ir_var(i)), ir_var(j));
+	IrStmt *gpu = ir_for(i, c(0), c(4), FOR_GPU_THREAD,
+	    ir_store(C, &nj, 1, ir_float(ir_f32, 0), NULL));
+	s = loop(j, 8, FOR_SERIAL, gpu);
+	CHECK_NEST(hoist_invariants(s),
+	    "for (j, 0, 8) {\n"
+	    "  gpu_thread.x (i, 0, 4) {\n"
+	    "    C[N/N + i + j] = 0f\n"
+	    "  }\n"
+	    "}\n");
 }
 
 int
