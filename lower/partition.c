@@ -340,15 +340,19 @@ static const IrMutator drop_table = {
 /* ---- the prologue and epilogue: conjuncts known false ------------------- */
 
 /* Below the steady range (side +1) or above it (side -1), a conjunct that
- * is exact (no inner loop in it) and the only bound on its side fails at
- * every iteration: v < lo = max(min, lo1) clamped to end means v < lo1,
- * and v >= hi = max(min(end, hi1 + 1), lo) with v < end means v > hi1.
- * With two bounds on a side either may be the one that fails. */
+ * is exact (Solved.exact) and the only bound on its side fails at every
+ * iteration: v < lo = max(min, lo1) clamped to end means v < lo1, and
+ * v >= hi = max(min(end, hi1 + 1), lo) with v < end means v > hi1.  With
+ * two bounds on a side either may be the one that fails. */
+static bool
+one_bound(Solve *S, int side)
+{
+	return (side > 0 ? S->nlo : S->nhi) == 1;
+}
+
 static bool
 known_false(Solve *S, IrStmt *ifs, IrExpr *conj, int side)
 {
-	if ((side > 0 ? S->nlo : S->nhi) != 1)
-		return false;
 	for (int i = 0; i < S->nsol; i++)
 		if (S->sol[i].ifs == ifs && S->sol[i].conj == conj)
 			return S->sol[i].ok && S->sol[i].exact && S->sol[i].side == side;
@@ -400,6 +404,8 @@ static const IrMutator false_table = {
 static IrStmt *
 outside(Solve *S, IrStmt *body, int side)
 {
+	if (!one_bound(S, side))
+		return body;
 	Falsify F = { false_table, S, side };
 	return ir_mutate_stmt(&F.m, body);
 }
