@@ -43,6 +43,8 @@ typedef struct {
 	const char **incdirs; int nincdirs;   /* -I */
 	const char *dump_after;     /* --dump-after=PASS */
 	bool dlpack;                /* --dlpack: NAME_dlpack in the object and -H */
+	bool local_intrinsics;      /* --local-intrinsics */
+	bool runtime_kernels;       /* --runtime-kernels: libtxrt's micro-kernels */
 	int time_passes;            /* TXC_TIME_PASSES: 0 (unset or 0), 1, 2 */
 } Options;
 
@@ -82,5 +84,7 @@ bool benchops_eval(IrFunc *f, const int64_t *params, IrExpr *e, int64_t *out);
 /* emit.c: --emit=obj|asm|llvm|bc (and -S) through target/llvm, honouring
  * --target, --cpu, --features, -g and -O; false after diagnostics. */
 bool emit_llvm(IrFunc **funcs, int n, const Options *o, const char *out);
+/* txc --runtime-kernels: libtxrt's prebuilt micro-kernels to out. */
+bool emit_runtime_kernels(const Options *o, const char *out);
 
 #endif

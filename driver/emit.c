@@ -1,15 +1,28 @@
 /* emit.c: the cpu target's native outputs through target/llvm.
  *
  * txc FILE.tx [-o x.o] [-S | --emit=obj|asm|llvm|bc] [--target=TRIPLE]
- * [--cpu=NAME] [--features=LIST] [-g] [-O0..3]: the driver's options
- * become LlvmOptions, and the output goes through output.c so that a
- * failure leaves no file behind.
+ * [--cpu=NAME] [--features=LIST] [-g] [-O0..3] [--local-intrinsics]: the
+ * driver's options become LlvmOptions, and the output goes through
+ * output.c so that a failure leaves no file behind.  txc
+ * --runtime-kernels [-S] -o FILE writes libtxrt's prebuilt micro-kernels
+ * the same way.
  */
 #include "driver/driver.h"
 #include "target/target.h"
 
-bool
-emit_llvm(IrFunc **funcs, int n, const Options *o, const char *out)
+static EmitKind
+kind(const Options *o)
+{
+	switch (o->emit) {
+	case OUT_ASM: return EMIT_ASM;
+	case OUT_LLVM: return EMIT_LLVM;
+	case OUT_BC: return EMIT_BC;
+	default: return EMIT_OBJ;
+	}
+}
+
+static LlvmOptions
+llvm_options(const Options *o)
 {
 	LlvmOptions lo = {
 		.triple = o->triple,
@@ -18,21 +31,49 @@ emit_llvm(IrFunc **funcs, int n, const Options *o, const char *out)
 		.opt_level = o->opt_level,
 		.debug = o->debug,
 		.dlpack = o->dlpack,
+		.local_intrinsics = o->local_intrinsics,
 		.time_passes = o->time_passes,
 	};
-	EmitKind k;
-	FILE *fp;
+	return lo;
+}
 
-	switch (o->emit) {
-	case OUT_ASM: k = EMIT_ASM; break;
-	case OUT_LLVM: k = EMIT_LLVM; break;
-	case OUT_BC: k = EMIT_BC; break;
-	default: k = EMIT_OBJ; break;
-	}
-	fp = output_open(out, k == EMIT_OBJ || k == EMIT_BC);
+bool
+emit_llvm(IrFunc **funcs, int n, const Options *o, const char *out)
+{
+	LlvmOptions lo = llvm_options(o);
+	EmitKind k = kind(o);
+	FILE *fp = output_open(out, k == EMIT_OBJ || k == EMIT_BC);
+
 	if (!fp)
 		return false;
 	if (!llvm_emit(funcs, n, &lo, k, fp))
 		return false;   /* main removes the temporary */
+	return output_commit(fp);
+}
+
+bool
+emit_runtime_kernels(const Options *o, const char *out)
+{
+	LlvmOptions lo = llvm_options(o);
+	EmitKind k = kind(o);
+	FILE *fp;
+
+	if (o->emit != OUT_OBJ && o->emit != OUT_ASM && o->emit != OUT_LLVM &&
+	    o->emit != OUT_BC) {
+		diag_error(loc_none, "--runtime-kernels writes an object, assembly, LLVM IR or "
+		    "bitcode (--emit=obj, asm, llvm or bc)");
+		return false;
+	}
+	if (o->triple || o->cpu || o->features) {
+		diag_error(loc_none, "--runtime-kernels builds for x86-64-v3 (AVX2, FMA), the "
+		    "level objects check for before they call them: drop --target, --cpu "
+		    "and --features");
+		return false;
+	}
+	fp = output_open(out, k == EMIT_OBJ || k == EMIT_BC);
+	if (!fp)
+		return false;
+	if (!llvm_emit_runtime_kernels(&lo, k, fp))
+		return false;
 	return output_commit(fp);
 }

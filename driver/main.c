@@ -64,6 +64,10 @@ usage(FILE *fp)
 "  --features=LIST      LLVM target features, e.g. +avx2,+fma\n"
 "  -O0 -O1 -O2 -O3      optimisation level (default -O3)\n"
 "  -g                   map instructions to .tx lines (DWARF)\n"
+"  --local-intrinsics   build every tensorize micro-kernel into the object\n"
+"                       (not libtxrt's prebuilt copies)\n"
+"  --runtime-kernels    write libtxrt's prebuilt micro-kernels (no FILE.tx;\n"
+"                       the build of libtxrt runs it)\n"
 "\n"
 "Diagnostics and information:\n"
 "  --color=WHEN         auto (default), always or never\n"
@@ -75,7 +79,8 @@ usage(FILE *fp)
 enum {
 	OPT_EMIT = 256, OPT_CHECK, OPT_DUMP_AST, OPT_FORMAT, OPT_NO_SCHEDULE,
 	OPT_PRINT_LOOPS, OPT_TRACE, OPT_DUMP_AFTER, OPT_TARGET, OPT_CPU,
-	OPT_FEATURES, OPT_COLOR, OPT_MAX_ERRORS, OPT_DLPACK,
+	OPT_FEATURES, OPT_COLOR, OPT_MAX_ERRORS, OPT_DLPACK, OPT_LOCAL_INTRINSICS,
+	OPT_RUNTIME_KERNELS,
 };
 
 static const struct option longopts[] = {
@@ -93,6 +98,8 @@ static const struct option longopts[] = {
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "max-errors", required_argument, NULL, OPT_MAX_ERRORS },
 	{ "dlpack", no_argument, NULL, OPT_DLPACK },
+	{ "local-intrinsics", no_argument, NULL, OPT_LOCAL_INTRINSICS },
+	{ "runtime-kernels", no_argument, NULL, OPT_RUNTIME_KERNELS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -222,6 +229,8 @@ parse_args(int argc, char **argv, Options *o)
 		case OPT_CPU: o->cpu = optarg; break;
 		case OPT_FEATURES: o->features = optarg; break;
 		case OPT_DLPACK: o->dlpack = true; break;
+		case OPT_LOCAL_INTRINSICS: o->local_intrinsics = true; break;
+		case OPT_RUNTIME_KERNELS: o->runtime_kernels = true; break;
 		case OPT_COLOR:
 			if (!strcmp(optarg, "auto"))
 				diag_set_color(-1);
@@ -248,6 +257,11 @@ parse_args(int argc, char **argv, Options *o)
 			}
 			return bad_usage("unknown option '%s'", argv[optind - 1]);
 		}
+	}
+	if (o->runtime_kernels) {
+		if (optind < argc)
+			return bad_usage("--runtime-kernels takes no input file ('%s')", argv[optind]);
+		return -1;
 	}
 	if (optind == argc)
 		return bad_usage("%s", "no input file");
@@ -329,6 +343,13 @@ compile(Options *o)
 {
 	bool native = o->emit == OUT_OBJ || o->emit == OUT_ASM || o->emit == OUT_LLVM ||
 	    o->emit == OUT_BC;
+	if (o->runtime_kernels) {
+		const char *out = o->output ? o->output :
+		    o->emit == OUT_ASM ? "txrt-kernels.s" : "txrt-kernels.o";
+		if (!emit_runtime_kernels(o, out))
+			return output_io_failed() || !diag_errors() ? 2 : 1;
+		return output_finish_all() ? 0 : 2;
+	}
 	if (native && !o->check_only && strcmp(o->target, "cpu") != 0) {
 		/* what the GPU and accelerator targets can do today (txc(1)) */
 		diag_error(loc_none, "--target=%s cannot write %s yet (no %s code generator): "

@@ -91,6 +91,8 @@ typedef struct {
 	bool debug;            /* -g: DWARF lines pointing into the .tx file */
 	bool no_contract;      /* forbid fusing a * b + c into an FMA */
 	bool dlpack;           /* --dlpack: also NAME_dlpack (llvm/cg_dlpack.c) */
+	bool local_intrinsics; /* --local-intrinsics: every tensorize micro-kernel
+	                          in the module, none of libtxrt's prebuilt ones */
 	int time_passes;       /* TXC_TIME_PASSES: 1 times each backend stage,
 	                          2 also prints LLVM's report of its passes */
 } LlvmOptions;
@@ -102,6 +104,9 @@ bool llvm_emit(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind k, FILE *ou
 /* The same to a file ("-": stdout). */
 bool llvm_emit_file(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind k,
     const char *path);
+/* txc --runtime-kernels: libtxrt's prebuilt micro-kernels (intrin_cpu.c),
+ * for x86-64 with AVX2 and FMA (the host must be x86-64), to out. */
+bool llvm_emit_runtime_kernels(const LlvmOptions *o, EmitKind k, FILE *out);
 /* Whether the triple, --cpu and --features name a machine LLVM knows (an
  * unknown CPU or feature is a diagnostic, not LLVM's warning and abort). */
 bool llvm_check_options(const LlvmOptions *o);

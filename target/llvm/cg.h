@@ -59,6 +59,7 @@ typedef struct {
 	int npar;                      /* outlined bodies so far (for names) */
 	int loop_hint;                 /* for the next cg_loop: see cg_stmt.c */
 	bool contract;                 /* allow fused multiply-add */
+	bool runtime_kernels;          /* call libtxrt's prebuilt micro-kernels */
 	/* alias scopes: one per buffer of the kernel */
 	Buffer **scoped; LLVMMetadataRef *scopes; int nscoped;
 	LLVMMetadataRef scope_domain;
@@ -72,7 +73,8 @@ typedef struct {
 /* ---- cg_func.c ---------------------------------------------------------- */
 /* Creates an empty module for funcs; false after diagnostics. */
 bool cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs,
-    int n, LLVMTargetDataRef td, const char *triple, bool debug, bool contract);
+    int n, LLVMTargetDataRef td, const char *triple, bool debug, bool contract,
+    bool runtime_kernels);
 /* Adds `int NAME__packed(void **args)` calling NAME with *args[i] (JIT). */
 void cg_packed_wrapper(Cg *cg, IrFunc *f);
 void cg_fn_begin(Cg *cg, CgFn *fn, LLVMValueRef llfn);
@@ -121,9 +123,13 @@ bool cg_has_load(IrExpr *e);
 
 /* ---- intrin_cpu.c: tensorize intrinsics (CALL_INTRINSIC) as vector code - */
 LLVMValueRef intrin_cpu_emit(Cg *cg, IrExpr *e);
+/* Defines libtxrt's prebuilt micro-kernels (external, named
+ * CG_RUNTIME_KERNEL_PREFIX "fma_outer_...") in cg's module. */
+void intrin_cpu_runtime_kernels(Cg *cg);
 /* micro-kernel functions are named CG_KERNEL_PREFIX "NAME...";
  * llvm_emit.c gives them their own pass pipeline */
 #define CG_KERNEL_PREFIX "txc."
+#define CG_RUNTIME_KERNEL_PREFIX "txrt_"
 
 /* ---- cg_mem.c ------------------------------------------------------------ */
 LLVMValueRef cg_load(Cg *cg, IrExpr *e);

@@ -314,7 +314,8 @@ cg_packed_wrapper(Cg *cg, IrFunc *f)
 
 bool
 cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs, int n,
-    LLVMTargetDataRef td, const char *triple, bool debug, bool contract)
+    LLVMTargetDataRef td, const char *triple, bool debug, bool contract,
+    bool runtime_kernels)
 {
 	int errors = diag_errors();
 
@@ -324,6 +325,7 @@ cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs, int n,
 	cg->b = LLVMCreateBuilderInContext(ctx);
 	cg->td = td;
 	cg->contract = contract;
+	cg->runtime_kernels = runtime_kernels;
 	LLVMSetTarget(cg->mod, triple);
 	if (td) {
 		char *dl = LLVMCopyStringRepOfTargetData(td);

@@ -17,7 +17,11 @@
  * The micro-kernel is one internal function per shape (txc.fma_outer.MRxNR,
  * noinline), called from every place the nest uses it, so LLVM optimises
  * and selects its instructions once however often the loop nest (and
- * partition.c's copies of it) calls it.  Inside, it picks one of:
+ * partition.c's copies of it) calls it.  For the common shapes and
+ * strides libtxrt has a prebuilt copy (txrt_fma_outer_..., written by
+ * txc --runtime-kernels, see rt_shapes below), which the module calls
+ * instead when Cg.runtime_kernels says the target can run it.
+ * Inside, the micro-kernel picks one of:
  *   - the full block (extents MR and NR), k unrolled by 4;
  *   - full columns and 1..MR-1 rows (the bottom edge, and M = 1): a copy
  *     of the kernel per row count, plain loads, and for one or two rows
@@ -353,31 +357,55 @@ row_loop(Cg *cg, Fma *f, LLVMValueRef mr, LLVMValueRef K)
 	LLVMPositionBuilderAtEnd(cg->b, done);
 }
 
-/* void txc.fma_outer.MRxNR(c, csi, a, asi, ask, b, bsk, K, mr, nr, first) */
+/* The micro-kernel's name: txc.fma_outer.MRxNR (internal to the module)
+ * or txrt_fma_outer_MRxNR (libtxrt's), then each stride built in, e.g.
+ * txc.fma_outer.6x16.i1.k6.b16 (tags c, i, k, b: csi, asi, ask, bsk). */
+static void
+kernel_name(char *name, size_t size, bool runtime, int MR, int NR, const int64_t *cst)
+{
+	static const char tag[4] = { 'c', 'i', 'k', 'b' };
+	char sep = runtime ? '_' : '.';
+	int len = snprintf(name, size, "%sfma_outer%c%dx%d",
+	    runtime ? CG_RUNTIME_KERNEL_PREFIX : CG_KERNEL_PREFIX, sep, MR, NR);
+	for (int i = 0; i < 4 && len > 0 && (size_t)len < size; i++)
+		if (cst[i] >= 0)
+			len += snprintf(name + len, size - (size_t)len, "%c%c%lld", sep, tag[i],
+			    (long long)cst[i]);
+}
+
+/* The declaration of a micro-kernel:
+ *     void NAME(c, csi, a, asi, ask, b, bsk, K, mr, nr, first)
+ * internal to the module, or libtxrt's (runtime). */
 static LLVMValueRef
-kernel_fn(Cg *cg, int MR, int NR, const int64_t *cst, LLVMTypeRef *fty)
+kernel_decl(Cg *cg, const char *name, bool runtime, LLVMTypeRef *fty)
 {
 	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0), i64 = LLVMInt64TypeInContext(cg->ctx);
 	LLVMTypeRef pt[11] = { ptr, i64, ptr, i64, i64, ptr, i64, i64, i64, i64,
 	    LLVMInt1TypeInContext(cg->ctx) };
 	*fty = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), pt, 11, 0);
-	char name[64];
-	int len = snprintf(name, sizeof name, CG_KERNEL_PREFIX "fma_outer.%dx%d", MR, NR);
-	static const char tag[4] = { 'c', 'i', 'k', 'b' };
-	for (int i = 0; i < 4 && len > 0 && len < (int)sizeof name; i++)
-		if (cst[i] >= 0)
-			len += snprintf(name + len, sizeof name - (size_t)len, ".%c%lld", tag[i],
-			    (long long)cst[i]);
 	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
 	if (fn)
 		return fn;
 	fn = LLVMAddFunction(cg->mod, name, *fty);
-	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	if (!runtime)
+		LLVMSetLinkage(fn, LLVMInternalLinkage);
 	static const char *const attrs[] = { "noinline", "nounwind", "nofree", "nosync" };
 	for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
 		LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(cg->ctx,
 		    LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i])), 0));
+	return fn;
+}
 
+/* The micro-kernel MR x NR with the strides cst (-1: an argument) built
+ * in, defined in the module under its name (kernel_name). */
+static LLVMValueRef
+kernel_fn(Cg *cg, int MR, int NR, const int64_t *cst, bool runtime, LLVMTypeRef *fty)
+{
+	char name[80];
+	kernel_name(name, sizeof name, runtime, MR, NR, cst);
+	LLVMValueRef fn = kernel_decl(cg, name, runtime, fty);
+	if (LLVMCountBasicBlocks(fn))
+		return fn;
 	/* build it with the builder moved into it (and no debug location:
 	 * the function has no subprogram) */
 	LLVMBasicBlockRef saved = LLVMGetInsertBlock(cg->b);
@@ -388,7 +416,7 @@ kernel_fn(Cg *cg, int MR, int NR, const int64_t *cst, LLVMTypeRef *fty)
 	f.fn = fn;
 	f.f32 = LLVMFloatTypeInContext(cg->ctx);
 	f.v8 = LLVMVectorType(f.f32, 8);
-	f.i64 = i64;
+	f.i64 = LLVMInt64TypeInContext(cg->ctx);
 	f.i1 = LLVMInt1TypeInContext(cg->ctx);
 	f.nv = NR / 8;
 	f.sets = 1;
@@ -438,9 +466,67 @@ kernel_fn(Cg *cg, int MR, int NR, const int64_t *cst, LLVMTypeRef *fty)
 	LLVMPositionBuilderAtEnd(cg->b, done);
 	LLVMBuildRetVoid(cg->b);
 
-	LLVMPositionBuilderAtEnd(cg->b, saved);
+	if (saved)
+		LLVMPositionBuilderAtEnd(cg->b, saved);
+	else
+		LLVMClearInsertionPosition(cg->b);
 	LLVMSetCurrentDebugLocation2(cg->b, saved_loc);
 	return fn;
+}
+
+/* libtxrt's prebuilt micro-kernels (txc --runtime-kernels writes them
+ * when libtxrt is built): every shape of stdlib/intrinsics/cpu.tx in the
+ * three stride patterns that schedules tensorize, c's row stride always
+ * an argument:
+ *   - a and b packed in panels: a[i, k] at i + k*MR, b[k, j] at j + k*NR
+ *     (the GotoBLAS nest of stdlib/tuned/matmul.tx);
+ *   - a row-major (a[i, k] at i*lda + k), b packed (convolutions over a
+ *     packed filter);
+ *   - both row-major (a tensorized matmul without packing).
+ * An object calls libtxrt's copy instead of building its own when the
+ * target can run it (llvm_emit.c: x86-64 with AVX2 and FMA); code
+ * generation for the micro-kernel is then about half of the compile time
+ * of a GotoBLAS matmul it no longer pays. */
+static const int rt_shapes[][2] = { { 6, 16 }, { 4, 24 }, { 8, 8 }, { 12, 8 } };
+enum { RT_FORMS = 3 };
+
+/* The strides (csi, asi, ask, bsk) of form f; -1: an argument. */
+static void
+rt_form(int f, int MR, int NR, int64_t *s)
+{
+	s[0] = -1;
+	s[1] = f == 0 ? 1 : -1;
+	s[2] = f == 0 ? MR : 1;
+	s[3] = f == 2 ? -1 : NR;
+}
+
+/* Whether libtxrt has the kernel MR x NR for the strides cst (c's row
+ * stride aside); if so, its strides are left in rt. */
+static bool
+rt_kernel(int MR, int NR, const int64_t *cst, int64_t *rt)
+{
+	for (size_t i = 0; i < sizeof rt_shapes / sizeof rt_shapes[0]; i++) {
+		if (rt_shapes[i][0] != MR || rt_shapes[i][1] != NR)
+			continue;
+		for (int f = 0; f < RT_FORMS; f++) {
+			rt_form(f, MR, NR, rt);
+			if (rt[1] == cst[1] && rt[2] == cst[2] && rt[3] == cst[3])
+				return true;
+		}
+	}
+	return false;
+}
+
+void
+intrin_cpu_runtime_kernels(Cg *cg)
+{
+	LLVMTypeRef fty;
+	int64_t s[4];
+	for (size_t i = 0; i < sizeof rt_shapes / sizeof rt_shapes[0]; i++)
+		for (int f = 0; f < RT_FORMS; f++) {
+			rt_form(f, rt_shapes[i][0], rt_shapes[i][1], s);
+			kernel_fn(cg, rt_shapes[i][0], rt_shapes[i][1], s, true, &fty);
+		}
 }
 
 static void
@@ -460,7 +546,15 @@ fma_outer(Cg *cg, IrExpr *e)
 		if (!ir_is_const(sx[i], &cst[i]) || cst[i] < 0 || cst[i] > (1 << 20))
 			cst[i] = -1;
 	LLVMTypeRef fty;
-	LLVMValueRef fn = kernel_fn(cg, (int)mr, (int)nr, cst, &fty);
+	LLVMValueRef fn;
+	int64_t rt[4];
+	if (cg->runtime_kernels && rt_kernel((int)mr, (int)nr, cst, rt)) {
+		char name[80];
+		kernel_name(name, sizeof name, true, (int)mr, (int)nr, rt);
+		fn = kernel_decl(cg, name, true, &fty);
+	} else {
+		fn = kernel_fn(cg, (int)mr, (int)nr, cst, false, &fty);
+	}
 	LLVMValueRef first = cg_index(cg, x[12], 1);
 	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
 	LLVMValueRef args[11] = {

@@ -304,13 +304,16 @@ static const char nest_o2[] =
 static const char kernel_passes[] =
     "function(instcombine<no-verify-fixpoint>,loop-mssa(loop-rotate))";
 
-/* A micro-kernel of intrin_cpu.c (named CG_KERNEL_PREFIX...). */
+/* A micro-kernel of intrin_cpu.c (named CG_KERNEL_PREFIX..., or libtxrt's
+ * CG_RUNTIME_KERNEL_PREFIX "fma_outer_..." in txc --runtime-kernels). */
+#define RT_KERNEL CG_RUNTIME_KERNEL_PREFIX "fma_outer_"
 static bool
 is_kernel(LLVMValueRef f)
 {
 	size_t len, plen = strlen(CG_KERNEL_PREFIX);
 	const char *name = LLVMGetValueName2(f, &len);
-	return len > plen && !strncmp(name, CG_KERNEL_PREFIX, plen);
+	return (len > plen && !strncmp(name, CG_KERNEL_PREFIX, plen)) ||
+	    (len > strlen(RT_KERNEL) && !strncmp(name, RT_KERNEL, strlen(RT_KERNEL)));
 }
 
 /* Runs passes on the micro-kernels or on the other functions, as
@@ -376,6 +379,76 @@ optimise(LLVMModuleRef mod, const LlvmOptions *o, LLVMTargetMachineRef tm)
 	return err;
 }
 
+/* ---- libtxrt's prebuilt micro-kernels (intrin_cpu.c) --------------------
+ * txc --runtime-kernels builds them for x86-64-v3 (AVX2, FMA, BMI2 and
+ * the rest of that level) with prefetchw; an object calls them only when
+ * it is compiled for a machine that has every one of those features: the
+ * host (no cross triple, no --cpu), when it has them all and --features
+ * takes none away.  Otherwise, and with --local-intrinsics, the module
+ * builds its own. */
+#define RT_CPU "x86-64-v3"
+#define RT_FEATURES "+prfchw"
+#ifdef TXC_RUNTIME_KERNELS
+static const char *const rt_needs[] = {
+	"sse", "sse2", "sse3", "ssse3", "sse4.1", "sse4.2", "popcnt", "cx16", "sahf",
+	"avx", "avx2", "fma", "f16c", "bmi", "bmi2", "lzcnt", "movbe", "xsave", "prfchw",
+};
+
+/* Whether the feature list holds sign followed by name as one item. */
+static bool
+has_item(const char *list, char sign, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && *p; ) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == n + 1 && p[0] == sign && !strncmp(p + 1, name, n))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+static bool
+runtime_kernels_fit(const LlvmOptions *o)
+{
+	static int host_has = -1;
+
+	if (o->local_intrinsics || strncmp(llvm_host_triple(), "x86_64-", 7) != 0)
+		return false;
+	if (o->cpu && *o->cpu && strcmp(o->cpu, "host") != 0)
+		return false;
+	if (o->triple && *o->triple) {
+		char *t = LLVMNormalizeTargetTriple(o->triple);
+		bool host = !strcmp(t, llvm_host_triple());
+		LLVMDisposeMessage(t);
+		if (!host)
+			return false;
+	}
+	if (host_has < 0) {
+		char *hf = LLVMGetHostCPUFeatures();
+		host_has = 1;
+		for (size_t i = 0; i < sizeof rt_needs / sizeof *rt_needs; i++)
+			if (!has_item(hf, '+', rt_needs[i]))
+				host_has = 0;
+		LLVMDisposeMessage(hf);
+	}
+	if (!host_has)
+		return false;
+	for (size_t i = 0; o->features && i < sizeof rt_needs / sizeof *rt_needs; i++)
+		if (has_item(o->features, '-', rt_needs[i]))
+			return false;
+	return true;
+}
+#else
+static bool
+runtime_kernels_fit(const LlvmOptions *o)
+{
+	(void)o;
+	return false;
+}
+#endif
+
 LLVMModuleRef
 llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o,
     LLVMTargetMachineRef tm, const char *triple, bool packed)
@@ -386,7 +459,8 @@ llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o
 	char *msg = NULL;
 	double t0 = now_ms();
 
-	if (!cg_module(&cg, ctx, "txc", funcs, n, td, triple, o->debug, !o->no_contract)) {
+	if (!cg_module(&cg, ctx, "txc", funcs, n, td, triple, o->debug, !o->no_contract,
+	    runtime_kernels_fit(o))) {
 		LLVMDisposeModule(cg.mod);
 		LLVMDisposeTargetData(td);
 		return NULL;
@@ -420,27 +494,17 @@ llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o
 	return cg.mod;
 }
 
-bool
-llvm_emit(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind k, FILE *out)
+/* Writes mod as k to out; false after a diagnostic. */
+static bool
+write_module(LLVMModuleRef mod, LLVMTargetMachineRef tm, const LlvmOptions *o, EmitKind k,
+    FILE *out)
 {
-	char *triple = NULL, *err = NULL;
-	LLVMTargetMachineRef tm;
-	LLVMContextRef ctx;
-	LLVMModuleRef mod;
 	LLVMMemoryBufferRef mb = NULL;
+	char *err = NULL;
 	bool ok = true;
 	double t0 = now_ms();
 
-	tm = llvm_emit_machine(o, &triple);
-	if (!tm)
-		return false;
-	timed(o, "target machine", &t0);
-	ctx = LLVMContextCreate();
-	mod = llvm_emit_module(ctx, funcs, n, o, tm, triple, false);
-	t0 = now_ms();
-	if (!mod) {
-		ok = false;
-	} else if (k == EMIT_LLVM) {
+	if (k == EMIT_LLVM) {
 		char *s = LLVMPrintModuleToString(mod);
 		ok = fputs(s, out) >= 0;
 		LLVMDisposeMessage(s);
@@ -461,10 +525,82 @@ llvm_emit(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind k, FILE *out)
 			LLVMDisposeMemoryBuffer(mb);
 		}
 	}
-	if (mod && !ok && !diag_errors())
+	if (!ok && !diag_errors())
 		diag_error(loc_none, "cannot write the output");
+	return ok;
+}
+
+bool
+llvm_emit(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind k, FILE *out)
+{
+	char *triple = NULL;
+	LLVMTargetMachineRef tm;
+	LLVMContextRef ctx;
+	LLVMModuleRef mod;
+	bool ok;
+	double t0 = now_ms();
+
+	tm = llvm_emit_machine(o, &triple);
+	if (!tm)
+		return false;
+	timed(o, "target machine", &t0);
+	ctx = LLVMContextCreate();
+	mod = llvm_emit_module(ctx, funcs, n, o, tm, triple, false);
+	ok = mod && write_module(mod, tm, o, k, out);
 	if (mod)
 		LLVMDisposeModule(mod);
+	LLVMContextDispose(ctx);
+	LLVMDisposeTargetMachine(tm);
+	LLVMDisposeMessage(triple);
+	return ok;
+}
+
+bool
+llvm_emit_runtime_kernels(const LlvmOptions *o, EmitKind k, FILE *out)
+{
+	LlvmOptions ro = *o;
+	char *triple = NULL, *msg = NULL;
+	LLVMTargetMachineRef tm;
+	LLVMContextRef ctx;
+	LLVMTargetDataRef td;
+	LLVMErrorRef perr;
+	Cg cg;
+	bool ok;
+
+	if (strncmp(llvm_host_triple(), "x86_64-", 7) != 0) {
+		diag_error(loc_none, "--runtime-kernels: libtxrt's micro-kernels are x86-64 code "
+		    "(AVX2 and FMA); this host is %s", llvm_host_triple());
+		return false;
+	}
+	ro.triple = NULL;
+	ro.cpu = RT_CPU;
+	ro.features = RT_FEATURES;
+	ro.debug = false;
+	tm = llvm_emit_machine(&ro, &triple);
+	if (!tm)
+		return false;
+	ctx = LLVMContextCreate();
+	td = LLVMCreateTargetDataLayout(tm);
+	ok = cg_module(&cg, ctx, "txrt", NULL, 0, td, triple, false, true, false);
+	LLVMDisposeTargetData(td);
+	if (ok) {
+		cg.b = LLVMCreateBuilderInContext(ctx);
+		intrin_cpu_runtime_kernels(&cg);
+		LLVMDisposeBuilder(cg.b);
+		cg.b = NULL;
+		if (LLVMVerifyModule(cg.mod, LLVMReturnStatusAction, &msg))
+			ICE("the LLVM backend built an invalid module: %s", msg);
+		LLVMDisposeMessage(msg);
+		perr = optimise(cg.mod, &ro, tm);
+		if (perr) {
+			char *m = LLVMGetErrorMessage(perr);
+			diag_error(loc_none, "LLVM optimisation failed: %s", m);
+			LLVMDisposeErrorMessage(m);
+			ok = false;
+		}
+	}
+	ok = ok && write_module(cg.mod, tm, &ro, k, out);
+	LLVMDisposeModule(cg.mod);
 	LLVMContextDispose(ctx);
 	LLVMDisposeTargetMachine(tm);
 	LLVMDisposeMessage(triple);

@@ -77,6 +77,10 @@ llvm_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o)
 	LLVMOrcDefinitionGeneratorRef gen;
 	LlvmJit *j;
 
+	/* this process has no copy of libtxrt's prebuilt micro-kernels */
+	LlvmOptions local = *o;
+	local.local_intrinsics = true;
+	o = &local;
 	if (o->triple && *o->triple && strcmp(o->triple, llvm_host_triple())) {
 		diag_error(loc_none, "the JIT runs only on the host ('%s', not '%s')",
 		    llvm_host_triple(), o->triple);

@@ -9,7 +9,9 @@
 # is the reference; each schedule is built
 # with `txc -s NAME --emit=c` and $CC -O1 (once more with -fopenmp when it
 # uses parallel), and, when txc's LLVM path and libtxrt are there, as a
-# native object linked with -ltxrt.  A harness from `txc --emit=harness`
+# native object linked with -ltxrt (a schedule that tensorizes twice: as
+# txc builds it, calling libtxrt's prebuilt micro-kernels where it can,
+# and with --local-intrinsics).  A harness from `txc --emit=harness`
 # runs every build on the same seeded random inputs for each size set:
 #
 #   - all sizes 1;
@@ -166,6 +168,19 @@ for s in $scheds; do
 			bins="$bins $tag.llvm"
 		else
 			fail "$name: schedule $tag: the object does not link with libtxrt" "$build_log"
+		fi
+		# a tensorized schedule once more with its micro-kernels in the
+		# object (the first build calls libtxrt's prebuilt ones where it can)
+		if grep -q '\.tensorize(' "$tag.sched"; then
+			# shellcheck disable=SC2086
+			if ! "$TXC" -k "$kernel" $sflag --local-intrinsics -o "$tag.local.o" "$tx" 2>txc.err; then
+				fail "$name: schedule $tag: txc --local-intrinsics failed"
+				cat txc.err
+			elif cc_link "$tag.local" hl.o "$tag.local.o" "$txrt" -lpthread -ldl; then
+				bins="$bins $tag.local"
+			else
+				fail "$name: schedule $tag: the --local-intrinsics object does not link" "$build_log"
+			fi
 		fi
 	fi
 done
