@@ -594,6 +594,8 @@ test_emit(IrFunc **fs, int n)
 	CHECK(text && strstr(text, "define i32 @red(i64"));
 	CHECK(text && strstr(text, "ptr noalias"));
 	CHECK(text && strstr(text, "txrt_parallel_for"));
+	/* par's closure holds what its body uses: A and B, not N (flat accesses) */
+	CHECK(text && strstr(text, "%closure = alloca { ptr, ptr }"));
 	free(text);
 	CHECK(object_machine(fs, n, NULL, NULL) == 62);      /* EM_X86_64 on the build host */
 	CHECK(object_machine(fs, n, "aarch64-linux-gnu", NULL) == 183);  /* EM_AARCH64 */
