@@ -117,6 +117,19 @@ cstring(Cg *cg, const char *s)
 	return g;
 }
 
+/* A private constant table. */
+static LLVMValueRef
+table(Cg *cg, LLVMValueRef init)
+{
+	LLVMValueRef g = LLVMAddGlobal(cg->mod, LLVMTypeOf(init), ".tab");
+
+	LLVMSetInitializer(g, init);
+	LLVMSetGlobalConstant(g, 1);
+	LLVMSetLinkage(g, LLVMPrivateLinkage);
+	LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+	return g;
+}
+
 void
 cg_set_error(Cg *cg, const char *msg)
 {
@@ -245,6 +258,61 @@ attr(Cg *cg, LLVMValueRef fn, unsigned idx, const char *name)
 	LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(cg->ctx, kind, 0));
 }
 
+/* The entry checks as one test: when any of bad[0..n) holds, the first
+ * one that does sets its message and leaves with its code.  The checks
+ * are bits of a mask; one branch tests it, and the failure block looks
+ * the first set bit's message and code up in two constant tables.  A
+ * block and a call per check, as cg_fail_if makes them, cost a kernel
+ * with a dozen size parameters a tenth of its compile time (LLVM's code
+ * generator merging their blocks). */
+static void
+fail_first(Cg *cg, int n, LLVMValueRef *bad, const int *rc, const char **msg)
+{
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx);
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0), fty;
+	CgFn *fn = cg->fn;
+
+	for (int at = 0; at < n; at += 64) {
+		int m = n - at < 64 ? n - at : 64;
+		if (m == 1) {
+			cg_fail_if(cg, bad[at], LLVMConstInt(i32, (unsigned)rc[at], 0), msg[at]);
+			continue;
+		}
+		LLVMValueRef mask = LLVMBuildZExt(cg->b, bad[at], i64, "");
+		for (int i = 1; i < m; i++)
+			mask = LLVMBuildOr(cg->b, mask, LLVMBuildShl(cg->b,
+			    LLVMBuildZExt(cg->b, bad[at + i], i64, ""), LLVMConstInt(i64, (unsigned)i, 0),
+			    ""), "");
+		if (!fn->fail_bb) {
+			fn->fail_bb = LLVMAppendBasicBlockInContext(cg->ctx, fn->fn, "fail");
+			fn->rc_slot = cg_entry_alloca(cg, i32, 4, "rc");
+		}
+		LLVMBasicBlockRef eb = LLVMAppendBasicBlockInContext(cg->ctx, fn->fn, "error");
+		LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(cg->ctx, fn->fn, "ok");
+		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, mask,
+		    LLVMConstInt(i64, 0, 0), ""), eb, cont);
+		LLVMPositionBuilderAtEnd(cg->b, eb);
+		LLVMValueRef *msgs = arena_alloc(ir_arena, (size_t)m * sizeof *msgs);
+		LLVMValueRef *codes = arena_alloc(ir_arena, (size_t)m * sizeof *codes);
+		for (int i = 0; i < m; i++) {
+			msgs[i] = cstring(cg, msg[at + i]);
+			codes[i] = LLVMConstInt(i32, (unsigned)rc[at + i], 0);
+		}
+		LLVMValueRef tm = table(cg, LLVMConstArray2(ptr, msgs, (uint64_t)m));
+		LLVMValueRef tc = table(cg, LLVMConstArray2(i32, codes, (uint64_t)m));
+		LLVMValueRef args[2] = { mask, LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 1, 0) };
+		LLVMValueRef first = cg_call_intrinsic(cg, "llvm.cttz", &i64, 1, args, 2);
+		LLVMValueRef at_m = LLVMBuildGEP2(cg->b, ptr, tm, &first, 1, "");
+		LLVMValueRef at_c = LLVMBuildGEP2(cg->b, i32, tc, &first, 1, "");
+		LLVMValueRef set = cg_runtime(cg, "txrt_set_error", &fty);
+		LLVMValueRef sargs[2] = { cstring(cg, "%s"), LLVMBuildLoad2(cg->b, ptr, at_m, "") };
+		LLVMBuildCall2(cg->b, fty, set, sargs, 2, "");
+		LLVMBuildStore(cg->b, LLVMBuildLoad2(cg->b, i32, at_c, ""), fn->rc_slot);
+		LLVMBuildBr(cg->b, fn->fail_bb);
+		LLVMPositionBuilderAtEnd(cg->b, cont);
+	}
+}
+
 static void
 gen_entry(Cg *cg, IrFunc *f)
 {
@@ -271,16 +339,34 @@ gen_entry(Cg *cg, IrFunc *f)
 		LLVMSetValueName2(p, f->params[i]->name, strlen(f->params[i]->name));
 		cg_bind_var(cg, f->params[i], from_abi(cg, f->params[i]->type, p));
 	}
-	for (int i = 0; i < f->nargs; i++) {
+	/* the checks: no NULL tensor, then the body's leading asserts (sizes) */
+	IrStmt *body = f->body;
+	int nas = 0, n = 0;
+	while (body->kind == IS_BLOCK && nas < body->block.n &&
+	    body->block.stmts[nas]->kind == IS_ASSERT)
+		nas++;
+	LLVMValueRef *bad = arena_alloc(ir_arena, (size_t)(f->nargs + nas + 1) * sizeof *bad);
+	int *rc = arena_alloc(ir_arena, (size_t)(f->nargs + nas + 1) * sizeof *rc);
+	const char **msg = arena_alloc(ir_arena, (size_t)(f->nargs + nas + 1) * sizeof *msg);
+	for (int i = 0; i < f->nargs; i++, n++) {
 		Buffer *b = f->args[i];
 		LLVMValueRef p = LLVMGetParam(fn, f->nparams + i);
-		char *msg = arena_printf(ir_arena, "%s: argument '%s' is NULL", f->name, b->name);
+		msg[n] = arena_printf(ir_arena, "%s: argument '%s' is NULL", f->name, b->name);
 		LLVMSetValueName2(p, b->name, strlen(b->name));
-		cg_fail_if(cg, LLVMBuildIsNull(cg->b, p, ""),
-		    LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), TXC_ERR_NULL, 0), msg);
+		bad[n] = LLVMBuildIsNull(cg->b, p, "");
+		rc[n] = TXC_ERR_NULL;
 		cg_bind_buf(cg, b, p);
 	}
-	cg_stmt(cg, f->body);
+	for (int i = 0; i < nas; i++, n++) {
+		IrStmt *a = body->block.stmts[i];
+		bad[n] = LLVMBuildNot(cg->b, cg_expr(cg, a->assrt.cond), "");
+		rc[n] = a->assrt.code;
+		msg[n] = a->assrt.msg ? a->assrt.msg : "assertion failed";
+	}
+	fail_first(cg, n, bad, rc, msg);
+	if (nas)
+		body = ir_block(body->block.stmts + nas, body->block.n - nas);
+	cg_stmt(cg, body);
 	cg_fn_end(cg);
 	cg->nbinds = 0;
 	cg->nscoped = 0;
