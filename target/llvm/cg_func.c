@@ -103,12 +103,11 @@ cg_runtime(Cg *cg, const char *name, LLVMTypeRef *fty)
 	return fn;
 }
 
-/* A private constant string. */
+/* A private constant (a string, a table) initialised with init. */
 static LLVMValueRef
-cstring(Cg *cg, const char *s)
+private_const(Cg *cg, LLVMValueRef init, const char *name)
 {
-	LLVMValueRef init = LLVMConstStringInContext(cg->ctx, s, strlen(s), 0);
-	LLVMValueRef g = LLVMAddGlobal(cg->mod, LLVMTypeOf(init), ".str");
+	LLVMValueRef g = LLVMAddGlobal(cg->mod, LLVMTypeOf(init), name);
 
 	LLVMSetInitializer(g, init);
 	LLVMSetGlobalConstant(g, 1);
@@ -117,27 +116,27 @@ cstring(Cg *cg, const char *s)
 	return g;
 }
 
-/* A private constant table. */
 static LLVMValueRef
-table(Cg *cg, LLVMValueRef init)
+cstring(Cg *cg, const char *s)
 {
-	LLVMValueRef g = LLVMAddGlobal(cg->mod, LLVMTypeOf(init), ".tab");
+	return private_const(cg, LLVMConstStringInContext(cg->ctx, s, strlen(s), 0), ".str");
+}
 
-	LLVMSetInitializer(g, init);
-	LLVMSetGlobalConstant(g, 1);
-	LLVMSetLinkage(g, LLVMPrivateLinkage);
-	LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
-	return g;
+/* txrt_set_error("%s", msg), msg a pointer to a string. */
+static void
+set_error(Cg *cg, LLVMValueRef msg)
+{
+	LLVMTypeRef fty;
+	LLVMValueRef fn = cg_runtime(cg, "txrt_set_error", &fty);
+	LLVMValueRef args[2] = { cstring(cg, "%s"), msg };
+
+	LLVMBuildCall2(cg->b, fty, fn, args, 2, "");
 }
 
 void
 cg_set_error(Cg *cg, const char *msg)
 {
-	LLVMTypeRef fty;
-	LLVMValueRef fn = cg_runtime(cg, "txrt_set_error", &fty);
-	LLVMValueRef args[2] = { cstring(cg, "%s"), cstring(cg, msg) };
-
-	LLVMBuildCall2(cg->b, fty, fn, args, 2, "");
+	set_error(cg, cstring(cg, msg));
 }
 
 /* ---- functions ------------------------------------------------------------- */
@@ -195,25 +194,41 @@ cg_fn_end(Cg *cg)
 	cg->fn = fn->outer;
 }
 
-void
-cg_fail_if(Cg *cg, LLVMValueRef cond, LLVMValueRef rc, const char *msg)
+/* When cond holds, a new error block: the builder is left in it, and the
+ * block the normal path goes on in is returned (for leave_with). */
+static LLVMBasicBlockRef
+error_block(Cg *cg, LLVMValueRef cond)
 {
 	CgFn *fn = cg->fn;
-	LLVMBasicBlockRef eb, cont;
 
 	if (!fn->fail_bb) {
 		fn->fail_bb = LLVMAppendBasicBlockInContext(cg->ctx, fn->fn, "fail");
 		fn->rc_slot = cg_entry_alloca(cg, LLVMInt32TypeInContext(cg->ctx), 4, "rc");
 	}
-	eb = LLVMAppendBasicBlockInContext(cg->ctx, fn->fn, "error");
-	cont = LLVMAppendBasicBlockInContext(cg->ctx, fn->fn, "ok");
+	LLVMBasicBlockRef eb = LLVMAppendBasicBlockInContext(cg->ctx, fn->fn, "error");
+	LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(cg->ctx, fn->fn, "ok");
 	LLVMBuildCondBr(cg->b, cond, eb, cont);
 	LLVMPositionBuilderAtEnd(cg->b, eb);
+	return cont;
+}
+
+/* Ends an error block: the function fails with rc; the builder goes on
+ * in cont. */
+static void
+leave_with(Cg *cg, LLVMValueRef rc, LLVMBasicBlockRef cont)
+{
+	LLVMBuildStore(cg->b, rc, cg->fn->rc_slot);
+	LLVMBuildBr(cg->b, cg->fn->fail_bb);
+	LLVMPositionBuilderAtEnd(cg->b, cont);
+}
+
+void
+cg_fail_if(Cg *cg, LLVMValueRef cond, LLVMValueRef rc, const char *msg)
+{
+	LLVMBasicBlockRef cont = error_block(cg, cond);
 	if (msg)
 		cg_set_error(cg, msg);
-	LLVMBuildStore(cg->b, rc, fn->rc_slot);
-	LLVMBuildBr(cg->b, fn->fail_bb);
-	LLVMPositionBuilderAtEnd(cg->b, cont);
+	leave_with(cg, rc, cont);
 }
 
 /* The ABI type of a size or scalar parameter. */
@@ -269,8 +284,7 @@ static void
 fail_first(Cg *cg, int n, LLVMValueRef *bad, const int *rc, const char **msg)
 {
 	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx);
-	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0), fty;
-	CgFn *fn = cg->fn;
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
 
 	for (int at = 0; at < n; at += 64) {
 		int m = n - at < 64 ? n - at : 64;
@@ -283,33 +297,22 @@ fail_first(Cg *cg, int n, LLVMValueRef *bad, const int *rc, const char **msg)
 			mask = LLVMBuildOr(cg->b, mask, LLVMBuildShl(cg->b,
 			    LLVMBuildZExt(cg->b, bad[at + i], i64, ""), LLVMConstInt(i64, (unsigned)i, 0),
 			    ""), "");
-		if (!fn->fail_bb) {
-			fn->fail_bb = LLVMAppendBasicBlockInContext(cg->ctx, fn->fn, "fail");
-			fn->rc_slot = cg_entry_alloca(cg, i32, 4, "rc");
-		}
-		LLVMBasicBlockRef eb = LLVMAppendBasicBlockInContext(cg->ctx, fn->fn, "error");
-		LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(cg->ctx, fn->fn, "ok");
-		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, mask,
-		    LLVMConstInt(i64, 0, 0), ""), eb, cont);
-		LLVMPositionBuilderAtEnd(cg->b, eb);
+		LLVMBasicBlockRef cont = error_block(cg, LLVMBuildICmp(cg->b, LLVMIntNE, mask,
+		    LLVMConstInt(i64, 0, 0), ""));
 		LLVMValueRef *msgs = arena_alloc(ir_arena, (size_t)m * sizeof *msgs);
 		LLVMValueRef *codes = arena_alloc(ir_arena, (size_t)m * sizeof *codes);
 		for (int i = 0; i < m; i++) {
 			msgs[i] = cstring(cg, msg[at + i]);
 			codes[i] = LLVMConstInt(i32, (unsigned)rc[at + i], 0);
 		}
-		LLVMValueRef tm = table(cg, LLVMConstArray2(ptr, msgs, (uint64_t)m));
-		LLVMValueRef tc = table(cg, LLVMConstArray2(i32, codes, (uint64_t)m));
+		LLVMValueRef tm = private_const(cg, LLVMConstArray2(ptr, msgs, (uint64_t)m), ".tab");
+		LLVMValueRef tc = private_const(cg, LLVMConstArray2(i32, codes, (uint64_t)m), ".tab");
 		LLVMValueRef args[2] = { mask, LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 1, 0) };
 		LLVMValueRef first = cg_call_intrinsic(cg, "llvm.cttz", &i64, 1, args, 2);
 		LLVMValueRef at_m = LLVMBuildGEP2(cg->b, ptr, tm, &first, 1, "");
 		LLVMValueRef at_c = LLVMBuildGEP2(cg->b, i32, tc, &first, 1, "");
-		LLVMValueRef set = cg_runtime(cg, "txrt_set_error", &fty);
-		LLVMValueRef sargs[2] = { cstring(cg, "%s"), LLVMBuildLoad2(cg->b, ptr, at_m, "") };
-		LLVMBuildCall2(cg->b, fty, set, sargs, 2, "");
-		LLVMBuildStore(cg->b, LLVMBuildLoad2(cg->b, i32, at_c, ""), fn->rc_slot);
-		LLVMBuildBr(cg->b, fn->fail_bb);
-		LLVMPositionBuilderAtEnd(cg->b, cont);
+		set_error(cg, LLVMBuildLoad2(cg->b, ptr, at_m, ""));
+		leave_with(cg, LLVMBuildLoad2(cg->b, i32, at_c, ""), cont);
 	}
 }
 

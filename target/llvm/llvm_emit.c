@@ -453,14 +453,37 @@ runtime_kernels_fit(const LlvmOptions *o)
 }
 #endif
 
+/* Checks the module txc built (a failure is an internal error) and runs
+ * the pass pipelines on it; false after a diagnostic. */
+static bool
+verify_optimise(LLVMModuleRef mod, const LlvmOptions *o, LLVMTargetMachineRef tm)
+{
+	char *msg = NULL;
+	double t0 = now_ms();
+
+	if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
+		if (getenv("TXC_DUMP_BAD_LLVM"))
+			LLVMDumpModule(mod);
+		ICE("the LLVM backend built an invalid module: %s", msg);
+	}
+	LLVMDisposeMessage(msg);
+	timed(o, "verify", &t0);
+	LLVMErrorRef perr = optimise(mod, o, tm);
+	if (perr) {
+		char *m = LLVMGetErrorMessage(perr);
+		diag_error(loc_none, "LLVM optimisation failed: %s", m);
+		LLVMDisposeErrorMessage(m);
+		return false;
+	}
+	return true;
+}
+
 LLVMModuleRef
 llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o,
     LLVMTargetMachineRef tm, const char *triple, bool packed)
 {
 	Cg cg;
 	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
-	LLVMErrorRef perr;
-	char *msg = NULL;
 	double t0 = now_ms();
 
 	if (!cg_module(&cg, ctx, "txc", funcs, n, td, triple, o->debug, !o->no_contract,
@@ -480,18 +503,7 @@ llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o
 		cg_dlpack_entry(&cg, funcs[i]);
 	LLVMDisposeTargetData(td);
 	timed(o, "build IR", &t0);
-	if (LLVMVerifyModule(cg.mod, LLVMReturnStatusAction, &msg)) {
-		if (getenv("TXC_DUMP_BAD_LLVM"))
-			LLVMDumpModule(cg.mod);
-		ICE("the LLVM backend built an invalid module: %s", msg);
-	}
-	LLVMDisposeMessage(msg);
-	timed(o, "verify", &t0);
-	perr = optimise(cg.mod, o, tm);
-	if (perr) {
-		char *m = LLVMGetErrorMessage(perr);
-		diag_error(loc_none, "LLVM optimisation failed: %s", m);
-		LLVMDisposeErrorMessage(m);
+	if (!verify_optimise(cg.mod, o, tm)) {
 		LLVMDisposeModule(cg.mod);
 		return NULL;
 	}
@@ -563,11 +575,10 @@ bool
 llvm_emit_runtime_kernels(const LlvmOptions *o, EmitKind k, FILE *out)
 {
 	LlvmOptions ro = *o;
-	char *triple = NULL, *msg = NULL;
+	char *triple = NULL;
 	LLVMTargetMachineRef tm;
 	LLVMContextRef ctx;
 	LLVMTargetDataRef td;
-	LLVMErrorRef perr;
 	Cg cg;
 	bool ok;
 
@@ -592,16 +603,7 @@ llvm_emit_runtime_kernels(const LlvmOptions *o, EmitKind k, FILE *out)
 		intrin_cpu_runtime_kernels(&cg);
 		LLVMDisposeBuilder(cg.b);
 		cg.b = NULL;
-		if (LLVMVerifyModule(cg.mod, LLVMReturnStatusAction, &msg))
-			ICE("the LLVM backend built an invalid module: %s", msg);
-		LLVMDisposeMessage(msg);
-		perr = optimise(cg.mod, &ro, tm);
-		if (perr) {
-			char *m = LLVMGetErrorMessage(perr);
-			diag_error(loc_none, "LLVM optimisation failed: %s", m);
-			LLVMDisposeErrorMessage(m);
-			ok = false;
-		}
+		ok = verify_optimise(cg.mod, &ro, tm);
 	}
 	ok = ok && write_module(cg.mod, tm, &ro, k, out);
 	LLVMDisposeModule(cg.mod);

@@ -143,6 +143,22 @@ if [ "${TXC_E2E_LLVM:-1}" != 0 ] && [ -f "$txrt" ]; then
 	fi
 fi
 
+# llvm_build BIN WHAT [TXC-FLAGS...]: the schedule ($sflag, $tag) as an
+# object, linked with libtxrt into BIN, which joins the builds compared.
+llvm_build() {
+	bin=$1 what=$2
+	shift 2
+	# shellcheck disable=SC2086
+	if ! "$TXC" -k "$kernel" $sflag "$@" -o "$bin.o" "$tx" 2>txc.err; then
+		fail "$name: schedule $tag: txc $what failed where --emit=c works"
+		cat txc.err
+	elif cc_link "$bin" hl.o "$bin.o" "$txrt" -lpthread -ldl; then
+		bins="$bins $bin"
+	else
+		fail "$name: schedule $tag: the object (txc $what) does not link with libtxrt" "$build_log"
+	fi
+}
+
 bins="ref_l"
 [ $llvm = yes ] || bins=
 for s in $scheds; do
@@ -160,27 +176,11 @@ for s in $scheds; do
 		else fail "$name: schedule $tag: C does not compile with -fopenmp" "$build_log"; fi
 	fi
 	if [ $llvm = yes ]; then
-		# shellcheck disable=SC2086
-		if ! "$TXC" -k "$kernel" $sflag -o "$tag.o" "$tx" 2>txc.err; then
-			fail "$name: schedule $tag: txc -o X.o failed where --emit=c works"
-			cat txc.err
-		elif cc_link "$tag.llvm" hl.o "$tag.o" "$txrt" -lpthread -ldl; then
-			bins="$bins $tag.llvm"
-		else
-			fail "$name: schedule $tag: the object does not link with libtxrt" "$build_log"
-		fi
+		llvm_build "$tag.llvm" "-o X.o"
 		# a tensorized schedule once more with its micro-kernels in the
 		# object (the first build calls libtxrt's prebuilt ones where it can)
 		if grep -q '\.tensorize(' "$tag.sched"; then
-			# shellcheck disable=SC2086
-			if ! "$TXC" -k "$kernel" $sflag --local-intrinsics -o "$tag.local.o" "$tx" 2>txc.err; then
-				fail "$name: schedule $tag: txc --local-intrinsics failed"
-				cat txc.err
-			elif cc_link "$tag.local" hl.o "$tag.local.o" "$txrt" -lpthread -ldl; then
-				bins="$bins $tag.local"
-			else
-				fail "$name: schedule $tag: the --local-intrinsics object does not link" "$build_log"
-			fi
+			llvm_build "$tag.local" "--local-intrinsics" --local-intrinsics
 		fi
 	fi
 done
