@@ -761,6 +761,30 @@ sched_consumes(LStage *c, LStage *p)
 
 typedef struct { LStage *p; } InlineCtx;
 
+/* The index arithmetic of an inlined value in normal form: a producer
+ * indexed by a split consumer axis (Bp[j/16, k, j%16] of Bp[jb, k, jj] =
+ * B[k, jb*16 + jj]) reads B[k, j], not B[k, j/16*16 + j%16], which the
+ * vectorizer would otherwise turn into a gather. */
+static IrExpr *
+tidy_fn(IrExpr *e, void *ctx)
+{
+	bool cmp = e->kind >= IR_EQ && e->kind <= IR_GE;
+	if (e->kind != IR_LOAD && !cmp)
+		return NULL;
+	IrExpr *x = arena_alloc(ir_arena, sizeof *x);
+	*x = *e;
+	if (cmp) {
+		x->a = lin_normalize(stage_map(e->a, tidy_fn, ctx));
+		x->b = lin_normalize(stage_map(e->b, tidy_fn, ctx));
+		return x;
+	}
+	x->a = stage_map(e->a, tidy_fn, ctx);
+	x->load.idx = arena_alloc(ir_arena, (e->load.nidx + 1) * sizeof *x->load.idx);
+	for (int i = 0; i < e->load.nidx; i++)
+		x->load.idx[i] = lin_normalize(stage_map(e->load.idx[i], tidy_fn, ctx));
+	return x;
+}
+
 static IrExpr *
 inline_fn(IrExpr *e, void *ctx)
 {
@@ -770,7 +794,7 @@ inline_fn(IrExpr *e, void *ctx)
 	IrExpr *v = ic->p->value;
 	for (int d = 0; d < ic->p->ndims; d++)
 		v = stage_subst(v, ic->p->axes[d].var, stage_map(e->load.idx[d], inline_fn, ctx));
-	return v;
+	return stage_map(v, tidy_fn, NULL);
 }
 
 static bool
