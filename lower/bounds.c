@@ -608,12 +608,56 @@ refine_one(void *ctx, IrExpr *l, IrExpr *r, bool ge)
 		refine_var(ctx, r->var, l, !ge);
 }
 
+static const IrExprKind negated_cmp[] = {
+	[IR_EQ] = IR_NE, [IR_NE] = IR_EQ, [IR_LT] = IR_GE,
+	[IR_LE] = IR_GT, [IR_GT] = IR_LE, [IR_GE] = IR_LT,
+};
+
+static bool
+is_cmp(IrExprKind k)
+{
+	return k == IR_EQ || k == IR_NE || k == IR_LT || k == IR_LE || k == IR_GT || k == IR_GE;
+}
+
+/* The comparisons that hold where cond (or !cond) does, as facts: what a
+ * guard says about an expression that is not a variable (jo*64 + ji < N
+ * around a select on the same test). */
+static BoundsScope *
+push_facts(BoundsScope *s, IrExpr *cond, bool negate)
+{
+	if (!cond || cond->type.lanes != 1)
+		return s;
+	if (cond->kind == IR_NOT)
+		return push_facts(s, cond->a, !negate);
+	if (cond->kind == (negate ? IR_OR : IR_AND))
+		return push_facts(push_facts(s, cond->a, negate), cond->b, negate);
+	if (!is_cmp(cond->kind) || cond->a->kind == IR_INT)
+		return s;
+	BoundsScope *n = arena_alloc(ir_arena, sizeof *n);
+	n->fact = negate ? ir_binop(negated_cmp[cond->kind], cond->a, cond->b) : cond;
+	n->next = s;
+	return n;
+}
+
+int
+bounds_known(BoundsScope *s, IrExprKind k, IrExpr *a, IrExpr *b)
+{
+	for (; s; s = s->next) {
+		IrExpr *f = s->fact;
+		if (!f || (f->kind != k && f->kind != negated_cmp[k]) ||
+		    !ir_expr_equal(f->a, a) || !ir_expr_equal(f->b, b))
+			continue;
+		return f->kind == k;
+	}
+	return -1;
+}
+
 BoundsScope *
 bounds_refine(BoundsScope *scope, IrExpr *cond)
 {
 	Refine rf = {scope};
 	each_constraint(cond, false, refine_one, &rf);
-	return rf.scope;
+	return push_facts(rf.scope, cond, false);
 }
 
 /* For bounds_of_expr_under: when e is a constraint's side plus a constant

@@ -320,6 +320,7 @@ typedef struct {
 struct BoundsScope {
 	Var *var;
 	Interval iv;
+	IrExpr *fact;         /* var NULL: a scalar comparison known to hold here */
 	BoundsScope *next;
 };
 BoundsScope *bounds_push(BoundsScope *s, Var *v, Interval iv);  /* in ir_arena */
@@ -337,6 +338,9 @@ Interval bounds_of_expr(IrExpr *e, BoundsScope *scope);
 Interval bounds_of_expr_under(IrExpr *e, IrExpr *cond, BoundsScope *scope);
 /* The scope narrowed by cond's conjuncts, as bounds_of_expr_under uses. */
 BoundsScope *bounds_refine(BoundsScope *scope, IrExpr *cond);
+/* Whether the comparison a k b is a fact of scope (1), its negation is
+ * (0), or neither (-1). */
+int bounds_known(BoundsScope *scope, IrExprKind k, IrExpr *a, IrExpr *b);
 /* Calls fn on every load in e, with the conjunction of the select
  * conditions it is evaluated under (NULL: always) -- for in-bounds checks:
  * bounds_of_expr_under(index, cond, scope) is the index's range.  This

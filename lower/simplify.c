@@ -305,6 +305,9 @@ simp_cmp(IrExprKind k, IrExpr *a, IrExpr *b, BoundsScope *scope)
 {
 	if (ir_expr_equal(a, b) && !ir_is_float(a->type))
 		return ir_bool_const(k == IR_EQ || k == IR_LE || k == IR_GE);
+	int known = bounds_known(scope, k, a, b);
+	if (known >= 0)
+		return ir_bool_const(known);
 	bool hl, hh;
 	int64_t lo, hi;
 	diff_range(b, a, scope, &hl, &lo, &hh, &hi);   /* d = b - a */

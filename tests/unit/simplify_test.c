@@ -65,6 +65,28 @@ test_partition_rules(void)
 	CHECK(!bounds_const_max(ir_binop(IR_MAX, c(4), MM), &u));
 }
 
+/* A guard's comparisons are facts inside it: a select or if on the same
+ * test of a non-variable expression folds (the padding select of an
+ * inlined producer under its consumer's tile guard). */
+static void
+test_facts(void)
+{
+	IrExpr *j = add(mul(X, c(64)), Y);                  /* x*64 + y */
+	IrExpr *lt = cmp(IR_LT, j, MM);
+	BoundsScope *in = bounds_refine(NULL, ir_binop(IR_AND, lt, cmp(IR_GE, Z, c(1))));
+	CHECK_STR(S(cmp(IR_LT, j, MM), in), "true");
+	CHECK_STR(S(cmp(IR_GE, j, MM), in), "false");
+	CHECK_STR(S(ir_select(cmp(IR_LT, j, MM), Z, c(0)), in), "z");
+	CHECK_STR(S(cmp(IR_LE, j, MM), in), "x*64 + y <= M");       /* not the same test */
+	BoundsScope *out = bounds_refine(NULL, ir_unop(IR_NOT, lt));
+	CHECK_STR(S(cmp(IR_LT, j, MM), out), "false");
+	/* !(a && b) says nothing about a alone */
+	BoundsScope *nand = bounds_refine(NULL, ir_unop(IR_NOT, ir_binop(IR_AND, lt,
+	    cmp(IR_GE, Z, c(1)))));
+	CHECK_STR(S(cmp(IR_LT, j, MM), nand), "x*64 + y < M");
+	CHECK(bounds_known(in, IR_NE, j, MM) == -1);
+}
+
 static void
 test_fold(void)
 {
@@ -456,6 +478,7 @@ main(void)
 	MM = ir_var(M);
 	test_fold();
 	test_partition_rules();
+	test_facts();
 	test_bounds();
 	test_rules();
 	test_stmts();
