@@ -9,6 +9,7 @@
  *     imports[]            import "file.tx";
  *     kernels[]            kernel NAME(params) { tensor decls; rules; }
  *     schedules[]          schedule KERNEL [as NAME] for TARGET { prims; }
+ *                          (a prim may be specialize (cond) { prims })
  */
 #ifndef TXC_AST_H
 #define TXC_AST_H
@@ -231,8 +232,12 @@ struct SchedArg {
 	SchedArg *list; int nlist;
 };
 
-/* One primitive: `STAGE.prim(args) -> (outs);` */
-typedef struct {
+/* One primitive: `STAGE.prim(args) -> (outs);`, or a specialization
+ * `specialize (cond) { prims }` (prim "specialize", stage NULL, cond and
+ * body set): the schedule so far plus body, used when cond holds at run
+ * time. */
+typedef struct SchedPrim SchedPrim;
+struct SchedPrim {
 	Loc loc;              /* the whole statement */
 	const char *stage;    /* the tensor it applies to */
 	Loc stage_loc;
@@ -241,7 +246,9 @@ typedef struct {
 	int prim_id;          /* sema: index into the primitive table */
 	SchedArg *args; int nargs;
 	const char **outs; Loc *out_locs; int nouts;
-} SchedPrim;
+	Expr *cond;           /* specialize: a bool over the kernel's parameters */
+	SchedPrim *body; int nbody;   /* specialize: its primitives */
+};
 
 typedef struct {
 	Loc loc;

@@ -209,6 +209,32 @@ dump_kernel(Dump *d, Kernel *k)
 }
 
 static void
+dump_prims(Dump *d, SchedPrim *prims, int n, int depth)
+{
+	FILE *fp = d->fp;
+	for (int i = 0; i < n; i++) {
+		SchedPrim *p = &prims[i];
+		indent(d, depth, NULL);
+		if (p->cond) {
+			fputs("Specialize", fp);
+			at(d, p->loc);
+			dump_expr(d, p->cond, depth + 1, NULL);
+			dump_prims(d, p->body, p->nbody, depth + 1);
+			continue;
+		}
+		fprintf(fp, "Prim %s.%s", str_or(p->stage), str_or(p->prim));
+		at(d, p->loc);
+		for (int j = 0; j < p->nargs; j++)
+			dump_arg(d, &p->args[j], depth + 1);
+		for (int j = 0; j < p->nouts; j++) {
+			indent(d, depth + 1, NULL);
+			fprintf(fp, "Out %s", str_or(p->outs[j]));
+			at(d, p->out_locs ? p->out_locs[j] : loc_none);
+		}
+	}
+}
+
+static void
 dump_schedule(Dump *d, Schedule *s)
 {
 	FILE *fp = d->fp;
@@ -217,19 +243,7 @@ dump_schedule(Dump *d, Schedule *s)
 		fprintf(fp, " as %s", s->name);
 	fprintf(fp, " for %s", str_or(s->target));
 	at(d, s->loc);
-	for (int i = 0; i < s->nprims; i++) {
-		SchedPrim *p = &s->prims[i];
-		indent(d, 1, NULL);
-		fprintf(fp, "Prim %s.%s", str_or(p->stage), str_or(p->prim));
-		at(d, p->loc);
-		for (int j = 0; j < p->nargs; j++)
-			dump_arg(d, &p->args[j], 2);
-		for (int j = 0; j < p->nouts; j++) {
-			indent(d, 2, NULL);
-			fprintf(fp, "Out %s", str_or(p->outs[j]));
-			at(d, p->out_locs ? p->out_locs[j] : loc_none);
-		}
-	}
+	dump_prims(d, s->prims, s->nprims, 1);
 }
 
 void
@@ -483,6 +497,8 @@ format_kernel(FILE *fp, Kernel *k)
 	fputs("}\n", fp);
 }
 
+static void format_prims(FILE *fp, SchedPrim *prims, int n, int depth);
+
 static void
 format_schedule(FILE *fp, Schedule *s)
 {
@@ -490,9 +506,25 @@ format_schedule(FILE *fp, Schedule *s)
 	if (s->name)
 		fprintf(fp, " as %s", s->name);
 	fprintf(fp, " for %s {\n", str_or(s->target));
-	for (int i = 0; i < s->nprims; i++) {
-		SchedPrim *p = &s->prims[i];
-		fprintf(fp, "  %s.%s(", str_or(p->stage), str_or(p->prim));
+	format_prims(fp, s->prims, s->nprims, 1);
+	fputs("}\n", fp);
+}
+
+static void
+format_prims(FILE *fp, SchedPrim *prims, int n, int depth)
+{
+	for (int i = 0; i < n; i++) {
+		SchedPrim *p = &prims[i];
+		fprintf(fp, "%*s", 2 * depth, "");
+		if (p->cond) {
+			fputs("specialize (", fp);
+			ast_format_expr(fp, p->cond);
+			fputs(") {\n", fp);
+			format_prims(fp, p->body, p->nbody, depth + 1);
+			fprintf(fp, "%*s}\n", 2 * depth, "");
+			continue;
+		}
+		fprintf(fp, "%s.%s(", str_or(p->stage), str_or(p->prim));
 		for (int j = 0; j < p->nargs; j++) {
 			if (j)
 				fputs(", ", fp);
@@ -509,7 +541,6 @@ format_schedule(FILE *fp, Schedule *s)
 		}
 		fputs(";\n", fp);
 	}
-	fputs("}\n", fp);
 }
 
 void

@@ -200,7 +200,7 @@ lower_stages(Lower *L)
 	nsubsts = 0;
 	/* entry-point checks first (null pointers are the backend's: it knows the ABI) */
 	IrStmt *checks = NULL;
-	for (int i = 0; i < L->nchecks; i++)
+	for (int i = L->first_check; i < L->nchecks; i++)
 		checks = ir_seq(checks, L->checks[i]);
 	if (diag_errors() != before)
 		return NULL;

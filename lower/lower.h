@@ -139,6 +139,8 @@ typedef struct {
 	Var **params;                              /* per kernel parameter */
 	IrExpr **param_value;                      /* the var, or its -D value */
 	IrStmt **checks; int nchecks, capchecks;   /* entry-point asserts */
+	int nbase_checks;                          /* the first ones: sizes, -D values */
+	int first_check;                           /* lower_stages emits checks from here */
 	VarRange *ranges;                          /* every loop var and size */
 	const char **names; int nnames, capnames;  /* variable names in use */
 	struct TzReq *tz; int ntz, captz;          /* tensorize requests (tensorize.c) */
@@ -149,8 +151,13 @@ typedef struct {
 	bool storing;                              /* bounds_infer: a store level's region */
 } Lower;
 
-/* stage.c: stages from the kernel's tensors; definitions as IR. */
-Lower *stage_build(Program *p, Kernel *k, const LowerOptions *opt);
+/* stage.c: stages from the kernel's tensors; definitions as IR.  With
+ * `like` (a specialization, lowered after the general schedule), the
+ * parameters' variables and the tensor arguments' buffers are like's. */
+Lower *stage_build(Program *p, Kernel *k, const LowerOptions *opt, const Lower *like);
+/* A sema-checked expression over the kernel's parameters (a specialize
+ * condition) as IR. */
+IrExpr *stage_param_expr(Lower *L, Expr *e);
 LStage *stage_find(Lower *L, const char *name);
 LStage *stage_new(Lower *L, const char *name, ScalarType elem, int ndims, int at);
 int stage_add_axis(Lower *L, LStage *s, const char *name, bool red);

@@ -124,12 +124,25 @@ abi_cmp(const void *a, const void *b)
 	return (*(Buffer *const *)a)->abi_index - (*(Buffer *const *)b)->abi_index;
 }
 
+/* One nest of a specialized schedule (lower_specialized). */
+typedef struct {
+	const Lower *like;    /* in: the general nest's (for a specialization) */
+	Lower *L;             /* out */
+} Part;
+
+/* The kernel lowered with the first nprims primitives of sch.  With a
+ * part, the size checks are left out (the caller puts them first). */
 static IrFunc *
-lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int nprims)
+lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int nprims,
+    Part *part)
 {
 	Run r = { opt, false };
 	double t0 = now_ms();
-	Lower *L = stage_build(p, k, opt);
+	Lower *L = stage_build(p, k, opt, part ? part->like : NULL);
+	if (part) {
+		L->first_check = L->nbase_checks;
+		part->L = L;
+	}
 	timed(&r, "stage", t0);
 	dump_stages(opt, "stage", L);
 	t0 = now_ms();
@@ -223,6 +236,145 @@ lower_find_schedule(Program *p, Kernel *k, const LowerOptions *opt)
 	return NULL;
 }
 
+/* ---- specialize ---------------------------------------------------------
+ * A schedule with `specialize (c) { body }` statements is several
+ * schedules: each specialization's is the primitives before it plus its
+ * body; the general one is every primitive outside the bodies.  Each is
+ * lowered on its own (the general one first; the others share its
+ * parameters and arguments) and the entry point tests the conditions in
+ * source order after the size checks: the first that holds picks its
+ * nest, none the general one.  A condition that folds to a constant (sizes
+ * fixed with -D) picks at compile time, and the nests it rules out are
+ * not built. */
+
+static Schedule *
+general_schedule(Schedule *s)
+{
+	int nspec = 0;
+	for (int i = 0; s && i < s->nprims; i++)
+		nspec += s->prims[i].cond != NULL;
+	if (!nspec)
+		return s;
+	Schedule *g = arena_alloc(ir_arena, sizeof *g);
+	*g = *s;
+	g->prims = arena_alloc(ir_arena, (s->nprims + 1) * sizeof *g->prims);
+	g->nprims = 0;
+	for (int i = 0; i < s->nprims; i++)
+		if (!s->prims[i].cond)
+			g->prims[g->nprims++] = s->prims[i];
+	return g;
+}
+
+/* The schedule of the specialization at s->prims[at]. */
+static Schedule *
+special_schedule(Schedule *s, int at)
+{
+	SchedPrim *sp = &s->prims[at];
+	Schedule *v = arena_alloc(ir_arena, sizeof *v);
+	*v = *s;
+	v->prims = arena_alloc(ir_arena, (at + sp->nbody + 1) * sizeof *v->prims);
+	v->nprims = 0;
+	for (int i = 0; i < at; i++)
+		if (!s->prims[i].cond)
+			v->prims[v->nprims++] = s->prims[i];
+	for (int i = 0; i < sp->nbody; i++)
+		v->prims[v->nprims++] = sp->body[i];
+	return v;
+}
+
+static bool
+const_bool(IrExpr *c, bool *v)
+{
+	int64_t x;
+	if (!c || c->kind != IR_INT || !ir_is_const(c, &x))
+		return false;
+	*v = x != 0;
+	return true;
+}
+
+/* A specialization on `SIZE == constant` (alone or in a conjunction) is
+ * lowered with that size fixed, as -D fixes one: its nest folds the
+ * constant (the body is only reached when it holds). */
+static void
+fixed_sizes(Expr *c, LowerOptions *o, int cap)
+{
+	if (!c || c->kind != EXPR_BINARY)
+		return;
+	if (c->bin.op == OP_AND) {
+		fixed_sizes(c->bin.a, o, cap);
+		fixed_sizes(c->bin.b, o, cap);
+		return;
+	}
+	Expr *n = c->bin.a, *v = c->bin.b;
+	if (n->kind == EXPR_INT) {
+		n = c->bin.b;
+		v = c->bin.a;
+	}
+	if (c->bin.op != OP_EQ || n->kind != EXPR_NAME || n->id.ref != REF_SIZE ||
+	    v->kind != EXPR_INT || o->ndefs >= cap)
+		return;
+	for (int i = 0; i < o->ndefs; i++)
+		if (intern_cstr(o->def_names[i]) == n->id.name)
+			return;
+	o->def_names[o->ndefs] = n->id.name;
+	o->def_values[o->ndefs++] = v->ival;
+}
+
+static LowerOptions *
+special_options(const LowerOptions *opt, Expr *cond)
+{
+	LowerOptions *o = arena_alloc(ir_arena, sizeof *o);
+	if (opt)
+		*o = *opt;
+	int cap = o->ndefs + 16;
+	o->def_names = arena_alloc(ir_arena, cap * sizeof *o->def_names);
+	o->def_values = arena_alloc(ir_arena, cap * sizeof *o->def_values);
+	for (int i = 0; opt && i < opt->ndefs; i++) {
+		o->def_names[i] = opt->def_names[i];
+		o->def_values[i] = opt->def_values[i];
+	}
+	fixed_sizes(cond, o, cap);
+	return o;
+}
+
+/* The general nest f and the specializations, as one body. */
+static IrFunc *
+lower_specialized(Program *p, Kernel *k, const LowerOptions *opt, Schedule *s)
+{
+	Schedule *g = general_schedule(s);
+	if (g == s)
+		return lower_prefix(p, k, opt, s, s ? s->nprims : 0, NULL);
+	Part gp = { 0 };
+	IrFunc *f = lower_prefix(p, k, opt, g, g->nprims, &gp);
+	/* after an error in one nest the others are still lowered, so that one
+	 * run reports them all */
+	IrStmt *rest = f ? f->body : NULL;
+	bool ok = f != NULL;
+	for (int i = s->nprims - 1; i >= 0; i--) {
+		if (!s->prims[i].cond)
+			continue;
+		Expr *cond = s->prims[i].cond;
+		IrExpr *c = simplify_expr(stage_param_expr(gp.L, cond), NULL);
+		bool v;
+		if (const_bool(c, &v) && !v)
+			continue;     /* never: not built */
+		Part sp = { .like = gp.L };
+		IrFunc *h = lower_prefix(p, k, special_options(opt, cond), special_schedule(s, i),
+		    INT32_MAX, &sp);
+		if (!h)
+			ok = false;
+		else
+			rest = const_bool(c, &v) ? h->body : ir_if(c, h->body, rest);
+	}
+	if (!ok)
+		return NULL;
+	IrStmt *checks = NULL;
+	for (int i = 0; i < gp.L->nbase_checks; i++)
+		checks = ir_seq(checks, gp.L->checks[i]);
+	f->body = ir_seq(checks ? simplify_stmt(checks) : NULL, rest);
+	return f;
+}
+
 IrFunc *
 lower_kernel(Program *p, Kernel *k, const LowerOptions *opt)
 {
@@ -232,8 +384,9 @@ lower_kernel(Program *p, Kernel *k, const LowerOptions *opt)
 	Schedule *s = lower_find_schedule(p, k, opt);
 	if (diag_errors() != before)
 		return NULL;
+	IrFunc *f = lower_specialized(p, k, opt, s);
+	s = general_schedule(s);
 	int n = s ? s->nprims : 0;
-	IrFunc *f = lower_prefix(p, k, opt, s, n);
 	if (!f || !opt || !opt->trace)
 		return f;
 	/* --trace-schedule: the nest after each primitive */
@@ -253,7 +406,7 @@ lower_kernel(Program *p, Kernel *k, const LowerOptions *opt)
 		int errs = diag_errors();
 		if (null)
 			diag_set_stream(null);
-		IrFunc *g = lower_prefix(p, k, &o, s, i);
+		IrFunc *g = lower_prefix(p, k, &o, s, i, NULL);
 		diag_set_stream(NULL);
 		if (null)
 			fclose(null);

@@ -503,8 +503,23 @@ define(Lower *L, LStage *s)
 		s->leaves[i] = i;
 }
 
+IrExpr *
+stage_param_expr(Lower *L, Expr *e)
+{
+	return conv_to(L, NULL, e, e->type);
+}
+
+static Buffer *
+argument_of(const Lower *like, Tensor *t)
+{
+	for (int i = 0; like && i < like->nstages; i++)
+		if (like->stages[i]->t == t)
+			return like->stages[i]->buf;
+	return NULL;
+}
+
 Lower *
-stage_build(Program *p, Kernel *k, const LowerOptions *opt)
+stage_build(Program *p, Kernel *k, const LowerOptions *opt, const Lower *like)
 {
 	if (!ir_arena)
 		ir_arena = arena_new();
@@ -516,7 +531,10 @@ stage_build(Program *p, Kernel *k, const LowerOptions *opt)
 	L->param_value = arena_alloc(ir_arena, (k->nparams + 1) * sizeof *L->param_value);
 	for (int i = 0; i < k->nparams; i++) {
 		Param *pa = &k->params[i];
-		L->params[i] = ir_new_var(claim(L, pa->name), ir_scalar(concrete(pa->type)));
+		L->params[i] = like ? like->params[i] :
+		    ir_new_var(claim(L, pa->name), ir_scalar(concrete(pa->type)));
+		if (like)
+			claim(L, pa->name);
 		L->param_value[i] = ir_var(L->params[i]);
 		if (pa->is_size)
 			L->ranges = lin_push(L->ranges, L->params[i], ir_i64c(0), NULL, false);
@@ -551,6 +569,9 @@ stage_build(Program *p, Kernel *k, const LowerOptions *opt)
 	}
 	for (int i = 0; i < L->nstages; i++) {
 		LStage *s = L->stages[i];
+		Buffer *shared = s->t->abi_index >= 0 ? argument_of(like, s->t) : NULL;
+		if (shared)
+			s->buf = shared;
 		Buffer *b = s->buf;
 		b->tensor = s->t;
 		b->abi_index = s->t->abi_index;
@@ -559,7 +580,7 @@ stage_build(Program *p, Kernel *k, const LowerOptions *opt)
 			s->shape = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *s->shape);
 			for (int d = 0; d < s->ndims; d++) {
 				s->shape[d] = lin_normalize(conv_to(L, NULL, s->t->shape[d], TY_I64));
-				if (s->input || s->output) {
+				if ((s->input || s->output) && !shared) {
 					b->min[d] = ir_i64c(0);
 					b->extent[d] = s->shape[d];
 					if (!lin_prove_le(ir_i64c(0), s->shape[d], L->ranges))
@@ -570,6 +591,7 @@ stage_build(Program *p, Kernel *k, const LowerOptions *opt)
 			}
 		}
 	}
+	L->nbase_checks = L->nchecks;
 	/* definitions, outputs first so that their axes get the plain names */
 	for (int i = L->nstages - 1; i >= 0; i--)
 		if (!L->stages[i]->input)

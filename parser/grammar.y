@@ -371,6 +371,26 @@ prim(Token stage, Token name, ArgList *args, NameList *outs, Token end)
 	return p;
 }
 
+/* `specialize (cond) { prims }`: the only statement of a schedule that is
+ * not STAGE.prim(...); the word is not reserved elsewhere. */
+static SchedPrim
+specialize(Token word, PExpr cond, PrimList *body, Token end)
+{
+	SchedPrim p = { 0 };
+	if (word.str != intern_cstr("specialize")) {
+		diag_error(word.loc, "expected 'STAGE.primitive(...);' or 'specialize (condition) "
+		    "{ ... }', not '%s (...) {'", word.str);
+		return p;
+	}
+	p.loc = loc_span(word.loc, end.loc);
+	p.prim = word.str;
+	p.prim_loc = word.loc;
+	p.cond = cond.e;
+	p.body = body->v;
+	p.nbody = body->n;
+	return p;
+}
+
 static Schedule *
 schedule(Token start, Token kern, Token *name, Token target, PrimList *prims, Token end)
 {
@@ -600,7 +620,8 @@ expr(A) ::= TYPE(T) LP RP(E).                  { A = call(ps, EXPR_CAST, T, NULL
 expr(A) ::= LP(O) expr(B) RP(C).               { A = paren(O, B, C); }
 
 /* ---- schedules -------------------------------------------------------------
- * `schedule KERNEL [as NAME] for TARGET { STAGE.prim(args) -> outs; ... }` */
+ * `schedule KERNEL [as NAME] for TARGET { STAGE.prim(args) -> outs; ... }`,
+ * where a statement may also be `specialize (cond) { STAGE.prim(...); ... }` */
 %type schedule {Schedule *}
 schedule(A) ::= SCHEDULE(B) IDENT(K) FOR IDENT(T) LC prims(P) RC(E).
                                                { A = schedule(B, K, NULL, T, &P, E); }
@@ -621,6 +642,10 @@ prims(A) ::= prims(A) prim(P).                 { if (P.prim) *ARENA_PUSH(perm, A
 prim(A) ::= error SEMI.                        { memset(&A, 0, sizeof A); yyerrok; }
 prim(A) ::= IDENT(S) DOT IDENT(P) LP args(L) RP outs(O) SEMI(E).
                                                { A = prim(S, P, &L, O, E); }
+prim(A) ::= IDENT(W) LP expr(C) RP LC prims(P) RC(E).
+                                               { A = specialize(W, C, &P, E); }
+prim(A) ::= IDENT(W) LP expr(C) RP LC prims(P) error RC(E).
+                                               { A = specialize(W, C, &P, E); yyerrok; }
 
 %type args {ArgList}
 %type arglist {ArgList}

@@ -419,6 +419,13 @@ resolve_expr(Scope *s, Expr *e)
 }
 
 void
+resolve_params_expr(Kernel *k, Expr *e)
+{
+	Scope s = { .k = k };
+	resolve_expr(&s, e);
+}
+
+void
 resolve_kernel(Kernel *k)
 {
 	resolve_params(k);

@@ -44,6 +44,7 @@ typedef struct {
 	Kernel *k;
 	SStage **st; int nst, capst;
 	bool bad;           /* the current primitive had an error */
+	bool in_spec;       /* checking a specialize body */
 } State;
 
 /* ---- stages and axes ---------------------------------------------------- */
@@ -540,6 +541,78 @@ check_prim(State *S, SchedPrim *sp)
 	apply(S, sp, ss, pi, ax);
 }
 
+/* ---- specialize ---------------------------------------------------------------- */
+
+/* A specialization is checked on a copy of the stages as the schedule has
+ * made them so far; the primitives after it continue from the original. */
+static State
+copy_state(const State *S)
+{
+	State C = *S;
+	C.st = NULL;
+	C.nst = C.capst = 0;
+	for (int i = 0; i < S->nst; i++) {
+		SStage *o = S->st[i];
+		SStage *n = arena_alloc(perm, sizeof *n);
+		*n = *o;
+		n->axes = arena_alloc(perm, (o->naxes + 1) * sizeof *n->axes);
+		memcpy(n->axes, o->axes, o->naxes * sizeof *n->axes);
+		n->capaxes = o->naxes;
+		n->gone = arena_alloc(perm, (o->ngone + 1) * sizeof *n->gone);
+		if (o->ngone)
+			memcpy(n->gone, o->gone, o->ngone * sizeof *n->gone);
+		n->capgone = o->ngone;
+		*ARENA_PUSH(perm, C.st, C.nst, C.capst) = n;
+	}
+	return C;
+}
+
+/* The condition is decided when the entry point is called: it may use the
+ * kernel's size and scalar parameters, not tensors. */
+static bool
+cond_part(Expr *e, void *ctx)
+{
+	(void)ctx;
+	if (e->kind == EXPR_ACCESS) {
+		diag_error(e->loc, "a specialize condition cannot read the tensor '%s'; it may use "
+		    "the kernel's size and scalar parameters", e->call.name);
+		return false;
+	}
+	if (e->kind == EXPR_REDUCE) {
+		diag_error(e->loc, "a specialize condition cannot be a reduction; it may use "
+		    "the kernel's size and scalar parameters");
+		return false;
+	}
+	return true;
+}
+
+static void
+check_specialize(State *S, SchedPrim *sp)
+{
+	if (S->in_spec) {
+		diag_error(sp->prim_loc, "specialize cannot be nested; join the conditions with "
+		    "&& in one specialize");
+		return;
+	}
+	int before = diag_errors();
+	resolve_params_expr(S->k, sp->cond);
+	check_walk(sp->cond, cond_part, NULL);
+	if (diag_errors() == before) {
+		ScalarType t = types_expr(S->k, sp->cond);
+		if (t != TY_ERROR && t != TY_BOOL)
+			diag_error(sp->cond->loc, "a specialize condition must be a bool, not %s",
+			    type_name(t));
+	}
+	State C = copy_state(S);
+	C.in_spec = true;
+	for (int i = 0; i < sp->nbody; i++) {
+		if (sp->body[i].cond)
+			check_specialize(&C, &sp->body[i]);
+		else
+			check_prim(&C, &sp->body[i]);
+	}
+}
+
 /* ---- schedules ------------------------------------------------------------------ */
 
 static void
@@ -592,8 +665,12 @@ check_schedule(Program *p, Schedule *s)
 		return;
 	}
 	State S = { .p = p, .s = s, .k = s->k };
-	for (int i = 0; i < s->nprims; i++)
-		check_prim(&S, &s->prims[i]);
+	for (int i = 0; i < s->nprims; i++) {
+		if (s->prims[i].cond)
+			check_specialize(&S, &s->prims[i]);
+		else
+			check_prim(&S, &s->prims[i]);
+	}
 }
 
 void

@@ -55,6 +55,9 @@ void resolve_kernel(Kernel *k);
 /* The tensor of k called name (after resolve_kernel), or NULL. */
 Tensor *resolve_tensor(Kernel *k, const char *name);
 Param *resolve_param(Kernel *k, const char *name);
+/* Resolves the names of an expression outside any rule (a specialize
+ * condition): parameters and tensors only. */
+void resolve_params_expr(Kernel *k, Expr *e);
 
 /* ---- shapes.c: shapes over sizes and constants; index counts. ------- */
 void shapes_kernel(Kernel *k);
@@ -74,6 +77,9 @@ void types_kernel(Kernel *k);
 /* The builtin called name, or BI_NONE. */
 Builtin types_builtin(const char *name);
 const char *types_builtin_name(Builtin b);
+/* Types an expression outside any rule (after resolve_params_expr);
+ * literals left untyped get their default type.  TY_ERROR: reported. */
+ScalarType types_expr(Kernel *k, Expr *e);
 
 /* ---- prim.c: the schedule primitives --------------------------------
  * The one table of schedule primitives, shared with lowering: each entry's

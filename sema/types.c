@@ -431,6 +431,16 @@ check(Ctx *c, Expr *e)
 	return t;
 }
 
+ScalarType
+types_expr(Kernel *k, Expr *e)
+{
+	Ctx c = { .k = k };
+	ScalarType t = check(&c, e);
+	if (is_lit(t))
+		coerce(e, default_type(t));
+	return e ? e->type : TY_ERROR;
+}
+
 /* ---- rules -------------------------------------------------------------- */
 
 static void

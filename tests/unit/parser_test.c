@@ -267,6 +267,30 @@ test_schedule(void)
 	CHECK(sp->args[4].kind == ARG_FLOAT && sp->args[4].fval == -1.5);
 	CHECK(sp->args[5].kind == ARG_LIST && sp->args[5].nlist == 0);
 	CHECK(s->prims[5].nargs == 0 && s->prims[5].nouts == 0);
+
+	/* specialize (cond) { prims }: one statement holding its body */
+	p = parse("schedule k for cpu {\n"
+	    "  C.split(i, 8) -> (io, ii);\n"
+	    "  specialize (M == 1 && N > 2) { C.vectorize(ii); C.parallel(io); }\n"
+	    "  specialize (true) { }\n"
+	    "  C.unroll(ii);\n"
+	    "}\n");
+	CHECK(diag_errors() == 0);
+	s = p->schedules[0];
+	CHECK(s->nprims == 4);
+	sp = &s->prims[1];
+	CHECK(sp->prim == intern_cstr("specialize") && sp->stage == NULL && sp->nbody == 2);
+	CHECK(sp->cond && sp->cond->kind == EXPR_BINARY && sp->cond->bin.op == OP_AND);
+	CHECK(sp->body[1].prim == intern_cstr("parallel") && sp->body[1].stage == intern_cstr("C"));
+	CHECK(s->prims[2].cond && s->prims[2].cond->kind == EXPR_BOOL && s->prims[2].nbody == 0);
+	CHECK(s->prims[3].cond == NULL && s->prims[3].prim == intern_cstr("unroll"));
+	/* an error inside a body resynchronises at its '}' */
+	p = parse("schedule k for cpu {\n"
+	    "  specialize (M < 4) { C.split(i 4); }\n"
+	    "  C.unroll(i);\n"
+	    "}\n");
+	CHECK(diag_errors() == 1);
+	CHECK(p->nschedules == 1 && p->schedules[0]->nprims == 2);
 }
 
 static void
