@@ -413,7 +413,8 @@ prove_minmax_div(Lin *l, VarRange *r, int depth)
 
 /* Quotients and remainders by constants, when nothing else bounds them:
  * X%c lies in [0, c - 1]; floor division gives X - c < c*(X/c) <= X, and
- * X/c >= 0 where X >= 0 (H/2*2 - 1 <= H - 1; (io*16 + ii)/6*6 >= 0). */
+ * X/c >= 0 where X >= 0 (H/2*2 - 1 <= H - 1; (io*16 + ii)/6*6 >= 0), and
+ * X/c >= 1 where X >= c. */
 static bool
 prove_divmod(Lin *l, VarRange *r, int depth)
 {
@@ -434,6 +435,10 @@ prove_divmod(Lin *l, VarRange *r, int depth)
 			return true;
 		if (!lin_prove_le(ir_i64c(0), x, r))
 			return false;
+		/* X >= c: X/c >= 1 (a loop over (K + 255)/256 blocks where K >= 1) */
+		if (lin_prove_le(ir_i64c(c), x, r) &&
+		    prove_nonneg(replace_term(l, i, 1, ir_i64c(1), m), r, depth - 1))
+			return true;
 		return prove_nonneg(replace_term(l, i, 1, ir_i64c(0), m), r, depth - 1);
 	}
 	return false;

@@ -127,6 +127,7 @@ abi_cmp(const void *a, const void *b)
 /* One nest of a specialized schedule (lower_specialized). */
 typedef struct {
 	const Lower *like;    /* in: the general nest's (for a specialization) */
+	int64_t *floor;       /* in: per parameter, the least value of a size here */
 	Lower *L;             /* out */
 } Part;
 
@@ -142,6 +143,10 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	if (part) {
 		L->first_check = L->nbase_checks;
 		part->L = L;
+		for (int i = 0; part->floor && i < k->nparams; i++)
+			if (part->floor[i] > 0)
+				L->ranges = lin_push(L->ranges, L->params[i], ir_i64c(part->floor[i]),
+				    NULL, false);
 	}
 	timed(&r, "stage", t0);
 	dump_stages(opt, "stage", L);
@@ -337,6 +342,54 @@ special_options(const LowerOptions *opt, Expr *cond)
 	return o;
 }
 
+/* The least values of the sizes where c holds (negate: where it does not),
+ * from its comparisons of a size with a constant: M >= 6 in a
+ * specialization's condition, or M < 6 || ... in an earlier one's for the
+ * nests after it.  Lowering proves more with them (tensorize's test for
+ * an empty reduction goes when K >= 1). */
+static void
+size_floors(Expr *c, bool negate, int64_t *lo)
+{
+	if (!c)
+		return;
+	if (c->kind == EXPR_UNARY && c->bin.op == OP_NOT) {
+		size_floors(c->bin.a, !negate, lo);
+		return;
+	}
+	if (c->kind != EXPR_BINARY)
+		return;
+	if (c->bin.op == (negate ? OP_OR : OP_AND)) {
+		size_floors(c->bin.a, negate, lo);
+		size_floors(c->bin.b, negate, lo);
+		return;
+	}
+	Expr *n = c->bin.a, *v = c->bin.b;
+	Op op = c->bin.op;
+	if (n->kind == EXPR_INT) {     /* c op S: S op' c */
+		static const Op flip[OP_COUNT] = { [OP_EQ] = OP_EQ, [OP_NE] = OP_NE,
+			[OP_LT] = OP_GT, [OP_LE] = OP_GE, [OP_GT] = OP_LT, [OP_GE] = OP_LE };
+		if (op < OP_EQ || op > OP_GE)
+			return;
+		op = flip[op];
+		n = c->bin.b;
+		v = c->bin.a;
+	}
+	if (n->kind != EXPR_NAME || n->id.ref != REF_SIZE || v->kind != EXPR_INT)
+		return;
+	if (negate) {
+		static const Op neg[OP_COUNT] = { [OP_EQ] = OP_NE, [OP_NE] = OP_EQ,
+			[OP_LT] = OP_GE, [OP_LE] = OP_GT, [OP_GT] = OP_LE, [OP_GE] = OP_LT };
+		if (op < OP_EQ || op > OP_GE)
+			return;
+		op = neg[op];
+	}
+	int64_t f = op == OP_GE || op == OP_EQ ? v->ival : op == OP_GT && v->ival < INT64_MAX ?
+	    v->ival + 1 : 0;
+	int i = n->id.param->index;
+	if (f > lo[i])
+		lo[i] = f;
+}
+
 /* The general nest f and the specializations, as one body. */
 static IrFunc *
 lower_specialized(Program *p, Kernel *k, const LowerOptions *opt, Schedule *s)
@@ -344,7 +397,11 @@ lower_specialized(Program *p, Kernel *k, const LowerOptions *opt, Schedule *s)
 	Schedule *g = general_schedule(s);
 	if (g == s)
 		return lower_prefix(p, k, opt, s, s ? s->nprims : 0, NULL);
-	Part gp = { 0 };
+	/* each nest is lowered knowing that the conditions before it failed */
+	int64_t *floor = arena_alloc(ir_arena, (k->nparams + 1) * sizeof *floor);
+	for (int i = 0; i < s->nprims; i++)
+		size_floors(s->prims[i].cond, true, floor);
+	Part gp = { .floor = floor };
 	IrFunc *f = lower_prefix(p, k, opt, g, g->nprims, &gp);
 	/* after an error in one nest the others are still lowered, so that one
 	 * run reports them all */
@@ -359,6 +416,10 @@ lower_specialized(Program *p, Kernel *k, const LowerOptions *opt, Schedule *s)
 		if (const_bool(c, &v) && !v)
 			continue;     /* never: not built */
 		Part sp = { .like = gp.L };
+		sp.floor = arena_alloc(ir_arena, (k->nparams + 1) * sizeof *sp.floor);
+		for (int j = 0; j < i; j++)
+			size_floors(s->prims[j].cond, true, sp.floor);
+		size_floors(cond, false, sp.floor);
 		IrFunc *h = lower_prefix(p, k, special_options(opt, cond), special_schedule(s, i),
 		    INT32_MAX, &sp);
 		if (!h)

@@ -640,7 +640,8 @@ reset_arg(Tz *t, IrExpr *cond)
 		IrExpr *f = ir_binop(IR_EQ, ir_var(l->loop.var), l->loop.min);
 		first = first ? ir_binop(IR_AND, first, f) : f;
 		int64_t c;
-		if (ir_is_const(l->loop.extent, &c) && c > 0)
+		if ((ir_is_const(l->loop.extent, &c) && c > 0) ||
+		    lin_prove_le(ir_i64c(1), l->loop.extent, t->L->ranges))
 			continue;
 		IrExpr *e = ir_binop(IR_LE, l->loop.extent, ir_i64c(0));
 		empty = empty ? ir_binop(IR_OR, empty, e) : e;

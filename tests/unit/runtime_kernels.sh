@@ -98,9 +98,11 @@ int matmul(int64_t M, int64_t N, int64_t K, const float *A, const float *B, floa
 int
 main(void)
 {
+	/* the first five take the matmul's unpacked specialization (M < 6, K = 0
+	 * or N*K <= 262144), the last two its packed blocks */
 	static const int64_t sz[][3] = { { 1, 1, 1 }, { 6, 16, 256 }, { 13, 37, 300 },
-	    { 97, 271, 531 }, { 5, 7, 3 } };
-	for (int s = 0; s < 5; s++) {
+	    { 97, 271, 531 }, { 5, 7, 0 }, { 97, 700, 531 }, { 7, 513, 600 } };
+	for (int s = 0; s < 7; s++) {
 		int64_t M = sz[s][0], N = sz[s][1], K = sz[s][2];
 		float *a = malloc(sizeof *a * (size_t)(M * K)), *b = malloc(sizeof *b * (size_t)(K * N));
 		float *c = malloc(sizeof *c * (size_t)(M * N));
