@@ -517,46 +517,66 @@ bounds_of_expr(IrExpr *e, BoundsScope *scope)
 
 /* ---- conditions ------------------------------------------------------------ */
 
-/* Calls fn for each comparison among cond's conjuncts, normalised to
- * `l >= r` (ge) or `l <= r` (!ge) on scalar integers (l < r is l <= r - 1). */
-typedef void (*ConstraintFn)(void *ctx, IrExpr *l, IrExpr *r, bool ge);
+static const IrExprKind negated_cmp[] = {
+	[IR_EQ] = IR_NE, [IR_NE] = IR_EQ, [IR_LT] = IR_GE,
+	[IR_LE] = IR_GT, [IR_GT] = IR_LE, [IR_GE] = IR_LT,
+};
+
+/* Calls fn for each scalar comparison that holds where cond does (negate:
+ * where it does not): the conjuncts of cond, through ! and De Morgan. */
+typedef void (*ComparisonFn)(void *ctx, IrExpr *cmp, IrExprKind k);
 
 static void
-each_constraint(IrExpr *cond, bool negate, ConstraintFn fn, void *ctx)
+each_comparison(IrExpr *cond, bool negate, ComparisonFn fn, void *ctx)
 {
 	if (!cond || cond->type.lanes != 1)
 		return;
 	IrExprKind k = cond->kind;
 	if (k == IR_NOT) {
-		each_constraint(cond->a, !negate, fn, ctx);
+		each_comparison(cond->a, !negate, fn, ctx);
 		return;
 	}
 	if ((k == IR_AND && !negate) || (k == IR_OR && negate)) {
-		each_constraint(cond->a, negate, fn, ctx);
-		each_constraint(cond->b, negate, fn, ctx);
+		each_comparison(cond->a, negate, fn, ctx);
+		each_comparison(cond->b, negate, fn, ctx);
 		return;
 	}
-	if (k < IR_EQ || k > IR_GE || !ir_is_int(cond->a->type))
+	if (k < IR_EQ || k > IR_GE)
 		return;
-	if (negate) {
-		static const IrExprKind neg[] = {
-			[IR_EQ] = IR_NE, [IR_NE] = IR_EQ, [IR_LT] = IR_GE,
-			[IR_LE] = IR_GT, [IR_GT] = IR_LE, [IR_GE] = IR_LT,
-		};
-		k = neg[k];
-	}
-	IrExpr *l = cond->a, *r = cond->b, *one = konst(l->type, 1);
+	fn(ctx, cond, negate ? negated_cmp[k] : k);
+}
+
+/* Calls fn for each comparison among cond's conjuncts, normalised to
+ * `l >= r` (ge) or `l <= r` (!ge) on scalar integers (l < r is l <= r - 1). */
+typedef void (*ConstraintFn)(void *ctx, IrExpr *l, IrExpr *r, bool ge);
+typedef struct { ConstraintFn fn; void *ctx; } Constraints;
+
+static void
+constraint_of(void *ctx, IrExpr *cmp, IrExprKind k)
+{
+	Constraints *c = ctx;
+	IrExpr *l = cmp->a, *r = cmp->b;
+	if (!ir_is_int(l->type))
+		return;
+	IrExpr *one = konst(l->type, 1);
 	switch (k) {
 	case IR_EQ:
-		fn(ctx, l, r, true);
-		fn(ctx, l, r, false);
+		c->fn(c->ctx, l, r, true);
+		c->fn(c->ctx, l, r, false);
 		break;
-	case IR_LT: fn(ctx, l, mk(IR_SUB, r, one), false); break;
-	case IR_LE: fn(ctx, l, r, false); break;
-	case IR_GT: fn(ctx, l, mk(IR_ADD, r, one), true); break;
-	case IR_GE: fn(ctx, l, r, true); break;
+	case IR_LT: c->fn(c->ctx, l, mk(IR_SUB, r, one), false); break;
+	case IR_LE: c->fn(c->ctx, l, r, false); break;
+	case IR_GT: c->fn(c->ctx, l, mk(IR_ADD, r, one), true); break;
+	case IR_GE: c->fn(c->ctx, l, r, true); break;
 	default: break;
 	}
+}
+
+static void
+each_constraint(IrExpr *cond, bool negate, ConstraintFn fn, void *ctx)
+{
+	Constraints c = { fn, ctx };
+	each_comparison(cond, negate, constraint_of, &c);
 }
 
 typedef struct {
@@ -608,35 +628,19 @@ refine_one(void *ctx, IrExpr *l, IrExpr *r, bool ge)
 		refine_var(ctx, r->var, l, !ge);
 }
 
-static const IrExprKind negated_cmp[] = {
-	[IR_EQ] = IR_NE, [IR_NE] = IR_EQ, [IR_LT] = IR_GE,
-	[IR_LE] = IR_GT, [IR_GT] = IR_LE, [IR_GE] = IR_LT,
-};
-
-static bool
-is_cmp(IrExprKind k)
-{
-	return k == IR_EQ || k == IR_NE || k == IR_LT || k == IR_LE || k == IR_GT || k == IR_GE;
-}
-
-/* The comparisons that hold where cond (or !cond) does, as facts: what a
+/* The comparisons that hold where a condition does, as facts: what a
  * guard says about an expression that is not a variable (jo*64 + ji < N
  * around a select on the same test). */
-static BoundsScope *
-push_facts(BoundsScope *s, IrExpr *cond, bool negate)
+static void
+push_fact(void *ctx, IrExpr *cmp, IrExprKind k)
 {
-	if (!cond || cond->type.lanes != 1)
-		return s;
-	if (cond->kind == IR_NOT)
-		return push_facts(s, cond->a, !negate);
-	if (cond->kind == (negate ? IR_OR : IR_AND))
-		return push_facts(push_facts(s, cond->a, negate), cond->b, negate);
-	if (!is_cmp(cond->kind) || cond->a->kind == IR_INT)
-		return s;
+	Refine *rf = ctx;
+	if (cmp->a->kind == IR_INT)
+		return;
 	BoundsScope *n = arena_alloc(ir_arena, sizeof *n);
-	n->fact = negate ? ir_binop(negated_cmp[cond->kind], cond->a, cond->b) : cond;
-	n->next = s;
-	return n;
+	n->fact = k == cmp->kind ? cmp : ir_binop(k, cmp->a, cmp->b);
+	n->next = rf->scope;
+	rf->scope = n;
 }
 
 int
@@ -657,7 +661,8 @@ bounds_refine(BoundsScope *scope, IrExpr *cond)
 {
 	Refine rf = {scope};
 	each_constraint(cond, false, refine_one, &rf);
-	return push_facts(rf.scope, cond, false);
+	each_comparison(cond, false, push_fact, &rf);
+	return rf.scope;
 }
 
 /* For bounds_of_expr_under: when e is a constraint's side plus a constant

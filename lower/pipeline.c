@@ -297,32 +297,49 @@ const_bool(IrExpr *c, bool *v)
 	return true;
 }
 
+/* c as `SIZE op constant` (a constant on the left moves to the right):
+ * the size parameter, or NULL when c is not such a comparison. */
+static Param *
+size_comparison(Expr *c, Op *op, int64_t *v)
+{
+	static const Op flip[OP_COUNT] = { [OP_EQ] = OP_EQ, [OP_NE] = OP_NE,
+		[OP_LT] = OP_GT, [OP_LE] = OP_GE, [OP_GT] = OP_LT, [OP_GE] = OP_LE };
+	if (!c || c->kind != EXPR_BINARY || c->bin.op < OP_EQ || c->bin.op > OP_GE)
+		return NULL;
+	Expr *n = c->bin.a, *k = c->bin.b;
+	*op = c->bin.op;
+	if (n->kind == EXPR_INT) {
+		n = c->bin.b;
+		k = c->bin.a;
+		*op = flip[*op];
+	}
+	if (n->kind != EXPR_NAME || n->id.ref != REF_SIZE || k->kind != EXPR_INT)
+		return NULL;
+	*v = k->ival;
+	return n->id.param;
+}
+
 /* A specialization on `SIZE == constant` (alone or in a conjunction) is
  * lowered with that size fixed, as -D fixes one: its nest folds the
  * constant (the body is only reached when it holds). */
 static void
 fixed_sizes(Expr *c, LowerOptions *o, int cap)
 {
-	if (!c || c->kind != EXPR_BINARY)
-		return;
-	if (c->bin.op == OP_AND) {
+	if (c && c->kind == EXPR_BINARY && c->bin.op == OP_AND) {
 		fixed_sizes(c->bin.a, o, cap);
 		fixed_sizes(c->bin.b, o, cap);
 		return;
 	}
-	Expr *n = c->bin.a, *v = c->bin.b;
-	if (n->kind == EXPR_INT) {
-		n = c->bin.b;
-		v = c->bin.a;
-	}
-	if (c->bin.op != OP_EQ || n->kind != EXPR_NAME || n->id.ref != REF_SIZE ||
-	    v->kind != EXPR_INT || o->ndefs >= cap)
+	Op op;
+	int64_t v;
+	Param *pa = size_comparison(c, &op, &v);
+	if (!pa || op != OP_EQ || o->ndefs >= cap)
 		return;
 	for (int i = 0; i < o->ndefs; i++)
-		if (intern_cstr(o->def_names[i]) == n->id.name)
+		if (intern_cstr(o->def_names[i]) == pa->name)
 			return;
-	o->def_names[o->ndefs] = n->id.name;
-	o->def_values[o->ndefs++] = v->ival;
+	o->def_names[o->ndefs] = pa->name;
+	o->def_values[o->ndefs++] = v;
 }
 
 static LowerOptions *
@@ -356,45 +373,30 @@ size_floors(Expr *c, bool negate, int64_t *lo)
 		size_floors(c->bin.a, !negate, lo);
 		return;
 	}
-	if (c->kind != EXPR_BINARY)
-		return;
-	if (c->bin.op == (negate ? OP_OR : OP_AND)) {
+	if (c->kind == EXPR_BINARY && c->bin.op == (negate ? OP_OR : OP_AND)) {
 		size_floors(c->bin.a, negate, lo);
 		size_floors(c->bin.b, negate, lo);
 		return;
 	}
-	Expr *n = c->bin.a, *v = c->bin.b;
-	Op op = c->bin.op;
-	if (n->kind == EXPR_INT) {     /* c op S: S op' c */
-		static const Op flip[OP_COUNT] = { [OP_EQ] = OP_EQ, [OP_NE] = OP_NE,
-			[OP_LT] = OP_GT, [OP_LE] = OP_GE, [OP_GT] = OP_LT, [OP_GE] = OP_LE };
-		if (op < OP_EQ || op > OP_GE)
-			return;
-		op = flip[op];
-		n = c->bin.b;
-		v = c->bin.a;
-	}
-	if (n->kind != EXPR_NAME || n->id.ref != REF_SIZE || v->kind != EXPR_INT)
+	static const Op neg[OP_COUNT] = { [OP_EQ] = OP_NE, [OP_NE] = OP_EQ,
+		[OP_LT] = OP_GE, [OP_LE] = OP_GT, [OP_GT] = OP_LE, [OP_GE] = OP_LT };
+	Op op;
+	int64_t v;
+	Param *pa = size_comparison(c, &op, &v);
+	if (!pa)
 		return;
-	if (negate) {
-		static const Op neg[OP_COUNT] = { [OP_EQ] = OP_NE, [OP_NE] = OP_EQ,
-			[OP_LT] = OP_GE, [OP_LE] = OP_GT, [OP_GT] = OP_LE, [OP_GE] = OP_LT };
-		if (op < OP_EQ || op > OP_GE)
-			return;
+	if (negate)
 		op = neg[op];
-	}
-	int64_t f = op == OP_GE || op == OP_EQ ? v->ival : op == OP_GT && v->ival < INT64_MAX ?
-	    v->ival + 1 : 0;
-	int i = n->id.param->index;
-	if (f > lo[i])
-		lo[i] = f;
+	int64_t f = op == OP_GE || op == OP_EQ ? v : op == OP_GT && v < INT64_MAX ? v + 1 : 0;
+	if (f > lo[pa->index])
+		lo[pa->index] = f;
 }
 
-/* The general nest f and the specializations, as one body. */
+/* The general nest (schedule g, s without its specializations) and the
+ * specializations of s, as one body. */
 static IrFunc *
-lower_specialized(Program *p, Kernel *k, const LowerOptions *opt, Schedule *s)
+lower_specialized(Program *p, Kernel *k, const LowerOptions *opt, Schedule *s, Schedule *g)
 {
-	Schedule *g = general_schedule(s);
 	if (g == s)
 		return lower_prefix(p, k, opt, s, s ? s->nprims : 0, NULL);
 	/* each nest is lowered knowing that the conditions before it failed */
@@ -445,8 +447,9 @@ lower_kernel(Program *p, Kernel *k, const LowerOptions *opt)
 	Schedule *s = lower_find_schedule(p, k, opt);
 	if (diag_errors() != before)
 		return NULL;
-	IrFunc *f = lower_specialized(p, k, opt, s);
-	s = general_schedule(s);
+	Schedule *g = general_schedule(s);
+	IrFunc *f = lower_specialized(p, k, opt, s, g);
+	s = g;     /* --trace-schedule traces the general schedule */
 	int n = s ? s->nprims : 0;
 	if (!f || !opt || !opt->trace)
 		return f;
