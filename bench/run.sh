@@ -8,7 +8,8 @@
 # process with 1 and 2 threads, and prints one table: GFLOP/s of txc and of
 # the reference, their ratio, txc's share of the FMA peak measured in the
 # same run, and the error of each against a plain double-precision
-# reference.  A second table gives compile times.  Every case runs
+# reference.  A second table gives compile times.  Each process times the
+# fastest of its repeated runs (bench.h says why).  Every case runs
 # BENCH_ROUNDS times (default 3, in separate sweeps) and each side keeps its
 # best; BENCH_QUICK=1 runs a small subset; BENCH_ISA and BENCH_NO_APT are
 # described below.  Nothing here asserts a speed.
@@ -123,9 +124,9 @@ else missing "Halide 14" libhalide14-0-dev; noref halide_run; fi
 # txc_build NAME KERNEL_TX DRIVER_C IMPL_MACRO [txc flags]: compile and link.
 txc_build() {
 	name=$1; tx=$2; drv=$3; shift 3
-	# compile time: the best of 3 runs (the machine may be busy)
+	# compile time: the best of 5 runs (the machine may be busy)
 	best=
-	for try in 1 2 3; do
+	for try in 1 2 3 4 5; do
 		t0=$(date +%s%N)
 		# shellcheck disable=SC2086
 		if ! "$TXC" "$srcdir/bench/kernels/$tx" -o "$name.o" $txcflags "$@" 2>"$name.err"; then
@@ -239,6 +240,7 @@ END {
 	printf "\nFMA peak measured in this run: %s GFLOP/s (1 thread), %s GFLOP/s (2 threads)\n", p1, p2
 }' "$results"
 echo "instruction set: $isa (OpenBLAS kernels: ${core:-none}; txc flags: ${txcflags:-none})"
+echo "GFLOP/s from the fastest of each process's repeated runs, best of $rounds sweeps"
 echo
 echo "compile time (ms): kernel, implementation, milliseconds"
 cat "$ctimes"
