@@ -99,10 +99,13 @@ int
 main(void)
 {
 	/* the first five take the matmul's unpacked specialization (M < 6, K = 0
-	 * or N*K <= 262144), the last two its packed blocks */
+	 * or N*K <= 262144), the last three its packed blocks (512 columns x 384
+	 * deep, 96-row blocks in parallel): short last blocks in every
+	 * direction, and exact ones */
 	static const int64_t sz[][3] = { { 1, 1, 1 }, { 6, 16, 256 }, { 13, 37, 300 },
-	    { 97, 271, 531 }, { 5, 7, 0 }, { 97, 700, 531 }, { 7, 513, 600 } };
-	for (int s = 0; s < 7; s++) {
+	    { 97, 271, 531 }, { 5, 7, 0 }, { 97, 700, 531 }, { 7, 513, 600 },
+	    { 192, 1024, 768 } };
+	for (int s = 0; s < 8; s++) {
 		int64_t M = sz[s][0], N = sz[s][1], K = sz[s][2];
 		float *a = malloc(sizeof *a * (size_t)(M * K)), *b = malloc(sizeof *b * (size_t)(K * N));
 		float *c = malloc(sizeof *c * (size_t)(M * N));
