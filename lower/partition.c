@@ -20,7 +20,8 @@
  * v <= floor(min(rest) / -c) (c < 0).  The steady range is where every
  * solved conjunct holds; it is clamped into the loop, so any size works
  * (an empty steady range runs everything in the prologue and epilogue).
- * Loops inside the steady state are partitioned in turn; the prologue
+ * A side that no conjunct bounds has no part: with upper bounds only (a
+ * tile's tail) there is no prologue.  Loops inside the steady state are partitioned in turn; the prologue
  * and epilogue are not (they are short), but where a conjunct is the only
  * bound on its side and exact (free of inner loops, and of anything the
  * bounds widen, such as f % N) it is false throughout the
@@ -688,14 +689,21 @@ part_for(IrMutator *m, IrStmt *s)
 		r->loc = s->loc;
 		return r;
 	}
-	/* the steady range [lo, hi), clamped into [min, end] with lo <= hi */
+	/* the steady range [lo, hi), clamped into [min, end] with lo <= hi.
+	 * With no lower bound (a tile's tail guard bounds v from above only)
+	 * it starts at min and there is no prologue, with no upper bound it
+	 * runs to end and there is no epilogue: clamped, min(min, end) - min
+	 * and end - max(end, lo) do not fold to 0, and the empty copy cost its
+	 * compile time (every packing loop of the tuned matmul had one). */
 	IrExpr *lo = min, *hi = end;
 	for (int i = 0; i < S.nlo; i++)
 		lo = ir_max(lo, S.lo[i]);
 	for (int i = 0; i < S.nhi; i++)
 		hi = ir_min(hi, ir_add(S.hi[i], ir_i64c(1)));
-	lo = fold(P, ir_min(lo, end));
-	hi = fold(P, ir_max(hi, lo));
+	if (S.nlo > 0)
+		lo = fold(P, ir_min(lo, end));
+	if (S.nhi > 0)
+		hi = fold(P, ir_max(hi, lo));
 
 	int64_t a, b;
 	if (shares_loop(&S, s->loop.body)) {
