@@ -79,9 +79,6 @@ saxpy(int64_t N, float a, const float *x, const float *y, float *z)
 		for (int64_t lane = 0; lane < 8; lane++)
 			z[io * 8 + lane] = a * x[io * 8 + lane] + y[io * 8 + lane];
 	}
-	#ifdef _OPENMP
-	#pragma omp parallel for
-	#endif
 	for (int64_t io = io_e; io < io_e + (txc_div_i64(N + 7, 8) - io_e); io++) {
 		for (int64_t lane = 0; lane < 8; lane++)
 			if (io * 8 + lane < N)
