@@ -21,8 +21,10 @@
  * solved conjunct holds; it is clamped into the loop, so any size works
  * (an empty steady range runs everything in the prologue and epilogue).
  * A side that no conjunct bounds has no part: with upper bounds only (a
- * tile's tail) there is no prologue.  Loops inside the steady state are partitioned in turn; the prologue
- * and epilogue are not (they are short), but where a conjunct is the only
+ * tile's tail) there is no prologue.  The prologue and epilogue of a
+ * parallel loop are serial.  Loops inside the steady state are
+ * partitioned in turn; the prologue and epilogue are not (they are
+ * short), but where a conjunct is the only
  * bound on its side and exact (free of inner loops, and of anything the
  * bounds widen, such as f % N) it is false throughout the
  * prologue or epilogue, and its guard goes (a boundary copy's first and
