@@ -1,7 +1,9 @@
 /* conv.c: 2-D convolution, NCHW input, KCRS weights, fp32, timed through
  * one implementation chosen at build time: -DIMPL_DNNL (oneDNN, letting
  * it pick its preferred blocked layouts; reorders are outside the timing,
- * as a framework would keep tensors in that layout) or -DIMPL_TXC (a txc
+ * as a framework would keep tensors in that layout), -DIMPL_HALIDE (the
+ * Halide 14 conv3x3 of halide_gen.cpp, weights packed outside the timing
+ * into the blocked layout txc's conv3x3.tx reads) or -DIMPL_TXC (a txc
  * object exporting `conv(N, C, H, W, K, data, weight, out)`, compiled with
  * the same R, S, stride, pad and groups fixed in its .tx).
  *
@@ -15,6 +17,10 @@
 #if defined(IMPL_DNNL)
 #include <dnnl.h>
 #define IMPL "onednn"
+#elif defined(IMPL_HALIDE)
+#include <HalideRuntime.h>
+#include "halide_conv3x3.h"
+#define IMPL "halide14"
 #elif defined(IMPL_TXC)
 #include "txrt.h"
 int conv(int64_t N, int64_t C, int64_t H, int64_t W, int64_t K,
@@ -30,7 +36,7 @@ int conv_prepack(int64_t K, int64_t C, const float *weight, float *packed);
  * converts to and from them outside the timing, as oneDNN's reorders are. */
 #define IMPL "txc"
 #else
-#error "define IMPL_TXC or IMPL_DNNL"
+#error "define IMPL_TXC, IMPL_HALIDE or IMPL_DNNL"
 #endif
 
 typedef struct {
@@ -41,6 +47,9 @@ typedef struct {
 	dnnl_primitive_t prim;
 	dnnl_stream_t stream;
 	dnnl_memory_t msrc, mwt, mdst;
+#elif defined(IMPL_HALIDE)
+	halide_buffer_t hin, hwt, hout;
+	halide_dimension_t din[4], dwt[5], dout[4];
 #endif
 } Ctx;
 
@@ -131,6 +140,51 @@ finish(Ctx *c)
 }
 #endif
 
+#if defined(IMPL_HALIDE)
+/* A dense buffer of n dimensions over host, dimension 0 innermost. */
+static void
+hbuf(halide_buffer_t *b, halide_dimension_t *d, float *host, int n, const int *ext)
+{
+	int stride = 1;
+	memset(b, 0, sizeof *b);
+	for (int i = 0; i < n; i++) {
+		d[i] = (halide_dimension_t){ 0, ext[i], stride, 0 };
+		stride *= ext[i];
+	}
+	b->host = (uint8_t *)host;
+	b->type = (struct halide_type_t){ halide_type_float, 32, 1 };
+	b->dimensions = n;
+	b->dim = d;
+}
+
+/* Packs the weights as conv3x3.tx's conv_prepack does, Wp[kb][r][s][c][kk]
+ * = weight[16 kb + kk][c][r][s] (zero past K), and describes the three
+ * buffers in Halide's order (innermost first). */
+static int
+halide_setup(Ctx *c)
+{
+	if (c->R != 3 || c->S != 3 || c->stride != 1 || c->pad != 1 || c->groups != 1)
+		return -1;
+	int KB = (c->K + 15) / 16;
+	c->kwt = bench_alloc(sizeof(float) * (size_t)KB * 16 * c->C * 9);
+	for (int kb = 0; kb < KB; kb++)
+		for (int r = 0; r < 3; r++)
+			for (int s = 0; s < 3; s++)
+				for (int ch = 0; ch < c->C; ch++)
+					for (int kk = 0; kk < 16; kk++) {
+						int k = kb * 16 + kk;
+						c->kwt[((((size_t)kb * 3 + r) * 3 + s) * c->C + ch) * 16 + kk] = k < c->K ?
+						    c->wt[(((size_t)k * c->C + ch) * 3 + r) * 3 + s] : 0;
+					}
+	int ein[4] = { c->W, c->H, c->C, c->N }, ewt[5] = { 16, c->C, 3, 3, KB };
+	int eout[4] = { c->Q, c->P, c->K, c->N };
+	hbuf(&c->hin, c->din, c->in, 4, ein);
+	hbuf(&c->hwt, c->dwt, c->kwt, 5, ewt);
+	hbuf(&c->hout, c->dout, c->out, 4, eout);
+	return 0;
+}
+#endif
+
 static void
 run(void *p)
 {
@@ -141,6 +195,12 @@ run(void *p)
 	};
 	CHECK(dnnl_primitive_execute(c->prim, c->stream, 3, args));
 	CHECK(dnnl_stream_wait(c->stream));
+#elif defined(IMPL_HALIDE)
+	int rc = halide_conv3x3(&c->hin, &c->hwt, &c->hout);
+	if (rc != 0) {
+		fprintf(stderr, "halide error %d\n", rc);
+		exit(1);
+	}
 #else
 	if (conv(c->N, c->C, c->H, c->W, c->K, c->in, c->kwt, c->out) != 0) {
 		fprintf(stderr, "conv: %s\n", txrt_last_error());
@@ -173,6 +233,11 @@ main(int argc, char **argv)
 	int threads = bench_threads();
 #if defined(IMPL_DNNL)
 	setup(&c);
+#elif defined(IMPL_HALIDE)
+	if (halide_setup(&c) != 0) {
+		fprintf(stderr, "%s: the Halide conv is 3x3, stride 1, padding 1, no groups\n", argv[0]);
+		return 2;
+	}
 #else
 	txrt_set_num_threads(threads);
 	c.kwt = c.wt;

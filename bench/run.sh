@@ -3,16 +3,16 @@
 #
 #   bench/run.sh [BUILD_DIR]     (make bench runs it from the build tree)
 #
-# Builds the references (OpenBLAS sgemm, oneDNN conv, Halide 14 matmul and
-# blur) and the txc kernels of bench/kernels/, runs every case in its own
-# process with 1 and 2 threads, and prints one table: GFLOP/s of txc and of
-# the reference, their ratio, txc's share of the FMA peak measured in the
-# same run, and the error of each against a plain double-precision
-# reference.  A second table gives compile times.  Each process times the
-# fastest of its repeated runs (bench.h says why).  Every case runs
-# BENCH_ROUNDS times (default 3, in separate sweeps) and each side keeps its
-# best; BENCH_QUICK=1 runs a small subset; BENCH_ISA and BENCH_NO_APT are
-# described below.  Nothing here asserts a speed.
+# Builds the references (OpenBLAS sgemm, oneDNN conv, Halide 14 matmul,
+# 3x3 conv and blur) and the txc kernels of bench/kernels/, runs every case
+# in its own process with 1 and 2 threads, and prints one table: GFLOP/s of
+# txc and of the reference, their ratio, txc's share of the FMA peak
+# measured in the same run, and the error of each against a plain
+# double-precision reference.  A second table gives compile times.  Each
+# process times the fastest of its repeated runs (bench.h says why).  Every
+# case runs BENCH_ROUNDS times (default 3, in separate sweeps) and each
+# side keeps its best; BENCH_QUICK=1 runs a small subset; BENCH_ISA and
+# BENCH_NO_APT are described below.  Nothing here asserts a speed.
 set -u
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 top=${abs_top_builddir:-$(pwd)}
@@ -111,14 +111,17 @@ else missing oneDNN libdnnl-dev; noref conv_onednn; fi
 if [ -f /usr/include/halide14/Halide.h ] && [ -f /usr/src/halide14/GenGen.cpp ] &&
 	c++ -O1 -std=c++17 -I/usr/include/halide14 "$srcdir/bench/halide_gen.cpp" \
 	/usr/src/halide14/GenGen.cpp -o halide_gen -lHalide14 -lpthread -ldl; then
-	for g in matmul blur; do
+	for g in matmul blur conv3x3; do
 		t0=$(date +%s%N)
 		./halide_gen -g halide_$g -o . -e static_library,h target=$halide_target || exit 1
 		echo "$g halide14 $(ms_since "$t0")" >>"$ctimes"
 	done
 	$CC $CFLAGS -I/usr/include/halide14 -I. "$srcdir/bench/halide_run.c" halide_matmul.a \
 		halide_blur.a -o halide_run -lpthread -ldl -lm || exit 1
-else missing "Halide 14" libhalide14-0-dev; noref halide_run; fi
+	# the conv through conv.c, the driver oneDNN and txc share
+	$CC $CFLAGS -I/usr/include/halide14 -I. -DIMPL_HALIDE "$srcdir/bench/conv.c" \
+		halide_conv3x3.a -o conv_halide -lpthread -ldl -lm || exit 1
+else missing "Halide 14" libhalide14-0-dev; noref halide_run; noref conv_halide; fi
 
 # ---- txc kernels ------------------------------------------------------------------
 # txc_build NAME KERNEL_TX DRIVER_C IMPL_MACRO [txc flags]: compile and link.
@@ -195,6 +198,7 @@ while [ "$round" -lt "$rounds" ]; do
 		done
 		echo "$convs" | while read -r c hw; do
 			run $th ./conv_onednn 1 "$c" "$hw" "$hw" "$c" 3 3 1 1 1
+			run $th ./conv_halide 1 "$c" "$hw" "$hw" "$c" 3 3 1 1 1
 			[ $have_conv3 = 1 ] && run $th ./conv3x3_txc 1 "$c" "$hw" "$hw" "$c" 3 3 1 1 1
 		done
 		run $th ./conv_onednn 1 256 14 14 256 1 1 1 0 1
