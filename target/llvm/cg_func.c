@@ -370,6 +370,13 @@ gen_entry(Cg *cg, IrFunc *f)
 	if (nas)
 		body = ir_block(body->block.stmts + nas, body->block.n - nas);
 	cg_stmt(cg, body);
+	if (!cf.work) {
+		/* nothing but the checks, allocations and parallel calls:
+		 * llvm_emit.c generates its code quickly, after the IR passes */
+		LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+		    LLVMCreateStringAttribute(cg->ctx, CG_DISPATCH_ONLY,
+		    (unsigned)strlen(CG_DISPATCH_ONLY), "", 0));
+	}
 	cg_fn_end(cg);
 	cg->nbinds = 0;
 	cg->nscoped = 0;

@@ -319,6 +319,8 @@ cg_load(Cg *cg, IrExpr *e)
 	unsigned align = elem_align(b->elem);
 	int64_t step;
 
+	cg->fn->work++;
+
 	if (lanes == 1) {
 		offsets(cg, b, e->load.idx, e->load.nidx, 1, &off, &step);
 		ptr = LLVMBuildGEP2(cg->b, et, base, &off, 1, "");
@@ -393,6 +395,7 @@ cg_store(Cg *cg, IrStmt *s)
 	unsigned align = elem_align(b->elem);
 	int64_t step;
 
+	cg->fn->work++;
 	v = to_mem(cg, cg_expr(cg, s->store.value), t);
 	if (lanes == 1) {
 		LLVMBasicBlockRef jb = NULL;

@@ -570,6 +570,7 @@ fma_outer(Cg *cg, IrExpr *e)
 LLVMValueRef
 intrin_cpu_emit(Cg *cg, IrExpr *e)
 {
+	cg->fn->work++;
 	if (!strcmp(e->call.name, "fma_outer"))
 		fma_outer(cg, e);
 	else

@@ -1,0 +1,87 @@
+#!/bin/sh
+# llvm_dispatch.sh: an entry function whose work is all in parallel
+# closures (only checks, allocations and parallel calls) is compiled with
+# optnone after the IR passes, and one with a loop, a tensor access or a
+# micro-kernel call of its own is not; the dispatch-only entry still
+# computes the right result with 1 and 2 threads (empty sizes too) and
+# reports a NULL argument and a negative size with the right codes.
+: "${TXC:?TXC must name the txc binary}" "${abs_top_builddir:?}" "${abs_top_srcdir:?}"
+lib=$abs_top_builddir/rt/.libs/libtxrt.a
+[ -f "$lib" ] || { echo "SKIP: no static libtxrt"; exit 77; }
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 99
+fail() { echo "FAIL: $*"; exit 1; }
+cat >k.tx <<'TX'
+// rows in parallel: the entry only checks and calls the closure
+kernel rows(M, N) {
+  in  a: f32[M, N];
+  in  b: f32[N];
+  out y: f32[M, N];
+  t[i, j] = a[i, j] * 2.0 + b[j];
+  y[i, j] = t[i, N - 1 - j];
+}
+schedule rows for cpu {
+  t.parallel(i);
+  y.parallel(i);
+}
+// the same kernel serial: the entry holds the loops
+kernel serial(M, N) {
+  in  a: f32[M, N];
+  out y: f32[M, N];
+  y[i, j] = a[i, j] + 1.0;
+}
+TX
+"$TXC" --emit=llvm -o k.ll k.tx || fail "--emit=llvm"
+# the attribute group of each definition
+attrs() { # function name -> its attribute line
+	g=$(sed -n "s/^define [^@]*@$1(.*) #\([0-9]*\) .*/\1/p" k.ll)
+	[ -n "$g" ] || fail "no definition of $1"
+	sed -n "s/^attributes #$g = //p" k.ll
+}
+case $(attrs rows) in *optnone*txc-dispatch-only*) ;; *) fail "rows: not dispatch-only: $(attrs rows)" ;; esac
+case $(attrs 'rows\.par0') in *optnone*) fail "rows.par0 is optnone" ;; esac
+case $(attrs serial) in *optnone*|*dispatch-only*) fail "serial is dispatch-only" ;; esac
+
+cat >main.c <<'C'
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include "txrt.h"
+int rows(int64_t M, int64_t N, const float *a, const float *b, float *y);
+int
+main(void)
+{
+	static float a[37 * 29], b[29], y[37 * 29 + 4];
+	int sizes[][2] = { { 37, 29 }, { 1, 1 }, { 5, 0 }, { 0, 7 }, { 2, 29 } };
+	for (int i = 0; i < 37 * 29; i++) a[i] = (float)(i % 13) - 6.0f;
+	for (int j = 0; j < 29; j++) b[j] = 0.25f * (float)j;
+	for (int t = 1; t <= 2; t++)
+		for (int s = 0; s < 5; s++) {
+			int M = sizes[s][0], N = sizes[s][1];
+			txrt_set_num_threads(t);
+			for (int i = 0; i < 37 * 29 + 4; i++) y[i] = -9.0f;
+			if (rows(M, N, a, b, y) != 0) { printf("rc: %s\n", txrt_last_error()); return 1; }
+			for (int i = 0; i < M; i++)
+				for (int j = 0; j < N; j++)
+					if (y[i * N + j] != a[i * N + N - 1 - j] * 2.0f + b[N - 1 - j]) {
+						printf("%dx%d: y[%d, %d] = %g\n", M, N, i, j, y[i * N + j]); return 1;
+					}
+			for (int i = M * N; i < 37 * 29 + 4; i++)
+				if (y[i] != -9.0f) { printf("%dx%d: wrote y[%d]\n", M, N, i); return 1; }
+		}
+	if (rows(37, 29, a, NULL, y) != 1 || strcmp(txrt_last_error(), "rows: argument 'b' is NULL")) {
+		printf("NULL: %s\n", txrt_last_error()); return 1;
+	}
+	if (rows(37, -3, a, b, y) != 2 || !strstr(txrt_last_error(), "N")) {
+		printf("negative N: %s\n", txrt_last_error()); return 1;
+	}
+	if (rows(-1, -3, NULL, b, y) != 1 || strcmp(txrt_last_error(), "rows: argument 'a' is NULL")) {
+		printf("NULL before sizes: %s\n", txrt_last_error()); return 1;
+	}
+	return 0;
+}
+C
+"$TXC" k.tx -o k.o || fail "txc"
+${CC:-cc} -I"$abs_top_srcdir/rt" main.c k.o "$lib" -lpthread -lm -o main || fail "link"
+./main || fail "run"
