@@ -44,7 +44,7 @@ typedef struct CgFn {
 	LLVMValueRef rc_slot;          /* i32 return code on failure */
 	CgHeap *heap; int nheap, capheap;
 	LLVMMetadataRef di_scope;      /* -g: the subprogram */
-	int work;                      /* loops, tensor accesses and micro-kernel
+	int work;                      /* tensor accesses and micro-kernel
 	                                  calls emitted into it (cg_func.c) */
 	struct CgFn *outer;
 } CgFn;
@@ -77,9 +77,10 @@ typedef struct {
 bool cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs,
     int n, LLVMTargetDataRef td, const char *triple, bool debug, bool contract,
     bool runtime_kernels);
-/* The string attribute of an entry function with no loop, no tensor
- * access and no micro-kernel call of its own (its work is in parallel
- * closures): llvm_emit.c compiles it without optimising its code. */
+/* The string attribute of an entry function with no tensor access and no
+ * micro-kernel call of its own (its work is in parallel closures; its
+ * loops, if any, only call them): llvm_emit.c compiles it without
+ * optimising its code. */
 #define CG_DISPATCH_ONLY "txc-dispatch-only"
 /* Adds `int NAME__packed(void **args)` calling NAME with *args[i] (JIT). */
 void cg_packed_wrapper(Cg *cg, IrFunc *f);

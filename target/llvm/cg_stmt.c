@@ -64,7 +64,6 @@ cg_loop(Cg *cg, LLVMValueRef min, LLVMValueRef end, const char *name,
 	int hint = cg->loop_hint;
 
 	cg->loop_hint = 0;
-	cg->fn->work++;
 	LLVMBuildBr(cg->b, head);
 	LLVMPositionBuilderAtEnd(cg->b, head);
 	i = LLVMBuildPhi(cg->b, i64, name);

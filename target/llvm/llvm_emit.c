@@ -362,14 +362,14 @@ run_on(LLVMModuleRef mod, bool kernels, const char *passes, LLVMTargetMachineRef
 }
 
 /* An entry function that only checks its arguments, allocates and calls
- * its parallel closures (CG_DISPATCH_ONLY) runs once per call and does no
- * work of its own, but its code generation was the most costly of a
- * kernel's functions: the checks of a dozen run-time sizes are one long
- * block that instruction selection's combiner and known-bits analysis
- * work through (conv2d_nchw8c's entry: 43 M instructions in llc, of its
- * 170).  After the IR passes have folded it, optnone makes the code
- * generator treat it as at -O0: fast instruction selection, none of the
- * machine-level optimisations. */
+ * its parallel closures (CG_DISPATCH_ONLY; perhaps in a serial loop, over
+ * the images of a batch) does no work of its own, but its code generation
+ * was the most costly of a kernel's functions: the checks of a dozen
+ * run-time sizes are one long block that instruction selection's
+ * combiner and known-bits analysis work through (conv2d_nchw8c's entry:
+ * 43 M instructions in llc, of its 170).  After the IR passes have folded
+ * it, optnone makes the code generator treat it as at -O0: fast
+ * instruction selection, none of the machine-level optimisations. */
 static void
 dispatch_only(LLVMModuleRef mod)
 {

@@ -1,10 +1,11 @@
 #!/bin/sh
 # llvm_dispatch.sh: an entry function whose work is all in parallel
-# closures (only checks, allocations and parallel calls) is compiled with
-# optnone after the IR passes, and one with a loop, a tensor access or a
-# micro-kernel call of its own is not; the dispatch-only entry still
-# computes the right result with 1 and 2 threads (empty sizes too) and
-# reports a NULL argument and a negative size with the right codes.
+# closures (only checks, allocations and parallel calls, perhaps in a
+# serial loop) is compiled with optnone after the IR passes, and one with
+# a tensor access or a micro-kernel call of its own is not; the
+# dispatch-only entries still compute the right result with 1 and 2
+# threads (empty sizes too) and report a NULL argument and a negative
+# size with the right codes.
 : "${TXC:?TXC must name the txc binary}" "${abs_top_builddir:?}" "${abs_top_srcdir:?}"
 lib=$abs_top_builddir/rt/.libs/libtxrt.a
 [ -f "$lib" ] || { echo "SKIP: no static libtxrt"; exit 77; }
@@ -25,6 +26,15 @@ schedule rows for cpu {
   t.parallel(i);
   y.parallel(i);
 }
+// images one after another, rows in parallel: the serial loop only calls
+kernel batched(N, M) {
+  in  a: f32[N, M];
+  out y: f32[N, M];
+  y[n, i] = a[n, i] * 3.0;
+}
+schedule batched for cpu {
+  y.parallel(i);
+}
 // the same kernel serial: the entry holds the loops
 kernel serial(M, N) {
   in  a: f32[M, N];
@@ -41,6 +51,7 @@ attrs() { # function name -> its attribute line
 }
 case $(attrs rows) in *optnone*txc-dispatch-only*) ;; *) fail "rows: not dispatch-only: $(attrs rows)" ;; esac
 case $(attrs 'rows\.par0') in *optnone*) fail "rows.par0 is optnone" ;; esac
+case $(attrs batched) in *optnone*txc-dispatch-only*) ;; *) fail "batched: not dispatch-only: $(attrs batched)" ;; esac
 case $(attrs serial) in *optnone*|*dispatch-only*) fail "serial is dispatch-only" ;; esac
 
 cat >main.c <<'C'
@@ -49,6 +60,7 @@ cat >main.c <<'C'
 #include <string.h>
 #include "txrt.h"
 int rows(int64_t M, int64_t N, const float *a, const float *b, float *y);
+int batched(int64_t N, int64_t M, const float *a, float *y);
 int
 main(void)
 {
@@ -70,6 +82,12 @@ main(void)
 			for (int i = M * N; i < 37 * 29 + 4; i++)
 				if (y[i] != -9.0f) { printf("%dx%d: wrote y[%d]\n", M, N, i); return 1; }
 		}
+	/* 3 images of 5 rows */
+	for (int i = 0; i < 37 * 29 + 4; i++) y[i] = -9.0f;
+	if (batched(3, 5, a, y) != 0) { printf("batched: %s\n", txrt_last_error()); return 1; }
+	for (int i = 0; i < 15; i++)
+		if (y[i] != a[i] * 3.0f) { printf("batched: y[%d] = %g\n", i, y[i]); return 1; }
+	if (y[15] != -9.0f) { printf("batched: wrote y[15]\n"); return 1; }
 	if (rows(37, 29, a, NULL, y) != 1 || strcmp(txrt_last_error(), "rows: argument 'b' is NULL")) {
 		printf("NULL: %s\n", txrt_last_error()); return 1;
 	}
