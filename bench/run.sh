@@ -8,7 +8,8 @@
 # in its own process with 1 and 2 threads, and prints one table: GFLOP/s of
 # txc and of the reference, their ratio, txc's share of the FMA peak
 # measured in the same run, and the error of each against a plain
-# double-precision reference.  A second table gives compile times.  Each
+# double-precision reference.  Two more tables give compile times: the
+# bench kernels beside Halide's generators, and every stdlib kernel.  Each
 # process times the fastest of its repeated runs (bench.h says why).  Every
 # case runs BENCH_ROUNDS times (default 3, in separate sweeps) and each
 # side keeps its best; BENCH_QUICK=1 runs a small subset; BENCH_ISA and
@@ -159,6 +160,27 @@ txc_build dwconv_txc dwconv3x3.tx conv.c && have_dw=1
 drvflags=
 txc_build blur_txc blur.tx blur.c && have_blur=1
 
+# ---- compile time of every stdlib kernel ------------------------------------------
+# Each kernel of stdlib/ (and the tuned matmul with -s fast) compiled
+# alone to an object (-k), the best of 3 runs, with the flags above; the
+# table prints them after the bench kernels'.
+stdlib_ctimes=$out/stdlib-compile-times.txt
+: >"$stdlib_ctimes"
+for f in "$srcdir"/stdlib/*.tx "$srcdir"/stdlib/tuned/*.tx; do
+	case $f in */tuned/*) sflags="-s fast" ;; *) sflags= ;; esac
+	for k in $(sed -n 's/^kernel  *\([A-Za-z0-9_]*\).*/\1/p' "$f"); do
+		best=
+		for try in 1 2 3; do
+			t0=$(date +%s%N)
+			# shellcheck disable=SC2086
+			"$TXC" "$f" -k "$k" $sflags -o stdlib-kernel.o $txcflags 2>/dev/null || { best=failed; break; }
+			ms=$(ms_since "$t0")
+			[ -z "$best" ] || [ "$ms" -lt "$best" ] && best=$ms
+		done
+		echo "${f#"$srcdir"/}:$k txc $best" >>"$stdlib_ctimes"
+	done
+done
+
 # ---- cases --------------------------------------------------------------------------
 run() { # threads impl-binary args...
 	th=$1; shift
@@ -248,3 +270,6 @@ echo "GFLOP/s from the fastest of each process's repeated runs, best of $rounds 
 echo
 echo "compile time (ms): kernel, implementation, milliseconds"
 cat "$ctimes"
+echo
+echo "compile time of each stdlib kernel (ms, best of 3):"
+sort -k3 -n "$stdlib_ctimes" | awk '{ printf "  %-44s %s\n", $1, $3 }'
