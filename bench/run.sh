@@ -162,15 +162,15 @@ txc_build blur_txc blur.tx blur.c && have_blur=1
 
 # ---- compile time of every stdlib kernel ------------------------------------------
 # Each kernel of stdlib/ (and the tuned matmul with -s fast) compiled
-# alone to an object (-k), the best of 3 runs, with the flags above; the
-# table prints them after the bench kernels'.
+# alone to an object (-k), the best of 5 runs as for the bench kernels,
+# with the flags above; the table prints them after the bench kernels'.
 stdlib_ctimes=$out/stdlib-compile-times.txt
 : >"$stdlib_ctimes"
 for f in "$srcdir"/stdlib/*.tx "$srcdir"/stdlib/tuned/*.tx; do
 	case $f in */tuned/*) sflags="-s fast" ;; *) sflags= ;; esac
 	for k in $(sed -n 's/^kernel  *\([A-Za-z0-9_]*\).*/\1/p' "$f"); do
 		best=
-		for try in 1 2 3; do
+		for try in 1 2 3 4 5; do
 			t0=$(date +%s%N)
 			# shellcheck disable=SC2086
 			"$TXC" "$f" -k "$k" $sflags -o stdlib-kernel.o $txcflags 2>/dev/null || { best=failed; break; }
@@ -271,5 +271,5 @@ echo
 echo "compile time (ms): kernel, implementation, milliseconds"
 cat "$ctimes"
 echo
-echo "compile time of each stdlib kernel (ms, best of 3):"
+echo "compile time of each stdlib kernel (ms, best of 5):"
 sort -k3 -n "$stdlib_ctimes" | awk '{ printf "  %-44s %s\n", $1, $3 }'
