@@ -20,6 +20,7 @@
 #elif defined(IMPL_HALIDE)
 #include <HalideRuntime.h>
 #include "halide_conv3x3.h"
+#include "halide_buf.h"
 #define IMPL "halide14"
 #elif defined(IMPL_TXC)
 #include "txrt.h"
@@ -141,22 +142,6 @@ finish(Ctx *c)
 #endif
 
 #if defined(IMPL_HALIDE)
-/* A dense buffer of n dimensions over host, dimension 0 innermost. */
-static void
-hbuf(halide_buffer_t *b, halide_dimension_t *d, float *host, int n, const int *ext)
-{
-	int stride = 1;
-	memset(b, 0, sizeof *b);
-	for (int i = 0; i < n; i++) {
-		d[i] = (halide_dimension_t){ 0, ext[i], stride, 0 };
-		stride *= ext[i];
-	}
-	b->host = (uint8_t *)host;
-	b->type = (struct halide_type_t){ halide_type_float, 32, 1 };
-	b->dimensions = n;
-	b->dim = d;
-}
-
 /* Packs the weights as conv3x3.tx's conv_prepack does, Wp[kb][r][s][c][kk]
  * = weight[16 kb + kk][c][r][s] (zero past K), and describes the three
  * buffers in Halide's order (innermost first). */

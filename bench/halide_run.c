@@ -9,21 +9,9 @@
 #include <HalideRuntime.h>
 
 #include "bench.h"
+#include "halide_buf.h"
 #include "halide_blur.h"
 #include "halide_matmul.h"
-
-/* A dense 2-D buffer, dimension 0 innermost. */
-static void
-buf2(halide_buffer_t *b, halide_dimension_t *d, float *host, int w, int h)
-{
-	memset(b, 0, sizeof *b);
-	d[0] = (halide_dimension_t){ 0, w, 1, 0 };
-	d[1] = (halide_dimension_t){ 0, h, w, 0 };
-	b->host = (uint8_t *)host;
-	b->type = (struct halide_type_t){ halide_type_float, 32, 1 };
-	b->dimensions = 2;
-	b->dim = d;
-}
 
 typedef struct {
 	halide_buffer_t a, b, c;
@@ -55,9 +43,9 @@ main(int argc, char **argv)
 		float *C = bench_alloc(sizeof(float) * (size_t)M * N);
 		bench_fill(A, (size_t)M * K, 1);
 		bench_fill(B, (size_t)K * N, 2);
-		buf2(&c.a, da, A, K, M);
-		buf2(&c.b, db, B, N, K);
-		buf2(&c.c, dc, C, N, M);
+		hbuf(&c.a, da, A, 2, (int[]){ K, M });
+		hbuf(&c.b, db, B, 2, (int[]){ N, K });
+		hbuf(&c.c, dc, C, 2, (int[]){ N, M });
 		double secs = bench_time(run, &c, 2.0);
 		double err = 0;
 		uint64_t s = 12345;
@@ -81,8 +69,8 @@ main(int argc, char **argv)
 		float *in = bench_alloc(sizeof(float) * (size_t)W * H);
 		float *out = bench_alloc(sizeof(float) * (size_t)(W - 2) * (H - 2));
 		bench_fill(in, (size_t)W * H, 3);
-		buf2(&c.a, da, in, W, H);
-		buf2(&c.c, dc, out, W - 2, H - 2);
+		hbuf(&c.a, da, in, 2, (int[]){ W, H });
+		hbuf(&c.c, dc, out, 2, (int[]){ W - 2, H - 2 });
 		c.blur = 1;
 		double secs = bench_time(run, &c, 2.0);
 		double err = 0;

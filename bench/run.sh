@@ -125,21 +125,28 @@ if [ -f /usr/include/halide14/Halide.h ] && [ -f /usr/src/halide14/GenGen.cpp ] 
 else missing "Halide 14" libhalide14-0-dev; noref halide_run; noref conv_halide; fi
 
 # ---- txc kernels ------------------------------------------------------------------
-# txc_build NAME KERNEL_TX DRIVER_C IMPL_MACRO [txc flags]: compile and link.
-txc_build() {
-	name=$1; tx=$2; drv=$3; shift 3
-	# compile time: the best of 5 runs (the machine may be busy)
+# best_ms ERRFILE COMMAND...: runs COMMAND 5 times (the machine may be
+# busy), its stderr to ERRFILE, and prints the fastest run in ms; fails
+# when a run fails.
+best_ms() {
+	err=$1; shift
 	best=
 	for try in 1 2 3 4 5; do
 		t0=$(date +%s%N)
-		# shellcheck disable=SC2086
-		if ! "$TXC" "$srcdir/bench/kernels/$tx" -o "$name.o" $txcflags "$@" 2>"$name.err"; then
-			log "txc could not compile $tx: $(head -1 "$name.err")"
-			return 1
-		fi
+		"$@" 2>"$err" || return 1
 		ms=$(ms_since "$t0")
 		[ -z "$best" ] || [ "$ms" -lt "$best" ] && best=$ms
 	done
+	echo "$best"
+}
+# txc_build NAME KERNEL_TX DRIVER_C IMPL_MACRO [txc flags]: compile and link.
+txc_build() {
+	name=$1; tx=$2; drv=$3; shift 3
+	# shellcheck disable=SC2086
+	if ! best=$(best_ms "$name.err" "$TXC" "$srcdir/bench/kernels/$tx" -o "$name.o" $txcflags "$@"); then
+		log "txc could not compile $tx: $(head -1 "$name.err")"
+		return 1
+	fi
 	echo "$name txc $best" >>"$ctimes"
 	# shellcheck disable=SC2086
 	$CC $CFLAGS -DIMPL_TXC $drvflags "$srcdir/bench/$drv" "$name.o" "$RTLIB" -o "$name" -lpthread -lm
@@ -169,14 +176,9 @@ stdlib_ctimes=$out/stdlib-compile-times.txt
 for f in "$srcdir"/stdlib/*.tx "$srcdir"/stdlib/tuned/*.tx; do
 	case $f in */tuned/*) sflags="-s fast" ;; *) sflags= ;; esac
 	for k in $(sed -n 's/^kernel  *\([A-Za-z0-9_]*\).*/\1/p' "$f"); do
-		best=
-		for try in 1 2 3 4 5; do
-			t0=$(date +%s%N)
-			# shellcheck disable=SC2086
-			"$TXC" "$f" -k "$k" $sflags -o stdlib-kernel.o $txcflags 2>/dev/null || { best=failed; break; }
-			ms=$(ms_since "$t0")
-			[ -z "$best" ] || [ "$ms" -lt "$best" ] && best=$ms
-		done
+		# shellcheck disable=SC2086
+		best=$(best_ms /dev/null "$TXC" "$f" -k "$k" $sflags -o stdlib-kernel.o $txcflags) ||
+			best=failed
 		echo "${f#"$srcdir"/}:$k txc $best" >>"$stdlib_ctimes"
 	done
 done

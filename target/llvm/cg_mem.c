@@ -320,7 +320,6 @@ cg_load(Cg *cg, IrExpr *e)
 	int64_t step;
 
 	cg->fn->work++;
-
 	if (lanes == 1) {
 		offsets(cg, b, e->load.idx, e->load.nidx, 1, &off, &step);
 		ptr = LLVMBuildGEP2(cg->b, et, base, &off, 1, "");
