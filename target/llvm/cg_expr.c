@@ -441,12 +441,69 @@ gen_guarded_select(Cg *cg, IrExpr *e)
 	return phi;
 }
 
+/* A lane mask from a ramp against a broadcast: ramp(b, s, n) CMP x_n(e),
+ * s = 1 or -1, the test of a tile's tail or of a boundary copy's border.
+ * Lane i holds b + s*i CMP e, that is s*i CMP e - b: one scalar
+ * subtraction, clamped to [min s*i - 1, max s*i + 1] (which keeps every
+ * lane's answer, == and != included) and narrowed to 32 bits, against
+ * the constant lanes s*i.  The mask then comes from one compare of 32-bit
+ * lanes, the width of the masks x86's masked loads and stores take,
+ * where n 64-bit lanes are two or four compares, narrowed after (on
+ * AVX2), and a costly pattern for LLVM's instruction selection.  Other
+ * strides are left as they were: their masks guard gathers, which take
+ * 64-bit lanes (conv2d_nchw_s2 cost 4 M more instructions to compile with
+ * narrowed masks).  NULL when the compare is not of that form. */
+static LLVMValueRef
+gen_ramp_compare(Cg *cg, IrExpr *e)
+{
+	IrExpr *r = e->a, *x = e->b;
+	bool swapped = false;
+	IrType t = e->a->type;
+	int n = t.lanes;
+	int64_t s, lo, hi;
+
+	if (n < 2 || !ir_is_int(t) || ir_is_uint(t) || ir_bits(t.code) < 32)
+		return NULL;
+	if (r->kind != IR_RAMP) {
+		IrExpr *tmp = r;
+		r = x, x = tmp, swapped = true;
+	}
+	if (r->kind != IR_RAMP || x->kind != IR_BROADCAST || r->b->kind != IR_INT)
+		return NULL;
+	s = r->b->ival;
+	if ((s != 1 && s != -1) || n > 64)
+		return NULL;
+	lo = s < 0 ? s * (n - 1) - 1 : -1;
+	hi = s < 0 ? 1 : s * (n - 1) + 1;
+
+	IrType st = ir_scalar(t.code);
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+	LLVMValueRef d = LLVMBuildSub(cg->b, cg_expr(cg, x->a), cg_expr(cg, r->a), "");
+	d = gen_min_max(cg, st, false, d, cg_const_int(cg, st, lo));
+	d = gen_min_max(cg, st, true, d, cg_const_int(cg, st, hi));
+	if (ir_bits(t.code) > 32)
+		d = LLVMBuildTrunc(cg->b, d, i32, "");
+	LLVMValueRef *elts = arena_alloc(ir_arena, n * sizeof *elts);
+	for (int i = 0; i < n; i++)
+		elts[i] = LLVMConstInt(i32, (unsigned long long)(s * i), 1);
+	LLVMValueRef lanes = LLVMConstVector(elts, n), dv = cg_broadcast(cg, d, n);
+	IrType t32 = { .code = TY_I32, .lanes = n };
+	return swapped ? gen_compare(cg, e->kind, t32, dv, lanes) :
+	    gen_compare(cg, e->kind, t32, lanes, dv);
+}
+
 static LLVMValueRef
 gen_binary(Cg *cg, IrExpr *e)
 {
 	IrType t = e->a->type;
-	LLVMValueRef a = cg_expr(cg, e->a), b = cg_expr(cg, e->b);
 	bool f = ir_is_float(t);
+
+	if (e->kind >= IR_EQ && e->kind <= IR_GE) {
+		LLVMValueRef m = gen_ramp_compare(cg, e);
+		if (m)
+			return m;
+	}
+	LLVMValueRef a = cg_expr(cg, e->a), b = cg_expr(cg, e->b);
 
 	switch (e->kind) {
 	case IR_ADD: return f ? fp(cg, LLVMBuildFAdd(cg->b, a, b, "")) : LLVMBuildAdd(cg->b, a, b, "");
