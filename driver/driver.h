@@ -44,6 +44,7 @@ typedef struct {
 	const char *dump_after;     /* --dump-after=PASS */
 	bool dlpack;                /* --dlpack: NAME_dlpack in the object and -H */
 	bool local_intrinsics;      /* --local-intrinsics */
+	int codegen_threads;        /* --codegen-threads=N (0: as suits) */
 	bool runtime_kernels;       /* --runtime-kernels: libtxrt's micro-kernels */
 	int time_passes;            /* TXC_TIME_PASSES: 0 (unset or 0), 1, 2 */
 } Options;

@@ -32,6 +32,7 @@ llvm_options(const Options *o)
 		.debug = o->debug,
 		.dlpack = o->dlpack,
 		.local_intrinsics = o->local_intrinsics,
+		.codegen_threads = o->codegen_threads,
 		.time_passes = o->time_passes,
 	};
 	return lo;

@@ -66,6 +66,8 @@ usage(FILE *fp)
 "  -g                   map instructions to .tx lines (DWARF)\n"
 "  --local-intrinsics   build every tensorize micro-kernel into the object\n"
 "                       (not libtxrt's prebuilt copies)\n"
+"  --codegen-threads=N  compile the object on up to N threads (default: one\n"
+"                       per processor, for modules large enough; 1: one)\n"
 "  --runtime-kernels    write libtxrt's prebuilt micro-kernels (no FILE.tx;\n"
 "                       the build of libtxrt runs it)\n"
 "\n"
@@ -80,7 +82,7 @@ enum {
 	OPT_EMIT = 256, OPT_CHECK, OPT_DUMP_AST, OPT_FORMAT, OPT_NO_SCHEDULE,
 	OPT_PRINT_LOOPS, OPT_TRACE, OPT_DUMP_AFTER, OPT_TARGET, OPT_CPU,
 	OPT_FEATURES, OPT_COLOR, OPT_MAX_ERRORS, OPT_DLPACK, OPT_LOCAL_INTRINSICS,
-	OPT_RUNTIME_KERNELS,
+	OPT_RUNTIME_KERNELS, OPT_CODEGEN_THREADS,
 };
 
 static const struct option longopts[] = {
@@ -100,6 +102,7 @@ static const struct option longopts[] = {
 	{ "dlpack", no_argument, NULL, OPT_DLPACK },
 	{ "local-intrinsics", no_argument, NULL, OPT_LOCAL_INTRINSICS },
 	{ "runtime-kernels", no_argument, NULL, OPT_RUNTIME_KERNELS },
+	{ "codegen-threads", required_argument, NULL, OPT_CODEGEN_THREADS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -241,6 +244,13 @@ parse_args(int argc, char **argv, Options *o)
 			else
 				return bad_usage("bad --color '%s': use auto, always or never", optarg);
 			break;
+		case OPT_CODEGEN_THREADS: {
+			int64_t v;
+			if (!parse_int64(optarg, &v) || v < 1 || v > 64)
+				return bad_usage("bad --codegen-threads '%s': expected a number of threads from 1 to 64", optarg);
+			o->codegen_threads = (int)v;
+			break;
+		}
 		case OPT_MAX_ERRORS: {
 			int64_t v;
 			if (!parse_int64(optarg, &v) || v < 0 || v > INT_MAX)

@@ -93,6 +93,8 @@ typedef struct {
 	bool dlpack;           /* --dlpack: also NAME_dlpack (llvm/cg_dlpack.c) */
 	bool local_intrinsics; /* --local-intrinsics: every tensorize micro-kernel
 	                          in the module, none of libtxrt's prebuilt ones */
+	int codegen_threads;   /* --codegen-threads: 0 as the machine and the
+	                          module suit (llvm_split.c), 1 one thread */
 	int time_passes;       /* TXC_TIME_PASSES: 1 times each backend stage,
 	                          2 also prints LLVM's report of its passes */
 } LlvmOptions;

@@ -14,6 +14,7 @@
 #define TXC_CG_H
 
 #include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
 #include <llvm-c/DebugInfo.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
@@ -156,6 +157,16 @@ LLVMTargetMachineRef llvm_emit_machine(const LlvmOptions *o, char **triple);
  * NULL after a diagnostic. */
 LLVMModuleRef llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n,
     const LlvmOptions *o, LLVMTargetMachineRef tm, const char *triple, bool packed);
+
+/* The IR pass pipelines of llvm_emit.c on mod (LLVM's error, or NULL). */
+LLVMErrorRef llvm_optimise(LLVMModuleRef mod, const LlvmOptions *o, LLVMTargetMachineRef tm);
+
+/* ---- llvm_split.c --------------------------------------------------------- */
+/* The object of mod (not yet optimised), its functions compiled in parts on
+ * several threads (file comment): 1 with *obj set, 0 when it is not
+ * split (nothing done: compile it whole), -1 after a diagnostic. */
+int llvm_split_emit(LLVMModuleRef mod, LLVMTargetMachineRef tm, const LlvmOptions *o,
+    LLVMMemoryBufferRef *obj);
 
 /* ---- cg_debug.c ---------------------------------------------------------- */
 void cg_debug_module(Cg *cg, IrFunc **funcs, int n);

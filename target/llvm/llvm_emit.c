@@ -59,12 +59,15 @@ init_targets(void)
 	done = true;
 	LLVMInstallFatalErrorHandler(fatal_handler);
 	/* only the configured targets (targets.h): with a static libLLVM
-	 * that is all txc links; txc writes no inline assembly, so no
-	 * target needs its assembly parser */
+	 * that is all txc links; the assembly parsers assemble the parts
+	 * of llvm_split.c */
 #define T(name) LLVMInitialize##name##TargetInfo(); LLVMInitialize##name##Target(); \
 	LLVMInitialize##name##TargetMC(); LLVMInitialize##name##AsmPrinter();
 	TXC_LLVM_TARGETS(T)
 #undef T
+#define A(name) LLVMInitialize##name##AsmParser();
+	TXC_LLVM_ASM_PARSERS(A)
+#undef A
 }
 
 const char *
@@ -339,8 +342,9 @@ run_on(LLVMModuleRef mod, bool kernels, const char *passes, LLVMTargetMachineRef
 
 	for (f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
 		n++;
-	skip = arena_alloc(perm, sizeof *skip * (size_t)(n + 1));
-	added = arena_alloc(perm, sizeof *added * (size_t)(n + 1));
+	skip = malloc(sizeof *skip * (size_t)(n + 1));   /* not the arena: llvm_split.c's
+	                                                  threads run this too */
+	added = malloc(sizeof *added * (size_t)(n + 1));
 	n = 0;
 	for (f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
 		if (LLVMIsDeclaration(f) || is_kernel(f) == kernels ||
@@ -358,6 +362,8 @@ run_on(LLVMModuleRef mod, bool kernels, const char *passes, LLVMTargetMachineRef
 		if (added[i])
 			LLVMRemoveEnumAttributeAtIndex(skip[i], fi, ni);
 	}
+	free(skip);
+	free(added);
 	return err;
 }
 
@@ -387,8 +393,8 @@ dispatch_only(LLVMModuleRef mod)
 	}
 }
 
-static LLVMErrorRef
-optimise(LLVMModuleRef mod, const LlvmOptions *o, LLVMTargetMachineRef tm)
+LLVMErrorRef
+llvm_optimise(LLVMModuleRef mod, const LlvmOptions *o, LLVMTargetMachineRef tm)
 {
 	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
 	LLVMErrorRef err;
@@ -481,10 +487,9 @@ runtime_kernels_fit(const LlvmOptions *o)
 }
 #endif
 
-/* Checks the module txc built (a failure is an internal error) and runs
- * the pass pipelines on it; false after a diagnostic. */
-static bool
-verify_optimise(LLVMModuleRef mod, const LlvmOptions *o, LLVMTargetMachineRef tm)
+/* Checks the module txc built (a failure is an internal error). */
+static void
+verify(LLVMModuleRef mod, const LlvmOptions *o)
 {
 	char *msg = NULL;
 	double t0 = now_ms();
@@ -496,7 +501,13 @@ verify_optimise(LLVMModuleRef mod, const LlvmOptions *o, LLVMTargetMachineRef tm
 	}
 	LLVMDisposeMessage(msg);
 	timed(o, "verify", &t0);
-	LLVMErrorRef perr = optimise(mod, o, tm);
+}
+
+/* Runs the pass pipelines on mod; false after a diagnostic. */
+static bool
+optimise(LLVMModuleRef mod, const LlvmOptions *o, LLVMTargetMachineRef tm)
+{
+	LLVMErrorRef perr = llvm_optimise(mod, o, tm);
 	if (perr) {
 		char *m = LLVMGetErrorMessage(perr);
 		diag_error(loc_none, "LLVM optimisation failed: %s", m);
@@ -506,9 +517,10 @@ verify_optimise(LLVMModuleRef mod, const LlvmOptions *o, LLVMTargetMachineRef tm
 	return true;
 }
 
-LLVMModuleRef
-llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o,
-    LLVMTargetMachineRef tm, const char *triple, bool packed)
+/* The module of funcs, checked; optimised too unless raw. */
+static LLVMModuleRef
+build_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o,
+    LLVMTargetMachineRef tm, const char *triple, bool packed, bool raw)
 {
 	Cg cg;
 	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
@@ -531,11 +543,19 @@ llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o
 		cg_dlpack_entry(&cg, funcs[i]);
 	LLVMDisposeTargetData(td);
 	timed(o, "build IR", &t0);
-	if (!verify_optimise(cg.mod, o, tm)) {
+	verify(cg.mod, o);
+	if (!raw && !optimise(cg.mod, o, tm)) {
 		LLVMDisposeModule(cg.mod);
 		return NULL;
 	}
 	return cg.mod;
+}
+
+LLVMModuleRef
+llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o,
+    LLVMTargetMachineRef tm, const char *triple, bool packed)
+{
+	return build_module(ctx, funcs, n, o, tm, triple, packed, false);
 }
 
 /* Writes mod as k to out; false after a diagnostic. */
@@ -553,7 +573,17 @@ write_module(LLVMModuleRef mod, LLVMTargetMachineRef tm, const LlvmOptions *o, E
 		ok = fputs(s, out) >= 0;
 		LLVMDisposeMessage(s);
 	} else {
-		if (k == EMIT_BC)
+		/* an object's module comes unoptimised (llvm_emit): in parts, each
+		 * part is optimised and compiled on a thread of its own */
+		int split = 0;
+		if (k == EMIT_OBJ) {
+			split = llvm_split_emit(mod, tm, o, &mb);
+			if (split == 0 && !optimise(mod, o, tm))
+				split = -1;
+		}
+		if (split != 0)
+			ok = split > 0;
+		else if (k == EMIT_BC)
 			mb = LLVMWriteBitcodeToMemoryBuffer(mod);
 		else if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod,
 		    k == EMIT_ASM ? LLVMAssemblyFile : LLVMObjectFile, &err, &mb)) {
@@ -589,7 +619,7 @@ llvm_emit(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind k, FILE *out)
 		return false;
 	timed(o, "target machine", &t0);
 	ctx = LLVMContextCreate();
-	mod = llvm_emit_module(ctx, funcs, n, o, tm, triple, false);
+	mod = build_module(ctx, funcs, n, o, tm, triple, false, k == EMIT_OBJ);
 	ok = mod && write_module(mod, tm, o, k, out);
 	if (mod)
 		LLVMDisposeModule(mod);
@@ -631,7 +661,8 @@ llvm_emit_runtime_kernels(const LlvmOptions *o, EmitKind k, FILE *out)
 		intrin_cpu_runtime_kernels(&cg);
 		LLVMDisposeBuilder(cg.b);
 		cg.b = NULL;
-		ok = verify_optimise(cg.mod, &ro, tm);
+		verify(cg.mod, &ro);
+		ok = optimise(cg.mod, &ro, tm);
 	}
 	ok = ok && write_module(cg.mod, tm, &ro, k, out);
 	LLVMDisposeModule(cg.mod);
