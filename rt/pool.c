@@ -4,14 +4,16 @@
  * own slot (the loop to help with) and ticket; the caller fills the slots,
  * bumps the tickets and works on the loop itself, then waits for a shared
  * pending count to reach zero.  Iterations are handed out dynamically:
- * every thread takes the next chunk of `grain` iterations from a shared
- * counter until none is left, so a thread the OS preempts (another process
- * on the core) or a chunk that costs more (a loop's partitioned tail)
- * delays the loop by one chunk, not by a whole static share.  The grain
- * gives each thread about four chunks.  Both sides spin a little before they sleep on a condition
- * variable, so back-to-back loops cost no system call.  A sleeping flag set
- * before re-checking (and read after publishing) keeps wake-ups from being
- * lost: with sequentially consistent atomics one side always sees the other.
+ * every thread takes the next chunk from a shared counter until none is
+ * left, so a thread the OS preempts (another process on the core) or a
+ * chunk that costs more (a loop's partitioned tail) delays the loop by one
+ * chunk, not by a whole static share.  Chunks shrink as the loop runs out
+ * (guided self-scheduling, next_chunk): large ones first, single
+ * iterations of a coarse loop last.  Both sides spin a little before they
+ * sleep on a condition variable, so back-to-back loops cost no system
+ * call.  A sleeping flag set before re-checking (and read after
+ * publishing) keeps wake-ups from being lost: with sequentially
+ * consistent atomics one side always sees the other.
  *
  * A parallel loop inside a parallel loop, or one started while another
  * thread owns the pool, runs serially on the calling thread.
@@ -53,6 +55,7 @@ static atomic_int caller_sleeping;
 static atomic_int first_err;     /* the first error code of this loop */
 static atomic_int_fast64_t next_iter;   /* the first iteration not handed out */
 static int64_t loop_end, loop_grain;    /* of the loop running (set before tickets) */
+static int64_t loop_threads;
 static char err_msg[TXRT_MSG_MAX];
 static _Thread_local bool in_parallel;
 
@@ -91,16 +94,41 @@ default_threads(void)
 	return n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 
+/* The next chunk of the current loop, [*b, *e): a share of what is left,
+ * left / (2 * threads), never fewer than loop_grain iterations (guided
+ * self-scheduling).  The first chunks are large, the last ones small, so
+ * the threads finish together: with fixed chunks of a quarter of a
+ * thread's share, a loop of 22 blocks of a matrix product on 2 threads
+ * ended with one thread running a last chunk of 2 blocks alone. */
+static bool
+next_chunk(int64_t *b, int64_t *e)
+{
+	int64_t cur = atomic_load(&next_iter);
+
+	for (;;) {
+		if (cur >= loop_end)
+			return false;
+		int64_t left = loop_end - cur, c = left / (2 * loop_threads);
+		if (c < loop_grain)
+			c = loop_grain;
+		if (c > left)
+			c = left;
+		if (atomic_compare_exchange_weak(&next_iter, &cur, cur + c)) {
+			*b = cur;
+			*e = cur + c;
+			return true;
+		}
+	}
+}
+
 /* Runs chunks of the current loop until none is left, and records the
  * first failure (after which no more chunks are handed out). */
 static void
 run_chunks(txrt_task fn, void *closure, bool is_caller)
 {
-	for (;;) {
-		int64_t b = atomic_fetch_add(&next_iter, loop_grain);
-		if (b >= loop_end)
-			return;
-		int64_t e = loop_end - b > loop_grain ? b + loop_grain : loop_end;
+	int64_t b, e;
+
+	while (next_chunk(&b, &e)) {
 		int rc = fn(closure, b, e);
 		int zero = 0;
 
@@ -222,9 +250,11 @@ txrt_parallel_for(txrt_task fn, void *closure, int64_t begin, int64_t end)
 		in_parallel = false;
 		return rc;
 	}
-	/* about four chunks per thread: few enough to keep per-chunk costs
-	 * (a closure's reloads, a packed panel) small, enough to even out */
-	loop_grain = n / (4 * (int64_t)nthreads);
+	/* chunks shrink as the loop runs out (next_chunk), down to a
+	 * sixteenth of a thread's share: few enough to keep per-chunk costs
+	 * (a closure's reloads) small in loops of many short iterations */
+	loop_threads = nthreads;
+	loop_grain = n / (16 * (int64_t)nthreads);
 	if (loop_grain < 1)
 		loop_grain = 1;
 	loop_end = end;

@@ -2,7 +2,7 @@
  *
  * An object that txc writes for the CPU needs only this library, libc and
  * libm.  It gives a thread pool for parallel loops (persistent workers,
- * static chunking, the caller takes part, nested loops run serially),
+ * dynamic chunks, the caller takes part, nested loops run serially),
  * 64-byte aligned allocation for intermediate buffers, the last error
  * message of the calling thread (what a failing entry point explains),
  * and the library's version.  Every exported name starts with txrt_.
@@ -43,11 +43,12 @@ TXRT_API const char *txrt_version(void);
  * variables in closure; returns 0 or an error code (after txrt_set_error). */
 typedef int (*txrt_task)(void *closure, int64_t begin, int64_t end);
 
-/* Runs fn over [begin, end) split into one contiguous chunk per thread;
- * the calling thread runs the first chunk.  Returns 0, or the code of a
- * chunk that failed (its message becomes the caller's last error).  Called
- * from inside a parallel loop, or while another thread uses the pool, it
- * runs the whole range on the calling thread. */
+/* Runs fn over [begin, end) in contiguous chunks that the threads, the
+ * calling one included, take one after another, large ones first.
+ * Returns 0, or the code of a chunk that failed (its message becomes the
+ * caller's last error).  Called from inside a parallel loop, or while
+ * another thread uses the pool, it runs the whole range on the calling
+ * thread. */
 TXRT_API int txrt_parallel_for(txrt_task fn, void *closure, int64_t begin, int64_t end);
 
 /* The number of threads parallel loops use, the caller included: from

@@ -54,18 +54,27 @@ check_cover(int64_t begin, int64_t end, int expect_calls)
 }
 
 /* The calls a loop of n iterations makes with t threads: one when it
- * runs serially, else one per chunk of max(1, n / (4 * threads)). */
+ * runs serially, else one per chunk, each half of what is left divided
+ * by the threads, at least max(1, n / (16 * threads)) (pool.c's guided
+ * schedule). */
 static int
 chunks(int64_t n, int t)
 {
-	int64_t threads = t < n ? t : n, grain;
+	int64_t threads = t < n ? t : n, grain, cur = 0;
+	int calls = 0;
 
 	if (threads <= 1)
 		return 1;
-	grain = n / (4 * threads);
+	grain = n / (16 * threads);
 	if (grain < 1)
 		grain = 1;
-	return (int)((n + grain - 1) / grain);
+	while (cur < n) {
+		int64_t c = (n - cur) / (2 * threads);
+		c = c < grain ? grain : c;
+		cur += c < n - cur ? c : n - cur;
+		calls++;
+	}
+	return calls;
 }
 
 /* An outer loop whose body runs an inner parallel loop over a row. */
