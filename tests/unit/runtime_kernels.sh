@@ -100,7 +100,7 @@ main(void)
 {
 	/* the first five take the matmul's unpacked specialization (M < 6, K = 0
 	 * or N*K <= 262144), the last three its packed blocks (512 columns x 384
-	 * deep, 96-row blocks in parallel): short last blocks in every
+	 * deep, 48-row blocks in parallel): short last blocks in every
 	 * direction, and exact ones */
 	static const int64_t sz[][3] = { { 1, 1, 1 }, { 6, 16, 256 }, { 13, 37, 300 },
 	    { 97, 271, 531 }, { 5, 7, 0 }, { 97, 700, 531 }, { 7, 513, 600 },
