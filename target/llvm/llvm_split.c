@@ -49,7 +49,6 @@ enum { MAX_PARTS = 8, MIN_PART = 120 };
 /* One part: the functions it compiles, its copy of the module, its
  * assembly. */
 typedef struct {
-	int index;                     /* 0: the calling thread's */
 	const char **names;            /* its functions */
 	int nnames;
 	int cost;                      /* their instructions (weighted) */
@@ -290,7 +289,7 @@ deal(LLVMModuleRef mod, Part *parts, int nparts)
 	if (nparts > nf)
 		nparts = nf;
 	for (int p = 0; p < nparts; p++)
-		parts[p] = (Part){ .index = p, .names = names + (size_t)p * (size_t)nf };
+		parts[p] = (Part){ .names = names + (size_t)p * (size_t)nf };
 	for (int done = 0; done < nf; done++) {
 		int big = -1, light = 0;
 		for (i = 0; i < nf; i++)
@@ -319,6 +318,12 @@ llvm_split_emit(LLVMModuleRef mod, LLVMTargetMachineRef tm, const LlvmOptions *o
 
 	if (n < 2 || o->debug || o->time_passes >= 2 || !has_asm_parser(mod))
 		return 0;
+	/* a variable the object exports would be defined by every part */
+	for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g)) {
+		LLVMLinkage l = LLVMGetLinkage(g);
+		if (!LLVMIsDeclaration(g) && l != LLVMPrivateLinkage && l != LLVMInternalLinkage)
+			return 0;
+	}
 	n = deal(mod, parts, n);
 	if (n < 2)
 		return 0;

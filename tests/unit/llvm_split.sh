@@ -15,11 +15,12 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 src=$abs_top_srcdir
 
-# symbols: nchwc.tx (four kernels, eight functions), conv2d.tx, matmul.tx
+# symbols: nchwc.tx (four kernels and their DLPack entries), conv2d.tx,
+# matmul.tx
 for f in stdlib/nchwc.tx stdlib/conv2d.tx stdlib/matmul.tx; do
 	b=$(basename "$f" .tx)
 	for n in 1 2 3; do
-		"$TXC" --local-intrinsics --codegen-threads=$n "$src/$f" -o "$tmp/$b.$n.o" 2>"$tmp/err" ||
+		"$TXC" --local-intrinsics --dlpack --codegen-threads=$n "$src/$f" -o "$tmp/$b.$n.o" 2>"$tmp/err" ||
 			fail "$f --codegen-threads=$n: $(cat "$tmp/err")"
 		nm "$tmp/$b.$n.o" | awk '$2 == "T" || $2 == "t" || $2 == "U" { print $2, $3 }' |
 			sort >"$tmp/$b.$n.sym"
