@@ -4,10 +4,11 @@
  * (row-major strides from the extents when flatten has not set them; one
  * index already is the offset on a flat buffer).  For a vector access the
  * indices are analysed as base + lane * step: step 1 becomes one vector
- * load or store, step 0 a scalar load broadcast, anything else a gather or
- * scatter.  A predicate (and, inside a vector select, the lanes that side
- * covers) turns them into LLVM's masked intrinsics; a scalar predicate
- * becomes a branch.  Bools are bytes in memory.
+ * load or store, step 0 a scalar load broadcast, a load of step 2 a dense
+ * load of twice the lanes and a shuffle (load_stride2), anything else a
+ * gather or scatter.  A predicate (and, inside a vector select, the lanes
+ * that side covers) turns them into LLVM's masked intrinsics; a scalar
+ * predicate becomes a branch.  Bools are bytes in memory.
  *
  * Every buffer gets its own alias scope: an access to one is declared not
  * to alias any other, which survives outlining into parallel closures (a
@@ -309,6 +310,41 @@ pred_load(Cg *cg, Buffer *b, LLVMValueRef ptr, LLVMValueRef p)
 	return phi;
 }
 
+/* Lanes base[off + 2 i] (a stride-2 read: a convolution of stride 2, a
+ * downsampling) as one dense masked load of 2 * lanes elements, the even
+ * ones on (under mask, when there is one), and a shuffle of the even
+ * lanes, as Halide deinterleaves: on x86 a gather is one load per lane
+ * (and 64-bit offsets), this two or four vmaskmovps and a few shuffles.
+ * The odd lanes are never read, so nothing past the last element is
+ * touched. */
+static LLVMValueRef
+load_stride2(Cg *cg, Buffer *b, LLVMValueRef base, LLVMValueRef off, LLVMValueRef mask,
+    int lanes)
+{
+	LLVMTypeRef et = cg_elem_mem_type(cg, b->elem), wt = LLVMVectorType(et, 2 * lanes);
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), i1 = LLVMInt1TypeInContext(cg->ctx);
+	LLVMValueRef *wide = arena_alloc(ir_arena, 2 * lanes * sizeof *wide);
+	LLVMValueRef *even = arena_alloc(ir_arena, lanes * sizeof *even), wmask, v;
+
+	for (int j = 0; j < 2 * lanes; j++)
+		wide[j] = mask ? LLVMConstInt(i32, j % 2 ? (unsigned)lanes : (unsigned)j / 2, 0) :
+		    LLVMConstInt(i1, j % 2 == 0, 0);
+	if (mask)      /* lane j of the wide mask: mask[j / 2] for even j, else off */
+		wmask = LLVMBuildShuffleVector(cg->b, mask,
+		    LLVMConstNull(LLVMTypeOf(mask)), LLVMConstVector(wide, 2 * lanes), "");
+	else
+		wmask = LLVMConstVector(wide, 2 * lanes);
+	LLVMValueRef ptr = LLVMBuildGEP2(cg->b, et, base, &off, 1, "");
+	LLVMTypeRef over[2] = { wt, LLVMTypeOf(ptr) };
+	LLVMValueRef args[4] = { ptr, i32c(cg, elem_align(b->elem)), wmask, LLVMConstNull(wt) };
+	v = cg_call_intrinsic(cg, "llvm.masked.load", over, 2, args, 4);
+	tag(cg, v, b);
+	for (int l = 0; l < lanes; l++)
+		even[l] = LLVMConstInt(i32, (unsigned)(2 * l), 0);
+	return LLVMBuildShuffleVector(cg->b, v, LLVMGetPoison(wt), LLVMConstVector(even, lanes),
+	    "even");
+}
+
 LLVMValueRef
 cg_load(Cg *cg, IrExpr *e)
 {
@@ -366,6 +402,8 @@ cg_load(Cg *cg, IrExpr *e)
 			return from_mem(cg, LLVMBuildSelect(cg->b, mask, v, LLVMConstNull(vt), ""),
 			    b->elem);
 		}
+		if (step == 2 && lanes <= 16)
+			return from_mem(cg, load_stride2(cg, b, base, off, mask, lanes), b->elem);
 		/* a constant stride: offsets base + lane * step */
 		LLVMValueRef *elts = arena_alloc(ir_arena, lanes * sizeof *elts);
 		for (int l = 0; l < lanes; l++)
