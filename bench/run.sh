@@ -287,5 +287,5 @@ echo
 echo "compile time (ms): kernel, implementation, milliseconds"
 cat "$ctimes"
 echo
-echo "compile time of each stdlib kernel (ms, best of 5):"
+echo "compile time of each stdlib kernel (ms, best of 5 sweeps):"
 sort -k3 -n "$stdlib_ctimes" | awk '{ printf "  %-44s %s\n", $1, $3 }'
