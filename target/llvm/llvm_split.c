@@ -1,16 +1,18 @@
-/* llvm_split.c: code generation of one module on several threads.
+/* llvm_split.c: optimisation and code generation of one module on
+ * several threads.
  *
- * Once the IR passes are done, most of a kernel's compile time is LLVM's
- * code generator (instruction selection, loop strength reduction,
- * register allocation), and it runs one function after another.  A
- * kernel is several functions (its entry, one closure per parallel loop,
- * its micro-kernels), so the module's functions are dealt into parts of
- * about equal size (instructions, a dispatch-only entry counting a
- * quarter: it is compiled as at -O0) and each part is compiled to
- * assembly on a thread of its own, from its own copy of the module in its
- * own LLVMContext (read back from bitcode; LLVM contexts are not shared
- * between threads).  In each copy the other parts' functions become
- * declarations, and constants no function uses any more are dropped.
+ * Once txc has built a kernel's LLVM module, most of its compile time is
+ * LLVM's IR passes and code generator (instruction selection, loop
+ * strength reduction, register allocation), which run one function after
+ * another.  A kernel is several functions (its entry, one closure per
+ * parallel loop, its micro-kernels), so the module's functions are dealt
+ * into parts of about equal size (instructions, a dispatch-only entry
+ * counting a quarter: it is compiled as at -O0) and each part is
+ * optimised and compiled to assembly on a thread of its own, from its own
+ * copy of the module in its own LLVMContext (read back from bitcode; LLVM
+ * contexts are not shared between threads).  In each copy the other
+ * parts' functions become declarations, and constants no function uses
+ * any more are dropped.
  *
  * One object comes out: the parts' assembly, each part's private labels
  * (.LBB0_1, .LCPI0_0, .L.str: numbered per module, so the same in two
@@ -22,7 +24,7 @@
  *
  * When: objects without -g (two parts' line tables would be two), for a
  * target whose assembler LLVM has here, with at least two functions.  By
- * default (--codegen-threads=0) the parts are as many as the processors
+ * default (no --codegen-threads) the parts are as many as the processors
  * this process may run on, at most MAX_PARTS, and a module is split only
  * when its second-largest part is worth a thread (MIN_PART
  * instructions): below that the copy, the threads and the assembler cost
