@@ -558,7 +558,9 @@ llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o
 	return build_module(ctx, funcs, n, o, tm, triple, packed, false);
 }
 
-/* Writes mod as k to out; false after a diagnostic. */
+/* Optimises mod (checked, not yet optimised) and writes it as k to out;
+ * false after a diagnostic.  An object may be optimised and compiled in
+ * parts, each on a thread of its own (llvm_split.c). */
 static bool
 write_module(LLVMModuleRef mod, LLVMTargetMachineRef tm, const LlvmOptions *o, EmitKind k,
     FILE *out)
@@ -566,26 +568,25 @@ write_module(LLVMModuleRef mod, LLVMTargetMachineRef tm, const LlvmOptions *o, E
 	LLVMMemoryBufferRef mb = NULL;
 	char *err = NULL;
 	bool ok = true;
-	double t0 = now_ms();
+	double t0 = now_ms();   /* code gen: the parts' passes included */
+	int split = k == EMIT_OBJ ? llvm_split_emit(mod, tm, o, &mb) : 0;
 
-	if (k == EMIT_LLVM) {
+	if (split == 0) {       /* the passes time themselves */
+		if (!optimise(mod, o, tm))
+			split = -1;
+		t0 = now_ms();
+	}
+	if (split < 0) {
+		ok = false;
+	} else if (k == EMIT_LLVM) {
 		char *s = LLVMPrintModuleToString(mod);
 		ok = fputs(s, out) >= 0;
 		LLVMDisposeMessage(s);
 	} else {
-		/* an object's module comes unoptimised (llvm_emit): in parts, each
-		 * part is optimised and compiled on a thread of its own */
-		int split = 0;
-		if (k == EMIT_OBJ) {
-			split = llvm_split_emit(mod, tm, o, &mb);
-			if (split == 0 && !optimise(mod, o, tm))
-				split = -1;
-		}
-		if (split != 0)
-			ok = split > 0;
-		else if (k == EMIT_BC)
+		/* after a split, mb holds the object already */
+		if (split == 0 && k == EMIT_BC)
 			mb = LLVMWriteBitcodeToMemoryBuffer(mod);
-		else if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod,
+		else if (split == 0 && LLVMTargetMachineEmitToMemoryBuffer(tm, mod,
 		    k == EMIT_ASM ? LLVMAssemblyFile : LLVMObjectFile, &err, &mb)) {
 			diag_error(loc_none, "LLVM cannot emit code: %s", err ? err : "");
 			LLVMDisposeMessage(err);
@@ -619,7 +620,7 @@ llvm_emit(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind k, FILE *out)
 		return false;
 	timed(o, "target machine", &t0);
 	ctx = LLVMContextCreate();
-	mod = build_module(ctx, funcs, n, o, tm, triple, false, k == EMIT_OBJ);
+	mod = build_module(ctx, funcs, n, o, tm, triple, false, true);
 	ok = mod && write_module(mod, tm, o, k, out);
 	if (mod)
 		LLVMDisposeModule(mod);
@@ -661,8 +662,7 @@ llvm_emit_runtime_kernels(const LlvmOptions *o, EmitKind k, FILE *out)
 		intrin_cpu_runtime_kernels(&cg);
 		LLVMDisposeBuilder(cg.b);
 		cg.b = NULL;
-		verify(cg.mod, &ro);
-		ok = optimise(cg.mod, &ro, tm);
+		verify(cg.mod, &ro);   /* write_module optimises */
 	}
 	ok = ok && write_module(cg.mod, tm, &ro, k, out);
 	LLVMDisposeModule(cg.mod);

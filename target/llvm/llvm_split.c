@@ -131,21 +131,24 @@ static void
 keep_alive(LLVMModuleRef m)
 {
 	LLVMTypeRef ptr = LLVMPointerTypeInContext(LLVMGetModuleContext(m), 0);
-	LLVMValueRef *fns = NULL, f;
-	int n = 0;
+	LLVMValueRef *fns, f;
+	size_t n = 0;
 
 	for (f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-		if (!LLVMIsDeclaration(f) && LLVMGetLinkage(f) == LLVMInternalLinkage) {
-			fns = realloc(fns, sizeof *fns * (size_t)(n + 1));
+		n += !LLVMIsDeclaration(f) && LLVMGetLinkage(f) == LLVMInternalLinkage;
+	if (n == 0)
+		return;
+	fns = malloc(sizeof *fns * n);
+	if (!fns)
+		ICE("out of memory keeping a code gen part's functions");
+	n = 0;
+	for (f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		if (!LLVMIsDeclaration(f) && LLVMGetLinkage(f) == LLVMInternalLinkage)
 			fns[n++] = f;
-		}
-	if (n) {
-		LLVMValueRef g = LLVMAddGlobal(m, LLVMArrayType2(ptr, (uint64_t)n),
-		    "llvm.compiler.used");
-		LLVMSetLinkage(g, LLVMAppendingLinkage);
-		LLVMSetSection(g, "llvm.metadata");
-		LLVMSetInitializer(g, LLVMConstArray2(ptr, fns, (uint64_t)n));
-	}
+	LLVMValueRef g = LLVMAddGlobal(m, LLVMArrayType2(ptr, n), "llvm.compiler.used");
+	LLVMSetLinkage(g, LLVMAppendingLinkage);
+	LLVMSetSection(g, "llvm.metadata");
+	LLVMSetInitializer(g, LLVMConstArray2(ptr, fns, n));
 	free(fns);
 }
 
@@ -211,57 +214,56 @@ ident_char(char c)
 	    c == '_' || c == '.' || c == '$';
 }
 
-/* Appends part k's assembly to *buf, ".L" labels as ".Ltxc<k>_...";
+/* The parts' assembly, joined into one text. */
+typedef struct {
+	char *s;
+	size_t len, cap;
+} Text;
+
+static void
+put(Text *t, const char *s, size_t n)
+{
+	if (t->len + n > t->cap) {
+		t->cap = 2 * t->cap + n + 4096;
+		t->s = realloc(t->s, t->cap);
+		if (!t->s)
+			ICE("out of memory joining the assembly of the code gen parts");
+	}
+	memcpy(t->s + t->len, s, n);
+	t->len += n;
+}
+
+/* Appends part k's assembly to t, ".L" labels as ".Ltxc<k>_...";
  * strings and comments are copied as they are. */
 static void
-append_renamed(char **buf, size_t *len, size_t *cap, const char *s, size_t n, int k)
+append_renamed(Text *t, const char *s, size_t n, int k)
 {
 	char prefix[16];
-	int plen = snprintf(prefix, sizeof prefix, ".Ltxc%d_", k);
+	size_t plen = (size_t)snprintf(prefix, sizeof prefix, ".Ltxc%d_", k);
+	size_t i = 0, run = 0;   /* s[run, i) is still to be copied */
 
-	if (*len + 2 * n + 2 > *cap) {
-		*cap = *len + 2 * n + 2;
-		*buf = realloc(*buf, *cap);
-	}
-	for (size_t i = 0; i < n; i++) {
+	while (i < n) {
 		char c = s[i];
 		if (c == '"') {          /* a string, escapes included */
-			size_t j = i + 1;
-			while (j < n && s[j] != '"' && s[j] != '\n')
-				j += s[j] == '\\' && j + 1 < n ? 2 : 1;
-			j = j < n ? j + 1 : n;
-			memcpy(*buf + *len, s + i, j - i);
-			*len += j - i;
-			i = j - 1;
-			continue;
+			i++;
+			while (i < n && s[i] != '"' && s[i] != '\n')
+				i += s[i] == '\\' && i + 1 < n ? 2 : 1;
+			i = i < n ? i + 1 : n;
+		} else if (c == '#') {   /* a comment, to the end of the line */
+			while (i < n && s[i] != '\n')
+				i++;
+		} else if (k > 0 && c == '.' && i + 2 < n && s[i + 1] == 'L' &&
+		    ident_char(s[i + 2]) && (i == 0 || !ident_char(s[i - 1]))) {
+			put(t, s + run, i - run);
+			put(t, prefix, plen);
+			i += 2;          /* past ".L" */
+			run = i;
+		} else {
+			i++;
 		}
-		if (c == '#') {          /* a comment, to the end of the line */
-			size_t j = i;
-			while (j < n && s[j] != '\n')
-				j++;
-			memcpy(*buf + *len, s + i, j - i);
-			*len += j - i;
-			i = j - 1;
-			continue;
-		}
-		if (k > 0 && c == '.' && i + 2 < n && s[i + 1] == 'L' && ident_char(s[i + 2]) &&
-		    (i == 0 || !ident_char(s[i - 1]))) {
-			if (*len + (size_t)plen + n - i + 1 > *cap) {
-				*cap = 2 * (*cap + (size_t)plen) + n;
-				*buf = realloc(*buf, *cap);
-			}
-			memcpy(*buf + *len, prefix, (size_t)plen);
-			*len += (size_t)plen;
-			i++;             /* past ".L" */
-			continue;
-		}
-		if (*len + 2 > *cap) {
-			*cap = 2 * *cap + 2;
-			*buf = realloc(*buf, *cap);
-		}
-		(*buf)[(*len)++] = c;
 	}
-	(*buf)[(*len)++] = '\n';
+	put(t, s + run, n - run);
+	put(t, "\n", 1);
 }
 
 /* Deals the defined functions into at most nparts parts, the largest
@@ -379,8 +381,7 @@ llvm_split_emit(LLVMModuleRef mod, LLVMTargetMachineRef tm, const LlvmOptions *o
 	LLVMDisposeMemoryBuffer(bc);
 
 	/* one text, then one object */
-	char *text = NULL;
-	size_t len = 0, cap = 0;
+	Text text = { 0 };
 	for (int p = 0; p < n && ok > 0; p++) {
 		if (!parts[p].out) {
 			diag_error(loc_none, "LLVM cannot emit code: %s",
@@ -388,7 +389,7 @@ llvm_split_emit(LLVMModuleRef mod, LLVMTargetMachineRef tm, const LlvmOptions *o
 			ok = -1;
 			break;
 		}
-		append_renamed(&text, &len, &cap, LLVMGetBufferStart(parts[p].out),
+		append_renamed(&text, LLVMGetBufferStart(parts[p].out),
 		    LLVMGetBufferSize(parts[p].out), p);
 	}
 	if (ok > 0) {
@@ -397,7 +398,7 @@ llvm_split_emit(LLVMModuleRef mod, LLVMTargetMachineRef tm, const LlvmOptions *o
 		char *err = NULL;
 		LLVMSetTarget(m, LLVMGetTarget(mod));
 		LLVMSetDataLayout(m, LLVMGetDataLayoutStr(mod));
-		LLVMSetModuleInlineAsm2(m, text, len);
+		LLVMSetModuleInlineAsm2(m, text.s, text.len);
 		if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &err, obj)) {
 			diag_error(loc_none, "LLVM cannot assemble the code it wrote: %s",
 			    err ? err : "");
@@ -406,7 +407,7 @@ llvm_split_emit(LLVMModuleRef mod, LLVMTargetMachineRef tm, const LlvmOptions *o
 		LLVMDisposeMessage(err);
 		LLVMDisposeModule(m);
 	}
-	free(text);
+	free(text.s);
 	for (int p = 0; p < n; p++) {
 		if (parts[p].out)
 			LLVMDisposeMemoryBuffer(parts[p].out);
