@@ -179,6 +179,8 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 		IrStmt *in = body;
 		if (L->ntz)
 			body = tensorize_stmt(L, body);
+		if (!body)   /* a nest that does not match (diagnosed) */
+			return NULL;
 		dump_ir(opt, "tensorize", in, body);
 	}
 	body = run_pass(&r, "flatten", flatten_buffers, body);

@@ -4,8 +4,10 @@
  * `S.tensorize(ki, gemm_6x16_f32)` asks that the loops from ki inward in
  * S's update compute exactly what the intrinsic declares (tx.5,
  * INTRINSICS).  After lower_stages the nest under ki is compared with the
- * declaration: as many loops as the intrinsic has axes, each loop mapped
- * to one axis (by the accesses, so loop order and names do not matter),
+ * declaration: as many loops as the intrinsic has axes (an axis of
+ * extent 1 may have none: the simplifier drops a loop of one iteration),
+ * each loop mapped to one axis (by the accesses, so loop order and names
+ * do not matter),
  * equal constant extents, parameters bound to loop extents, the same
  * element types, the update `S = S + x * y` against `c = sum(k) a * b`,
  * and every access affine in the loops with the strides the emitter needs
@@ -87,6 +89,7 @@ typedef struct {
 	/* the nest: loops from the axis inward */
 	Var *var[MAXL];
 	IrExpr *min[MAXL], *ext[MAXL];
+	bool point[MAXL];       /* made up for an axis of extent 1 (match_nest) */
 	int n;
 	/* the intrinsic's axes: pure, then reduction */
 	const char *iax[MAXL];
@@ -274,7 +277,7 @@ match_access(Tz *t, Expr *ia, Buffer *b, IrExpr **idx, int nidx)
 		return false;
 	}
 	IrExpr *st[MAXL];
-	int nz = 0;
+	int nz = 0, npoint = 0;
 	for (int l = 0; l < t->n; l++) {
 		st[l] = loop_stride(t, b, idx, nidx, l);
 		if (!st[l]) {
@@ -296,10 +299,11 @@ match_access(Tz *t, Expr *ia, Buffer *b, IrExpr **idx, int nidx)
 			return false;
 		}
 		axs[na++] = a;
+		npoint += t->map[a] >= 0 && t->point[t->map[a]];
 	}
-	if (nz != na) {
+	if (nz != na - npoint) {
 		fail(t, arena_printf(ir_arena, "'%s' varies in %d of the loops %s but the intrinsic's "
-		    "'%s' in %d", b->name, nz, loop_names(t), it->name, na));
+		    "'%s' in %d", b->name, nz, loop_names(t), it->name, na - npoint));
 		return false;
 	}
 	/* axes already bound keep their loop; the rest take the remaining
@@ -309,7 +313,7 @@ match_access(Tz *t, Expr *ia, Buffer *b, IrExpr **idx, int nidx)
 		if (t->map[axs[i]] >= 0) {
 			int l = t->map[axs[i]];
 			int64_t c;
-			if (ir_is_const(st[l], &c) && c == 0) {
+			if (!t->point[l] && ir_is_const(st[l], &c) && c == 0) {
 				fail(t, arena_printf(ir_arena, "'%s' does not vary in loop '%s', which the "
 				    "intrinsic's '%s' indexes with '%s'", b->name, t->var[l]->name, it->name,
 				    t->iax[axs[i]]));
@@ -870,6 +874,24 @@ match_nest(Tz *t, IrStmt *loop)
 	}
 	if (!intrinsic_axes(t))
 		return NULL;
+	/* an axis of extent 1 (gemm_1x64_f32's row) has no loop once the
+	 * simplifier drops a loop of one iteration (tile(i, j, 1, 64)): it is
+	 * bound to a loop of extent 1 made up here, which no index uses */
+	int units = 0;
+	bool isc;
+	for (int a = 0; a < t->ni; a++)
+		units += ast_const(t->iext[a], &isc) == 1 && isc;
+	for (int a = 0; a < t->ni && t->n + units == t->ni; a++) {
+		if (ast_const(t->iext[a], &isc) != 1 || !isc)
+			continue;
+		int l = t->n++;
+		units--;
+		t->var[l] = ir_new_var(t->iax[a], ir_i64);
+		t->min[l] = ir_i64c(0);
+		t->ext[l] = ir_i64c(1);
+		t->point[l] = true;
+		t->map[a] = l;
+	}
 	if (t->n != t->ni) {
 		fail(t, arena_printf(ir_arena, "the nest has %d loop%s (%s) but the intrinsic has "
 		    "%d axes (%s)", t->n, t->n == 1 ? "" : "s", loop_names(t), t->ni, axis_names(t)));

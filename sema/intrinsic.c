@@ -95,11 +95,13 @@ check_fma_outer(Kernel *k, Rule *r)
 		    "block), e.g. f32[6, 16]", k->name);
 		return;
 	}
-	if (nr % 8 != 0 || mr * (nr / 8) + nr / 8 + 1 > 16)
+	/* b's vectors stay in registers to be reused by every row; with one
+	 * row each is read once, straight into its FMA */
+	int64_t nv = (nr + 7) / 8, bregs = mr > 1 ? nv : 0;
+	if (nr % 8 != 0 || mr * nv + bregs + 1 > 16)
 		diag_error(c->loc, "register block %lld x %lld of intrinsic '%s' does not fit the 16 "
 		    "AVX2 registers in 8-wide rows (%lld accumulators + %lld for b + 1 for a)",
-		    (long long)mr, (long long)nr, k->name, (long long)(mr * ((nr + 7) / 8)),
-		    (long long)((nr + 7) / 8));
+		    (long long)mr, (long long)nr, k->name, (long long)(mr * nv), (long long)bregs);
 }
 
 static void

@@ -453,11 +453,16 @@ kernel_fn(Cg *cg, int MR, int NR, const int64_t *cst, bool runtime, LLVMTypeRef 
 	LLVMBasicBlockRef bsome = bb(cg, &f, "some");
 	LLVMBuildCondBr(cg->b, some, bsome, done);
 	LLVMPositionBuilderAtEnd(cg->b, bsome);
-	LLVMBuildCondBr(cg->b, LLVMBuildAnd(cg->b, colsfull,
-	    LLVMBuildICmp(cg->b, LLVMIntSLT, vm, c64(&f, MR), ""), ""), brows, bmask);
-	LLVMPositionBuilderAtEnd(cg->b, brows);
-	row_loop(cg, &f, vm, K);
-	LLVMBuildBr(cg->b, done);
+	if (MR > 1) {   /* one row: the block is full or masked */
+		LLVMBuildCondBr(cg->b, LLVMBuildAnd(cg->b, colsfull,
+		    LLVMBuildICmp(cg->b, LLVMIntSLT, vm, c64(&f, MR), ""), ""), brows, bmask);
+		LLVMPositionBuilderAtEnd(cg->b, brows);
+		row_loop(cg, &f, vm, K);
+		LLVMBuildBr(cg->b, done);
+	} else {
+		LLVMBuildBr(cg->b, bmask);
+		LLVMDeleteBasicBlock(brows);
+	}
 	/* the rest: masked columns (and clamped rows) */
 	LLVMPositionBuilderAtEnd(cg->b, bmask);
 	plain(&f, MR);
@@ -487,7 +492,7 @@ kernel_fn(Cg *cg, int MR, int NR, const int64_t *cst, bool runtime, LLVMTypeRef 
  * target can run it (llvm_emit.c: x86-64 with AVX2 and FMA); code
  * generation for the micro-kernel is then about half of the compile time
  * of a GotoBLAS matmul it no longer pays. */
-static const int rt_shapes[][2] = { { 6, 16 }, { 4, 24 }, { 8, 8 }, { 12, 8 } };
+static const int rt_shapes[][2] = { { 6, 16 }, { 4, 24 }, { 8, 8 }, { 12, 8 }, { 1, 64 } };
 enum { RT_FORMS = 3 };
 
 /* The strides (csi, asi, ask, bsk) of form f; -1: an argument. */
@@ -545,6 +550,8 @@ fma_outer(Cg *cg, IrExpr *e)
 	for (int i = 0; i < 4; i++)
 		if (!ir_is_const(sx[i], &cst[i]) || cst[i] < 0 || cst[i] > (1 << 20))
 			cst[i] = -1;
+	if (mr == 1)    /* one row: the row strides of c and a are never used */
+		cst[0] = cst[1] = -1;
 	LLVMTypeRef fty;
 	LLVMValueRef fn;
 	int64_t rt[4];

@@ -1,7 +1,7 @@
 #!/bin/sh
 # runtime_kernels.sh: libtxrt's prebuilt micro-kernels.
 #
-#   - `txc --runtime-kernels` writes the twelve txrt_fma_outer_* functions
+#   - `txc --runtime-kernels` writes the fifteen txrt_fma_outer_* functions
 #     that libtxrt holds, static and shared, and refuses an input file,
 #     --cpu and a non-native --emit;
 #   - on a machine with every feature they need, a tensorized object calls
@@ -26,9 +26,9 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # ---- what --runtime-kernels writes, and what libtxrt exports --------------
 "$TXC" --runtime-kernels -o k.o || { echo "FAIL: txc --runtime-kernels"; exit 1; }
 nm k.o | sed -n 's/.* T \(txrt_fma_outer_.*\)/\1/p' | sort >k.syms
-[ "$(wc -l <k.syms)" -eq 12 ] || fail "--runtime-kernels defines $(wc -l <k.syms) kernels, not 12"
+[ "$(wc -l <k.syms)" -eq 15 ] || fail "--runtime-kernels defines $(wc -l <k.syms) kernels, not 15"
 for s in txrt_fma_outer_6x16_i1_k6_b16 txrt_fma_outer_6x16_k1_b16 txrt_fma_outer_6x16_k1 \
-    txrt_fma_outer_4x24_i1_k4_b24 txrt_fma_outer_12x8_k1; do
+    txrt_fma_outer_4x24_i1_k4_b24 txrt_fma_outer_12x8_k1 txrt_fma_outer_1x64_k1; do
 	grep -qx "$s" k.syms || fail "--runtime-kernels: no $s"
 done
 nm "$libs/libtxrt.a" | sed -n 's/.* T \(txrt_fma_outer_.*\)/\1/p' | sort >a.syms
@@ -98,14 +98,14 @@ int matmul(int64_t M, int64_t N, int64_t K, const float *A, const float *B, floa
 int
 main(void)
 {
-	/* the first five take the matmul's unpacked specialization (M < 6, K = 0
-	 * or N*K <= 262144), the last three its packed blocks (512 columns x 384
-	 * deep, 48-row blocks in parallel): short last blocks in every
-	 * direction, and exact ones */
-	static const int64_t sz[][3] = { { 1, 1, 1 }, { 6, 16, 256 }, { 13, 37, 300 },
-	    { 97, 271, 531 }, { 5, 7, 0 }, { 97, 700, 531 }, { 7, 513, 600 },
-	    { 192, 1024, 768 } };
-	for (int s = 0; s < 8; s++) {
+	/* the first three take the matmul's 1 x 64 specialization (M < 6), the
+	 * next three its unpacked 6 x 16 one (K = 0 or N*K <= 262144), the last
+	 * three its packed blocks (512 columns x 384 deep, 48-row blocks in
+	 * parallel): short last blocks in every direction, and exact ones */
+	static const int64_t sz[][3] = { { 1, 1, 1 }, { 5, 7, 0 }, { 3, 200, 77 },
+	    { 6, 16, 256 }, { 13, 37, 300 }, { 97, 271, 531 }, { 97, 700, 531 },
+	    { 7, 513, 600 }, { 192, 1024, 768 } };
+	for (int s = 0; s < 9; s++) {
 		int64_t M = sz[s][0], N = sz[s][1], K = sz[s][2];
 		float *a = malloc(sizeof *a * (size_t)(M * K)), *b = malloc(sizeof *b * (size_t)(K * N));
 		float *c = malloc(sizeof *c * (size_t)(M * N));
