@@ -148,6 +148,7 @@ struct IrStmt {
 			IrExpr *min, *extent;
 			ForKind fk;
 			int gpu_dim;
+			bool partition;   /* partition.c solves the selects inside too */
 			IrStmt *body;
 		} loop;
 		struct {            /* IS_LET */

@@ -70,6 +70,7 @@ one_loop(Lower *L, LStage *s, int pos, IrStmt *body)
 	IrStmt *f = ir_for(a->var, mn, ext, fk, body);
 	if (fk == FOR_GPU_BLOCK || fk == FOR_GPU_THREAD)
 		f->loop.gpu_dim = a->gpu_dim;
+	f->loop.partition = a->partition;
 	f->loc = a->fk_loc;
 	return f;
 }

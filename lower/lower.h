@@ -59,6 +59,7 @@ typedef struct {
 	Var *var;              /* loop variable (root axes: the axis variable) */
 	int64_t factor;        /* the inner axis of a split: its constant extent */
 	int gpu_dim;           /* bind: 0..2 = x, y, z */
+	bool partition;        /* partition: its loop is split at the selects too */
 	Loc made;              /* the primitive that made it */
 	/* filled by axes_extents */
 	IrExpr *ext;           /* number of iterations */

@@ -11,7 +11,12 @@
  *     for (io, io_e, end - io_e)   { body }          epilogue
  *
  * A boundary copy's select, padded[...] = select(c, x[...], 0), is a
- * guard too: the steady state stores x[...] (Halide's likely()).
+ * guard too: the steady state stores x[...] (Halide's likely()).  On a
+ * loop the schedule marks with partition(axis), so is every select on a
+ * scalar condition in a stored value, such as a padding test inlined into
+ * its consumer, y = y + select(c, x[...], 0) * w; and an inner loop that
+ * starts at the loop's tile, (q, qo*8, 8), is q = qo*8 + an offset in
+ * [0, 7], taken at its worst (a register tile computed at qo).
  * A conjunct of a guard is solved for the loop when it is a comparison
  * linear in the loop variable (coefficient c != 0) whose other terms,
  * taken at their worst over the loops inside (their ranges must not
@@ -63,6 +68,9 @@ typedef struct {
 
 typedef struct {
 	Var *v;                /* the loop variable */
+	bool selects;          /* partition(v): every select in a stored value
+	                          is a guard, and inner loops may start at v's
+	                          tile (else only a boundary copy's select) */
 	BoundsScope *inner;    /* ranges of the loops inside, innermost first */
 	struct { Var *var; IrExpr *value; } *lets;       /* lets inside */
 	int nlets, caplets;
@@ -207,13 +215,109 @@ solve_cond(Solve *S, IrStmt *ifs, IrExpr *c)
 	note(S, ifs, c, ok, &how);
 }
 
-/* The condition of a boundary copy, padded[...] = select(in range, x[...],
- * 0) (a guard on the stored value: the steady state copies), or NULL. */
-static IrExpr *
-select_guard(IrStmt *store)
+/* ---- selects in a stored value ------------------------------------------
+ * A select on a scalar condition in a stored value: a boundary copy's
+ * padded[...] = select(in range, x[...], 0), or a padding test inlined into
+ * its consumer, y = y + select(in range, x[...], 0) * w.  Its condition
+ * guards the store (Solved.ifs is the store): the steady state takes the
+ * first value, a prologue or epilogue where the condition is known false
+ * the second. */
+static bool
+is_guard_select(IrExpr *e)
 {
-	IrExpr *v = store->store.value;
-	return v->kind == IR_SELECT && v->a->type.lanes == 1 ? v->a : NULL;
+	return e->kind == IR_SELECT && e->a->type.lanes == 1;
+}
+
+static void solve_cond(Solve *S, IrStmt *ifs, IrExpr *c);
+static bool any_dropped(Solve *S, IrStmt *ifs, IrExpr *c);
+
+typedef struct {
+	IrVisitor v;
+	Solve *S;
+	IrStmt *store;
+	bool solve;            /* solve each condition; else look for dropped ones */
+	bool any;
+} SelectVisit;
+
+static void
+visit_select(IrVisitor *v, IrExpr *e)
+{
+	SelectVisit *x = (SelectVisit *)v;
+	if (is_guard_select(e)) {
+		if (x->solve)
+			solve_cond(x->S, x->store, e->a);
+		else
+			x->any |= any_dropped(x->S, x->store, e->a);
+	}
+	ir_visit_expr_children(v, e);
+}
+
+static const IrVisitor select_visit = { .expr = { [IR_SELECT] = visit_select } };
+
+/* Solves the conditions of the store's selects (solve), or says whether
+ * one of them has a conjunct that the steady state drops. */
+static bool
+store_selects(Solve *S, IrStmt *store, bool solve)
+{
+	SelectVisit x = { select_visit, S, store, solve, false };
+	ir_visit_expr(&x.v, store->store.value);
+	return x.any;
+}
+
+static IrExpr *drop_cond(Solve *S, IrStmt *ifs, IrExpr *c);
+static bool any_false(Solve *S, IrStmt *ifs, IrExpr *c, int side);
+
+typedef struct {
+	IrMutator m;
+	Solve *S;
+	IrStmt *store;
+	int side;              /* 0: the steady state; +1 / -1: below / above it */
+} SelectMut;
+
+static IrExpr *
+mut_select(IrMutator *m, IrExpr *e)
+{
+	SelectMut *x = (SelectMut *)m;
+	if (!is_guard_select(e))
+		return ir_mutate_expr_children(m, e);
+	if (x->side != 0 && any_false(x->S, x->store, e->a, x->side))
+		return ir_mutate_expr(m, e->c);
+	IrExpr *c = x->side != 0 ? e->a : drop_cond(x->S, x->store, e->a);
+	IrExpr *t = ir_mutate_expr(m, e->b), *f = ir_mutate_expr(m, e->c);
+	if (!c)
+		return t;
+	if (c == e->a && t == e->b && f == e->c)
+		return e;
+	return ir_select(c, t, f);
+}
+
+static const IrMutator select_mut = { .expr = { [IR_SELECT] = mut_select } };
+
+/* The store with its selects resolved for the steady state (side 0) or
+ * outside it (side +1 or -1). */
+static IrStmt *
+resolve_selects(Solve *S, IrStmt *s, int side)
+{
+	SelectMut x = { select_mut, S, s, side };
+	IrExpr *v = ir_mutate_expr(&x.m, s->store.value);
+	if (v == s->store.value)
+		return s;
+	IrStmt *r = ir_store(s->store.buf, s->store.idx, s->store.nidx, v, s->store.pred);
+	r->loc = s->loc;
+	return r;
+}
+
+/* An upper bound of e that does not use v: e itself, or for min(a, b)
+ * one of them (or the min of both); NULL if there is none. */
+static IrExpr *
+free_max(IrExpr *e, Var *v)
+{
+	if (!ir_uses_var(e, v))
+		return e;
+	if (e->kind != IR_MIN)
+		return NULL;
+	IrExpr *a = free_max(e->a, v), *b = free_max(e->b, v);
+	return a && b ? ir_min(a, b) : a ? a : b;
 }
 
 /* Walks the loop body: inner loop ranges and lets in scope, guards solved. */
@@ -226,9 +330,23 @@ collect(Solve *S, IrStmt *s)
 	case IS_FOR: {
 		BoundsScope *saved = S->inner;
 		bool vec = S->in_vector;
-		IrExpr *max = ir_sub(ir_add(s->loop.min, s->loop.extent), ir_i64c(1));
-		S->inner = bounds_push(S->inner, s->loop.var,
-		    (Interval){unlet(S, s->loop.min), unlet(S, max)});
+		int nlets = S->nlets;
+		IrExpr *min = unlet(S, s->loop.min), *ub;
+		if (S->selects && ir_uses_var(min, S->v) &&
+		    (ub = free_max(unlet(S, s->loop.extent), S->v))) {
+			/* a loop that starts at v's tile, (q, qo*8, 8): q is
+			 * qo*8 + an offset in [0, 7], so that its guards are
+			 * linear in v with the offset at its worst */
+			Var *off = ir_new_var(s->loop.var->name, ir_i64);
+			ARENA_PUSH(ir_arena, S->lets, S->nlets, S->caplets);
+			S->lets[nlets].var = s->loop.var;
+			S->lets[nlets].value = ir_add(min, ir_var(off));
+			S->inner = bounds_push(S->inner, off,
+			    (Interval){ir_i64c(0), ir_sub(ub, ir_i64c(1))});
+		} else {
+			IrExpr *max = ir_sub(ir_add(s->loop.min, s->loop.extent), ir_i64c(1));
+			S->inner = bounds_push(S->inner, s->loop.var, (Interval){min, unlet(S, max)});
+		}
 		S->in_vector |= s->loop.fk == FOR_VECTORIZED;
 		bool repeats = s->loop.fk != FOR_VECTORIZED;
 		S->depth += repeats;
@@ -237,6 +355,7 @@ collect(Solve *S, IrStmt *s)
 		S->depth -= repeats;
 		S->inner = saved;
 		S->in_vector = vec;
+		S->nlets = nlets;
 		return;
 	}
 	case IS_LET: {
@@ -256,8 +375,10 @@ collect(Solve *S, IrStmt *s)
 		collect(S, s->ifs.else_s);
 		return;
 	case IS_STORE:
-		if (select_guard(s))
-			solve_cond(S, s, select_guard(s));
+		if (S->selects)
+			store_selects(S, s, true);
+		else if (is_guard_select(s->store.value))
+			solve_cond(S, s, s->store.value->a);
 		return;
 	case IS_BLOCK:
 		for (int i = 0; i < s->block.n; i++)
@@ -323,17 +444,7 @@ drop_if(IrMutator *m, IrStmt *s)
 static IrStmt *
 drop_store(IrMutator *m, IrStmt *s)
 {
-	Solve *S = ((Drop *)m)->S;
-	IrExpr *v = s->store.value, *g = select_guard(s);
-	if (!g)
-		return s;
-	IrExpr *c = drop_cond(S, s, g);
-	if (c == g)
-		return s;
-	IrStmt *r = ir_store(s->store.buf, s->store.idx, s->store.nidx,
-	    c ? ir_select(c, v->b, v->c) : v->b, s->store.pred);
-	r->loc = s->loc;
-	return r;
+	return resolve_selects(((Drop *)m)->S, s, 0);
 }
 
 static const IrMutator drop_table = {
@@ -390,13 +501,7 @@ static IrStmt *
 false_store(IrMutator *m, IrStmt *s)
 {
 	Falsify *F = (Falsify *)m;
-	IrExpr *g = select_guard(s);
-	if (!g || !any_false(F->S, s, g, F->side))
-		return s;
-	IrStmt *r = ir_store(s->store.buf, s->store.idx, s->store.nidx,
-	    s->store.value->c, s->store.pred);
-	r->loc = s->loc;
-	return r;
+	return resolve_selects(F->S, s, F->side);
 }
 
 static const IrMutator false_table = {
@@ -448,7 +553,7 @@ guarded(Solve *S, IrStmt *s)
 			return true;
 		return guarded(S, s->ifs.then_s) || guarded(S, s->ifs.else_s);
 	case IS_STORE:
-		return select_guard(s) && any_dropped(S, s, select_guard(s));
+		return store_selects(S, s, false);
 	case IS_BLOCK:
 		for (int i = 0; i < s->block.n; i++)
 			if (guarded(S, s->block.stmts[i]))
@@ -570,6 +675,7 @@ loop(Var *v, IrExpr *min, IrExpr *end, IrStmt *like, ForKind fk, IrStmt *body)
 {
 	IrStmt *r = ir_for(v, min, simplify_expr(ir_sub(end, min), NULL), fk, body);
 	r->loop.gpu_dim = like->loop.gpu_dim;
+	r->loop.partition = like->loop.partition;
 	r->loc = like->loc;
 	return r;
 }
@@ -627,6 +733,7 @@ make_loops(void *ctx)
 			return NULL;
 		IrStmt *r = ir_for(s->loop.var, s->loop.min, s->loop.extent, s->loop.fk, body);
 		r->loop.gpu_dim = s->loop.gpu_dim;
+		r->loop.partition = s->loop.partition;
 		r->loc = s->loc;
 		return r;
 	}
@@ -673,10 +780,11 @@ part_for(IrMutator *m, IrStmt *s)
 			return NULL;
 		IrStmt *r = ir_for(s->loop.var, s->loop.min, s->loop.extent, s->loop.fk, body);
 		r->loop.gpu_dim = s->loop.gpu_dim;
+		r->loop.partition = s->loop.partition;
 		r->loc = s->loc;
 		return r;
 	}
-	Solve S = { .v = s->loop.var };
+	Solve S = { .v = s->loop.var, .selects = s->loop.partition };
 	collect(&S, s->loop.body);
 	bool any = false;
 	for (int i = 0; i < S.nsol; i++)
@@ -693,6 +801,7 @@ part_for(IrMutator *m, IrStmt *s)
 			return NULL;
 		IrStmt *r = ir_for(s->loop.var, s->loop.min, s->loop.extent, s->loop.fk, body);
 		r->loop.gpu_dim = s->loop.gpu_dim;
+		r->loop.partition = s->loop.partition;
 		r->loc = s->loc;
 		return r;
 	}

@@ -641,6 +641,12 @@ apply(Lower *L, SchedPrim *sp)
 	case PRIM_UNROLL:
 		set_kind(s, sp, FOR_UNROLLED);
 		break;
+	case PRIM_PARTITION: {
+		int p = find_leaf(s, arg(sp, 0));
+		if (p >= 0)
+			s->axes[s->leaves[p]].partition = true;
+		break;
+	}
 	case PRIM_VECTORIZE:
 		set_kind(s, sp, FOR_VECTORIZED);
 		break;

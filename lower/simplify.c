@@ -671,6 +671,7 @@ ss_for(IrMutator *m, IrStmt *s)
 		return s;
 	IrStmt *r = ir_for(s->loop.var, min, ext, s->loop.fk, body);
 	r->loop.gpu_dim = s->loop.gpu_dim;
+	r->loop.partition = s->loop.partition;
 	r->loc = s->loc;
 	return r;
 }

@@ -750,6 +750,7 @@ slice(IrStmt *s, IrStmt *keep)
 			return NULL;
 		r = ir_for(s->loop.var, s->loop.min, s->loop.extent, s->loop.fk, b);
 		r->loop.gpu_dim = s->loop.gpu_dim;
+		r->loop.partition = s->loop.partition;
 		r->loc = s->loc;
 		return r;
 	case IS_LET:

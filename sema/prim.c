@@ -79,6 +79,8 @@ const PrimInfo prim_table[PRIM_COUNT] = {
 	    { { PARG_TENSOR, "a tensor", NULL, false }, AXIS,
 	      { PARG_INT, "a positive integer distance", NULL, true } }, 3, 3, NULL,
 	    OUTS_NONE, 0, NULL, false },
+	[PRIM_PARTITION] = { "partition", PRIM_PARTITION, "an axis",
+	    { AXIS }, 1, 1, NULL, OUTS_NONE, 0, NULL, false },
 };
 
 const PrimInfo *
