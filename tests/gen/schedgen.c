@@ -8,7 +8,8 @@
  * schedule `schedule KERNEL as g for cpu { ... }`.  The generator tracks
  * the loops every primitive leaves (split, tile and fuse make new names,
  * reorder permutes) so that most schedules are legal: it tiles adjacent
- * loops, vectorizes constant inner loops, parallelizes pure loops, attaches
+ * loops, vectorizes constant inner loops, parallelizes pure loops,
+ * partitions a loop now and then (from a random stream of its own), attaches
  * a producer only to its single consumer's final loops, inlines only
  * non-reductions, keeps parallel loops out of store_at ranges.
  *
@@ -63,6 +64,8 @@ static Stage st[MAXS];
 static int nst;
 static Kernel *kern;
 static uint64_t rng;
+static uint64_t rng_part;      /* partition's own stream: adding it left the
+                                  rest of every schedule as it was */
 
 static char out[16384];
 static size_t outlen;
@@ -437,6 +440,22 @@ do_parallel(Stage *s)
 	s->loops[i].par = true;
 }
 
+/* partition(axis) on a loop of s that repeats, now and then. */
+static void
+do_partition(Stage *s)
+{
+	uint64_t saved = rng;
+	rng = rng_part;
+	int c[MAXL], n = 0;
+	for (int i = 0; i < s->nloops; i++)
+		if (!s->loops[i].vec)
+			c[n++] = i;
+	if (n && chance(15))
+		emit("  %s.partition(%s);\n", s->name, s->loops[c[rnd(n)]].name);
+	rng_part = rng;
+	rng = saved;
+}
+
 /* Loop primitives on one stage. */
 static void
 shape_loops(Stage *s)
@@ -461,6 +480,7 @@ shape_loops(Stage *s)
 		else
 			do_parallel(s);
 	}
+	do_partition(s);
 }
 
 /* A loop of consumer c to attach to, outside any vectorized loop; -1: none. */
@@ -769,6 +789,7 @@ main(int argc, char **argv)
 	}
 	for (int n = 1; n <= count; n++) {
 		rng = seed * 0x100000001b3ull + (uint64_t)n * 0x9e3779b97f4a7c15ull;
+		rng_part = rng ^ 0x5851f42d4c957f2dull;
 		generate(illegal_pct);
 		char path[4096];
 		snprintf(path, sizeof path, "%s/g%04d.tx", dir, n);
