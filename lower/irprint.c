@@ -270,7 +270,8 @@ ir_print_stmt(FILE *fp, IrStmt *s, int indent)
 		pexpr(fp, s->loop.min, 0);
 		fputs(", ", fp);
 		pexpr(fp, s->loop.extent, 0);
-		fputs(") {\n", fp);
+		/* partition(axis): the partition pass splits it at its selects */
+		fputs(s->loop.partition ? ") {    // partition\n" : ") {\n", fp);
 		ir_print_stmt(fp, s->loop.body, indent + 1);
 		close_brace(fp, indent);
 		break;
