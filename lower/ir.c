@@ -545,6 +545,16 @@ ir_for(Var *v, IrExpr *min, IrExpr *extent, ForKind fk, IrStmt *body)
 }
 
 IrStmt *
+ir_for_like(IrStmt *like, IrExpr *min, IrExpr *extent, IrStmt *body)
+{
+	IrStmt *r = ir_for(like->loop.var, min, extent, like->loop.fk, body);
+	r->loop.gpu_dim = like->loop.gpu_dim;
+	r->loop.partition = like->loop.partition;
+	r->loc = like->loc;
+	return r;
+}
+
+IrStmt *
 ir_let_stmt(Var *v, IrExpr *value, IrStmt *body)
 {
 	need(value, "let");

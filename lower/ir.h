@@ -243,6 +243,9 @@ IrExpr *ir_min(IrExpr *a, IrExpr *b);
 IrExpr *ir_max(IrExpr *a, IrExpr *b);
 
 IrStmt *ir_for(Var *v, IrExpr *min, IrExpr *extent, ForKind fk, IrStmt *body);
+/* A loop like `like` (its variable, kind, GPU dimension, partition mark
+ * and location) over new bounds and body. */
+IrStmt *ir_for_like(IrStmt *like, IrExpr *min, IrExpr *extent, IrStmt *body);
 IrStmt *ir_let_stmt(Var *v, IrExpr *value, IrStmt *body);
 IrStmt *ir_store(Buffer *b, IrExpr **idx, int nidx, IrExpr *value, IrExpr *pred);
 IrStmt *ir_allocate(Buffer *b, IrStmt *body);

@@ -135,9 +135,7 @@ ir_mutate_stmt_children(IrMutator *m, IrStmt *s)
 			return s;
 		if (!body)
 			return NULL;
-		r = ir_for(s->loop.var, a, b, s->loop.fk, body);
-		r->loop.gpu_dim = s->loop.gpu_dim;
-		r->loop.partition = s->loop.partition;
+		r = ir_for_like(s, a, b, body);
 		break;
 	case IS_LET:
 		a = ir_mutate_expr(m, s->let.value);

@@ -731,11 +731,7 @@ make_loops(void *ctx)
 		sp->P->scope = outer;
 		if (!body)
 			return NULL;
-		IrStmt *r = ir_for(s->loop.var, s->loop.min, s->loop.extent, s->loop.fk, body);
-		r->loop.gpu_dim = s->loop.gpu_dim;
-		r->loop.partition = s->loop.partition;
-		r->loc = s->loc;
-		return r;
+		return ir_for_like(s, s->loop.min, s->loop.extent, body);
 	}
 	/* The prologue and epilogue of a parallel loop run on the calling
 	 * thread: they are a boundary's few rows or a tile's tail, and as
@@ -778,11 +774,7 @@ part_for(IrMutator *m, IrStmt *s)
 			return s;
 		if (!body)
 			return NULL;
-		IrStmt *r = ir_for(s->loop.var, s->loop.min, s->loop.extent, s->loop.fk, body);
-		r->loop.gpu_dim = s->loop.gpu_dim;
-		r->loop.partition = s->loop.partition;
-		r->loc = s->loc;
-		return r;
+		return ir_for_like(s, s->loop.min, s->loop.extent, body);
 	}
 	Solve S = { .v = s->loop.var, .selects = s->loop.partition };
 	collect(&S, s->loop.body);
@@ -799,11 +791,7 @@ part_for(IrMutator *m, IrStmt *s)
 			return s;
 		if (!body)
 			return NULL;
-		IrStmt *r = ir_for(s->loop.var, s->loop.min, s->loop.extent, s->loop.fk, body);
-		r->loop.gpu_dim = s->loop.gpu_dim;
-		r->loop.partition = s->loop.partition;
-		r->loc = s->loc;
-		return r;
+		return ir_for_like(s, s->loop.min, s->loop.extent, body);
 	}
 	/* the steady range [lo, hi), clamped into [min, end] with lo <= hi.
 	 * With no lower bound (a tile's tail guard bounds v from above only)

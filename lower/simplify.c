@@ -669,11 +669,7 @@ ss_for(IrMutator *m, IrStmt *s)
 		return NULL;
 	if (min == s->loop.min && ext == s->loop.extent && body == s->loop.body)
 		return s;
-	IrStmt *r = ir_for(s->loop.var, min, ext, s->loop.fk, body);
-	r->loop.gpu_dim = s->loop.gpu_dim;
-	r->loop.partition = s->loop.partition;
-	r->loc = s->loc;
-	return r;
+	return ir_for_like(s, min, ext, body);
 }
 
 static IrStmt *

@@ -743,16 +743,12 @@ slice(IrStmt *s, IrStmt *keep)
 		return NULL;
 	if (s == keep)
 		return s;
-	IrStmt *b, *r;
+	IrStmt *b;
 	switch (s->kind) {
 	case IS_FOR:
 		if (!(b = slice(s->loop.body, keep)))
 			return NULL;
-		r = ir_for(s->loop.var, s->loop.min, s->loop.extent, s->loop.fk, b);
-		r->loop.gpu_dim = s->loop.gpu_dim;
-		r->loop.partition = s->loop.partition;
-		r->loc = s->loc;
-		return r;
+		return ir_for_like(s, s->loop.min, s->loop.extent, b);
 	case IS_LET:
 		if (!(b = slice(s->let.body, keep)))
 			return NULL;
@@ -878,15 +874,15 @@ match_nest(Tz *t, IrStmt *loop)
 	/* an axis of extent 1 (gemm_1x64_f32's row) has no loop once the
 	 * simplifier drops a loop of one iteration (tile(i, j, 1, 64)): it is
 	 * bound to a loop of extent 1 made up here, which no index uses */
+	bool unit[MAXL], isc;
 	int units = 0;
-	bool isc;
 	for (int a = 0; a < t->ni; a++)
-		units += ast_const(t->iext[a], &isc) == 1 && isc;
+		units += unit[a] = ast_const(t->iext[a], &isc) == 1 && isc;
 	for (int a = 0; a < t->ni && t->n + units == t->ni; a++) {
-		if (ast_const(t->iext[a], &isc) != 1 || !isc)
+		if (!unit[a])
 			continue;
 		int l = t->n++;
-		units--;
+		units--;          /* t->n + units stays t->ni */
 		t->var[l] = ir_new_var(t->iax[a], ir_i64);
 		t->min[l] = ir_i64c(0);
 		t->ext[l] = ir_i64c(1);

@@ -434,7 +434,7 @@ kernel_fn(Cg *cg, int MR, int NR, const int64_t *cst, bool runtime, LLVMTypeRef 
 
 	LLVMPositionBuilderAtEnd(cg->b, bb(cg, &f, "entry"));
 	LLVMBasicBlockRef bfull = bb(cg, &f, "full"), bedge = bb(cg, &f, "edge");
-	LLVMBasicBlockRef brows = bb(cg, &f, "rows"), bmask = bb(cg, &f, "masked");
+	LLVMBasicBlockRef bmask = bb(cg, &f, "masked");
 	LLVMBasicBlockRef done = bb(cg, &f, "done");
 	LLVMValueRef colsfull = LLVMBuildICmp(cg->b, LLVMIntEQ, vn, c64(&f, NR), "");
 	LLVMValueRef isfull = LLVMBuildAnd(cg->b,
@@ -454,6 +454,7 @@ kernel_fn(Cg *cg, int MR, int NR, const int64_t *cst, bool runtime, LLVMTypeRef 
 	LLVMBuildCondBr(cg->b, some, bsome, done);
 	LLVMPositionBuilderAtEnd(cg->b, bsome);
 	if (MR > 1) {   /* one row: the block is full or masked */
+		LLVMBasicBlockRef brows = LLVMInsertBasicBlockInContext(cg->ctx, bmask, "rows");
 		LLVMBuildCondBr(cg->b, LLVMBuildAnd(cg->b, colsfull,
 		    LLVMBuildICmp(cg->b, LLVMIntSLT, vm, c64(&f, MR), ""), ""), brows, bmask);
 		LLVMPositionBuilderAtEnd(cg->b, brows);
@@ -461,7 +462,6 @@ kernel_fn(Cg *cg, int MR, int NR, const int64_t *cst, bool runtime, LLVMTypeRef 
 		LLVMBuildBr(cg->b, done);
 	} else {
 		LLVMBuildBr(cg->b, bmask);
-		LLVMDeleteBasicBlock(brows);
 	}
 	/* the rest: masked columns (and clamped rows) */
 	LLVMPositionBuilderAtEnd(cg->b, bmask);
