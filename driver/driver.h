@@ -21,6 +21,9 @@ typedef enum {
 	OUT_C,          /* --emit=c: self-contained C99 */
 	OUT_LOOPS,      /* --emit=loops, --print-loops: the lowered loop nest */
 	OUT_HARNESS,    /* --emit=harness: a C test main() for the kernels */
+	OUT_PTX,        /* --emit=ptx: --target=cuda's kernels as PTX */
+	OUT_KERNELS,    /* --emit=kernels: --target=cuda's host code and kernels after the GPU passes */
+	OUT_CUDA,       /* --emit=cuda: --target=cuda's kernels and entry points as CUDA C */
 } OutKind;
 
 typedef struct {
@@ -37,6 +40,7 @@ typedef struct {
 	const char *target;         /* cpu, cuda, vta (schedule choice) */
 	const char *triple;         /* --target=TRIPLE for the cpu backend */
 	const char *cpu, *features; /* --cpu, --features */
+	const char *cuda_arch;      /* --cuda-arch=sm_NN (default sm_80) */
 	const char *schedule;       /* -s */
 	const char **kernels; int nkernels;   /* -k (repeatable) */
 	const char **defs; int64_t *def_values; int ndefs;  /* -D */
@@ -85,6 +89,9 @@ bool benchops_eval(IrFunc *f, const int64_t *params, IrExpr *e, int64_t *out);
 /* emit.c: --emit=obj|asm|llvm|bc (and -S) through target/llvm, honouring
  * --target, --cpu, --features, -g and -O; false after diagnostics. */
 bool emit_llvm(IrFunc **funcs, int n, const Options *o, const char *out);
+/* --target=cuda: the host object (or -S, --emit=llvm|bc) or --emit=ptx
+ * through target/cuda. */
+bool emit_cuda(IrFunc **funcs, int n, const Options *o, const char *out);
 /* txc --runtime-kernels: libtxrt's prebuilt micro-kernels to out. */
 bool emit_runtime_kernels(const Options *o, const char *out);
 

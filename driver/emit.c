@@ -7,6 +7,8 @@
  * --runtime-kernels [-S] -o FILE writes libtxrt's prebuilt micro-kernels
  * the same way.
  */
+#include <string.h>
+
 #include "driver/driver.h"
 #include "target/target.h"
 
@@ -75,6 +77,22 @@ emit_runtime_kernels(const Options *o, const char *out)
 	if (!fp)
 		return false;
 	if (!llvm_emit_runtime_kernels(&lo, k, fp))
+		return false;
+	return output_commit(fp);
+}
+
+bool
+emit_cuda(IrFunc **funcs, int n, const Options *o, const char *out)
+{
+	LlvmOptions lo = llvm_options(o);
+	CudaOut what = o->emit == OUT_PTX ? CUDA_OUT_PTX : o->emit == OUT_KERNELS ? CUDA_OUT_LOOPS : o->emit == OUT_CUDA ? CUDA_OUT_C : o->emit == OUT_ASM ? CUDA_OUT_ASM :
+	    o->emit == OUT_LLVM ? CUDA_OUT_LLVM : o->emit == OUT_BC ? CUDA_OUT_BC : CUDA_OUT_OBJ;
+	bool text = what == CUDA_OUT_PTX || what == CUDA_OUT_LOOPS || what == CUDA_OUT_C || what == CUDA_OUT_ASM || what == CUDA_OUT_LLVM;
+	FILE *fp = output_open(out, !text);
+
+	if (!fp)
+		return false;
+	if (!cuda_emit(funcs, n, &lo, o->cuda_arch, what, o->input, fp))
 		return false;
 	return output_commit(fp);
 }

@@ -37,7 +37,9 @@ usage(FILE *fp)
 "\n"
 "Output:\n"
 "  -o FILE              write the output to FILE ('-': standard output)\n"
-"  --emit=KIND          obj (default), asm, llvm, bc, c, loops, harness\n"
+"  --emit=KIND          obj (default), asm, llvm, bc, c, loops, harness,\n"
+"                       ptx, kernels, cuda (--target=cuda: the kernels' PTX;\n"
+"                       the host code and kernels after the GPU passes; CUDA C)\n"
 "  -S                   same as --emit=asm\n"
 "  -H FILE              also write a C header with the kernels' prototypes\n"
 "  --dlpack             also NAME_dlpack(), taking DLPack tensors (object, -H)\n"
@@ -62,7 +64,7 @@ usage(FILE *fp)
 "  --target=T           cpu (default), cuda or vta; or an LLVM target triple\n"
 "  --cpu=NAME           the CPU to tune for (default: this machine; 'generic')\n"
 "  --features=LIST      LLVM target features, e.g. +avx2,+fma\n"
-"  -O0 -O1 -O2 -O3      optimisation level (default -O3)\n"
+"  --cuda-arch=SM       --target=cuda: the GPU architecture (default sm_80)\n""  -O0 -O1 -O2 -O3      optimisation level (default -O3)\n"
 "  -g                   map instructions to .tx lines (DWARF)\n"
 "  --local-intrinsics   build every tensorize micro-kernel into the object\n"
 "                       (not libtxrt's prebuilt copies)\n"
@@ -82,7 +84,7 @@ enum {
 	OPT_EMIT = 256, OPT_CHECK, OPT_DUMP_AST, OPT_FORMAT, OPT_NO_SCHEDULE,
 	OPT_PRINT_LOOPS, OPT_TRACE, OPT_DUMP_AFTER, OPT_TARGET, OPT_CPU,
 	OPT_FEATURES, OPT_COLOR, OPT_MAX_ERRORS, OPT_DLPACK, OPT_LOCAL_INTRINSICS,
-	OPT_RUNTIME_KERNELS, OPT_CODEGEN_THREADS,
+	OPT_RUNTIME_KERNELS, OPT_CODEGEN_THREADS, OPT_CUDA_ARCH,
 };
 
 static const struct option longopts[] = {
@@ -103,6 +105,7 @@ static const struct option longopts[] = {
 	{ "local-intrinsics", no_argument, NULL, OPT_LOCAL_INTRINSICS },
 	{ "runtime-kernels", no_argument, NULL, OPT_RUNTIME_KERNELS },
 	{ "codegen-threads", required_argument, NULL, OPT_CODEGEN_THREADS },
+	{ "cuda-arch", required_argument, NULL, OPT_CUDA_ARCH },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -156,7 +159,7 @@ parse_emit(const char *s, OutKind *k)
 	static const struct { const char *name; OutKind kind; } kinds[] = {
 		{ "obj", OUT_OBJ }, { "asm", OUT_ASM }, { "llvm", OUT_LLVM },
 		{ "bc", OUT_BC }, { "c", OUT_C }, { "loops", OUT_LOOPS },
-		{ "harness", OUT_HARNESS },
+		{ "harness", OUT_HARNESS }, { "ptx", OUT_PTX }, { "kernels", OUT_KERNELS }, { "cuda", OUT_CUDA },
 	};
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
 		if (strcmp(s, kinds[i].name) == 0) {
@@ -198,7 +201,7 @@ parse_args(int argc, char **argv, Options *o)
 		case 'V': printf("txc %s\n", PACKAGE_VERSION); return 0;
 		case OPT_EMIT:
 			if (!parse_emit(optarg, &o->emit))
-				return bad_usage("unknown --emit kind '%s': use obj, asm, llvm, bc, c, loops or harness", optarg);
+				return bad_usage("unknown --emit kind '%s': use obj, asm, llvm, bc, c, loops, harness, ptx, kernels or cuda", optarg);
 			break;
 		case OPT_CHECK: o->check_only = true; break;
 		case OPT_DUMP_AST: o->dump_ast = true; break;
@@ -230,6 +233,11 @@ parse_args(int argc, char **argv, Options *o)
 				return bad_usage("unknown target '%s': use cpu, cuda, vta or an LLVM triple such as aarch64-linux-gnu", optarg);
 			break;
 		case OPT_CPU: o->cpu = optarg; break;
+		case OPT_CUDA_ARCH:
+			if (strncmp(optarg, "sm_", 3) || !optarg[3] || strspn(optarg + 3, "0123456789a") != strlen(optarg + 3))
+				return bad_usage("bad --cuda-arch '%s': expected an SM name such as sm_80 or sm_90", optarg);
+			o->cuda_arch = optarg;
+			break;
 		case OPT_FEATURES: o->features = optarg; break;
 		case OPT_DLPACK: o->dlpack = true; break;
 		case OPT_LOCAL_INTRINSICS: o->local_intrinsics = true; break;
@@ -287,7 +295,7 @@ default_output(const Options *o)
 {
 	static const char *const ext[] = {
 		[OUT_OBJ] = ".o", [OUT_ASM] = ".s", [OUT_LLVM] = ".ll", [OUT_BC] = ".bc",
-		[OUT_C] = ".c", [OUT_LOOPS] = NULL, [OUT_HARNESS] = "_harness.c",
+		[OUT_C] = ".c", [OUT_LOOPS] = NULL, [OUT_HARNESS] = "_harness.c", [OUT_PTX] = ".ptx", [OUT_KERNELS] = NULL, [OUT_CUDA] = ".cu",
 	};
 	if (!ext[o->emit] || strcmp(o->input, "-") == 0)
 		return "-";
@@ -360,14 +368,22 @@ compile(Options *o)
 			return output_io_failed() || !diag_errors() ? 2 : 1;
 		return output_finish_all() ? 0 : 2;
 	}
-	if (native && !o->check_only && strcmp(o->target, "cpu") != 0) {
-		/* what the GPU and accelerator targets can do today (txc(1)) */
-		diag_error(loc_none, "--target=%s cannot write %s yet (no %s code generator): "
+	if (native && !o->check_only && !strcmp(o->target, "vta")) {
+		/* what the accelerator target can do today (txc(1)) */
+		diag_error(loc_none, "--target=vta cannot write %s yet (no VTA code generator): "
 		    "use --check, --print-loops, --trace-schedule or --emit=c (C that runs "
-		    "the %s loops serially)", o->target, o->emit == OUT_OBJ ? "an object" :
-		    o->emit == OUT_ASM ? "assembly" : o->emit == OUT_BC ? "LLVM bitcode" : "LLVM IR",
-		    !strcmp(o->target, "cuda") ?
-		    "PTX" : "VTA", !strcmp(o->target, "cuda") ? "GPU" : "scheduled");
+		    "the scheduled loops serially)", o->emit == OUT_OBJ ? "an object" :
+		    o->emit == OUT_ASM ? "assembly" : o->emit == OUT_BC ? "LLVM bitcode" : "LLVM IR");
+		return 1;
+	}
+	if ((o->emit == OUT_PTX || o->emit == OUT_KERNELS || o->emit == OUT_CUDA) &&
+	    strcmp(o->target, "cuda")) {
+		diag_error(loc_none, "--emit=%s writes the GPU kernels of --target=cuda",
+		    o->emit == OUT_PTX ? "ptx" : o->emit == OUT_CUDA ? "cuda" : "kernels");
+		return 1;
+	}
+	if (o->cuda_arch && strcmp(o->target, "cuda")) {
+		diag_error(loc_none, "--cuda-arch applies to --target=cuda");
 		return 1;
 	}
 	if (native && !o->check_only && (o->cpu || o->features || o->triple)) {
@@ -464,7 +480,8 @@ emit_backend(IrFunc **funcs, int n, const Options *o, const char *out)
 	if (o->header) {
 		/* emit: header_emit (target/header.c) */
 		FILE *fp = output_open(o->header, false);
-		if (!fp || !header_emit(fp, funcs, n, o->dlpack, o->emit == OUT_C) ||
+		if (!fp || !header_emit(fp, funcs, n, o->dlpack, o->emit == OUT_C ? HEADER_C :
+		    !strcmp(o->target, "cuda") ? HEADER_CUDA : HEADER_TXRT) ||
 		    !output_commit(fp))
 			return false;
 	}
@@ -496,7 +513,10 @@ emit_backend(IrFunc **funcs, int n, const Options *o, const char *out)
 			return false;
 		return output_commit(fp);
 	}
-	case OUT_OBJ: case OUT_ASM: case OUT_LLVM: case OUT_BC:
+	case OUT_OBJ: case OUT_ASM: case OUT_LLVM: case OUT_BC: case OUT_PTX: case OUT_KERNELS:
+	case OUT_CUDA:
+		if (!strcmp(o->target, "cuda"))
+			return emit_cuda(funcs, n, o, out);   /* driver/emit.c */
 		return emit_llvm(funcs, n, o, out);   /* driver/emit.c */
 	default:
 		/* emit: c_emit, harness_emit, llvm_emit_file */

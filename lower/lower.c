@@ -75,6 +75,17 @@ one_loop(Lower *L, LStage *s, int pos, IrStmt *body)
 	return f;
 }
 
+/* The allocation of a stage's buffer, located at the primitive that
+ * placed it (or the stage), for the diagnostics of later passes. */
+static IrStmt *
+allocate_at(LStage *s, IrStmt *body)
+{
+	IrStmt *a = ir_allocate(s->buf, body);
+	if (a)
+		a->loc = s->compute.loc.file ? s->compute.loc : s->loc;
+	return a;
+}
+
 /* The stages computed and stored at loop `pos` of s. */
 static IrStmt *
 attached(Lower *L, LStage *s, int pos, IrStmt *body)
@@ -95,7 +106,7 @@ attached(Lower *L, LStage *s, int pos, IrStmt *body)
 		if (st->kind == LEVEL_AT && st->stage == s && st->leaf == pos) {
 			if (!p->scope_loc.file)
 				p->buf->scope = SCOPE_LOCAL;
-			body = ir_allocate(p->buf, body);
+			body = allocate_at(p, body);
 		}
 	}
 	return body;
@@ -178,14 +189,14 @@ lower_stages(Lower *L)
 			continue;
 		body = ir_seq(build(L, s), body);
 		if (!s->output)
-			body = ir_allocate(s->buf, body);
+			body = allocate_at(s, body);
 	}
 	/* compute_at stages stored at root */
 	for (int i = L->nstages - 1; i >= 0; i--) {
 		LStage *s = L->stages[i];
 		if (s->bounded && s->compute.kind == LEVEL_AT && s->store_set &&
 		    s->store.kind == LEVEL_ROOT)
-			body = ir_allocate(s->buf, body);
+			body = allocate_at(s, body);
 	}
 	for (int round = 0; round < 4; round++)
 		for (int i = 0; i < L->nstages; i++) {

@@ -188,7 +188,10 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	body = run_pass(&r, "partition", partition_loops, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
 	body = run_pass(&r, "unroll", unroll_loops, body);
-	body = run_pass(&r, "vectorize", vectorize_loops, body);
+	/* a GPU kernel's vectorized loops stay loops in each thread (no vector
+	 * loads on the cuda target yet) */
+	if (!opt || !opt->target || strcmp(opt->target, "cuda"))
+		body = run_pass(&r, "vectorize", vectorize_loops, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
 	/* CPU code only: a GPU kernel's loops are its threads, and the VTA
 	 * backend reads its nests' index expressions as they are */

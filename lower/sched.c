@@ -597,6 +597,13 @@ apply(Lower *L, SchedPrim *sp)
 		if (tail_ok(s, p, tail_of(sp), sp))
 			split(L, s, p, a->ival, tail_of(sp), round_of(sp), sp->outs[0], sp->outs[1], sp->loc);
 		break;
+	case PRIM_GPU_TILE:
+		if (!L->sched || !L->sched->target || !strcmp(L->sched->target, "cpu")) {
+			diag_error(sp->prim_loc, "'gpu_tile' binds loops to GPU blocks and threads; "
+			    "it needs a cuda schedule, not a cpu one (tile is its cpu form)");
+			return;
+		}
+		/* fall through */
 	case PRIM_TILE:
 		p = find_leaf(s, arg(sp, 0));
 		q = find_leaf(s, arg(sp, 1));
@@ -617,6 +624,22 @@ apply(Lower *L, SchedPrim *sp)
 			for (int i = 0; i < 4; i++)
 				ps[i] = stage_leaf(s, sp->outs[i]);
 			reorder(s, ps, 4);
+			if (sp->prim_id == PRIM_GPU_TILE) {
+				static const ForKind fk[4] = { FOR_GPU_BLOCK, FOR_GPU_BLOCK,
+					FOR_GPU_THREAD, FOR_GPU_THREAD };
+				for (int i = 0; i < 4; i++) {
+					Axis *ax = &s->axes[s->leaves[stage_leaf(s, sp->outs[i])]];
+					if (ax->red) {
+						diag_error(sp->loc, "cannot bind reduction axis '%s' of "
+						    "'%s': its iterations update the same element",
+						    ax->name, s->name);
+						return;
+					}
+					ax->fk = fk[i];
+					ax->fk_loc = sp->loc;
+					ax->gpu_dim = i % 2 ? 0 : 1;   /* x: the inner (yo, yi) */
+				}
+			}
 		}
 		break;
 	case PRIM_FUSE:

@@ -5,7 +5,9 @@
  * dynamic chunks, the caller takes part, nested loops run serially),
  * 64-byte aligned allocation for intermediate buffers, the last error
  * message of the calling thread (what a failing entry point explains),
- * and the library's version.  Every exported name starts with txrt_.
+ * the library's version, and for CUDA objects the driver loaded at run
+ * time, device memory, kernel launches and a CPU emulator of kernels that
+ * checks shared memory for races.  Every exported name starts with txrt_.
  */
 #ifndef TXRT_H
 #define TXRT_H
@@ -33,6 +35,7 @@ enum {
 	TXRT_ERR_DIVIDE = 3,    /* a size an exact split requires to divide does not */
 	TXRT_ERR_ALLOC = 4,     /* out of memory */
 	TXRT_ERR_DLPACK = 5,    /* a DLTensor has the wrong device, type or shape */
+	TXRT_ERR_CUDA = 6,      /* CUDA: no device, a driver error, a launch limit, an emulator report */
 };
 
 /* The library's version, "MAJOR.MINOR.PATCH". */
@@ -70,6 +73,98 @@ TXRT_API void txrt_set_error(const char *fmt, ...) TXRT_PRINTF(1, 2);
 /* The calling thread's last message ("" when none). */
 TXRT_API const char *txrt_last_error(void);
 TXRT_API void txrt_clear_error(void);
+
+/* ---- CUDA -------------------------------------------------------------------
+ * The objects txc writes for a CUDA target hold their kernels' PTX and, for
+ * the emulator, the same kernels compiled for the host; their entry points
+ * call txrt_cuda_launch.  libtxrt loads the CUDA driver (libcuda.so.1) when
+ * first needed, so a program linked with it runs on machines without one.
+ *
+ * Which executes kernels: the GPU through the driver (device 0's primary
+ * context, or the context current on the calling thread), libtxrt's
+ * emulator, or nothing (launches fail with "no CUDA device"). */
+enum { TXRT_CUDA_NONE = 0, TXRT_CUDA_DEVICE = 1, TXRT_CUDA_EMULATE = 2 };
+
+/* The version of the two structures below; a module carries the one it was
+ * written for. */
+#define TXRT_CUDA_ABI 1
+
+/* One kernel of a CUDA object. */
+typedef struct txrt_cuda_kernel {
+	const char *name;              /* the PTX .entry name */
+	void (*emu)(void **params);    /* the kernel compiled for the host, for the emulator, or NULL */
+	const char *const *buffers;    /* names of the buffers the emulator's checks refer to by index */
+	const unsigned char *buffer_kinds; /* per buffer: 0 global, 1 shared, 2 local */
+	int nbuffers;
+} txrt_cuda_kernel;
+
+/* A CUDA object's module: its PTX and kernels.  `cache` belongs to libtxrt
+ * (it starts NULL): the module loaded in each context, and its functions. */
+typedef struct txrt_cuda_module {
+	int abi;                       /* TXRT_CUDA_ABI */
+	const char *ptx;               /* NUL-terminated PTX text */
+	const txrt_cuda_kernel *kernels;
+	int nkernels;
+	void *cache;
+} txrt_cuda_module;
+
+/* Launches kernel k of m over gx*gy*gz blocks of bx*by*bz threads with
+ * `shared` bytes of dynamic shared memory.  params[i] points to the i-th
+ * kernel parameter's value (cuLaunchKernel's kernelParams: for a pointer
+ * parameter, to a slot holding the pointer).  Synchronous: returns when
+ * the kernel has finished, 0 or TXRT_ERR_CUDA after txrt_set_error with a
+ * message that names the kernel (no device, a driver error, a size over
+ * the device's limits, the emulator's first report).  A grid or block
+ * with no threads returns 0 at once.  Thread safe; emulated launches run
+ * one at a time. */
+TXRT_API int txrt_cuda_launch(txrt_cuda_module *m, int k, int64_t gx, int64_t gy, int64_t gz,
+    int64_t bx, int64_t by, int64_t bz, int64_t shared, void **params);
+
+/* Device memory (host memory in emulate mode).  txrt_cuda_malloc returns
+ * NULL and sets the last error on failure; 0 bytes give a valid pointer.
+ * txrt_cuda_free accepts NULL.  The others return 0 or TXRT_ERR_CUDA. */
+TXRT_API void *txrt_cuda_malloc(size_t bytes);
+TXRT_API void txrt_cuda_free(void *dev);
+TXRT_API int txrt_cuda_memcpy_htod(void *dev, const void *host, size_t bytes);
+TXRT_API int txrt_cuda_memcpy_dtoh(void *host, const void *dev, size_t bytes);
+TXRT_API int txrt_cuda_memset(void *dev, int byte, size_t bytes);
+/* Waits for the device (0, or TXRT_ERR_CUDA). */
+TXRT_API int txrt_cuda_synchronize(void);
+
+/* The mode: set by txrt_cuda_set_mode, else from TXRT_CUDA (emulate,
+ * device or none), else TXRT_CUDA_DEVICE when a driver and a GPU exist
+ * and TXRT_CUDA_NONE otherwise.  Memory must be freed in the mode that
+ * allocated it. */
+TXRT_API int txrt_cuda_mode(void);
+/* Chooses the mode (a program, or txc bench, picks TXRT_CUDA_EMULATE);
+ * any other value restores the default. */
+TXRT_API void txrt_cuda_set_mode(int mode);
+/* "emulator" in emulate mode, the GPU's name in device mode, else "none". */
+TXRT_API const char *txrt_cuda_device_name(void);
+/* The number of problems the emulator's checker reported in the calling
+ * thread's last launch (0: none, or not emulated).  TXRT_CUDA_CHECK=0
+ * turns the checks off. */
+TXRT_API int64_t txrt_cuda_emu_reports(void);
+
+/* ---- CUDA: the emulator's interface to emulated kernels ----------------------
+ * The host copy of a kernel calls these; they are valid only while the
+ * emulator runs it.  Each thread of a block runs as a fiber of its own. */
+/* 0..2: threadIdx.x/y/z, 3..5: blockIdx.x/y/z, 6..8: blockDim.x/y/z,
+ * 9..11: gridDim.x/y/z. */
+TXRT_API int64_t txrt_emu_id(int which);
+/* __syncthreads(): waits until every thread of the block has arrived. */
+TXRT_API void txrt_emu_barrier(void);
+/* The block's dynamic shared memory (the launch's `shared` bytes, 16-byte
+ * aligned), filled with 0xff bytes when the block starts. */
+TXRT_API void *txrt_emu_shared(void);
+/* Called before every load (write 0) or store (write 1) of element `off`
+ * of buffer `buf` (an index into the kernel's buffers), which has n
+ * elements of esize bytes from `base`; active 0: a predicate turned the
+ * access off (it is ignored).  Checks the bounds and, for shared buffers,
+ * races and reads of memory never written; an access out of bounds stops
+ * the launch before it happens. */
+TXRT_API void txrt_emu_access(int buf, const void *base, int64_t off, int64_t n, int esize,
+    int write, int active);
 
 #ifdef __cplusplus
 }

@@ -81,6 +81,11 @@ const PrimInfo prim_table[PRIM_COUNT] = {
 	    OUTS_NONE, 0, NULL, false },
 	[PRIM_PARTITION] = { "partition", PRIM_PARTITION, "an axis",
 	    { AXIS }, 1, 1, NULL, OUTS_NONE, 0, NULL, false },
+	/* tile, then bind (xo, yo, xi, yi) to blockIdx.y, blockIdx.x, threadIdx.y,
+	 * threadIdx.x (Halide's gpu_tile) */
+	[PRIM_GPU_TILE] = { "gpu_tile", PRIM_GPU_TILE, "two axes and two positive integer factors",
+	    { AXIS, AXIS, FACTOR, FACTOR }, 4, 4, tail_kwargs, OUTS_AXES, 4,
+	    "(xo, yo, xi, yi)", false },
 };
 
 const PrimInfo *

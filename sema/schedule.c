@@ -446,6 +446,7 @@ apply(State *S, SchedPrim *sp, SStage *ss, const PrimInfo *pi, int *ax)
 		insert_axis(ss, x, sp->outs[0], rx);
 		break;
 	case PRIM_TILE:   /* x becomes xo, yo, xi, yi; y goes */
+	case PRIM_GPU_TILE:
 		for (int j = 3; j >= 0; j--)
 			insert_axis(ss, x, sp->outs[j], j % 2 ? ry : rx);
 		remove_axis(ss, axis_index(ss, y), sp);

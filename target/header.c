@@ -56,8 +56,9 @@ comment_safe(Arena *a, const char *s)
 }
 
 static void
-describe(FILE *out, Arena *a, IrFunc *f, bool for_c)
+describe(FILE *out, Arena *a, IrFunc *f, HeaderFor hf)
 {
+	bool for_c = hf == HEADER_C;
 	fprintf(out, "/* %s(", f->name);
 	for (int i = 0; i < f->nparams; i++) {
 		Var *v = f->params[i];
@@ -75,16 +76,22 @@ describe(FILE *out, Arena *a, IrFunc *f, bool for_c)
 		fprintf(out, " *   %-3s %s: %s%s\n", b->is_input ? "in" : "out", b->name,
 		    ir_type_str(ir_scalar(b->elem)), comment_safe(a, shape_str(a, b)));
 	}
+	if (hf == HEADER_CUDA)
+		fputs(" * The tensors are CUDA device pointers (txrt_cuda_malloc, or the CUDA\n"
+		    " * runtime's); the kernels run on the GPU, or in libtxrt's emulator with\n"
+		    " * TXRT_CUDA=emulate (then host pointers do).\n", out);
 	fprintf(out, " * Returns 0, or 1 (a NULL tensor), 2 (a bad size), 3 (a size an exact\n"
-	    " * split needs to divide does not), 4 (out of memory), 5 (a bad DLTensor)\n"
+	    " * split needs to divide does not), 4 (out of memory), 5 (a bad DLTensor)%s\n"
 	    " * with a message from %s.\n */\n",
+	    hf == HEADER_CUDA ? ",\n * 6 (no GPU, a GPU limit or a driver error)" : "",
 	    for_c ? arena_printf(a, "%s_last_error()", f->name)
 	    : "txrt_last_error() (txrt.h)");
 }
 
 bool
-header_emit(FILE *out, IrFunc **funcs, int n, bool dlpack, bool for_c)
+header_emit(FILE *out, IrFunc **funcs, int n, bool dlpack, HeaderFor hf)
 {
+	bool for_c = hf == HEADER_C;
 	Arena *a = arena_new();
 	char *guard = arena_printf(a, "TXC_%s_H", n > 0 ? funcs[0]->name : "KERNELS");
 	for (char *p = guard; *p; p++)
@@ -99,7 +106,7 @@ header_emit(FILE *out, IrFunc **funcs, int n, bool dlpack, bool for_c)
 		CNames *names = cname_new(a);
 		cname_func(names, funcs, n, f);
 		fputc('\n', out);
-		describe(out, a, f, for_c);
+		describe(out, a, f, hf);
 		fprintf(out, "int %s(%s);\n", f->name, c_emit_params(a, names, f, false));
 		if (for_c)
 			fprintf(out, "const char *%s_last_error(void);\n", f->name);

@@ -36,9 +36,11 @@ const char *target_c_type(ScalarType t);
 /* `txc -H out.h`: include guard, one prototype per kernel with a comment
  * giving each tensor's direction, element type and shape; with dlpack, a
  * `NAME_dlpack(sizes..., scalars..., DLTensor *...)` prototype per kernel.
- * for_c: the kernels come from --emit=c, which defines NAME_last_error();
- * otherwise the comment points at libtxrt's txrt_last_error(). */
-bool header_emit(FILE *out, IrFunc **funcs, int n, bool dlpack, bool for_c);
+ * HEADER_C: the kernels come from --emit=c, which defines NAME_last_error();
+ * otherwise the comment points at libtxrt's txrt_last_error(); HEADER_CUDA:
+ * --target=cuda, whose tensors are device pointers. */
+typedef enum { HEADER_TXRT, HEADER_C, HEADER_CUDA } HeaderFor;
+bool header_emit(FILE *out, IrFunc **funcs, int n, bool dlpack, HeaderFor hf);
 
 /* ---- c/cname.c: C identifiers for IR names ------------------------------
  * Every variable and buffer gets a valid C identifier, unique in its
@@ -115,6 +117,22 @@ bool llvm_check_options(const LlvmOptions *o);
 /* The host's triple and CPU name (for messages and `txc --version`). */
 const char *llvm_host_triple(void);
 const char *llvm_host_cpu(void);
+
+/* ---- cuda/: --target=cuda ---------------------------------------------
+ * GPU kernels from the loops bound to blocks and threads, as PTX (LLVM's
+ * NVPTX backend, for arch: "sm_80" when NULL) inside a host object whose
+ * entry points have the ABI above with device pointers for the tensors
+ * and launch the kernels through libtxrt (txrt_cuda_launch: the CUDA
+ * driver, or libtxrt's emulator, which runs the kernels' host copy).
+ * False after diagnostics (an illegal GPU schedule). */
+typedef enum {
+	CUDA_OUT_OBJ, CUDA_OUT_ASM, CUDA_OUT_LLVM, CUDA_OUT_BC,   /* the host object */
+	CUDA_OUT_PTX,      /* --emit=ptx: the kernels' PTX */
+	CUDA_OUT_LOOPS,    /* --emit=kernels: host code and kernels after the GPU passes */
+	CUDA_OUT_C,        /* --emit=cuda: CUDA C of the kernels and entry points */
+} CudaOut;
+bool cuda_emit(IrFunc **funcs, int n, const LlvmOptions *o, const char *arch, CudaOut what,
+    const char *source_name, FILE *out);
 
 /* llvm_jit.c: compiles in memory (ORC LLJIT, host only).  libtxrt and
  * libm resolve in the process.  Besides NAME, the JIT defines

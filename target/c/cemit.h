@@ -66,7 +66,41 @@ typedef struct {
 	bool uses_failed;    /* the parallel loop being written sets txc_failed */
 	bool any_failed;     /* the function declares txc_failed */
 	bool error;          /* a diagnostic was reported */
+	/* --emit=cuda (target/cuda/cuda_c.c) writes some statements and
+	 * intrinsics itself; heap buffers are freed with free_fn (NULL: free) */
+	const struct CHooks *hooks;
+	void *hook_ctx;
+	const char *free_fn;
 } CEmit;
+
+/* A flavour of C built on this backend (CUDA C): each hook returns false
+ * or NULL to leave the default. */
+typedef struct CHooks {
+	bool (*stmt)(CEmit *E, IrStmt *s, bool last);
+	char *(*intrinsic)(CEmit *E, IrExpr *e, const char *lane, bool hoist);
+} CHooks;
+
+/* ---- emit_c.c, for the flavours ---- */
+void cemit_line(CEmit *E, const char *fmt, ...) TXC_PRINTF(2, 3);
+void cemit_stmt(CEmit *E, IrStmt *s, bool last);
+/* Writes the declarations the last cexpr texts need (hoisted lets); true
+ * when it opened a block (close it with cemit_close). */
+bool cemit_flush_pre(CEmit *E, bool last);
+void cemit_open(CEmit *E);
+void cemit_close(CEmit *E);
+/* Sets the last error to msg, frees the live heap buffers, returns code. */
+void cemit_fail(CEmit *E, const char *msg, const char *code);
+/* Pushes and pops a heap buffer that the failure paths free. */
+void cemit_push_heap(CEmit *E, const char *name);
+void cemit_pop_heap(CEmit *E);
+/* Frees the live heap buffers (before a return the flavour writes). */
+void cemit_free_live(CEmit *E);
+/* Names f's parameters (all: the file's functions, for reserved names). */
+void cemit_begin_func(CEmit *E, IrFunc *f, IrFunc **all, int nall);
+/* The text of f's entry point (checks, body, return 0) with head before
+ * its return type ("" for C); or, with kernel set, f's body as a void
+ * function (a GPU kernel: no checks) with head before it.  malloc'ed. */
+char *cemit_func(CEmit *E, IrFunc *f, const char *head, bool kernel);
 
 /* ---- chelp.c ---- */
 void chelp_use(CEmit *E, int h);

@@ -149,8 +149,10 @@ is_data(CEmit *E, IrExpr *e)
 		return false;
 	case IR_VAR:
 		return cexpr_var(E, e->var)->data;
-	case IR_LOAD: case IR_CALL:
+	case IR_LOAD:
 		return true;
+	case IR_CALL:   /* a GPU thread's or block's id (--emit=cuda) is an index */
+		return !(e->call.ck == CALL_INTRINSIC && !strncmp(e->call.name, "gpu.", 4));
 	case IR_CAST:
 		return !ir_is_int(e->a->type) || is_data(E, e->a);
 	default:
@@ -731,6 +733,11 @@ ex(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 				s = P("%s%s%s", s, i ? ", " : "", t);
 			}
 			return cx(P("%s)", s), P_PRIMARY);
+		}
+		if (e->call.ck == CALL_INTRINSIC && E->hooks && E->hooks->intrinsic) {
+			char *t = E->hooks->intrinsic(E, e, lane, hoist);
+			if (t)
+				return cx(t, P_PRIMARY);
 		}
 		if (e->call.ck == CALL_INTRINSIC) {
 			diag_error(e->loc, "the C backend cannot emit intrinsic '%s'",

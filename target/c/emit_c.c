@@ -156,7 +156,7 @@ static void
 free_live(CEmit *E)
 {
 	for (int i = E->nheap - 1; i >= 0; i--)
-		line(E, "free(%s);", E->heap[i]);
+		line(E, "%s(%s);", E->free_fn ? E->free_fn : "free", E->heap[i]);
 }
 
 /* return CODE with msg as the last error. */
@@ -552,6 +552,8 @@ stmt(CEmit *E, IrStmt *s, bool last)
 	if (!s)
 		return;
 	E->npre = 0;
+	if (E->hooks && E->hooks->stmt && E->hooks->stmt(E, s, last))
+		return;
 	switch (s->kind) {
 	case IS_FOR:
 		emit_for(E, s, last);
@@ -658,7 +660,7 @@ begin_func(CEmit *E, IrFunc *f, IrFunc **all, int nall)
 
 /* The whole function text of f's entry point, in a malloc'ed string. */
 static char *
-emit_func(CEmit *E, IrFunc *f)
+emit_func(CEmit *E, IrFunc *f, const char *head, bool kernel)
 {
 	char *body;
 	size_t len;
@@ -666,7 +668,7 @@ emit_func(CEmit *E, IrFunc *f)
 	if (!E->out)
 		diag_fatal("out of memory");
 	E->indent = 1;
-	for (int i = 0; i < f->nargs; i++) {
+	for (int i = 0; !kernel && i < f->nargs; i++) {
 		Buffer *b = f->args[i];
 		line(E, "if (%s == NULL) {", cname_get(E->names, b, b->name));
 		E->indent++;
@@ -675,7 +677,8 @@ emit_func(CEmit *E, IrFunc *f)
 		close_block(E);
 	}
 	stmt(E, f->body, true);
-	line(E, "return 0;");
+	if (!kernel)
+		line(E, "return 0;");
 	fclose(E->out);
 
 	char *fn;
@@ -683,7 +686,8 @@ emit_func(CEmit *E, IrFunc *f)
 	FILE *out = open_memstream(&fn, &fnlen);
 	if (!out)
 		diag_fatal("out of memory");
-	fprintf(out, "int\n%s(%s)\n{\n", f->name, c_emit_params(E->a, E->names, f, false));
+	fprintf(out, "%s%s\n%s(%s)\n{\n", head, kernel ? "void" : "int", f->name,
+	    c_emit_params(E->a, E->names, f, false));
 	for (int i = 0; i < f->nparams; i++)
 		if (!ir_stmt_uses_var(f->body, f->params[i]))
 			fprintf(out, "\t(void)%s;\n", cexpr_var(E, f->params[i])->name);
@@ -744,7 +748,7 @@ c_emit(FILE *out, IrFunc **funcs, int n, const char *source_name)
 	for (int i = 0; i < n && !E.error; i++) {
 		begin_func(&E, funcs[i], funcs, n);
 		protos[i] = c_emit_params(E.a, E.names, funcs[i], false);
-		texts[2 * i] = emit_func(&E, funcs[i]);
+		texts[2 * i] = emit_func(&E, funcs[i], "", false);
 		texts[2 * i + 1] = emit_dlpack(&E);
 	}
 	ok = !E.error;
@@ -788,4 +792,78 @@ c_emit(FILE *out, IrFunc **funcs, int n, const char *source_name)
 	free(protos);
 	arena_free(E.a);
 	return ok && !ferror(out);
+}
+
+/* ---- for the flavours (cemit.h) ----------------------------------------- */
+
+void
+cemit_line(CEmit *E, const char *fmt, ...)
+{
+	for (int i = 0; i < E->indent; i++)
+		fputc('\t', E->out);
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(E->out, fmt, ap);
+	va_end(ap);
+	fputc('\n', E->out);
+}
+
+void
+cemit_stmt(CEmit *E, IrStmt *s, bool last)
+{
+	stmt(E, s, last);
+}
+
+bool
+cemit_flush_pre(CEmit *E, bool last)
+{
+	return flush_pre(E, last);
+}
+
+void
+cemit_open(CEmit *E)
+{
+	open_block(E);
+}
+
+void
+cemit_close(CEmit *E)
+{
+	close_block(E);
+}
+
+void
+cemit_fail(CEmit *E, const char *msg, const char *code)
+{
+	fail(E, msg, code);
+}
+
+void
+cemit_push_heap(CEmit *E, const char *name)
+{
+	*ARENA_PUSH(E->a, E->heap, E->nheap, E->capheap) = name;
+}
+
+void
+cemit_pop_heap(CEmit *E)
+{
+	E->nheap--;
+}
+
+void
+cemit_begin_func(CEmit *E, IrFunc *f, IrFunc **all, int nall)
+{
+	begin_func(E, f, all, nall);
+}
+
+char *
+cemit_func(CEmit *E, IrFunc *f, const char *head, bool kernel)
+{
+	return emit_func(E, f, head, kernel);
+}
+
+void
+cemit_free_live(CEmit *E)
+{
+	free_live(E);
 }

@@ -34,6 +34,7 @@ typedef struct {
  * block, NULL when not live) that the failure exit frees. */
 typedef struct {
 	LLVMValueRef slot;
+	const char *free_fn;    /* NULL: txrt_free; a device buffer: txrt_cuda_free */
 } CgHeap;
 
 /* The LLVM function being built (the entry point or an outlined
@@ -71,13 +72,43 @@ typedef struct {
 	LLVMMetadataRef di_file, di_cu;
 	uint32_t di_file_id;
 	Loc cur_loc;
+	/* a target built on this backend (target/cuda): its hooks, or NULL */
+	const struct CgHooks *hooks;
+	void *hook_ctx;
 } Cg;
+
+/* What a target built on this backend changes (target/cuda: GPU kernels
+ * for NVPTX and for libtxrt's emulator, and their host code).  Every
+ * hook may be NULL; one that returns NULL or false leaves the default. */
+typedef struct CgHooks {
+	/* an intrinsic call (CALL_INTRINSIC) the CPU backend does not know */
+	LLVMValueRef (*intrinsic)(Cg *cg, IrExpr *e);
+	/* a math builtin, its arguments already emitted */
+	LLVMValueRef (*builtin)(Cg *cg, IrExpr *e, LLVMValueRef *args);
+	/* an allocation, its body included */
+	bool (*allocate)(Cg *cg, IrStmt *s);
+	/* before a scalar access of element off (i64) of b; active: an i1,
+	 * or NULL when it always happens */
+	void (*access)(Cg *cg, Buffer *b, LLVMValueRef base, LLVMValueRef off,
+	    LLVMValueRef active, bool write);
+} CgHooks;
 
 /* ---- cg_func.c ---------------------------------------------------------- */
 /* Creates an empty module for funcs; false after diagnostics. */
 bool cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs,
     int n, LLVMTargetDataRef td, const char *triple, bool debug, bool contract,
     bool runtime_kernels);
+/* The entry points of funcs in cg's module (cg->b set): as cg_module
+ * makes them, with cg's hooks. */
+void cg_entries(Cg *cg, IrFunc **funcs, int n);
+/* As cg_module with a target's hooks (hook_ctx for them), no -g. */
+bool cg_module_hooked(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs,
+    int n, LLVMTargetDataRef td, const char *triple, bool contract,
+    const CgHooks *hooks, void *hook_ctx);
+/* The ABI type of a size or scalar parameter (f16 as i16, bool as i8) and
+ * the value of one received with it. */
+LLVMTypeRef cg_abi_type(Cg *cg, IrType t);
+LLVMValueRef cg_from_abi(Cg *cg, IrType t, LLVMValueRef v);
 /* The string attribute of an entry function with no tensor access and no
  * micro-kernel call of its own (its work is in parallel closures; its
  * loops, if any, only call them): llvm_emit.c compiles it without
@@ -106,6 +137,10 @@ void cg_scope_pop(Cg *cg, int mark);
 
 /* ---- cg_stmt.c ---------------------------------------------------------- */
 void cg_stmt(Cg *cg, IrStmt *s);
+/* An allocation on the heap through libtxrt (alloc_fn returns NULL on
+ * failure, which fails the function; free_fn frees it at the end of its
+ * body and on the failure exit). */
+void cg_alloc_heap(Cg *cg, IrStmt *s, const char *alloc_fn, const char *free_fn);
 /* A counted loop [min, min + extent) whose body is emitted by fn. */
 typedef void (*CgLoopBody)(Cg *cg, LLVMValueRef i, void *arg);
 void cg_loop(Cg *cg, LLVMValueRef min, LLVMValueRef end, const char *name,
@@ -160,6 +195,11 @@ LLVMModuleRef llvm_emit_module(LLVMContextRef ctx, IrFunc **funcs, int n,
 
 /* The IR pass pipelines of llvm_emit.c on mod (LLVM's error, or NULL). */
 LLVMErrorRef llvm_optimise(LLVMModuleRef mod, const LlvmOptions *o, LLVMTargetMachineRef tm);
+
+/* Checks mod, then optimises and writes it as k to out (as llvm_emit does
+ * with its own module); false after a diagnostic. */
+bool llvm_write_module(LLVMModuleRef mod, LLVMTargetMachineRef tm, const LlvmOptions *o,
+    EmitKind k, FILE *out);
 
 /* ---- llvm_split.c --------------------------------------------------------- */
 /* The object of mod (not yet optimised), its functions compiled in parts on

@@ -341,6 +341,11 @@ gen_builtin(Cg *cg, IrExpr *e)
 
 	for (int i = 0; i < n; i++)
 		a[i] = cg_expr(cg, e->call.args[i]);
+	if (cg->hooks && cg->hooks->builtin) {
+		LLVMValueRef v = cg->hooks->builtin(cg, e, a);
+		if (v)
+			return v;
+	}
 	switch (e->call.builtin) {
 	case BI_EXP: return fintr(cg, "llvm.exp", t, a, 1);
 	case BI_LOG: return fintr(cg, "llvm.log", t, a, 1);
@@ -570,8 +575,11 @@ cg_expr(Cg *cg, IrExpr *e)
 	case IR_BROADCAST:
 		return cg_broadcast(cg, cg_expr(cg, e->a), e->type.lanes);
 	case IR_CALL:
-		if (e->call.ck != CALL_BUILTIN)
+		if (e->call.ck != CALL_BUILTIN) {
+			if (cg->hooks && cg->hooks->intrinsic && (v = cg->hooks->intrinsic(cg, e)))
+				return v;
 			return intrin_cpu_emit(cg, e);    /* intrin_cpu.c: tensorize */
+		}
 		return gen_builtin(cg, e);
 	case IR_LET: {
 		int mark = cg_scope_mark(cg);

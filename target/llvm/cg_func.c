@@ -83,10 +83,13 @@ cg_runtime(Cg *cg, const char *name, LLVMTypeRef *fty)
 	if (!strcmp(name, "txrt_parallel_for")) {
 		LLVMTypeRef p[4] = { ptr, ptr, i64, i64 };
 		t = LLVMFunctionType(i32, p, 4, 0);
-	} else if (!strcmp(name, "txrt_alloc")) {
+	} else if (!strcmp(name, "txrt_alloc") || !strcmp(name, "txrt_cuda_malloc")) {
 		t = LLVMFunctionType(ptr, &i64, 1, 0);
-	} else if (!strcmp(name, "txrt_free")) {
+	} else if (!strcmp(name, "txrt_free") || !strcmp(name, "txrt_cuda_free")) {
 		t = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), &ptr, 1, 0);
+	} else if (!strcmp(name, "txrt_cuda_launch")) {
+		LLVMTypeRef p[10] = { ptr, i32, i64, i64, i64, i64, i64, i64, i64, ptr };
+		t = LLVMFunctionType(i32, p, 10, 0);
 	} else if (!strcmp(name, "txrt_set_error")) {
 		t = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), &ptr, 1, 1);
 	} else {
@@ -182,9 +185,10 @@ cg_fn_end(Cg *cg)
 	LLVMBuildBr(cg->b, body);
 	if (fn->fail_bb) {
 		LLVMTypeRef fty;
-		LLVMValueRef fr = cg_runtime(cg, "txrt_free", &fty);
 		LLVMPositionBuilderAtEnd(cg->b, fn->fail_bb);
 		for (int i = 0; i < fn->nheap; i++) {
+			LLVMValueRef fr = cg_runtime(cg, fn->heap[i].free_fn ? fn->heap[i].free_fn :
+			    "txrt_free", &fty);
 			LLVMValueRef p = LLVMBuildLoad2(cg->b,
 			    LLVMPointerTypeInContext(cg->ctx, 0), fn->heap[i].slot, "");
 			LLVMBuildCall2(cg->b, fty, fr, &p, 1, "");
@@ -232,8 +236,8 @@ cg_fail_if(Cg *cg, LLVMValueRef cond, LLVMValueRef rc, const char *msg)
 }
 
 /* The ABI type of a size or scalar parameter. */
-static LLVMTypeRef
-abi_type(Cg *cg, IrType t)
+LLVMTypeRef
+cg_abi_type(Cg *cg, IrType t)
 {
 	if (t.code == TY_F16)
 		return LLVMInt16TypeInContext(cg->ctx);
@@ -243,8 +247,8 @@ abi_type(Cg *cg, IrType t)
 }
 
 /* The value of a parameter received with its ABI type. */
-static LLVMValueRef
-from_abi(Cg *cg, IrType t, LLVMValueRef v)
+LLVMValueRef
+cg_from_abi(Cg *cg, IrType t, LLVMValueRef v)
 {
 	if (t.code == TY_F16)
 		return LLVMBuildBitCast(cg->b, v, cg_type(cg, t), "");
@@ -260,7 +264,7 @@ entry_type(Cg *cg, IrFunc *f)
 	LLVMTypeRef *p = arena_alloc(ir_arena, (n + 1) * sizeof *p);
 
 	for (int i = 0; i < f->nparams; i++)
-		p[i] = abi_type(cg, f->params[i]->type);
+		p[i] = cg_abi_type(cg, f->params[i]->type);
 	for (int i = 0; i < f->nargs; i++)
 		p[f->nparams + i] = LLVMPointerTypeInContext(cg->ctx, 0);
 	return LLVMFunctionType(LLVMInt32TypeInContext(cg->ctx), p, n, 0);
@@ -340,7 +344,7 @@ gen_entry(Cg *cg, IrFunc *f)
 	for (int i = 0; i < f->nparams; i++) {
 		LLVMValueRef p = LLVMGetParam(fn, i);
 		LLVMSetValueName2(p, f->params[i]->name, strlen(f->params[i]->name));
-		cg_bind_var(cg, f->params[i], from_abi(cg, f->params[i]->type, p));
+		cg_bind_var(cg, f->params[i], cg_from_abi(cg, f->params[i]->type, p));
 	}
 	/* the checks: no NULL tensor, then the body's leading asserts (sizes) */
 	IrStmt *body = f->body;
@@ -402,7 +406,7 @@ cg_packed_wrapper(Cg *cg, IrFunc *f)
 		LLVMValueRef p = LLVMBuildLoad2(b, ptr, slot, "");
 		/* scalars: args[i] points to the value; tensors: args[i] is it */
 		args[i] = i < f->nparams ?
-		    LLVMBuildLoad2(b, abi_type(cg, f->params[i]->type), p, "") : p;
+		    LLVMBuildLoad2(b, cg_abi_type(cg, f->params[i]->type), p, "") : p;
 	}
 	LLVMBuildRet(b, LLVMBuildCall2(b, LLVMGlobalGetValueType(target), target, args, n, ""));
 	LLVMDisposeBuilder(b);
@@ -437,4 +441,30 @@ cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs, int n,
 	LLVMDisposeBuilder(cg->b);
 	cg->b = NULL;
 	return diag_errors() == errors;
+}
+
+bool
+cg_module_hooked(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs, int n,
+    LLVMTargetDataRef td, const char *triple, bool contract, const CgHooks *hooks,
+    void *hook_ctx)
+{
+	int errors = diag_errors();
+
+	if (!cg_module(cg, ctx, name, NULL, 0, td, triple, false, contract, false))
+		return false;
+	cg->hooks = hooks;
+	cg->hook_ctx = hook_ctx;
+	cg->b = LLVMCreateBuilderInContext(ctx);
+	for (int i = 0; i < n; i++)
+		gen_entry(cg, funcs[i]);
+	LLVMDisposeBuilder(cg->b);
+	cg->b = NULL;
+	return diag_errors() == errors;
+}
+
+void
+cg_entries(Cg *cg, IrFunc **funcs, int n)
+{
+	for (int i = 0; i < n; i++)
+		gen_entry(cg, funcs[i]);
 }

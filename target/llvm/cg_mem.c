@@ -359,13 +359,16 @@ cg_load(Cg *cg, IrExpr *e)
 	if (lanes == 1) {
 		offsets(cg, b, e->load.idx, e->load.nidx, 1, &off, &step);
 		ptr = LLVMBuildGEP2(cg->b, et, base, &off, 1, "");
-		if (!e->a) {
+		LLVMValueRef p = e->a ? cg_expr(cg, e->a) : NULL;
+		if (cg->hooks && cg->hooks->access)
+			cg->hooks->access(cg, b, base, off, p, false);
+		if (!p) {
 			v = LLVMBuildLoad2(cg->b, et, ptr, b->name);
 			LLVMSetAlignment(v, align);
 			tag(cg, v, b);
 			return from_mem(cg, v, b->elem);
 		}
-		return from_mem(cg, pred_load(cg, b, ptr, cg_expr(cg, e->a)), b->elem);
+		return from_mem(cg, pred_load(cg, b, ptr, p), b->elem);
 	}
 	mask = access_mask(cg, e->a, lanes);
 	if (offsets(cg, b, e->load.idx, e->load.nidx, lanes, &off, &step)) {
@@ -438,6 +441,10 @@ cg_store(Cg *cg, IrStmt *s)
 		LLVMBasicBlockRef jb = NULL;
 		if (s->store.pred) {
 			LLVMValueRef p = cg_expr(cg, s->store.pred);
+			if (cg->hooks && cg->hooks->access) {
+				offsets(cg, b, s->store.idx, s->store.nidx, 1, &off, &step);
+				cg->hooks->access(cg, b, base, off, p, true);
+			}
 			LLVMBasicBlockRef sb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "pstore");
 			jb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "pstore.j");
 			LLVMBuildCondBr(cg->b, p, sb, jb);
@@ -445,6 +452,8 @@ cg_store(Cg *cg, IrStmt *s)
 		}
 		offsets(cg, b, s->store.idx, s->store.nidx, 1, &off, &step);
 		ptr = LLVMBuildGEP2(cg->b, et, base, &off, 1, "");
+		if (cg->hooks && cg->hooks->access && !s->store.pred)
+			cg->hooks->access(cg, b, base, off, NULL, true);
 		st = LLVMBuildStore(cg->b, v, ptr);
 		LLVMSetAlignment(st, align);
 		tag(cg, st, b);

@@ -129,12 +129,13 @@ gen_allocate(Cg *cg, IrStmt *s)
 {
 	Buffer *b = s->alloc.buf;
 	LLVMTypeRef et = cg_elem_mem_type(cg, b->elem);
-	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
 	unsigned long long esize = LLVMABISizeOfType(cg->td, et);
 	int64_t n = 1, c;
 	bool constant = true;
 	int mark = cg_scope_mark(cg);
 
+	if (cg->hooks && cg->hooks->allocate && cg->hooks->allocate(cg, s))
+		return;
 	/* a clamped extent (min(16, N - jo*16)) is allocated at its bound */
 	for (int d = 0; d < b->ndims; d++) {
 		if (!(ir_is_const(b->extent[d], &c) || bounds_const_max(b->extent[d], &c)) ||
@@ -153,14 +154,26 @@ gen_allocate(Cg *cg, IrStmt *s)
 		cg_scope_pop(cg, mark);
 		return;
 	}
-	/* the heap: txrt_alloc(elems * size); NULL fails as the C backend does */
+	cg_alloc_heap(cg, s, "txrt_alloc", "txrt_free");
+}
+
+/* The heap: alloc_fn(elems * size); NULL fails as the C backend does. */
+void
+cg_alloc_heap(Cg *cg, IrStmt *s, const char *alloc_fn, const char *free_fn)
+{
+	Buffer *b = s->alloc.buf;
+	LLVMTypeRef et = cg_elem_mem_type(cg, b->elem);
+	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
+	unsigned long long esize = LLVMABISizeOfType(cg->td, et);
+	int mark = cg_scope_mark(cg);
 	CgHeap *h = ARENA_PUSH(ir_arena, cg->fn->heap, cg->fn->nheap, cg->fn->capheap);
+	h->free_fn = strcmp(free_fn, "txrt_free") ? free_fn : NULL;
 	h->slot = cg_entry_alloca(cg, LLVMPointerTypeInContext(cg->ctx, 0), 8, "slot");
 	LLVMValueRef slot = h->slot;
 	LLVMValueRef bytes = LLVMBuildMul(cg->b, cg_buffer_elems(cg, b),
 	    LLVMConstInt(i64, esize, 0), "bytes");
 	LLVMTypeRef fty;
-	LLVMValueRef fn = cg_runtime(cg, "txrt_alloc", &fty);
+	LLVMValueRef fn = cg_runtime(cg, alloc_fn, &fty);
 	LLVMValueRef p = LLVMBuildCall2(cg->b, fty, fn, &bytes, 1, b->name);
 	cg_fail_if(cg, LLVMBuildIsNull(cg->b, p, ""),
 	    LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), TXC_ERR_ALLOC, 0),
@@ -169,7 +182,7 @@ gen_allocate(Cg *cg, IrStmt *s)
 	cg_bind_buf(cg, b, p);
 	cg_stmt(cg, s->alloc.body);
 	cg_scope_pop(cg, mark);
-	fn = cg_runtime(cg, "txrt_free", &fty);
+	fn = cg_runtime(cg, free_fn, &fty);
 	LLVMBuildCall2(cg->b, fty, fn, &p, 1, "");
 	LLVMBuildStore(cg->b, LLVMConstNull(LLVMPointerTypeInContext(cg->ctx, 0)), slot);
 }

@@ -692,3 +692,11 @@ llvm_emit_file(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind k, const ch
 		remove(path);
 	return ok;
 }
+
+bool
+llvm_write_module(LLVMModuleRef mod, LLVMTargetMachineRef tm, const LlvmOptions *o,
+    EmitKind k, FILE *out)
+{
+	verify(mod, o);
+	return write_module(mod, tm, o, k, out);
+}

@@ -131,11 +131,42 @@ run 1 --features=avx2 s.tx -o f.o
 absent f.o
 run 1 --target=aarch64-linux-gnu --cpu=notacpu s.tx -o f.o
 absent f.o
-# the cuda target says what it can do today
-run 1 --target=cuda s.tx -o cu.o
+# the cuda target: a kernel with no cuda schedule has no loop on the GPU
+"$TXC" --target=cuda s.tx -o cu.o >out 2>err </dev/null
+[ $? -eq 1 ] || fail "--target=cuda s.tx without a cuda schedule: not exit 1"
 absent cu.o
-grep -q 'emit=c' err || fail "--target=cuda -o cu.o: $(head -1 err)"
+grep -q 'not inside a loop bound to GPU blocks' err || fail "--target=cuda -o cu.o: $(head -1 err)"
 run 0 --target=cuda --emit=c -o - s.tx
+run 1 --emit=ptx s.tx -o p.ptx
+absent p.ptx
+run 1 --emit=kernels s.tx
+run 1 --cuda-arch=sm80 s.tx
+run 1 --cuda-arch=sm_90 s.tx -o a.o
+absent a.o
+cat >g.tx <<'EOF'
+kernel scale(N) {
+  in  x: f32[N];
+  out y: f32[N];
+  y[i] = x[i] * 2.0;
+}
+schedule scale for cuda {
+  y.split(i, 128) -> (bo, ti);
+  y.bind(bo, blockIdx.x);
+  y.bind(ti, threadIdx.x);
+}
+EOF
+run 0 --target=cuda g.tx -o g.o
+[ -s g.o ] || fail "--target=cuda g.tx -o g.o wrote no object"
+run 0 --target=cuda --cuda-arch=sm_90 --emit=ptx g.tx -o g.ptx
+grep -q '^\.target sm_90' g.ptx || fail "--cuda-arch=sm_90: $(grep '^\.target' g.ptx)"
+grep -q '^\.visible \.entry scale_k0' g.ptx || fail "--emit=ptx: no entry scale_k0"
+run 0 --target=cuda --emit=kernels -o - g.tx
+grep -q 'gpu.launch(0)' out || fail "--emit=kernels: no launch in the host code"
+run 0 --target=cuda --emit=cuda -o g.cu g.tx
+grep -q '__global__ void' g.cu || fail "--emit=cuda: no __global__ kernel"
+grep -q 'scale_k0<<<' g.cu || fail "--emit=cuda: no launch"
+run 1 --emit=cuda s.tx -o s.cu
+absent s.cu
 
 # ---- -D names a size parameter of a compiled kernel ------------------------
 run 1 -D Q=4 s.tx -o q.o

@@ -5,7 +5,10 @@
 #
 # FILE.tx holds a kernel (-k picks one, default the first) and any number
 # of cpu schedules for it (`schedule K for cpu {...}`, `schedule K as NAME
-# for cpu {...}`).  The unscheduled kernel (`txc --no-schedule --emit=c`)
+# for cpu {...}`), and of cuda ones, which run in libtxrt's GPU emulator
+# (TXRT_CUDA=emulate; its race and bounds checks fail a run) and whose PTX
+# must assemble for sm_80 and sm_90 where ptxas is found, and whose CUDA C
+# (--emit=cuda) must compile where nvcc is found.  The unscheduled kernel (`txc --no-schedule --emit=c`)
 # is the reference; each schedule is built
 # with `txc -s NAME --emit=c` and $CC -O1 (once more with -fopenmp when it
 # uses parallel), and, when txc's LLVM path and libtxrt are there, as a
@@ -55,6 +58,9 @@ shift $((OPTIND - 1))
 [ $# -eq 1 ] || { echo "diffcheck.sh: one .tx file expected"; exit 99; }
 tx=$1
 : "${TXC:?TXC must name the txc binary}"
+# cuda schedules run in libtxrt's emulator, on the harness's host buffers
+TXRT_CUDA=emulate
+export TXRT_CUDA
 CC=${CC:-cc}
 seed=${TXC_SEED:-1}
 builddir=${abs_top_builddir:-.}
@@ -86,11 +92,15 @@ fail() { # MESSAGE [LOG]
 scheds=$(sed -n \
 	-e "s/^[[:space:]]*schedule[[:space:]]\{1,\}$kernel[[:space:]]\{1,\}as[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]\{1,\}for[[:space:]]\{1,\}cpu.*/\1/p" \
 	-e "s/^[[:space:]]*schedule[[:space:]]\{1,\}$kernel[[:space:]]\{1,\}for[[:space:]]\{1,\}cpu.*/-/p" "$tx")
+# cuda schedules: run by libtxrt's GPU emulator (TXRT_CUDA=emulate)
+cscheds=$(sed -n \
+	-e "s/^[[:space:]]*schedule[[:space:]]\{1,\}$kernel[[:space:]]\{1,\}as[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]\{1,\}for[[:space:]]\{1,\}cuda.*/\1/p" \
+	-e "s/^[[:space:]]*schedule[[:space:]]\{1,\}$kernel[[:space:]]\{1,\}for[[:space:]]\{1,\}cuda.*/-/p" "$tx")
 
 # The text of one schedule block.
-block() { # NAME
+block() { # NAME [TARGET]
 	if [ "$1" = - ]; then
-		pat="^[[:space:]]*schedule[[:space:]]+$kernel[[:space:]]+for[[:space:]]"
+		pat="^[[:space:]]*schedule[[:space:]]+$kernel[[:space:]]+for[[:space:]]+${2:-cpu}"
 	else
 		pat="^[[:space:]]*schedule[[:space:]]+$kernel[[:space:]]+as[[:space:]]+$1[[:space:]]"
 	fi
@@ -181,6 +191,44 @@ for s in $scheds; do
 		# object (the first build calls libtxrt's prebuilt ones where it can)
 		if grep -q '\.tensorize(' "$tag.sched"; then
 			llvm_build "$tag.local" "--local-intrinsics" --local-intrinsics
+		fi
+	fi
+done
+# cuda schedules: the host object with its kernels, run by libtxrt's
+# emulator on the host's memory (its race and bounds checks fail a run);
+# where ptxas is found, their PTX must assemble for sm_80 and sm_90
+ptxas=$(command -v ptxas 2>/dev/null || true)
+[ -n "$ptxas" ] || { [ -x /usr/local/cuda/bin/ptxas ] && ptxas=/usr/local/cuda/bin/ptxas; }
+# and where nvcc is found, the CUDA C of --emit=cuda must compile (TXC_E2E_NVCC=0: no)
+nvcc=
+if [ "${TXC_E2E_NVCC:-1}" != 0 ]; then
+	nvcc=$(command -v nvcc 2>/dev/null || true)
+	[ -n "$nvcc" ] || { [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc; }
+fi
+for s in $cscheds; do
+	[ $llvm = yes ] || break
+	if [ "$s" = - ]; then sflag=; tag=cuda; else sflag="-s $s"; tag=$s; fi
+	block "$s" cuda >"$tag.sched"
+	llvm_build "$tag.gpu" "--target=cuda -o X.o" --target=cuda
+	if [ -n "$ptxas" ]; then
+		# shellcheck disable=SC2086
+		if ! "$TXC" -k "$kernel" $sflag --target=cuda --emit=ptx -o "$tag.ptx" "$tx" 2>txc.err; then
+			fail "$name: schedule $tag: txc --emit=ptx failed"
+			cat txc.err
+		else
+			for arch in sm_80 sm_90; do
+				"$ptxas" -arch=$arch -o "$tag.$arch.cubin" "$tag.ptx" >"$build_log" 2>&1 ||
+				    fail "$name: schedule $tag: ptxas -arch=$arch rejects the PTX" "$build_log"
+			done
+		fi
+	fi
+	if [ -n "$nvcc" ]; then
+		# shellcheck disable=SC2086
+		if ! "$TXC" -k "$kernel" $sflag --target=cuda --emit=cuda -o "$tag.cu" "$tx" 2>txc.err; then
+			fail "$name: schedule $tag: txc --emit=cuda failed"
+			cat txc.err
+		elif ! "$nvcc" -c -arch=sm_80 -o "$tag.cu.o" "$tag.cu" >"$build_log" 2>&1; then
+			fail "$name: schedule $tag: nvcc rejects the CUDA C of --emit=cuda" "$build_log"
 		fi
 	fi
 done
@@ -321,5 +369,5 @@ if [ "$sizes" != "" ]; then
 fi
 
 nb=$(echo $bins | wc -w)
-echo "$name: $(echo $scheds | wc -w) schedules, $nb builds (llvm: $llvm, openmp: $omp), $nsets size sets, $ncmp runs, $nrej size rejections, $fails failures$( [ "$dead" = " " ] || echo " (stopped after a failure:$dead)")"
+echo "$name: $(echo $scheds $cscheds | wc -w) schedules, $nb builds (llvm: $llvm, openmp: $omp), $nsets size sets, $ncmp runs, $nrej size rejections, $fails failures$( [ "$dead" = " " ] || echo " (stopped after a failure:$dead)")"
 [ $fails -eq 0 ]

@@ -389,7 +389,7 @@ static bool emit_ok, header_ok;
 static void
 w_c(FILE *fp, void *a) { (void)a; emit_ok = c_emit(fp, funcs, nfuncs, "emit_c_test"); }
 static void
-w_h(FILE *fp, void *a) { header_ok = header_emit(fp, funcs, nfuncs, *(bool *)a, true); }
+w_h(FILE *fp, void *a) { header_ok = header_emit(fp, funcs, nfuncs, *(bool *)a, HEADER_C); }
 static void
 w_main(FILE *fp, void *a) { (void)a; fputs(driver, fp); }
 

@@ -1,0 +1,488 @@
+/* cuda_emu.c: libtxrt's CPU emulator of CUDA kernels and its checker.
+ *
+ * txc compiles each CUDA kernel twice: to PTX, and to host code (the
+ * kernel's `emu` function) that reads its thread and block ids with
+ * txrt_emu_id, waits at __syncthreads with txrt_emu_barrier, finds its
+ * dynamic shared memory with txrt_emu_shared and announces every load and
+ * store with txrt_emu_access.  The emulator runs the blocks of a launch
+ * one after another (x fastest), and the threads of a block as fibers
+ * (fiber.h), one each with a stack of its own, on the calling OS thread:
+ * thread 0 runs until it reaches a barrier or the end of the kernel, then
+ * thread 1, and so on; when every thread waits at the barrier, a new
+ * barrier interval (epoch) starts and they all run on from it.  If some
+ * threads wait while the others have finished, the barrier can never
+ * complete: that is reported and the launch stopped.
+ *
+ * The checker (TXRT_CUDA_CHECK=0 turns it off) sees each access before it
+ * happens.  An index out of its buffer's bounds is reported and stops the
+ * launch before the access is made.  For shared buffers, which live in the
+ * block's arena, a shadow entry per arena byte holds the epoch and thread
+ * of the last write and the epoch and first two threads of the reads of
+ * the current epoch.  In one epoch, a byte written by two threads, read by
+ * one after another wrote it, or written by one after another read it is
+ * a race (nothing orders the two on a GPU); a read of a byte not written
+ * since the block started gets the arena's poison (0xff bytes) and is
+ * reported too.  A thread never races with itself.  Every report is
+ * counted; the first ten of a launch are printed on stderr, and the first
+ * becomes the launch's error.
+ *
+ * Launches are emulated one at a time (a mutex); the fibers' stacks, the
+ * arena and the shadow are kept for the next.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_api.h"
+#include "fiber.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define EMU_STACK (1024 * 1024)
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define EMU_STACK (1024 * 1024)
+#endif
+#endif
+#ifndef EMU_STACK
+#define EMU_STACK (256 * 1024)   /* virtual: pages are touched as a kernel uses them */
+#endif
+
+#define MAX_PRINTED 10
+#define NOBODY 0xffff
+/* epochs restart (and the shadow is cleared) before they could wrap */
+#define EPOCH_LIMIT 0xf0000000u
+
+enum { RUNNING, WAITING, FINISHED };
+
+typedef struct {
+	Fiber fiber;
+	int64_t tid[3];
+	int index;               /* x + bx * (y + by * z) */
+	int state;
+} Thread;
+
+/* one arena byte: see the top comment */
+typedef struct {
+	uint32_t wepoch, repoch;
+	uint16_t writer, reader, reader2, pad;
+} Shadow;
+
+typedef struct {
+	const txrt_cuda_kernel *kernel;
+	void **params;
+	int64_t ids[12];         /* 3..11: blockIdx, blockDim, gridDim (0..2 are per thread) */
+	int nthreads;
+	Thread *cur;             /* the thread running */
+	Fiber sched;             /* the launching OS thread's own stack */
+	size_t shared;
+	int check;
+	int stopped;             /* an access out of bounds or a stuck barrier */
+	int64_t reports;
+	char first[400];
+} Emu;
+
+static pthread_mutex_t emu_mu = PTHREAD_MUTEX_INITIALIZER;
+static Emu emu;
+static Thread *threads;          /* CUDA_EMU_MAX_THREADS of them ... */
+static int nstacks;              /* ... the first nstacks with a stack */
+static unsigned char *arena;
+static size_t arena_cap;
+static Shadow *shadow;
+static size_t shadow_cap;
+static uint32_t epoch, block_epoch;
+
+static _Thread_local Emu *cur_emu;    /* while this OS thread emulates a launch */
+static _Thread_local int64_t last_reports;
+
+int64_t
+txrt_cuda_emu_reports(void)
+{
+	return last_reports;
+}
+
+void
+cuda_emu_clear_reports(void)
+{
+	last_reports = 0;
+}
+
+/* ---- reports ---------------------------------------------------------------- */
+
+static const char *
+buffer_name(const txrt_cuda_kernel *k, int buf, char *tmp, size_t n)
+{
+	if (k->buffers && buf >= 0 && buf < k->nbuffers && k->buffers[buf])
+		return k->buffers[buf];
+	snprintf(tmp, n, "#%d", buf);
+	return tmp;
+}
+
+static int
+buffer_kind(const txrt_cuda_kernel *k, int buf)
+{
+	if (k->buffer_kinds && buf >= 0 && buf < k->nbuffers)
+		return k->buffer_kinds[buf];
+	return 0;
+}
+
+/* "(x,y,z)" of thread index i */
+static const char *
+thread_name(const Emu *e, int i, char *buf, size_t n)
+{
+	int64_t bx = e->ids[6], by = e->ids[7];
+	snprintf(buf, n, "(%lld,%lld,%lld)", (long long)(i % bx), (long long)(i / bx % by),
+	    (long long)(i / (bx * by)));
+	return buf;
+}
+
+static const char *
+block_name(const Emu *e, char *buf, size_t n)
+{
+	snprintf(buf, n, "(%lld,%lld,%lld)", (long long)e->ids[3], (long long)e->ids[4],
+	    (long long)e->ids[5]);
+	return buf;
+}
+
+static void report(Emu *e, const char *fmt, ...) TXRT_PRINTF(2, 3);
+
+static void
+report(Emu *e, const char *fmt, ...)
+{
+	char msg[sizeof e->first];
+	va_list ap;
+
+	int n = snprintf(msg, sizeof msg, "kernel '%s': ", e->kernel->name);
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (e->reports++ == 0)
+		memcpy(e->first, msg, sizeof msg);
+	if (e->reports <= MAX_PRINTED)
+		fprintf(stderr, "txrt: emulator: %s\n", msg);
+}
+
+/* Stops the launch from the running thread, which is never resumed. */
+static void
+stop(Emu *e)
+{
+	e->stopped = 1;
+	fiber_switch(&e->cur->fiber, &e->sched);
+}
+
+/* ---- the calls of emulated kernels --------------------------------------------- */
+
+int64_t
+txrt_emu_id(int which)
+{
+	Emu *e = cur_emu;
+
+	if (!e || which < 0 || which >= 12)
+		return 0;
+	return which < 3 ? e->cur->tid[which] : e->ids[which];
+}
+
+void
+txrt_emu_barrier(void)
+{
+	Emu *e = cur_emu;
+
+	if (!e)
+		return;
+	e->cur->state = WAITING;
+	fiber_switch(&e->cur->fiber, &e->sched);
+}
+
+void *
+txrt_emu_shared(void)
+{
+	return cur_emu ? arena : NULL;
+}
+
+enum { RACE_NONE, RACE_WW, RACE_RAW, RACE_WAR, UNINIT };
+
+void
+txrt_emu_access(int buf, const void *base, int64_t off, int64_t n, int esize, int write,
+    int active)
+{
+	Emu *e = cur_emu;
+	char tb[48], bb[48], nb[24];
+
+	if (!active || !e || !e->check)
+		return;
+	const txrt_cuda_kernel *k = e->kernel;
+	int kind = buffer_kind(k, buf);
+	static const char *const kinds[] = { "global", "shared", "local" };
+	const char *kname = kind >= 0 && kind <= 2 ? kinds[kind] : "";
+	if (off < 0 || off >= n) {
+		report(e, "out-of-bounds %s of %s buffer '%s': element %lld of %lld, thread %s of block %s",
+		    write ? "write" : "read", kname, buffer_name(k, buf, nb, sizeof nb),
+		    (long long)off, (long long)n, thread_name(e, e->cur->index, tb, sizeof tb),
+		    block_name(e, bb, sizeof bb));
+		stop(e);
+		return;
+	}
+	if (kind != 1 || esize <= 0)
+		return;
+
+	uintptr_t p = (uintptr_t)base + (uintptr_t)off * (uintptr_t)esize;
+	uintptr_t a = (uintptr_t)arena;
+	if (p < a || p - a > e->shared || e->shared - (p - a) < (uintptr_t)esize) {
+		report(e, "%s of shared buffer '%s' element %lld outside the block's %zu bytes of shared "
+		    "memory, thread %s of block %s", write ? "write" : "read",
+		    buffer_name(k, buf, nb, sizeof nb), (long long)off, e->shared,
+		    thread_name(e, e->cur->index, tb, sizeof tb), block_name(e, bb, sizeof bb));
+		stop(e);
+		return;
+	}
+
+	Shadow *s = shadow + (p - a);
+	uint32_t now = epoch;
+	uint16_t me = (uint16_t)e->cur->index;
+	int problem = RACE_NONE;
+	uint16_t other = 0;
+	for (int i = 0; i < esize; i++, s++) {
+		if (write) {
+			if (problem == RACE_NONE) {
+				if (s->wepoch == now && s->writer != me) {
+					problem = RACE_WW;
+					other = s->writer;
+				} else if (s->repoch == now && (s->reader != me || s->reader2 != NOBODY)) {
+					problem = RACE_WAR;
+					other = s->reader != me ? s->reader : s->reader2;
+				}
+			}
+			s->wepoch = now;
+			s->writer = me;
+		} else {
+			if (problem == RACE_NONE) {
+				if (s->wepoch < block_epoch) {
+					problem = UNINIT;
+				} else if (s->wepoch == now && s->writer != me) {
+					problem = RACE_RAW;
+					other = s->writer;
+				}
+			}
+			if (s->repoch != now) {
+				s->repoch = now;
+				s->reader = me;
+				s->reader2 = NOBODY;
+			} else if (s->reader != me && s->reader2 == NOBODY) {
+				s->reader2 = me;
+			}
+		}
+	}
+	if (problem == RACE_NONE)
+		return;
+
+	char ob[48];
+	const char *name = buffer_name(k, buf, nb, sizeof nb);
+	thread_name(e, me, tb, sizeof tb);
+	block_name(e, bb, sizeof bb);
+	switch (problem) {
+	case UNINIT:
+		report(e, "read of uninitialised shared memory: buffer '%s' element %lld, thread %s "
+		    "of block %s", name, (long long)off, tb, bb);
+		break;
+	case RACE_WW:
+		report(e, "write-write race on shared buffer '%s' element %lld: threads %s and %s "
+		    "of block %s both write it with no barrier between", name, (long long)off,
+		    thread_name(e, other, ob, sizeof ob), tb, bb);
+		break;
+	case RACE_RAW:
+		report(e, "read-after-write race on shared buffer '%s' element %lld: thread %s "
+		    "reads it after thread %s wrote it, with no barrier between (block %s)", name,
+		    (long long)off, tb, thread_name(e, other, ob, sizeof ob), bb);
+		break;
+	case RACE_WAR:
+		report(e, "write-after-read race on shared buffer '%s' element %lld: thread %s "
+		    "writes it after thread %s read it, with no barrier between (block %s)", name,
+		    (long long)off, tb, thread_name(e, other, ob, sizeof ob), bb);
+		break;
+	}
+}
+
+/* ---- running a launch ---------------------------------------------------------- */
+
+static void
+thread_main(void *arg)
+{
+	Thread *t = arg;
+	Emu *e = cur_emu;
+
+	e->kernel->emu(e->params);
+	t->state = FINISHED;
+}
+
+static void
+next_epoch(void)
+{
+	epoch++;
+}
+
+/* Runs the block whose ids are in e->ids; stops the launch when the
+ * block's barriers cannot complete. */
+static void
+run_block(Emu *e)
+{
+	int n = e->nthreads;
+
+	memset(arena, 0xff, e->shared);
+	if (epoch >= EPOCH_LIMIT) {
+		if (shadow)
+			memset(shadow, 0, shadow_cap * sizeof *shadow);
+		epoch = 0;
+	}
+	next_epoch();
+	block_epoch = epoch;
+	for (int i = 0; i < n; i++) {
+		threads[i].state = RUNNING;
+		fiber_start(&threads[i].fiber, thread_main, &threads[i], &e->sched);
+	}
+	for (;;) {
+		int waiting = 0, finished = 0, first_finished = -1;
+		for (int i = 0; i < n; i++) {
+			Thread *t = &threads[i];
+			if (t->state == RUNNING) {
+				e->cur = t;
+				fiber_switch(&e->sched, &t->fiber);
+				if (e->stopped)
+					return;
+			}
+			if (t->state == WAITING) {
+				waiting++;
+			} else {
+				finished++;
+				if (first_finished < 0)
+					first_finished = i;
+			}
+		}
+		if (waiting == 0)
+			return;
+		if (finished > 0) {
+			char tb[48], bb[48];
+			report(e, "barrier not reached by every thread of block %s: %d thread%s wait at "
+			    "it while %d finished the kernel (the first: thread %s); the launch was stopped",
+			    block_name(e, bb, sizeof bb), waiting, waiting == 1 ? "" : "s", finished,
+			    thread_name(e, first_finished, tb, sizeof tb));
+			e->stopped = 1;
+			return;
+		}
+		next_epoch();
+		for (int i = 0; i < n; i++)
+			threads[i].state = RUNNING;
+	}
+}
+
+/* The stacks, arena and shadow a launch needs; 0 or -1 after an error. */
+static int
+reserve(const char *name, int n, size_t shared, int check)
+{
+	if (!threads) {
+		threads = calloc(CUDA_EMU_MAX_THREADS, sizeof *threads);
+		if (!threads)
+			goto oom;
+	}
+	for (; nstacks < n; nstacks++)
+		if (fiber_init(&threads[nstacks].fiber, EMU_STACK) != 0) {
+			txrt_set_error("kernel '%s': cannot map the emulator's stack for thread %d",
+			    name, nstacks);
+			return -1;
+		}
+	if (!arena || arena_cap < shared) {
+		size_t cap = shared > 4096 ? shared : 4096;
+		txrt_free(arena);
+		arena = txrt_alloc(cap);
+		arena_cap = arena ? cap : 0;
+		if (!arena)
+			goto oom;
+	}
+	if (check && shadow_cap < shared) {
+		free(shadow);
+		shadow = calloc(shared, sizeof *shadow);
+		shadow_cap = shadow ? shared : 0;
+		if (!shadow)
+			goto oom;
+		/* zero epochs: never written, which every later block sees */
+	}
+	return 0;
+oom:
+	txrt_set_error("kernel '%s': out of memory for the emulator", name);
+	return -1;
+}
+
+static int
+checks_on(void)
+{
+	const char *s = getenv("TXRT_CUDA_CHECK");
+	return !(s && strcmp(s, "0") == 0);
+}
+
+int
+cuda_emu_launch(const txrt_cuda_module *m, int k, const int64_t grid[3], const int64_t block[3],
+    int64_t shared, void **params)
+{
+	const txrt_cuda_kernel *kern = &m->kernels[k];
+
+	last_reports = 0;
+	if (!kern->emu) {
+		txrt_set_error("kernel '%s' has no host copy for the emulator (TXRT_CUDA=emulate)",
+		    kern->name);
+		return TXRT_ERR_CUDA;
+	}
+	if (cur_emu) {
+		txrt_set_error("kernel '%s': launched from inside an emulated kernel", kern->name);
+		return TXRT_ERR_CUDA;
+	}
+	int check = checks_on();
+	int n = (int)(block[0] * block[1] * block[2]);
+
+	pthread_mutex_lock(&emu_mu);
+	if (reserve(kern->name, n, (size_t)shared, check) != 0) {
+		pthread_mutex_unlock(&emu_mu);
+		return TXRT_ERR_CUDA;
+	}
+	Emu *e = &emu;
+	memset(e, 0, sizeof *e);
+	e->kernel = kern;
+	e->params = params;
+	e->nthreads = n;
+	e->shared = (size_t)shared;
+	e->check = check;
+	for (int d = 0; d < 3; d++) {
+		e->ids[6 + d] = block[d];
+		e->ids[9 + d] = grid[d];
+	}
+	for (int i = 0; i < n; i++) {
+		threads[i].index = i;
+		threads[i].tid[0] = i % block[0];
+		threads[i].tid[1] = i / block[0] % block[1];
+		threads[i].tid[2] = i / (block[0] * block[1]);
+	}
+	cur_emu = e;
+	for (int64_t z = 0; z < grid[2] && !e->stopped; z++)
+		for (int64_t y = 0; y < grid[1] && !e->stopped; y++)
+			for (int64_t x = 0; x < grid[0] && !e->stopped; x++) {
+				e->ids[3] = x;
+				e->ids[4] = y;
+				e->ids[5] = z;
+				run_block(e);
+			}
+	cur_emu = NULL;
+
+	int rc = 0;
+	last_reports = e->reports;
+	if (e->reports > MAX_PRINTED)
+		fprintf(stderr, "txrt: emulator: kernel '%s': %lld reports, the first %d shown\n",
+		    kern->name, (long long)e->reports, MAX_PRINTED);
+	if (e->reports > 1) {
+		txrt_set_error("%s (the first of %lld reports)", e->first, (long long)e->reports);
+		rc = TXRT_ERR_CUDA;
+	} else if (e->reports == 1) {
+		txrt_set_error("%s", e->first);
+		rc = TXRT_ERR_CUDA;
+	}
+	pthread_mutex_unlock(&emu_mu);
+	return rc;
+}

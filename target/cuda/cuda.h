@@ -1,0 +1,114 @@
+/* cuda.h: the cuda target's internal interface (target/cuda/ only).
+ *
+ * The generic lowering (lower/) leaves a kernel whose GPU loops are still
+ * loops, with kinds gpu_block and gpu_thread, as Halide does.  The passes
+ * here then make GPU code of it, each in its own file:
+ *
+ *   gpu_split.c   each outermost nest of block loops becomes a GpuKernel
+ *                 (its parameters: the variables and buffers it uses) and
+ *                 a launch in the host function
+ *   gpu_spmd.c    a kernel's block and thread loops become one SPMD body:
+ *                 ids instead of loops, guards for short thread loops,
+ *                 block-level copies spread over the threads, barriers
+ *   gpu_shared.c  the block's shared allocations packed into one dynamic
+ *                 arena, local ones checked to fit in registers
+ *   cuda_ptx.c    the kernels through LLVM's NVPTX backend to PTX
+ *   cuda_c.c      --emit=cuda: the same kernels and entry points as CUDA C
+ *   cuda_host.c   the host object: entry points that check, allocate and
+ *                 launch through libtxrt, the PTX, and the kernels compiled
+ *                 a second time for libtxrt's emulator (cuda_emu.c's hooks)
+ *
+ * IR conventions after gpu_spmd: the ids are calls of the intrinsics
+ * GPU_TID ("gpu.tid", argument the dimension 0..2, type i64) and GPU_BID
+ * ("gpu.bid"); a barrier is an Evaluate of GPU_BARRIER ("gpu.barrier",
+ * type i32).  The host function launches kernel k with an Evaluate of
+ * GPU_LAUNCH (i32 k, then grid x y z, block x y z, shared bytes, all i64).
+ */
+#ifndef TXC_CUDA_H
+#define TXC_CUDA_H
+
+#include "lower/ir.h"
+#include "target/target.h"
+
+#define GPU_TID "gpu.tid"
+#define GPU_BID "gpu.bid"
+#define GPU_BARRIER "gpu.barrier"
+#define GPU_LAUNCH "gpu.launch"
+
+/* The most threads a block may have, and shared memory a block may use
+ * (the smallest limit of sm_80 and later: 163 KiB on sm_80; the run time
+ * checks the device's own). */
+#define GPU_MAX_THREADS 1024
+#define GPU_MAX_SHARED (163 * 1024)
+
+/* A shared buffer's place in the block's arena. */
+typedef struct {
+	Buffer *buf;
+	IrExpr *offset;           /* bytes, over the kernel's parameters */
+	IrExpr *bytes;
+	Loc loc;                  /* the primitive that placed it */
+} GpuShared;
+
+typedef struct {
+	const char *name;         /* "NAME_k0": the PTX entry */
+	Loc loc;                  /* the outer block loop's bind */
+	IrFunc *fn;               /* params: its variables, args: its buffers;
+	                             body: the block body (SPMD after gpu_spmd) */
+	Var *bvar[3];             /* the block loops' variables (NULL: none) */
+	IrExpr *bmin[3];
+	IrExpr *grid[3];          /* host expressions (i64) */
+	IrExpr *block[3];         /* threads per block, host expressions */
+	GpuShared *shared; int nshared, capshared;
+	IrExpr *shared_bytes;     /* the arena's size, a host expression */
+	int64_t max_threads;      /* a constant bound of the block's threads, or 0 */
+} GpuKernel;
+
+/* A kernel of the file split into host code and GPU kernels. */
+typedef struct {
+	IrFunc *host;             /* the entry point: checks, allocations, launches */
+	GpuKernel **k; int nk, capk;
+} GpuFunc;
+
+/* ---- gpu_split.c -------------------------------------------------------- */
+/* The host function and kernels of f; NULL after diagnostics. */
+GpuFunc *gpu_split(IrFunc *f);
+
+/* ---- gpu_spmd.c --------------------------------------------------------- */
+/* Makes k's body one SPMD program (its block sizes into k->block); false
+ * after diagnostics. */
+bool gpu_spmd(GpuKernel *k);
+/* Whether s contains a loop of kind fk. */
+bool gpu_has_loop(IrStmt *s, ForKind fk);
+
+/* ---- gpu_shared.c ------------------------------------------------------- */
+/* Places k's shared buffers in the arena and checks its local ones. */
+bool gpu_shared(GpuKernel *k);
+/* The shared placement of b in k, or NULL. */
+GpuShared *gpu_shared_find(GpuKernel *k, Buffer *b);
+
+/* The whole pipeline for the file's kernels (gpu_split, gpu_spmd,
+ * gpu_shared); NULL after diagnostics. */
+GpuFunc **gpu_lower(IrFunc **funcs, int n);
+
+/* ---- cuda_ptx.c --------------------------------------------------------- */
+typedef struct {
+	const char *arch;         /* "sm_80" (default) */
+	const char *ptx_features; /* NULL: LLVM's default PTX ISA for arch */
+} CudaOptions;
+/* The PTX of every kernel of gf (malloc'd, NUL-terminated); NULL after
+ * diagnostics. */
+char *cuda_ptx(GpuFunc **gf, int n, const LlvmOptions *o, const CudaOptions *co);
+
+/* ---- cuda_host.c -------------------------------------------------------- */
+/* The host object (or assembly, IR, bitcode) of gf with ptx embedded. */
+bool cuda_host_emit(GpuFunc **gf, int n, const char *ptx, const LlvmOptions *o,
+    EmitKind kind, FILE *out);
+
+/* ---- cuda_c.c ----------------------------------------------------------- */
+bool cuda_c_emit(FILE *out, GpuFunc **gf, int n, const char *source_name);
+
+/* ---- cuda_c.c ------------------------------------------------------------ */
+/* --emit=cuda: the kernels and entry points as CUDA C. */
+bool cuda_c_emit(FILE *out, GpuFunc **gf, int n, const char *source_name);
+
+#endif

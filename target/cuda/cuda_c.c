@@ -1,0 +1,283 @@
+/* cuda_c.c: --target=cuda --emit=cuda, readable CUDA C of the kernels.
+ *
+ * The same kernels the PTX comes from (after gpu_split, gpu_spmd and
+ * gpu_shared), written by the C backend (target/c) with hooks: each
+ * kernel is an `extern "C" __global__` function whose ids are threadIdx
+ * and blockIdx, whose barriers are __syncthreads() and whose shared
+ * buffers sit in one `extern __shared__` arena; each entry point is the C
+ * entry point (checks, then the host code) whose launches are
+ * `K<<<grid, block, shared>>>(...)` followed by a check of the launch and
+ * of the kernel's completion, and whose stages computed at root are
+ * cudaMalloc'ed.  The file is for reading and teaching, and compiles with
+ * nvcc (`nvcc -c -arch=sm_80 FILE.cu`) into an object with the same entry
+ * points as txc's own, calling the CUDA runtime instead of libtxrt.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/c/cemit.h"
+#include "target/cuda/cuda.h"
+
+typedef struct {
+	GpuFunc *gf;              /* the function being written */
+	GpuKernel *k;             /* the kernel being written, or NULL (host) */
+} CudaC;
+
+static bool
+is_call(IrExpr *e, const char *name)
+{
+	return e && e->kind == IR_CALL && e->call.ck == CALL_INTRINSIC &&
+	    !strcmp(e->call.name, name);
+}
+
+static int
+dim_of(IrExpr *e)
+{
+	int64_t d = 0;
+	if (e->call.nargs != 1 || !ir_is_const(e->call.args[0], &d) || d < 0 || d > 2)
+		ICE("%s with a bad dimension", e->call.name);
+	return (int)d;
+}
+
+static char *
+intrinsic(CEmit *E, IrExpr *e, const char *lane, bool hoist)
+{
+	(void)lane;
+	(void)hoist;
+	if (is_call(e, GPU_TID))
+		return arena_printf(E->a, "((int64_t)threadIdx.%c)", "xyz"[dim_of(e)]);
+	if (is_call(e, GPU_BID))
+		return arena_printf(E->a, "((int64_t)blockIdx.%c)", "xyz"[dim_of(e)]);
+	if (is_call(e, GPU_BARRIER))
+		return "(__syncthreads(), 0)";
+	return NULL;
+}
+
+static const char *
+count_text(CEmit *E, Buffer *b)
+{
+	IrExpr *n = NULL;
+	for (int d = 0; d < b->ndims; d++)
+		n = n ? ir_mul(n, b->extent[d]) : b->extent[d];
+	return n ? cexpr(E, n, NULL, true) : "1";
+}
+
+/* A launch: grid, block and shared bytes from the sizes, then the kernel
+ * and the checks of its launch and completion. */
+static void
+launch(CEmit *E, CudaC *C, IrExpr *e)
+{
+	int64_t idx;
+	if (!ir_is_const(e->call.args[0], &idx) || idx < 0 || idx >= C->gf->nk)
+		ICE("a launch of an unknown kernel");
+	GpuKernel *k = C->gf->k[idx];
+	IrFunc *f = k->fn;
+	char *g[3], *b[3];
+	for (int d = 0; d < 3; d++) {
+		g[d] = cexpr(E, k->grid[d], NULL, true);
+		b[d] = cexpr(E, k->block[d], NULL, true);
+	}
+	char *sh = cexpr(E, k->shared_bytes, NULL, true);
+	char *args = "";
+	for (int i = 0; i < f->nparams; i++)
+		args = arena_printf(E->a, "%s%s%s", args, *args ? ", " : "",
+		    cexpr(E, ir_var(f->params[i]), NULL, true));
+	for (int i = 0; i < f->nargs; i++)
+		args = arena_printf(E->a, "%s%s(%s *)%s", args, *args ? ", " : "",
+		    target_c_type(f->args[i]->elem),
+		    cname_get(E->names, f->args[i], f->args[i]->name));
+	cemit_open(E);
+	cemit_flush_pre(E, true);
+	cemit_line(E, "/* kernel %s */", k->name);
+	cemit_line(E, "int64_t txc_grid[3] = { %s, %s, %s };", g[0], g[1], g[2]);
+	cemit_line(E, "int64_t txc_shared_bytes = %s;", sh);
+	cemit_line(E, "if (txc_grid[0] > 0 && txc_grid[1] > 0 && txc_grid[2] > 0) {");
+	E->indent++;
+	cemit_line(E, "cudaError_t txc_e = cudaSuccess;");
+	cemit_line(E, "if (txc_shared_bytes > 48 * 1024)   /* opt in above 48 KiB */");
+	cemit_line(E, "\ttxc_e = cudaFuncSetAttribute(%s, "
+	    "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)txc_shared_bytes);", k->name);
+	cemit_line(E, "if (txc_e == cudaSuccess) {");
+	E->indent++;
+	cemit_line(E, "%s<<<dim3((unsigned)txc_grid[0], (unsigned)txc_grid[1], "
+	    "(unsigned)txc_grid[2]), dim3(%s, %s, %s), (size_t)txc_shared_bytes>>>(%s);",
+	    k->name, b[0], b[1], b[2], args);
+	cemit_line(E, "txc_e = cudaGetLastError();");
+	E->indent--;
+	cemit_line(E, "}");
+	cemit_line(E, "if (txc_e == cudaSuccess)");
+	cemit_line(E, "\ttxc_e = cudaDeviceSynchronize();");
+	cemit_line(E, "if (txc_e != cudaSuccess) {");
+	E->indent++;
+	cemit_line(E, "txc_error_%s = cudaGetErrorString(txc_e);", E->f->name);
+	cemit_free_live(E);
+	cemit_line(E, "return 6;   /* TXRT_ERR_CUDA */");
+	E->indent--;
+	cemit_line(E, "}");
+	E->indent--;
+	cemit_line(E, "}");
+	cemit_close(E);
+}
+
+static bool
+host_stmt(CEmit *E, IrStmt *s, bool last)
+{
+	CudaC *C = E->hook_ctx;
+	if (s->kind == IS_EVALUATE && is_call(s->eval.value, GPU_LAUNCH)) {
+		launch(E, C, s->eval.value);
+		return true;
+	}
+	if (s->kind != IS_ALLOCATE)
+		return false;
+	/* a stage computed at root: device memory */
+	Buffer *b = s->alloc.buf;
+	const char *name = cname_get(E->names, b, b->name);
+	const char *ct = target_c_type(b->elem);
+	const char *n = count_text(E, b);
+	if (!last)
+		cemit_open(E);
+	cemit_flush_pre(E, true);
+	cemit_line(E, "%s *%s = NULL;   /* %s, device memory */", ct, name, b->name);
+	cemit_line(E, "if (cudaMalloc((void **)&%s, (size_t)(%s) * sizeof(%s)) != cudaSuccess) {",
+	    name, n, ct);
+	E->indent++;
+	cemit_fail(E, arena_printf(E->a, "%s: out of device memory allocating '%s'",
+	    E->f->name, b->name), "4");
+	cemit_close(E);
+	cemit_push_heap(E, name);
+	cemit_stmt(E, s->alloc.body, false);
+	cemit_pop_heap(E);
+	cemit_line(E, "cudaFree(%s);", name);
+	if (!last)
+		cemit_close(E);
+	return true;
+}
+
+static bool
+kernel_stmt(CEmit *E, IrStmt *s, bool last)
+{
+	CudaC *C = E->hook_ctx;
+	if (s->kind == IS_EVALUATE && is_call(s->eval.value, GPU_BARRIER)) {
+		cemit_line(E, "__syncthreads();");
+		return true;
+	}
+	GpuShared *g = s->kind == IS_ALLOCATE ? gpu_shared_find(C->k, s->alloc.buf) : NULL;
+	if (!g)
+		return false;
+	Buffer *b = s->alloc.buf;
+	const char *name = cname_get(E->names, b, b->name);
+	const char *ct = target_c_type(b->elem);
+	char *off = cexpr(E, g->offset, NULL, true);
+	if (!last)
+		cemit_open(E);
+	cemit_flush_pre(E, true);
+	cemit_line(E, "%s *%s = (%s *)(txc_shared + %s);   /* %s, shared */", ct, name, ct, off,
+	    b->name);
+	cemit_stmt(E, s->alloc.body, true);
+	if (!last)
+		cemit_close(E);
+	return true;
+}
+
+static const CHooks host_hooks = { host_stmt, intrinsic };
+static const CHooks kernel_hooks = { kernel_stmt, intrinsic };
+
+/* The helpers' text, callable from kernels too. */
+static void
+write_helpers(FILE *out, const CHelpers *h)
+{
+	char *t;
+	size_t len;
+	FILE *m = open_memstream(&t, &len);
+	if (!m)
+		diag_fatal("out of memory");
+	chelp_write(m, h);
+	fclose(m);
+	const char *from = "static inline", *to = "static __host__ __device__ inline";
+	for (char *p = t; *p;) {
+		char *q = strstr(p, from);
+		if (!q) {
+			fputs(p, out);
+			break;
+		}
+		fwrite(p, 1, (size_t)(q - p), out);
+		fputs(to, out);
+		p = q + strlen(from);
+	}
+	free(t);
+}
+
+bool
+cuda_c_emit(FILE *out, GpuFunc **gf, int n, const char *source_name)
+{
+	int nall = 0;
+	for (int i = 0; i < n; i++)
+		nall += 1 + gf[i]->nk;
+	IrFunc **all = arena_alloc(ir_arena, (size_t)(nall + 1) * sizeof *all);
+	nall = 0;
+	for (int i = 0; i < n; i++) {
+		all[nall++] = gf[i]->host;
+		for (int j = 0; j < gf[i]->nk; j++)
+			all[nall++] = gf[i]->k[j]->fn;
+	}
+	CHelpers help = { 0 };
+	CEmit E = { .a = arena_new(), .help = &help };
+	CudaC C = { NULL, NULL };
+	int nt = 0;
+	char **texts = calloc((size_t)nall + 1, sizeof *texts);
+	if (!texts)
+		diag_fatal("out of memory");
+	for (int i = 0; i < n && !E.error; i++) {
+		C.gf = gf[i];
+		for (int j = 0; j < gf[i]->nk && !E.error; j++) {
+			C.k = gf[i]->k[j];
+			E.hooks = &kernel_hooks;
+			E.hook_ctx = &C;
+			E.free_fn = NULL;
+			cemit_begin_func(&E, C.k->fn, all, nall);
+			texts[nt++] = cemit_func(&E, C.k->fn, "extern \"C\" __global__ ", true);
+		}
+		C.k = NULL;
+		E.hooks = &host_hooks;
+		E.free_fn = "cudaFree";
+		cemit_begin_func(&E, gf[i]->host, all, nall);
+		texts[nt++] = cemit_func(&E, gf[i]->host, "extern \"C\" ", false);
+	}
+	bool ok = !E.error;
+	if (ok) {
+		fprintf(out, "/* Generated by txc --target=cuda --emit=cuda from %s; do not edit.\n"
+		    " *\n * CUDA C of the kernels txc compiles for the GPU, for reading; it builds\n"
+		    " * with `nvcc -c -arch=sm_80 FILE.cu` into an object with the same entry\n"
+		    " * points as txc's (device pointers for the tensors), using the CUDA\n"
+		    " * runtime.  Each entry point returns 0, or an error code whose message\n"
+		    " * NAME_last_error() returns (6: a CUDA error).\n */\n", source_name);
+		fputs("#include <cuda_runtime.h>\n#include <math.h>\n#include <stddef.h>\n"
+		    "#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n", out);
+		write_helpers(out, &help);
+		fputs("/* every kernel's shared buffers, placed by txc */\n"
+		    "extern __shared__ __align__(16) unsigned char txc_shared[];\n\n", out);
+		nt = 0;
+		for (int i = 0; i < n; i++) {
+			for (int j = 0; j < gf[i]->nk; j++) {
+				GpuKernel *k = gf[i]->k[j];
+				fprintf(out, "/* ---- kernel %s: launched by %s ---- */\n\n", k->name,
+				    gf[i]->host->name);
+				fputs(texts[nt++], out);
+				fputc('\n', out);
+			}
+			const char *h = gf[i]->host->name;
+			fprintf(out, "/* ---- %s ---- */\n\n", h);
+			fprintf(out, "static thread_local const char *txc_error_%s = \"\";\n\n", h);
+			fprintf(out, "/* The message of this thread's last failed call of %s(). */\n"
+			    "extern \"C\" const char *\n%s_last_error(void)\n{\n\treturn txc_error_%s;\n}\n\n",
+			    h, h, h);
+			fputs(texts[nt++], out);
+			fputc('\n', out);
+		}
+	}
+	for (int i = 0; i < nt; i++)
+		free(texts[i]);
+	free(texts);
+	arena_free(E.a);
+	return ok && !ferror(out);
+}

@@ -1,0 +1,339 @@
+/* cuda_host.c: the host object of a cuda compile.
+ *
+ * It holds, for the host's triple:
+ *   - the entry points, with the C ABI of target.h and device pointers for
+ *     the tensors: the CPU backend's entry code (argument and size checks)
+ *     with two hooks: a launch (gpu.launch) packs the kernel's parameters
+ *     as cuLaunchKernel's kernelParams and calls txrt_cuda_launch with the
+ *     grid, block and shared bytes computed here, at run time; a stage
+ *     computed at root is allocated with txrt_cuda_malloc (freed with
+ *     txrt_cuda_free, also on the failure exit);
+ *   - the PTX text of every kernel of the file (cuda_ptx.c);
+ *   - every kernel compiled a second time for the host, NAME__emu(void
+ *     **params), for libtxrt's emulator: the ids and barriers call the
+ *     emulator (txrt_emu_id, txrt_emu_barrier), shared buffers sit in the
+ *     block arena it gives (txrt_emu_shared), and every load and store
+ *     first calls txrt_emu_access with the buffer's index in the kernel's
+ *     table, so the emulator checks bounds and shared-memory races;
+ *   - the module that ties them together (txrt_cuda_module of rt/txrt.h):
+ *     { abi, ptx, kernels, nkernels, cache }, each kernel { name, emu,
+ *     buffer names, buffer kinds, nbuffers }.
+ */
+#include <string.h>
+
+#include "target/cuda/cuda_cg.h"
+
+/* What the hooks need: the file's kernels and the module global. */
+typedef struct {
+	GpuFunc **gf;
+	int n;
+	LLVMValueRef module;      /* the txrt_cuda_module global */
+	/* emulator: the kernel being emitted and its buffer table */
+	GpuKernel *k;
+	Buffer **bufs; int nbufs, capbufs;
+} Host;
+
+/* ---- the entry points ---------------------------------------------------- */
+
+static GpuFunc *
+func_of(Host *H, IrFunc *f, int *base)
+{
+	*base = 0;
+	for (int i = 0; i < H->n; i++) {
+		if (H->gf[i]->host == f)
+			return H->gf[i];
+		*base += H->gf[i]->nk;
+	}
+	ICE("no GPU function for '%s'", f->name);
+}
+
+static LLVMValueRef
+i64v(Cg *cg, IrExpr *e)
+{
+	return cg_index(cg, e, 1);
+}
+
+static LLVMValueRef
+host_launch(Cg *cg, IrExpr *e)
+{
+	Host *H = cg->hook_ctx;
+	if (!cuda_is(e, GPU_LAUNCH))
+		return NULL;
+	int base;
+	GpuFunc *gf = func_of(H, cg->ir, &base);
+	int64_t idx;
+	if (!ir_is_const(e->call.args[0], &idx) || idx < 0 || idx >= gf->nk)
+		ICE("a launch of an unknown kernel");
+	GpuKernel *k = gf->k[idx];
+	IrFunc *f = k->fn;
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx), i32 = LLVMInt32TypeInContext(cg->ctx);
+	int n = f->nparams + f->nargs;
+	LLVMValueRef arr = cg_entry_alloca(cg, LLVMArrayType(ptr, (unsigned)(n ? n : 1)), 8,
+	    "kparams");
+	for (int i = 0; i < n; i++) {
+		LLVMValueRef v, slot;
+		if (i < f->nparams) {
+			IrType t = f->params[i]->type;
+			v = cg_lookup_var(cg, f->params[i]);
+			/* to the ABI type: f16 as its bits, bool as a byte */
+			if (t.code == TY_F16)
+				v = LLVMBuildBitCast(cg->b, v, cg_abi_type(cg, t), "");
+			else if (t.code == TY_BOOL)
+				v = LLVMBuildZExt(cg->b, v, cg_abi_type(cg, t), "");
+			slot = cg_entry_alloca(cg, cg_abi_type(cg, t), 8, f->params[i]->name);
+		} else {
+			v = cg_lookup_buf(cg, f->args[i - f->nparams]);
+			slot = cg_entry_alloca(cg, ptr, 8, f->args[i - f->nparams]->name);
+		}
+		LLVMBuildStore(cg->b, v, slot);
+		LLVMValueRef at = LLVMConstInt(i64, (unsigned)i, 0);
+		LLVMBuildStore(cg->b, slot, LLVMBuildGEP2(cg->b, ptr, arr, &at, 1, ""));
+	}
+	LLVMValueRef args[10] = {
+		H->module, LLVMConstInt(i32, (unsigned)(base + idx), 0),
+		i64v(cg, k->grid[0]), i64v(cg, k->grid[1]), i64v(cg, k->grid[2]),
+		i64v(cg, k->block[0]), i64v(cg, k->block[1]), i64v(cg, k->block[2]),
+		i64v(cg, k->shared_bytes), arr,
+	};
+	LLVMTypeRef fty;
+	LLVMValueRef fn = cg_runtime(cg, "txrt_cuda_launch", &fty);
+	LLVMValueRef rc = LLVMBuildCall2(cg->b, fty, fn, args, 10, "rc");
+	/* libtxrt has set the message */
+	cg_fail_if(cg, LLVMBuildICmp(cg->b, LLVMIntNE, rc, LLVMConstInt(i32, 0, 0), ""), rc, NULL);
+	return LLVMConstInt(i32, 0, 0);
+}
+
+static bool
+host_allocate(Cg *cg, IrStmt *s)
+{
+	cg_alloc_heap(cg, s, "txrt_cuda_malloc", "txrt_cuda_free");
+	return true;
+}
+
+static const CgHooks host_hooks = {
+	.intrinsic = host_launch,
+	.allocate = host_allocate,
+};
+
+/* ---- the emulator's kernels ------------------------------------------- */
+
+static LLVMValueRef
+emu_call(Cg *cg, const char *name, LLVMTypeRef ret, LLVMTypeRef *pt, int np,
+    LLVMValueRef *args)
+{
+	LLVMTypeRef fty = LLVMFunctionType(ret, pt, (unsigned)np, 0);
+	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
+	if (!fn) {
+		fn = LLVMAddFunction(cg->mod, name, fty);
+		LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(
+		    cg->ctx, LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
+	}
+	return LLVMBuildCall2(cg->b, fty, fn, args, (unsigned)np, "");
+}
+
+static LLVMValueRef
+emu_intrinsic(Cg *cg, IrExpr *e)
+{
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx);
+	if (cuda_is(e, GPU_TID) || cuda_is(e, GPU_BID)) {
+		int which = cuda_dim_arg(e) + (cuda_is(e, GPU_BID) ? 3 : 0);
+		LLVMValueRef a = LLVMConstInt(i32, (unsigned)which, 0);
+		return emu_call(cg, "txrt_emu_id", i64, &i32, 1, &a);
+	}
+	if (cuda_is(e, GPU_BARRIER)) {
+		emu_call(cg, "txrt_emu_barrier", LLVMVoidTypeInContext(cg->ctx), NULL, 0, NULL);
+		return LLVMConstInt(i32, 0, 0);
+	}
+	return NULL;
+}
+
+static bool
+emu_allocate(Cg *cg, IrStmt *s)
+{
+	Host *H = cg->hook_ctx;
+	GpuShared *g = gpu_shared_find(H->k, s->alloc.buf);
+	if (!g)
+		return false;
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+	LLVMValueRef arena = emu_call(cg, "txrt_emu_shared", ptr, NULL, 0, NULL);
+	LLVMValueRef off = cg_index(cg, g->offset, 1);
+	int mark = cg_scope_mark(cg);
+	cg_bind_buf(cg, s->alloc.buf, LLVMBuildGEP2(cg->b, LLVMInt8TypeInContext(cg->ctx), arena,
+	    &off, 1, s->alloc.buf->name));
+	cg_stmt(cg, s->alloc.body);
+	cg_scope_pop(cg, mark);
+	return true;
+}
+
+static int
+buf_index(Host *H, Buffer *b)
+{
+	for (int i = 0; i < H->nbufs; i++)
+		if (H->bufs[i] == b)
+			return i;
+	ICE("buffer '%s' is not in kernel '%s'", b->name, H->k->name);
+}
+
+static void
+emu_access(Cg *cg, Buffer *b, LLVMValueRef base, LLVMValueRef off, LLVMValueRef active,
+    bool write)
+{
+	Host *H = cg->hook_ctx;
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx);
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+	LLVMTypeRef pt[7] = { i32, ptr, i64, i64, i32, i32, i32 };
+	int bits = ir_bits(b->elem);
+	LLVMValueRef args[7] = {
+		LLVMConstInt(i32, (unsigned)buf_index(H, b), 0), base, off, cg_buffer_elems(cg, b),
+		LLVMConstInt(i32, (unsigned)(bits < 8 ? 1 : bits / 8), 0),
+		LLVMConstInt(i32, write, 0),
+		active ? LLVMBuildZExt(cg->b, active, i32, "") : LLVMConstInt(i32, 1, 0),
+	};
+	emu_call(cg, "txrt_emu_access", LLVMVoidTypeInContext(cg->ctx), pt, 7, args);
+}
+
+static const CgHooks emu_hooks = {
+	.intrinsic = emu_intrinsic,
+	.allocate = emu_allocate,
+	.access = emu_access,
+};
+
+static void
+collect_allocs(Host *H, IrStmt *s)
+{
+	if (!s)
+		return;
+	switch (s->kind) {
+	case IS_ALLOCATE:
+		*ARENA_PUSH(ir_arena, H->bufs, H->nbufs, H->capbufs) = s->alloc.buf;
+		collect_allocs(H, s->alloc.body);
+		return;
+	case IS_FOR: collect_allocs(H, s->loop.body); return;
+	case IS_LET: collect_allocs(H, s->let.body); return;
+	case IS_PRODUCE: collect_allocs(H, s->produce.body); return;
+	case IS_IF:
+		collect_allocs(H, s->ifs.then_s);
+		collect_allocs(H, s->ifs.else_s);
+		return;
+	case IS_BLOCK:
+		for (int i = 0; i < s->block.n; i++)
+			collect_allocs(H, s->block.stmts[i]);
+		return;
+	default:
+		return;
+	}
+}
+
+/* ---- constants --------------------------------------------------------- */
+
+static LLVMValueRef
+private_global(Cg *cg, LLVMValueRef init, const char *name, bool constant)
+{
+	LLVMValueRef g = LLVMAddGlobal(cg->mod, LLVMTypeOf(init), name);
+	LLVMSetInitializer(g, init);
+	LLVMSetGlobalConstant(g, constant);
+	LLVMSetLinkage(g, LLVMPrivateLinkage);
+	return g;
+}
+
+static LLVMValueRef
+cstr(Cg *cg, const char *s, const char *name)
+{
+	return private_global(cg, LLVMConstStringInContext(cg->ctx, s, (unsigned)strlen(s), 0),
+	    name, true);
+}
+
+/* One kernel's entry of the table: { name, emu, buffers, kinds, nbuffers }. */
+static LLVMValueRef
+kernel_entry(Cg *cg, Host *H, GpuKernel *k, LLVMTypeRef kt)
+{
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx), i32 = LLVMInt32TypeInContext(cg->ctx);
+	char *ename = arena_printf(ir_arena, "%s__emu", k->name);
+	LLVMValueRef fn = LLVMAddFunction(cg->mod, ename, LLVMFunctionType(
+	    LLVMVoidTypeInContext(cg->ctx), &ptr, 1, 0));
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	H->k = k;
+	H->bufs = NULL;
+	H->nbufs = H->capbufs = 0;
+	for (int i = 0; i < k->fn->nargs; i++)
+		*ARENA_PUSH(ir_arena, H->bufs, H->nbufs, H->capbufs) = k->fn->args[i];
+	collect_allocs(H, k->fn->body);
+	cg->hooks = &emu_hooks;
+	cuda_kernel_fn(cg, k, fn, true);
+	LLVMValueRef *names = arena_alloc(ir_arena, (size_t)(H->nbufs + 1) * sizeof *names);
+	LLVMValueRef *kinds = arena_alloc(ir_arena, (size_t)(H->nbufs + 1) * sizeof *kinds);
+	for (int i = 0; i < H->nbufs; i++) {
+		names[i] = cstr(cg, H->bufs[i]->name, ".bufname");
+		kinds[i] = LLVMConstInt(i8, H->bufs[i]->scope == SCOPE_SHARED ? 1 :
+		    H->bufs[i]->scope == SCOPE_LOCAL ? 2 : 0, 0);
+	}
+	LLVMValueRef fields[5] = {
+		cstr(cg, k->name, ".kname"), fn,
+		private_global(cg, LLVMConstArray2(ptr, names, (uint64_t)H->nbufs), ".bufs", true),
+		private_global(cg, LLVMConstArray2(i8, kinds, (uint64_t)H->nbufs), ".kinds", true),
+		LLVMConstInt(i32, (unsigned)H->nbufs, 0),
+	};
+	return LLVMConstNamedStruct(kt, fields, 5);
+}
+
+bool
+cuda_host_emit(GpuFunc **gf, int n, const char *ptx, const LlvmOptions *o, EmitKind kind,
+    FILE *out)
+{
+	LlvmOptions ho = *o;
+	ho.codegen_threads = 1;     /* one module: the table refers to every kernel */
+	char *triple = NULL;
+	LLVMTargetMachineRef tm = llvm_emit_machine(&ho, &triple);
+	if (!tm)
+		return false;
+	LLVMContextRef ctx = LLVMContextCreate();
+	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 0), i32 = LLVMInt32TypeInContext(ctx);
+	Host H = { gf, n, NULL, NULL, NULL, 0, 0 };
+	IrFunc **hosts = arena_alloc(ir_arena, (size_t)(n + 1) * sizeof *hosts);
+	int nk = 0;
+	for (int i = 0; i < n; i++) {
+		hosts[i] = gf[i]->host;
+		nk += gf[i]->nk;
+	}
+	Cg cg;
+	bool ok = cg_module(&cg, ctx, "txc", NULL, 0, td, triple, false, !o->no_contract, false);
+	LLVMTypeRef mt = LLVMStructCreateNamed(ctx, "txrt_cuda_module");
+	LLVMTypeRef mf[5] = { i32, ptr, ptr, i32, ptr };
+	LLVMStructSetBody(mt, mf, 5, 0);
+	LLVMTypeRef kt = LLVMStructCreateNamed(ctx, "txrt_cuda_kernel");
+	LLVMTypeRef kf[5] = { ptr, ptr, ptr, ptr, i32 };
+	LLVMStructSetBody(kt, kf, 5, 0);
+	/* the module global first: the entry points refer to it */
+	H.module = LLVMAddGlobal(cg.mod, mt, "txc_cuda_module");
+	LLVMSetLinkage(H.module, LLVMInternalLinkage);
+	cg.hooks = &host_hooks;
+	cg.hook_ctx = &H;
+	cg.b = LLVMCreateBuilderInContext(ctx);
+	int errors = diag_errors();
+	cg_entries(&cg, hosts, n);
+	LLVMValueRef *entries = arena_alloc(ir_arena, (size_t)(nk + 1) * sizeof *entries);
+	int at = 0;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < gf[i]->nk; j++)
+			entries[at++] = kernel_entry(&cg, &H, gf[i]->k[j], kt);
+	LLVMValueRef fields[5] = {
+		LLVMConstInt(i32, 1, 0), cstr(&cg, ptx, ".ptx"),
+		private_global(&cg, LLVMConstArray2(kt, entries, (uint64_t)nk), ".kernels", true),
+		LLVMConstInt(i32, (unsigned)nk, 0), LLVMConstNull(ptr),
+	};
+	LLVMSetInitializer(H.module, LLVMConstNamedStruct(mt, fields, 5));
+	LLVMDisposeBuilder(cg.b);
+	cg.b = NULL;
+	ok = ok && diag_errors() == errors;
+	if (ok)
+		ok = llvm_write_module(cg.mod, tm, &ho, kind, out);
+	LLVMDisposeModule(cg.mod);
+	LLVMDisposeTargetData(td);
+	LLVMContextDispose(ctx);
+	LLVMDisposeTargetMachine(tm);
+	LLVMDisposeMessage(triple);
+	return ok;
+}

@@ -1,0 +1,356 @@
+/* cuda_ptx.c: GPU kernels to PTX through LLVM's NVPTX backend.
+ *
+ * Each GpuKernel (after gpu_spmd and gpu_shared) becomes an LLVM function
+ * with the PTX kernel calling convention: its variables with the entry
+ * point's ABI types (sizes i64, f16 as i16, bool as i8), then its buffers
+ * as pointers (noalias; inputs readonly, which gives ld.global.nc).  The
+ * body is the CPU backend's statements and expressions (target/llvm) with
+ * the hooks below: thread and block ids from the PTX special registers,
+ * barriers as bar.sync 0, shared buffers at their offset in one external
+ * (dynamic) shared array, and math functions from the PTX instructions
+ * (ex2, lg2, sin, cos approximations; tanh and erf built on them), which
+ * are within a few ulp of the host's libm for f32.  A constant block size
+ * becomes the kernel's .maxntid, so LLVM knows the ids' ranges.  The
+ * module is optimised with txc's pipeline and printed as PTX; cuda_kernel_fn
+ * is shared with the emulator's copy of the kernels (cuda_host.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+
+#include "target/cuda/cuda_cg.h"
+
+#define PTX_KERNEL_CC 71   /* LLVMPTXKernelCallConv */
+
+/* ---- shared with the emulator ------------------------------------------ */
+
+void
+cuda_kernel_fn(Cg *cg, GpuKernel *k, LLVMValueRef fn, bool packed)
+{
+	IrFunc *f = k->fn;
+	CgFn cf;
+	cg->ir = f;
+	cg_alias_scopes(cg, f);
+	cg_fn_begin(cg, &cf, fn);
+	LLVMBasicBlockRef body_bb = LLVMGetInsertBlock(cg->b);
+	/* the values come from the entry block: move them there */
+	LLVMPositionBuilderAtEnd(cg->b, cf.alloca_bb);
+	LLVMValueRef *v = arena_alloc(ir_arena, (size_t)(f->nparams + f->nargs + 1) * sizeof *v);
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+	for (int i = 0; i < f->nparams + f->nargs; i++) {
+		if (!packed) {
+			v[i] = LLVMGetParam(fn, (unsigned)i);
+			continue;
+		}
+		/* params[i] points to the value (cuLaunchKernel's kernelParams) */
+		LLVMValueRef idx = LLVMConstInt(LLVMInt64TypeInContext(cg->ctx), (unsigned)i, 0);
+		LLVMValueRef slot = LLVMBuildLoad2(cg->b, ptr, LLVMBuildGEP2(cg->b, ptr,
+		    LLVMGetParam(fn, 0), &idx, 1, ""), "");
+		v[i] = LLVMBuildLoad2(cg->b, i < f->nparams ? cg_abi_type(cg, f->params[i]->type) :
+		    ptr, slot, "");
+	}
+	for (int i = 0; i < f->nparams; i++)
+		cg_bind_var(cg, f->params[i], cg_from_abi(cg, f->params[i]->type, v[i]));
+	for (int i = 0; i < f->nargs; i++)
+		cg_bind_buf(cg, f->args[i], v[f->nparams + i]);
+	LLVMPositionBuilderAtEnd(cg->b, body_bb);
+	cg_stmt(cg, f->body);
+	LLVMBuildRetVoid(cg->b);
+	LLVMPositionBuilderAtEnd(cg->b, cf.alloca_bb);
+	LLVMBuildBr(cg->b, body_bb);
+	if (cf.fail_bb || cf.nheap)
+		ICE("kernel '%s' has a failure exit or heap buffers", k->name);
+	cg->fn = cf.outer;
+	cg->nbinds = 0;
+	cg->nscoped = 0;
+}
+
+LLVMTypeRef
+cuda_kernel_type(Cg *cg, GpuKernel *k)
+{
+	IrFunc *f = k->fn;
+	int n = f->nparams + f->nargs;
+	LLVMTypeRef *p = arena_alloc(ir_arena, (size_t)(n + 1) * sizeof *p);
+	for (int i = 0; i < f->nparams; i++)
+		p[i] = cg_abi_type(cg, f->params[i]->type);
+	for (int i = 0; i < f->nargs; i++)
+		p[f->nparams + i] = LLVMPointerTypeInContext(cg->ctx, 0);
+	return LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), p, (unsigned)n, 0);
+}
+
+/* The intrinsic's dimension argument (0..2). */
+int
+cuda_dim_arg(IrExpr *e)
+{
+	int64_t d = 0;
+	if (e->call.nargs != 1 || !ir_is_const(e->call.args[0], &d) || d < 0 || d > 2)
+		ICE("%s with a bad dimension", e->call.name);
+	return (int)d;
+}
+
+bool
+cuda_is(IrExpr *e, const char *name)
+{
+	return e->call.ck == CALL_INTRINSIC && !strcmp(e->call.name, name);
+}
+
+/* ---- the NVPTX hooks --------------------------------------------------- */
+
+static LLVMValueRef
+sreg(Cg *cg, const char *which, int d)
+{
+	char name[64];
+	snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s.%c", which, "xyz"[d]);
+	LLVMValueRef v = cg_call_intrinsic(cg, name, NULL, 0, NULL, 0);
+	return LLVMBuildZExt(cg->b, v, LLVMInt64TypeInContext(cg->ctx), "");
+}
+
+static LLVMValueRef
+ptx_intrinsic(Cg *cg, IrExpr *e)
+{
+	if (cuda_is(e, GPU_TID))
+		return sreg(cg, "tid", cuda_dim_arg(e));
+	if (cuda_is(e, GPU_BID))
+		return sreg(cg, "ctaid", cuda_dim_arg(e));
+	if (cuda_is(e, GPU_BARRIER)) {
+		cg_call_intrinsic(cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
+		return LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0);
+	}
+	return NULL;
+}
+
+/* The kernel being emitted (hook_ctx). */
+static GpuKernel *
+cur_kernel(Cg *cg)
+{
+	return cg->hook_ctx;
+}
+
+static bool
+ptx_allocate(Cg *cg, IrStmt *s)
+{
+	GpuShared *g = gpu_shared_find(cur_kernel(cg), s->alloc.buf);
+	if (!g)
+		return false;
+	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx);
+	LLVMValueRef arena = LLVMGetNamedGlobal(cg->mod, "txc_shared");
+	if (!arena) {
+		arena = LLVMAddGlobalInAddressSpace(cg->mod, LLVMArrayType(i8, 0), "txc_shared", 3);
+		LLVMSetLinkage(arena, LLVMExternalLinkage);
+		LLVMSetAlignment(arena, 16);
+	}
+	LLVMValueRef base = LLVMBuildAddrSpaceCast(cg->b, arena,
+	    LLVMPointerTypeInContext(cg->ctx, 0), "");
+	LLVMValueRef off = cg_index(cg, g->offset, 1);
+	int mark = cg_scope_mark(cg);
+	cg_bind_buf(cg, s->alloc.buf, LLVMBuildGEP2(cg->b, i8, base, &off, 1, s->alloc.buf->name));
+	cg_stmt(cg, s->alloc.body);
+	cg_scope_pop(cg, mark);
+	return true;
+}
+
+static LLVMValueRef
+fconst(Cg *cg, double v)
+{
+	return LLVMConstReal(LLVMFloatTypeInContext(cg->ctx), v);
+}
+
+static LLVMValueRef
+nvvm1(Cg *cg, const char *name, LLVMValueRef x)
+{
+	return cg_call_intrinsic(cg, name, NULL, 0, &x, 1);
+}
+
+/* e^x as 2^(x log2 e) */
+static LLVMValueRef
+ptx_exp(Cg *cg, LLVMValueRef x)
+{
+	return nvvm1(cg, "llvm.nvvm.ex2.approx.f", LLVMBuildFMul(cg->b, x,
+	    fconst(cg, 1.4426950408889634), ""));
+}
+
+/* erf by Abramowitz and Stegun 7.1.26 (absolute error below 1.5e-7) */
+static LLVMValueRef
+ptx_erf(Cg *cg, LLVMValueRef x)
+{
+	LLVMBuilderRef b = cg->b;
+	LLVMValueRef ax = cg_call_intrinsic(cg, "llvm.fabs", (LLVMTypeRef[]){ LLVMTypeOf(x) }, 1,
+	    &x, 1);
+	LLVMValueRef t = LLVMBuildFDiv(b, fconst(cg, 1.0), LLVMBuildFAdd(b, fconst(cg, 1.0),
+	    LLVMBuildFMul(b, fconst(cg, 0.3275911), ax, ""), ""), "");
+	static const double c[] = { 1.061405429, -1.453152027, 1.421413741, -0.284496736,
+		0.254829592 };
+	LLVMValueRef p = fconst(cg, c[0]);
+	for (int i = 1; i < 5; i++)
+		p = LLVMBuildFAdd(b, LLVMBuildFMul(b, p, t, ""), fconst(cg, c[i]), "");
+	p = LLVMBuildFMul(b, p, t, "");
+	LLVMValueRef e = ptx_exp(cg, LLVMBuildFNeg(b, LLVMBuildFMul(b, ax, ax, ""), ""));
+	LLVMValueRef y = LLVMBuildFSub(b, fconst(cg, 1.0), LLVMBuildFMul(b, p, e, ""), "");
+	LLVMValueRef neg = LLVMBuildFCmp(b, LLVMRealOLT, x, fconst(cg, 0.0), "");
+	return LLVMBuildSelect(b, neg, LLVMBuildFNeg(b, y, ""), y, "erf");
+}
+
+static LLVMValueRef
+ptx_builtin(Cg *cg, IrExpr *e, LLVMValueRef *a)
+{
+	Builtin bi = e->call.builtin;
+	bool transcendental = bi == BI_EXP || bi == BI_LOG || bi == BI_SIN || bi == BI_COS ||
+	    bi == BI_POW || bi == BI_TANH || bi == BI_ERF || bi == BI_SIGMOID;
+	if (!transcendental)
+		return NULL;
+	if (e->type.code != TY_F32 || e->type.lanes != 1) {
+		diag_error(e->loc.file ? e->loc : cur_kernel(cg)->loc, "%s on %s in a GPU kernel: "
+		    "the cuda target computes exp, log, sin, cos, pow, tanh, erf and sigmoid in "
+		    "f32 only", ir_builtin_name(bi), ir_type_str(e->type));
+		diag_note(e->loc.file ? e->loc : cur_kernel(cg)->loc, "cast the argument to f32 "
+		    "and the result back");
+		return LLVMGetUndef(cg_type(cg, e->type));
+	}
+	LLVMBuilderRef b = cg->b;
+	switch (bi) {
+	case BI_EXP:
+		return ptx_exp(cg, a[0]);
+	case BI_LOG:
+		return LLVMBuildFMul(b, nvvm1(cg, "llvm.nvvm.lg2.approx.f", a[0]),
+		    fconst(cg, 0.6931471805599453), "");
+	case BI_SIN:
+		return nvvm1(cg, "llvm.nvvm.sin.approx.f", a[0]);
+	case BI_COS:
+		return nvvm1(cg, "llvm.nvvm.cos.approx.f", a[0]);
+	case BI_POW:
+		return nvvm1(cg, "llvm.nvvm.ex2.approx.f", LLVMBuildFMul(b, a[1],
+		    nvvm1(cg, "llvm.nvvm.lg2.approx.f", a[0]), ""));
+	case BI_TANH: {
+		/* 1 - 2 / (e^(2x) + 1): exact at the limits */
+		LLVMValueRef e2 = ptx_exp(cg, LLVMBuildFMul(b, a[0], fconst(cg, 2.0), ""));
+		return LLVMBuildFSub(b, fconst(cg, 1.0), LLVMBuildFDiv(b, fconst(cg, 2.0),
+		    LLVMBuildFAdd(b, e2, fconst(cg, 1.0), ""), ""), "tanh");
+	}
+	case BI_ERF:
+		return ptx_erf(cg, a[0]);
+	case BI_SIGMOID:
+		return LLVMBuildFDiv(b, fconst(cg, 1.0), LLVMBuildFAdd(b, fconst(cg, 1.0),
+		    ptx_exp(cg, LLVMBuildFNeg(b, a[0], "")), ""), "sigmoid");
+	default:
+		return NULL;
+	}
+}
+
+static const CgHooks ptx_hooks = {
+	.intrinsic = ptx_intrinsic,
+	.builtin = ptx_builtin,
+	.allocate = ptx_allocate,
+};
+
+/* nvvm.annotations: !{ptr @fn, !"maxntidx", i32 n} per dimension */
+static void
+max_threads(Cg *cg, GpuKernel *k, LLVMValueRef fn)
+{
+	static const char *const keys[] = { "maxntidx", "maxntidy", "maxntidz" };
+	for (int d = 0; d < 3; d++) {
+		int64_t n;
+		if (!ir_is_const(k->block[d], &n))
+			return;
+	}
+	for (int d = 0; d < 3; d++) {
+		int64_t n = 1;
+		ir_is_const(k->block[d], &n);
+		LLVMValueRef ops[3] = {
+			fn, LLVMMDStringInContext(cg->ctx, keys[d], (unsigned)strlen(keys[d])),
+			LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), (unsigned long long)n, 0)
+		};
+		LLVMAddNamedMetadataOperand(cg->mod, "nvvm.annotations",
+		    LLVMMDNodeInContext(cg->ctx, ops, 3));
+	}
+}
+
+static void
+attr(Cg *cg, LLVMValueRef fn, unsigned idx, const char *name)
+{
+	unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+	LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(cg->ctx, kind, 0));
+}
+
+char *
+cuda_ptx(GpuFunc **gf, int n, const LlvmOptions *o, const CudaOptions *co)
+{
+	LlvmOptions po = *o;
+	po.triple = "nvptx64-nvidia-cuda";
+	po.cpu = co && co->arch ? co->arch : "sm_80";
+	po.features = co && co->ptx_features ? co->ptx_features : "";
+	po.debug = false;
+	po.dlpack = false;
+	char *triple = NULL;
+	LLVMTargetMachineRef tm = llvm_emit_machine(&po, &triple);
+	if (!tm)
+		return NULL;
+	LLVMContextRef ctx = LLVMContextCreate();
+	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+	Cg cg;
+	char *ptx = NULL;
+	bool ok = cg_module_hooked(&cg, ctx, "txc_cuda", NULL, 0, td, triple, !o->no_contract,
+	    &ptx_hooks, NULL);
+	cg.b = LLVMCreateBuilderInContext(ctx);
+	int errors = diag_errors();
+	for (int i = 0; ok && i < n; i++)
+		for (int j = 0; j < gf[i]->nk; j++) {
+			GpuKernel *k = gf[i]->k[j];
+			LLVMValueRef fn = LLVMAddFunction(cg.mod, k->name, cuda_kernel_type(&cg, k));
+			LLVMSetFunctionCallConv(fn, PTX_KERNEL_CC);
+			attr(&cg, fn, LLVMAttributeFunctionIndex, "nounwind");
+			for (int a = 0; a < k->fn->nargs; a++) {
+				unsigned idx = (unsigned)(k->fn->nparams + a + 1);
+				attr(&cg, fn, idx, "noalias");
+				if (k->fn->args[a]->is_input)
+					attr(&cg, fn, idx, "readonly");
+			}
+			cg.hook_ctx = k;
+			cuda_kernel_fn(&cg, k, fn, false);
+			max_threads(&cg, k, fn);
+		}
+	LLVMDisposeBuilder(cg.b);
+	cg.b = NULL;
+	ok = ok && diag_errors() == errors;
+	if (ok) {
+		char *msg = NULL;
+		if (LLVMVerifyModule(cg.mod, LLVMReturnStatusAction, &msg)) {
+			if (getenv("TXC_DUMP_BAD_LLVM"))
+				LLVMDumpModule(cg.mod);
+			ICE("the cuda backend built an invalid module: %s", msg);
+		}
+		LLVMDisposeMessage(msg);
+		LLVMErrorRef err = llvm_optimise(cg.mod, &po, tm);
+		if (err) {
+			char *m = LLVMGetErrorMessage(err);
+			diag_error(loc_none, "LLVM optimisation of the GPU kernels failed: %s", m);
+			LLVMDisposeErrorMessage(m);
+			ok = false;
+		}
+	}
+	if (ok && getenv("TXC_DUMP_PTX_IR"))
+		LLVMDumpModule(cg.mod);
+	LLVMMemoryBufferRef mb = NULL;
+	if (ok) {
+		char *err = NULL;
+		if (LLVMTargetMachineEmitToMemoryBuffer(tm, cg.mod, LLVMAssemblyFile, &err, &mb)) {
+			diag_error(loc_none, "LLVM cannot emit PTX: %s", err ? err : "");
+			LLVMDisposeMessage(err);
+			ok = false;
+		} else {
+			size_t len = LLVMGetBufferSize(mb);
+			ptx = malloc(len + 1);
+			if (!ptx)
+				diag_fatal("out of memory");
+			memcpy(ptx, LLVMGetBufferStart(mb), len);
+			ptx[len] = 0;
+			LLVMDisposeMemoryBuffer(mb);
+		}
+	}
+	LLVMDisposeModule(cg.mod);
+	LLVMDisposeTargetData(td);
+	LLVMContextDispose(ctx);
+	LLVMDisposeTargetMachine(tm);
+	LLVMDisposeMessage(triple);
+	return ptx;
+}

@@ -1,0 +1,192 @@
+/* cuda_rt_mock.c: a pretend CUDA driver, built by cuda_rt_mock.sh as
+ * libcuda.so.1, so that libtxrt's device mode runs where there is no GPU.
+ *
+ * It has one device, "txrt mock GPU", with an H100's limits (1024 threads
+ * per block, 48 KiB of shared memory, 227 KiB opted in).  Device memory
+ * is host memory.  A module whose PTX contains "BAD" fails to load with a
+ * JIT log; a kernel named "missing" is not found; "heavy" allows 512
+ * threads per block (128 registers).  Launching "fill" runs it: params
+ * are (int *p, int n), and it stores p[i] = i + the block count.  Like
+ * the real driver, a launch with more dynamic shared memory than the
+ * function was opted in to (above 48 KiB) fails.  mock_loads and
+ * mock_shared_optin let the test see what libtxrt did.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt/cuda_api.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT int mock_loads;
+EXPORT int mock_shared_optin;
+
+struct CUctx_st { int dummy; };
+struct CUmod_st { int dummy; };
+struct CUfunc_st { char name[64]; int optin; };
+
+static struct CUctx_st the_ctx;
+static _Thread_local CuContext current;
+
+EXPORT CuResult
+cuGetErrorName(CuResult e, const char **s)
+{
+	switch (e) {
+	case 0: *s = "CUDA_SUCCESS"; return 0;
+	case 1: *s = "CUDA_ERROR_INVALID_VALUE"; return 0;
+	case 218: *s = "CUDA_ERROR_INVALID_PTX"; return 0;
+	case 500: *s = "CUDA_ERROR_NOT_FOUND"; return 0;
+	default: *s = NULL; return 1;
+	}
+}
+
+EXPORT CuResult
+cuGetErrorString(CuResult e, const char **s)
+{
+	switch (e) {
+	case 0: *s = "no error"; return 0;
+	case 1: *s = "invalid argument"; return 0;
+	case 218: *s = "a PTX JIT compilation failed"; return 0;
+	case 500: *s = "named symbol not found"; return 0;
+	default: *s = NULL; return 1;
+	}
+}
+
+EXPORT CuResult cuInit(unsigned int flags) { return flags ? 1 : 0; }
+EXPORT CuResult cuDeviceGet(CuDevice *d, int i) { *d = i; return i == 0 ? 0 : 101; }
+EXPORT CuResult cuDeviceGetCount(int *n) { *n = 1; return 0; }
+
+EXPORT CuResult
+cuDeviceGetName(char *name, int len, CuDevice d)
+{
+	(void)d;
+	strncpy(name, "txrt mock GPU", (size_t)len);
+	name[len - 1] = '\0';
+	return 0;
+}
+
+EXPORT CuResult
+cuDeviceGetAttribute(int *v, CuDeviceAttr a, CuDevice d)
+{
+	(void)d;
+	switch (a) {
+	case TXCU_DEV_MAX_THREADS_PER_BLOCK: *v = 1024; return 0;
+	case TXCU_DEV_MAX_BLOCK_DIM_X: *v = 1024; return 0;
+	case TXCU_DEV_MAX_BLOCK_DIM_Y: *v = 1024; return 0;
+	case TXCU_DEV_MAX_BLOCK_DIM_Z: *v = 64; return 0;
+	case TXCU_DEV_MAX_GRID_DIM_X: *v = 2147483647; return 0;
+	case TXCU_DEV_MAX_GRID_DIM_Y: *v = 65535; return 0;
+	case TXCU_DEV_MAX_GRID_DIM_Z: *v = 65535; return 0;
+	case TXCU_DEV_MAX_SHARED_MEMORY_PER_BLOCK: *v = 49152; return 0;
+	case TXCU_DEV_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; return 0;
+	default: return 1;
+	}
+}
+
+EXPORT CuResult cuDevicePrimaryCtxRetain(CuContext *c, CuDevice d) { (void)d; *c = &the_ctx; return 0; }
+EXPORT CuResult cuCtxSetCurrent(CuContext c) { current = c; return 0; }
+EXPORT CuResult cuCtxGetCurrent(CuContext *c) { *c = current; return 0; }
+EXPORT CuResult cuCtxGetDevice(CuDevice *d) { *d = 0; return current ? 0 : 201; }
+EXPORT CuResult cuCtxSynchronize(void) { return current ? 0 : 201; }
+
+EXPORT CuResult
+cuModuleLoadDataEx(CuModule *m, const void *image, unsigned int n, CuJitOption *opts, void **vals)
+{
+	if (strstr(image, "BAD")) {
+		for (unsigned i = 0; i < n; i++)
+			if (opts[i] == TXCU_JIT_ERROR_LOG_BUFFER)
+				strcpy(vals[i], "ptxas fatal   : Unresolved extern function 'BAD'\n");
+		return 218;
+	}
+	mock_loads++;
+	*m = calloc(1, sizeof **m);
+	return 0;
+}
+
+EXPORT CuResult cuModuleUnload(CuModule m) { free(m); return 0; }
+
+EXPORT CuResult
+cuModuleGetFunction(CuFunction *f, CuModule m, const char *name)
+{
+	static struct CUfunc_st fns[16];
+	static int nfns;
+
+	(void)m;
+	if (strcmp(name, "missing") == 0 || nfns == 16)
+		return 500;
+	strncpy(fns[nfns].name, name, sizeof fns[nfns].name - 1);
+	*f = &fns[nfns++];
+	return 0;
+}
+
+EXPORT CuResult
+cuFuncGetAttribute(int *v, CuFuncAttr a, CuFunction f)
+{
+	int heavy = strcmp(f->name, "heavy") == 0;
+
+	switch (a) {
+	case TXCU_FUNC_MAX_THREADS_PER_BLOCK: *v = heavy ? 512 : 1024; return 0;
+	case TXCU_FUNC_NUM_REGS: *v = heavy ? 128 : 32; return 0;
+	case TXCU_FUNC_SHARED_SIZE_BYTES: *v = 0; return 0;
+	default: return 1;
+	}
+}
+
+EXPORT CuResult
+cuFuncSetAttribute(CuFunction f, CuFuncAttr a, int v)
+{
+	if (a != TXCU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES || v > 232448)
+		return 1;
+	f->optin = v;
+	mock_shared_optin = v;
+	return 0;
+}
+
+EXPORT CuResult
+cuLaunchKernel(CuFunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+    unsigned bz, unsigned shared, CuStream s, void **params, void **extra)
+{
+	(void)bx, (void)by, (void)bz, (void)s, (void)extra;
+	if (!current || (shared > 49152 && (int)shared > f->optin))
+		return 1;
+	if (strcmp(f->name, "fill") == 0) {
+		int *p = *(int **)params[0];
+		int n = *(int *)params[1];
+		for (int i = 0; i < n; i++)
+			p[i] = i + (int)(gx * gy * gz);
+	}
+	return 0;
+}
+
+EXPORT CuResult
+cuMemAlloc_v2(CuDevicePtr *p, size_t n)
+{
+	if (n == 0)
+		return 1;
+	void *q = malloc(n);
+	*p = (CuDevicePtr)(uintptr_t)q;
+	return q ? 0 : 2;
+}
+
+EXPORT CuResult cuMemFree_v2(CuDevicePtr p) { free((void *)(uintptr_t)p); return 0; }
+
+EXPORT CuResult
+cuMemcpyHtoD_v2(CuDevicePtr d, const void *s, size_t n)
+{
+	memcpy((void *)(uintptr_t)d, s, n);
+	return 0;
+}
+
+EXPORT CuResult
+cuMemcpyDtoH_v2(void *d, CuDevicePtr s, size_t n)
+{
+	memcpy(d, (const void *)(uintptr_t)s, n);
+	return 0;
+}
+
+EXPORT CuResult
+cuMemsetD8_v2(CuDevicePtr d, unsigned char c, size_t n)
+{
+	memset((void *)(uintptr_t)d, c, n);
+	return 0;
+}
