@@ -42,6 +42,9 @@ typedef struct {
 	double tolerance;
 	LlvmOptions llvm;
 	Options drv;                       /* for imports (-I) */
+	bool cuda;                         /* --target=cuda */
+	const char *cuda_arch;             /* --cuda-arch */
+	bool emulated;                     /* the kernels run in libtxrt's emulator */
 } Bench;
 
 /* One tensor argument, allocated once per kernel variant. */
@@ -66,7 +69,10 @@ usage(FILE *fp)
 	    "  --threads=N          threads of parallel loops (default: libtxrt's)\n"
 	    "  --seed=N             random inputs' seed (default 1)\n"
 	    "  --tolerance=X        largest relative difference accepted (default 1e-3)\n"
-	    "  --cpu=NAME --features=LIST -O0..3 -I DIR   as for txc\n", fp);
+	    "  --target=cpu|cuda    the schedules to time (default cpu); cuda runs on the\n"
+	    "                       GPU, or in libtxrt's emulator where there is none\n"
+	    "                       (checked, not timed)\n"
+	    "  --cuda-arch=SM       as for txc\n"	    "  --cpu=NAME --features=LIST -O0..3 -I DIR   as for txc\n", fp);
 }
 
 /* One line on standard error and exit status 1, like txc's own. */
@@ -108,7 +114,7 @@ static int
 parse(Bench *b, int argc, char **argv)
 {
 	enum { O_SCHEDS = 256, O_RUNS, O_WARMUP, O_THREADS, O_SEED, O_TOL, O_CPU, O_FEAT,
-		O_BEST, O_COUNT };
+		O_BEST, O_COUNT, O_TARGET, O_ARCH };
 	static const struct option lo[] = {
 		{ "schedules", required_argument, NULL, O_SCHEDS },
 		{ "runs", required_argument, NULL, O_RUNS },
@@ -120,6 +126,8 @@ parse(Bench *b, int argc, char **argv)
 		{ "tolerance", required_argument, NULL, O_TOL },
 		{ "cpu", required_argument, NULL, O_CPU },
 		{ "features", required_argument, NULL, O_FEAT },
+		{ "target", required_argument, NULL, O_TARGET },
+		{ "cuda-arch", required_argument, NULL, O_ARCH },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -187,6 +195,16 @@ parse(Bench *b, int argc, char **argv)
 			break;
 		case O_CPU: b->llvm.cpu = optarg; break;
 		case O_FEAT: b->llvm.features = optarg; break;
+		case O_TARGET:
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
+				return bad("bad --target '%s': txc bench runs cpu or cuda schedules", optarg);
+			b->cuda = !strcmp(optarg, "cuda");
+			break;
+		case O_ARCH:
+			if (strncmp(optarg, "sm_", 3) || !optarg[3])
+				return bad("bad --cuda-arch '%s': expected an SM name such as sm_80", optarg);
+			b->cuda_arch = optarg;
+			break;
 		case 'h': usage(stdout); return 0;
 		case ':':
 			return bad("option '%s' needs an argument", argv[optind - 1]);
@@ -334,7 +352,9 @@ build(Bench *b, Program *p, Kernel *k, bool none, const char *sched, Variant *v,
 	static const char **names;
 	static int64_t *values;
 	static int n, capn, capv;
-	LowerOptions lo = { .no_schedule = none, .target = "cpu", .schedule = sched };
+	/* the reference always runs on the CPU */
+	bool gpu = b->cuda && !none;
+	LowerOptions lo = { .no_schedule = none, .target = gpu ? "cuda" : "cpu", .schedule = sched };
 	void *addr;
 
 	if (!names)
@@ -356,7 +376,8 @@ build(Bench *b, Program *p, Kernel *k, bool none, const char *sched, Variant *v,
 		return false;
 	if (!jit)
 		return true;
-	v->jit = llvm_jit_compile(&v->f, 1, &b->llvm);
+	v->jit = gpu ? cuda_jit_compile(&v->f, 1, &b->llvm, b->cuda_arch) :
+	    llvm_jit_compile(&v->f, 1, &b->llvm);
 	if (!v->jit)
 		return false;
 	addr = llvm_jit_lookup(v->jit, arena_printf(perm, "%s__packed", k->name));
@@ -415,6 +436,45 @@ outputs_like(IrFunc *f, Arg *ref)
 			put(a[i].data, j, a[i].buf->elem, -77);
 	}
 	return a;
+}
+
+/* --target=cuda on a GPU: device copies of the arguments (inputs copied
+ * in), or NULL after a message. */
+static Arg *
+device_copies(IrFunc *f, Arg *host)
+{
+	Arg *d = arena_alloc(perm, (f->nargs + 1) * sizeof *d);
+	for (int i = 0; i < f->nargs; i++) {
+		d[i] = host[i];
+		size_t bytes = host[i].elems * host[i].esize;
+		d[i].data = txrt_cuda_malloc(bytes);
+		if (!d[i].data || txrt_cuda_memcpy_htod(d[i].data, host[i].data, bytes)) {
+			fprintf(stderr, "txc bench: device memory for '%s': %s\n", host[i].buf->name,
+			    txrt_last_error());
+			return NULL;
+		}
+	}
+	return d;
+}
+
+static bool
+copy_back(IrFunc *f, Arg *host, Arg *dev)
+{
+	for (int i = 0; i < f->nargs; i++)
+		if (!f->args[i]->is_input && txrt_cuda_memcpy_dtoh(host[i].data, dev[i].data,
+		    host[i].elems * host[i].esize)) {
+			fprintf(stderr, "txc bench: copying '%s' back: %s\n", host[i].buf->name,
+			    txrt_last_error());
+			return false;
+		}
+	return true;
+}
+
+static void
+free_device(IrFunc *f, Arg *dev)
+{
+	for (int i = 0; i < f->nargs; i++)
+		txrt_cuda_free(dev[i].data);
 }
 
 static bool
@@ -514,6 +574,11 @@ bench(Bench *b)
 	}
 	if (b->threads > 0)
 		txrt_set_num_threads(b->threads);
+	if (b->cuda && txrt_cuda_mode() != TXRT_CUDA_DEVICE) {
+		/* no GPU (or TXRT_CUDA=emulate): check the schedules in the emulator */
+		txrt_cuda_set_mode(TXRT_CUDA_EMULATE);
+		b->emulated = true;
+	}
 	double t0 = now();
 	if (!run_checked(ref.fn, call_args(ref.f, slots, args), "the unscheduled kernel"))
 		return 1;
@@ -526,6 +591,9 @@ bench(Bench *b)
 	printf(", %d thread%s, %s (%s)\n", txrt_get_num_threads(),
 	    txrt_get_num_threads() == 1 ? "" : "s",
 	    b->llvm.cpu ? b->llvm.cpu : llvm_host_cpu(), llvm_host_triple());
+	if (b->cuda)
+		printf(b->emulated ? "  cuda schedules in libtxrt's emulator (results checked, not timed)\n" :
+		    "  cuda schedules on %s\n", txrt_cuda_device_name());
 	printf("  %-16s %12s  %17s  %10s\n", "schedule", "time", "rate", "max error");
 	printf("  %-16s %9.3f ms", "(unscheduled)", tref * 1e3);
 	print_rate(ops, tref, fl);
@@ -540,16 +608,30 @@ bench(Bench *b)
 			continue;
 		}
 		Arg *out = outputs_like(v.f, args);
-		void **a = call_args(v.f, slots, out);
-		bool good = run_checked(v.fn, a, name);
-		for (int w = 1; good && w < b->warmup; w++)
+		/* on a GPU the kernel gets device copies (its outputs come back
+		 * after the runs that check them) */
+		Arg *dev = b->cuda && !b->emulated ? device_copies(v.f, out) : out;
+		void **a = call_args(v.f, slots, dev);
+		bool good = dev != NULL && run_checked(v.fn, a, name);
+		for (int w = 1; good && w < b->warmup && !b->emulated; w++)
 			good = run_checked(v.fn, a, name);
+		if (good && dev != out)
+			good = copy_back(v.f, out, dev);
 		if (!good) {
 			printf("  %-16s   failed\n", name);
 			ok = false;
 			continue;
 		}
 		double err = max_error(v.f, out, args);
+		if (b->emulated) {
+			/* the emulator checks, it does not measure */
+			printf("  %-16s %12s  %17s  %10.3g  (emulated)%s\n", name, "emulated", "-", err,
+			    err > b->tolerance ? "  MISMATCH" : "");
+			if (err > b->tolerance)
+				ok = false;
+			llvm_jit_free(v.jit);
+			continue;
+		}
 		/* time: one run tells how many fit in about a second */
 		t0 = now();
 		v.fn(a);
@@ -569,6 +651,8 @@ bench(Bench *b)
 		print_rate(ops, med, fl);
 		printf("  %10.3g  (%s of %d)%s\n", err, b->best ? "best" : "median", runs,
 		    err > b->tolerance ? "  MISMATCH" : "");
+		if (dev != out)
+			free_device(v.f, dev);
 		if (err > b->tolerance)
 			ok = false;
 		llvm_jit_free(v.jit);

@@ -133,6 +133,10 @@ typedef enum {
 } CudaOut;
 bool cuda_emit(IrFunc **funcs, int n, const LlvmOptions *o, const char *arch, CudaOut what,
     const char *source_name, FILE *out);
+/* The kernels compiled for txc bench: the host object with NAME__packed
+ * wrappers (as llvm_jit_compile defines them) loaded into a JIT. */
+typedef struct LlvmJit LlvmJit;
+LlvmJit *cuda_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o, const char *arch);
 
 /* llvm_jit.c: compiles in memory (ORC LLJIT, host only).  libtxrt and
  * libm resolve in the process.  Besides NAME, the JIT defines
@@ -141,6 +145,9 @@ bool cuda_emit(IrFunc **funcs, int n, const LlvmOptions *o, const char *arch, Cu
  * as uint8_t) and the tensor arguments are the data pointers themselves. */
 typedef struct LlvmJit LlvmJit;
 LlvmJit *llvm_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o);
+/* An object made for the host (len bytes at obj) loaded into a JIT, with
+ * libtxrt and libm resolved as llvm_jit_compile resolves them. */
+LlvmJit *llvm_jit_load(const void *obj, size_t len, const LlvmOptions *o);
 /* The address of a compiled function (NAME or NAME__packed), or NULL. */
 void *llvm_jit_lookup(LlvmJit *j, const char *name);
 void llvm_jit_free(LlvmJit *j);

@@ -100,9 +100,10 @@ typedef struct {
 char *cuda_ptx(GpuFunc **gf, int n, const LlvmOptions *o, const CudaOptions *co);
 
 /* ---- cuda_host.c -------------------------------------------------------- */
-/* The host object (or assembly, IR, bitcode) of gf with ptx embedded. */
+/* The host object (or assembly, IR, bitcode) of gf with ptx embedded;
+ * packed: with NAME__packed wrappers (txc bench). */
 bool cuda_host_emit(GpuFunc **gf, int n, const char *ptx, const LlvmOptions *o,
-    EmitKind kind, FILE *out);
+    EmitKind kind, bool packed, FILE *out);
 
 /* ---- cuda_c.c ----------------------------------------------------------- */
 bool cuda_c_emit(FILE *out, GpuFunc **gf, int n, const char *source_name);

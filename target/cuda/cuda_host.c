@@ -280,7 +280,7 @@ kernel_entry(Cg *cg, Host *H, GpuKernel *k, LLVMTypeRef kt)
 
 bool
 cuda_host_emit(GpuFunc **gf, int n, const char *ptx, const LlvmOptions *o, EmitKind kind,
-    FILE *out)
+    bool packed, FILE *out)
 {
 	LlvmOptions ho = *o;
 	ho.codegen_threads = 1;     /* one module: the table refers to every kernel */
@@ -314,6 +314,8 @@ cuda_host_emit(GpuFunc **gf, int n, const char *ptx, const LlvmOptions *o, EmitK
 	cg.b = LLVMCreateBuilderInContext(ctx);
 	int errors = diag_errors();
 	cg_entries(&cg, hosts, n);
+	for (int i = 0; packed && i < n; i++)
+		cg_packed_wrapper(&cg, hosts[i]);
 	LLVMValueRef *entries = arena_alloc(ir_arena, (size_t)(nk + 1) * sizeof *entries);
 	int at = 0;
 	for (int i = 0; i < n; i++)

@@ -67,8 +67,33 @@ cuda_emit(IrFunc **funcs, int n, const LlvmOptions *o, const char *arch, CudaOut
 	} else {
 		EmitKind k = what == CUDA_OUT_ASM ? EMIT_ASM : what == CUDA_OUT_LLVM ? EMIT_LLVM :
 		    what == CUDA_OUT_BC ? EMIT_BC : EMIT_OBJ;
-		ok = cuda_host_emit(gf, n, ptx, o, k, out);
+		ok = cuda_host_emit(gf, n, ptx, o, k, false, out);
 	}
 	free(ptx);
 	return ok;
+}
+
+LlvmJit *
+cuda_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o, const char *arch)
+{
+	GpuFunc **gf = gpu_lower(funcs, n);
+	if (!gf)
+		return NULL;
+	CudaOptions co = { arch, NULL };
+	char *ptx = cuda_ptx(gf, n, o, &co);
+	if (!ptx)
+		return NULL;
+	LlvmOptions ho = *o;
+	ho.triple = NULL;     /* the host's, for the JIT */
+	char *obj = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&obj, &len);
+	if (!m)
+		diag_fatal("out of memory");
+	bool ok = cuda_host_emit(gf, n, ptx, &ho, EMIT_OBJ, true, m);
+	fclose(m);
+	free(ptx);
+	LlvmJit *j = ok ? llvm_jit_load(obj, len, &ho) : NULL;
+	free(obj);
+	return j;
 }

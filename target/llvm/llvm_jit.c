@@ -49,6 +49,14 @@ define_runtime(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
 		{ "txrt_free", (void (*)(void))txrt_free },
 		{ "txrt_set_error", (void (*)(void))txrt_set_error },
 		{ "txrt_last_error", (void (*)(void))txrt_last_error },
+		/* --target=cuda (target/cuda/cuda_host.c) */
+		{ "txrt_cuda_launch", (void (*)(void))txrt_cuda_launch },
+		{ "txrt_cuda_malloc", (void (*)(void))txrt_cuda_malloc },
+		{ "txrt_cuda_free", (void (*)(void))txrt_cuda_free },
+		{ "txrt_emu_id", (void (*)(void))txrt_emu_id },
+		{ "txrt_emu_barrier", (void (*)(void))txrt_emu_barrier },
+		{ "txrt_emu_shared", (void (*)(void))txrt_emu_shared },
+		{ "txrt_emu_access", (void (*)(void))txrt_emu_access },
 	};
 	enum { N = sizeof syms / sizeof *syms };
 	LLVMOrcCSymbolMapPair pairs[N];
@@ -154,4 +162,42 @@ llvm_jit_free(LlvmJit *j)
 		j->jit = NULL;
 	}
 	free(j);
+}
+
+LlvmJit *
+llvm_jit_load(const void *obj, size_t len, const LlvmOptions *o)
+{
+	char *triple = NULL;
+	LLVMOrcLLJITBuilderRef builder;
+	LLVMOrcLLJITRef jit;
+	LLVMOrcJITDylibRef jd;
+	LLVMOrcDefinitionGeneratorRef gen;
+	LLVMTargetMachineRef tm = llvm_emit_machine(o, &triple);
+
+	if (!tm)
+		return NULL;
+	LLVMDisposeMessage(triple);
+	builder = LLVMOrcCreateLLJITBuilder();
+	LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder,
+	    LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
+	if (jit_error(LLVMOrcCreateLLJIT(&jit, builder), "cannot start"))
+		return NULL;
+	jd = LLVMOrcLLJITGetMainJITDylib(jit);
+	if (jit_error(LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen,
+	    LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL), "cannot search the process"))
+		goto fail;
+	LLVMOrcJITDylibAddGenerator(jd, gen);
+	if (!define_runtime(jit, jd))
+		goto fail;
+	LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, len, "txc.o");
+	if (jit_error(LLVMOrcLLJITAddObjectFile(jit, jd, mb), "cannot add the object"))
+		goto fail;
+	LlvmJit *j = calloc(1, sizeof *j);
+	if (!j)
+		diag_fatal("out of memory");
+	j->jit = jit;
+	return j;
+fail:
+	LLVMOrcDisposeLLJIT(jit);
+	return NULL;
 }

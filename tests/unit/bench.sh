@@ -32,6 +32,37 @@ for s in default serial; do
 		fail "no good row for schedule $s"
 done
 ! grep -q MISMATCH out.txt || fail "a schedule disagrees with the reference"
+# --target=cuda: without a GPU the cuda schedules run in libtxrt's emulator,
+# checked against the reference and marked "emulated"
+cat >gpu.tx <<'TX'
+kernel mm(M, N, K) {
+  in  A: f32[M, K];
+  in  B: f32[K, N];
+  out C: f32[M, N];
+  C[i, j] = sum(k < K) A[i, k] * B[k, j];
+}
+schedule mm for cuda {
+  C.gpu_tile(i, j, 4, 8) -> (io, jo, ii, ji);
+}
+schedule mm as wrong for cuda {
+  C.gpu_tile(i, j, 4, 8) -> (io, jo, ii, ji);
+  C.parallel(k);
+}
+TX
+if [ -e /dev/nvidiactl ]; then
+	echo "note: a GPU driver is here: the emulated rows are not checked"
+else
+	TXRT_CUDA= "$TXC" bench gpu.tx --target=cuda -D M=19 -D N=23 -D K=7 >out.txt 2>err.txt ||
+		fail "txc bench --target=cuda exited $?"
+	grep -q "cuda schedules in libtxrt's emulator" out.txt || fail "--target=cuda: no emulator line"
+	grep -E "^  default +emulated +- +[0-9.e+-]+  \(emulated\)\$" out.txt >/dev/null ||
+		fail "--target=cuda: no emulated row"
+	! "$TXC" bench gpu.tx --target=cuda -s wrong -D M=3 -D N=3 -D K=3 >out.txt 2>err.txt ||
+		fail "--target=cuda: an illegal schedule was accepted"
+	grep -q "compile error" out.txt || fail "--target=cuda: no compile error row"
+fi
+! "$TXC" bench gpu.tx --target=vta -D M=3 -D N=3 -D K=3 >out.txt 2>err.txt ||
+	fail "--target=vta was accepted"
 ! "$TXC" bench mm.tx -D M=4 -D N=4 >out.txt 2>err.txt || fail "a missing size was accepted"
 grep -q "size 'K' needs a value" err.txt || fail "no message for the missing size"
 
