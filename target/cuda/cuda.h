@@ -10,6 +10,8 @@
  *   gpu_spmd.c    a kernel's block and thread loops become one SPMD body:
  *                 ids instead of loops, guards for short thread loops,
  *                 block-level copies spread over the threads, barriers
+ *   gpu_allreduce.c  (from gpu_spmd) a sum over partial results of the
+ *                 threads as a tree in shared memory
  *   gpu_shared.c  the block's shared allocations packed into one dynamic
  *                 arena, local ones checked to fit in registers
  *   cuda_ptx.c    the kernels through LLVM's NVPTX backend to PTX
@@ -74,11 +76,22 @@ typedef struct {
 GpuFunc *gpu_split(IrFunc *f);
 
 /* ---- gpu_spmd.c --------------------------------------------------------- */
+/* The id of this thread (GPU_TID) or block (GPU_BID) in dimension d, i64. */
+IrExpr *gpu_id(const char *which, int d);
+/* A barrier (NULL with TXC_CUDA_NO_BARRIERS=1, which the checker's tests use). */
+IrStmt *gpu_barrier(void);
 /* Makes k's body one SPMD program (its block sizes into k->block); false
  * after diagnostics. */
 bool gpu_spmd(GpuKernel *k);
 /* Whether s contains a loop of kind fk. */
 bool gpu_has_loop(IrStmt *s, ForKind fk);
+
+/* ---- gpu_allreduce.c ------------------------------------------------------ */
+/* A block-level loop that combines T partial results in shared memory into
+ * one element (y[j] = y[j] op part[e + r]) as a tree over the block's
+ * threads (first: the condition that picks one thread); NULL when s is not
+ * one. */
+IrStmt *gpu_allreduce(IrStmt *s, IrExpr *nthreads, IrExpr *tid, IrExpr *first);
 
 /* ---- gpu_shared.c ------------------------------------------------------- */
 /* Places k's shared buffers in the arena and checks its local ones. */

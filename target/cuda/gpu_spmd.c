@@ -38,7 +38,7 @@ typedef struct {
 	bool ok;
 } Spmd;
 
-static IrExpr *
+IrExpr *
 gpu_id(const char *which, int d)
 {
 	IrExpr *a = ir_int(ir_i32, d);
@@ -51,8 +51,8 @@ as_type(IrExpr *e, IrType t)
 	return ir_type_eq(e->type, t) ? e : ir_cast(t, e);
 }
 
-static IrStmt *
-barrier(void)
+IrStmt *
+gpu_barrier(void)
 {
 	/* TXC_CUDA_NO_BARRIERS=1 leaves them out: the tests of libtxrt's race
 	 * checker break real kernels with it (txc(1) ENVIRONMENT) */
@@ -405,6 +405,14 @@ uniform_work(Spmd *S, IrStmt *s)
 		IrExpr *t = ir_binop(IR_EQ, gpu_id(GPU_TID, d), ir_i64c(0));
 		c = c ? ir_binop(IR_AND, c, t) : t;
 	}
+	/* an update over partial results in shared memory: a tree */
+	IrStmt *tree = S->update && c ? gpu_allreduce(thread_code(S, inner, false), nthreads(S),
+	    linear_tid(S), c) : NULL;
+	if (tree) {
+		for (IrStmt *l = s; l != inner; l = l->let.body)
+			tree = ir_let_stmt(l->let.var, l->let.value, tree);
+		return tree;
+	}
 	IrStmt *body = thread_code(S, s, false);
 	return c ? ir_if(c, body, NULL) : body;
 }
@@ -481,7 +489,7 @@ block_seq(Spmd *S, IrStmt *s)
 		accesses(&a, t);
 		if (n && (meets(since.w, since.nw, a.r, a.nr) || meets(since.w, since.nw, a.w, a.nw) ||
 		    meets(since.r, since.nr, a.w, a.nw))) {
-			out[n++] = barrier();
+			out[n++] = gpu_barrier();
 			memset(&since, 0, sizeof since);
 		}
 		for (int j = 0; j < a.nr; j++)
@@ -511,7 +519,7 @@ block_level(Spmd *S, IrStmt *s)
 		IrStmt *body = block_level(S, s->loop.body);
 		S->scope = saved;
 		if (has_barrier(body))
-			body = ir_seq(body, barrier());
+			body = ir_seq(body, gpu_barrier());
 		/* a vthread or unrolled loop around thread loops: serial here */
 		return ir_for(s->loop.var, s->loop.min, s->loop.extent,
 		    s->loop.fk == FOR_UNROLLED ? FOR_UNROLLED : FOR_SERIAL, body);
