@@ -95,6 +95,8 @@ typedef struct Buffer {
 	bool is_input;             /* read-only argument */
 	bool flat;                 /* accesses use one flat offset */
 	Tensor *tensor;            /* the AST tensor it stores, if any */
+	bool double_buffer;        /* double_buffer: two halves (double_buffer.c) */
+	Loc double_buffer_loc;     /* the primitive */
 } Buffer;
 
 /* Builtins, as in lang/ast.h (BI_EXP ...); CALL_INTRINSIC names a
@@ -186,6 +188,8 @@ struct IrStmt {
 		struct {            /* IS_PRODUCE */
 			const char *name;   /* the stage */
 			bool update;        /* the update (reduction) part of a stage */
+			bool prefetch;      /* double_buffer: the next iteration's copy, into
+			                       the half the current one does not read */
 			IrStmt *body;
 		} produce;
 	};
@@ -372,6 +376,11 @@ IrStmt *vectorize_loops(IrStmt *s);
  * copies of their body; others become serial loops.  */
 IrStmt *unroll_loops(IrStmt *s);
 IrStmt *unroll_loop(IrStmt *loop);          /* one loop, whatever its kind */
+
+/* ---- double_buffer.c: stages marked double_buffer, computed at a serial
+ * loop, get two halves filled one iteration ahead; NULL after a
+ * diagnostic (a stage that does not fit the pattern). */
+IrStmt *double_buffer_stmt(IrStmt *s);
 
 /* ---- hoist.c: loop-invariant index arithmetic moves out of loops into
  * lets (io*8 computed once per io, not once per ii).  */

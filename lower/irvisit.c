@@ -213,6 +213,7 @@ ir_mutate_stmt_children(IrMutator *m, IrStmt *s)
 		if (!body)
 			return NULL;
 		r = ir_produce(s->produce.name, s->produce.update, body);
+		r->produce.prefetch = s->produce.prefetch;
 		break;
 	default:
 		ICE("mutating statement kind %d", (int)s->kind);

@@ -15,6 +15,8 @@
  *   unroll        unrolled loops expanded                        unroll.c
  *   vectorize     vectorized loops to vector code                vectorize.c
  *   simplify      the vector code folded                         simplify.c
+ *   double_buffer stages marked double_buffer: two halves, filled one
+ *                 iteration ahead                 double_buffer.c
  *   hoist         invariant divisions by run-time values into lets  hoist.c
  *                 (CPU code only)
  *
@@ -35,7 +37,7 @@
 /* The passes above, in order: the names --dump-after takes. */
 static const char *const pass_names[] = {
 	"stage", "sched", "inline", "bounds_infer", "lower", "simplify", "tensorize",
-	"flatten", "partition", "unroll", "vectorize", "hoist", NULL,
+	"flatten", "partition", "unroll", "vectorize", "double_buffer", "hoist", NULL,
 };
 
 const char *const *
@@ -193,6 +195,9 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	if (!opt || !opt->target || strcmp(opt->target, "cuda"))
 		body = run_pass(&r, "vectorize", vectorize_loops, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
+	body = run_pass(&r, "double_buffer", double_buffer_stmt, body);
+	if (!body && !r.stopped)
+		return NULL;
 	/* CPU code only: a GPU kernel's loops are its threads, and the VTA
 	 * backend reads its nests' index expressions as they are */
 	if (!opt || !opt->target || !strcmp(opt->target, "cpu"))

@@ -738,6 +738,16 @@ apply(Lower *L, SchedPrim *sp)
 		tensorize_request(L, s, sp);     /* matched after lowering: tensorize.c */
 		break;
 	case PRIM_DOUBLE_BUFFER:
+		/* two halves of the buffer, filled one iteration ahead:
+		 * double_buffer.c */
+		if (s->output) {
+			diag_error(sp->loc, "double_buffer applies to a stage computed inside a loop "
+			    "of its consumer; output '%s' is the caller's buffer", s->name);
+			return;
+		}
+		s->buf->double_buffer = true;
+		s->buf->double_buffer_loc = sp->loc;
+		break;
 	case PRIM_PRAGMA:
 	case PRIM_PREFETCH:
 		break;      /* hints: no effect on the CPU loop nest */

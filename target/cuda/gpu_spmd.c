@@ -473,6 +473,45 @@ meets(Buffer **a, int na, Buffer **b, int nb)
 
 static IrStmt *block_level(Spmd *S, IrStmt *s);
 
+static bool
+is_prefetch(IrStmt *s)
+{
+	if (!s)
+		return false;
+	if (s->kind == IS_PRODUCE)
+		return s->produce.prefetch;
+	if (s->kind == IS_IF && !s->ifs.else_s)
+		return is_prefetch(s->ifs.then_s);
+	if (s->kind == IS_BLOCK) {
+		for (int i = 0; i < s->block.n; i++)
+			if (!is_prefetch(s->block.stmts[i]))
+				return false;
+		return s->block.n > 0;
+	}
+	return false;
+}
+
+/* Whether s holds a prefetch (its loop then needs a tail barrier). */
+static bool
+has_prefetch(IrStmt *s)
+{
+	if (!s)
+		return false;
+	if (is_prefetch(s))
+		return true;
+	if (s->kind == IS_BLOCK) {
+		for (int i = 0; i < s->block.n; i++)
+			if (has_prefetch(s->block.stmts[i]))
+				return true;
+		return false;
+	}
+	if (s->kind == IS_LET)
+		return has_prefetch(s->let.body);
+	if (s->kind == IS_ALLOCATE)
+		return has_prefetch(s->alloc.body);
+	return false;
+}
+
 static IrStmt *
 block_seq(Spmd *S, IrStmt *s)
 {
@@ -487,6 +526,10 @@ block_seq(Spmd *S, IrStmt *s)
 		Acc a;
 		memset(&a, 0, sizeof a);
 		accesses(&a, t);
+		/* a double buffer's prefetch writes the half no one reads in this
+		 * iteration (the loop's tail barrier orders it with the next) */
+		if (is_prefetch(t))
+			a.nw = 0;
 		if (n && (meets(since.w, since.nw, a.r, a.nr) || meets(since.w, since.nw, a.w, a.nw) ||
 		    meets(since.r, since.nr, a.w, a.nw))) {
 			out[n++] = gpu_barrier();
@@ -518,7 +561,7 @@ block_level(Spmd *S, IrStmt *s)
 		S->scope = bounds_push(S->scope, s->loop.var, iv);
 		IrStmt *body = block_level(S, s->loop.body);
 		S->scope = saved;
-		if (has_barrier(body))
+		if (has_barrier(body) || has_prefetch(body))
 			body = ir_seq(body, gpu_barrier());
 		/* a vthread or unrolled loop around thread loops: serial here */
 		return ir_for(s->loop.var, s->loop.min, s->loop.extent,
@@ -541,7 +584,10 @@ block_level(Spmd *S, IrStmt *s)
 		S->update = s->produce.update;
 		IrStmt *b = block_level(S, s->produce.body);
 		S->update = saved;
-		return b ? ir_produce(s->produce.name, s->produce.update, b) : NULL;
+		IrStmt *r = b ? ir_produce(s->produce.name, s->produce.update, b) : NULL;
+		if (r)
+			r->produce.prefetch = s->produce.prefetch;
+		return r;
 	}
 	case IS_IF:
 		return ir_if(s->ifs.cond, block_level(S, s->ifs.then_s),

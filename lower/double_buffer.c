@@ -1,0 +1,270 @@
+/* double_buffer.c: double_buffer(), TVM's InjectDoubleBuffer.
+ *
+ * A stage marked double_buffer and computed at a serial loop of its
+ * consumer is allocated in that loop's body and filled at the start of
+ * each iteration:
+ *
+ *     for (ko, m, n) { allocate As { produce As {...}; ...reads As... } }
+ *
+ * becomes one allocation of two halves, the first filled before the loop
+ * and each iteration filling the other half for the next one (a
+ * `prefetch` produce) before it reads its own:
+ *
+ *     allocate As[2 * size] {
+ *       produce As {...ko = m, half 0...}
+ *       for (ko, m, n) {
+ *         if (ko + 1 < m + n) { prefetch As {...ko + 1, half (ko + 1 - m) % 2...} }
+ *         ...reads As, half (ko - m) % 2...
+ *       }
+ *     }
+ *
+ * On a GPU the copy of the next tile then overlaps the arithmetic on the
+ * current one, and one barrier an iteration is enough (target/cuda puts
+ * none between a prefetch and the reads of the other half).  The size of a
+ * half is the allocation's constant bound.  The CPU's loops are changed
+ * the same way (they gain nothing but compute the same); a double_buffer
+ * that does not fit the pattern is an error at the primitive that says
+ * why.
+ */
+#include <string.h>
+
+#include "lower/ir.h"
+
+typedef struct {
+	IrMutator m;
+	Buffer *from, *to;
+	IrExpr *offset;           /* elements: the half this part uses */
+} Half;
+
+static IrExpr *
+half_load(IrMutator *m, IrExpr *e)
+{
+	Half *h = (Half *)m;
+	IrExpr *x = ir_mutate_expr_children(m, e);
+	if (x->load.buf != h->from)
+		return x;
+	IrExpr *idx = ir_add(x->load.idx[0], h->offset);
+	return ir_load(h->to, &idx, 1, x->a, x->type.lanes);
+}
+
+static IrStmt *
+half_store(IrMutator *m, IrStmt *s)
+{
+	Half *h = (Half *)m;
+	IrStmt *x = ir_mutate_stmt_children(m, s);
+	if (x->store.buf != h->from)
+		return x;
+	IrExpr *idx = ir_add(x->store.idx[0], h->offset);
+	IrStmt *r = ir_store(h->to, &idx, 1, x->store.value, x->store.pred);
+	r->loc = x->loc;
+	return r;
+}
+
+static IrStmt *
+in_half(IrStmt *s, Buffer *from, Buffer *to, IrExpr *offset)
+{
+	Half h;
+	memset(&h, 0, sizeof h);
+	h.m.expr[IR_LOAD] = half_load;
+	h.m.stmt[IS_STORE] = half_store;
+	h.from = from;
+	h.to = to;
+	h.offset = offset;
+	return ir_mutate_stmt(&h.m, s);
+}
+
+static bool
+one_elem_bound(Buffer *b, int64_t *n)
+{
+	*n = 1;
+	for (int d = 0; d < b->ndims; d++) {
+		int64_t c;
+		if (!(ir_is_const(b->extent[d], &c) || bounds_const_max(b->extent[d], &c)) || c < 0)
+			return false;
+		*n *= c;
+	}
+	return true;
+}
+
+typedef struct {
+	IrMutator m;
+	bool ok;
+} Db;
+
+/* The two-half buffer of b. */
+static Buffer *
+doubled(Buffer *b, int64_t size)
+{
+	Buffer *two = ir_new_buffer(b->name, b->elem, 1);
+	two->min[0] = ir_i64c(0);
+	two->extent[0] = ir_i64c(2 * size);
+	two->scope = b->scope;
+	two->flat = true;
+	two->tensor = b->tensor;
+	return two;
+}
+
+/* loop's body is a chain of allocations around a block whose first
+ * statements compute them; those of double-buffered stages move out of
+ * the loop with two halves each, their first fill before it and the next
+ * one's at the top of every iteration. */
+static IrStmt *
+inject(Db *D, IrStmt *loop)
+{
+	enum { MAXA = 16 };
+	IrStmt *chain[MAXA];
+	int na = 0, ndb = 0;
+	IrStmt *s = loop->loop.body;
+	while (s->kind == IS_ALLOCATE && na < MAXA) {
+		chain[na++] = s;
+		ndb += s->alloc.buf->double_buffer;
+		s = s->alloc.body;
+	}
+	if (!ndb)
+		return NULL;
+	Var *v = loop->loop.var;
+	IrExpr *m = loop->loop.min, *end = ir_add(loop->loop.min, loop->loop.extent);
+	IrStmt **stmts = s->kind == IS_BLOCK ? s->block.stmts : &s;
+	int nst = s->kind == IS_BLOCK ? s->block.n : 1;
+	IrStmt *prologue = NULL, *prefetch = NULL;
+	Buffer *from[MAXA], *to[MAXA];
+	int64_t sizes[MAXA];
+	int nd = 0;
+	bool *taken = arena_alloc(ir_arena, (size_t)(nst + 1) * sizeof *taken);
+	memset(taken, 0, (size_t)(nst + 1) * sizeof *taken);
+	for (int i = 0; i < na; i++) {
+		Buffer *b = chain[i]->alloc.buf;
+		if (!b->double_buffer)
+			continue;
+		b->double_buffer = false;     /* reported or done once */
+		int at = -1;
+		for (int j = 0; j < nst && stmts[j]->kind == IS_PRODUCE; j++)
+			if (!strcmp(stmts[j]->produce.name, b->name) && !stmts[j]->produce.update)
+				at = j;
+		if (at < 0) {
+			diag_error(b->double_buffer_loc, "double_buffer of '%s': it is not computed at "
+			    "the top of loop '%s' (an update, or other work comes first)", b->name,
+			    v->name);
+			D->ok = false;
+			return NULL;
+		}
+		if (!one_elem_bound(b, &sizes[nd])) {
+			diag_error(b->double_buffer_loc, "double_buffer of '%s' needs a buffer of "
+			    "constant size; its extents depend on run-time values", b->name);
+			diag_note(b->double_buffer_loc, "compute it at a loop whose region of it has a "
+			    "constant bound (a split by a constant)");
+			D->ok = false;
+			return NULL;
+		}
+		if (!b->flat)
+			ICE("double_buffer of '%s' before flatten", b->name);
+		taken[at] = true;
+		from[nd] = b;
+		to[nd] = doubled(b, sizes[nd]);
+		IrExpr *sz = ir_i64c(sizes[nd]);
+		IrStmt *p = stmts[at];
+		IrStmt *first = in_half(ir_substitute_stmt(p, v, m), b, to[nd], ir_i64c(0));
+		IrStmt *next = in_half(ir_substitute_stmt(p, v, ir_add(ir_var(v), ir_i64c(1))), b,
+		    to[nd], ir_mul(ir_mod(ir_add(ir_sub(ir_var(v), m), ir_i64c(1)), ir_i64c(2)), sz));
+		next->produce.prefetch = true;
+		prologue = ir_seq(prologue, first);
+		prefetch = ir_seq(prefetch, next);
+		nd++;
+	}
+	/* the rest of the body reads the current half */
+	IrStmt **rest = arena_alloc(ir_arena, (size_t)(nst + 1) * sizeof *rest);
+	int nr = 0;
+	for (int j = 0; j < nst; j++)
+		if (!taken[j])
+			rest[nr++] = stmts[j];
+	IrStmt *body = ir_block(rest, nr);
+	for (int i = 0; i < nd; i++)
+		body = in_half(body, from[i], to[i], ir_mul(ir_mod(ir_sub(ir_var(v), m), ir_i64c(2)),
+		    ir_i64c(sizes[i])));
+	/* the allocations that stay per iteration */
+	for (int i = na - 1; i >= 0; i--) {
+		bool db = false;
+		for (int k = 0; k < nd; k++)
+			db |= from[k] == chain[i]->alloc.buf;
+		if (!db && body) {
+			IrStmt *a = ir_allocate(chain[i]->alloc.buf, body);
+			a->loc = chain[i]->loc;
+			body = a;
+		}
+	}
+	body = ir_seq(ir_if(ir_binop(IR_LT, ir_add(ir_var(v), ir_i64c(1)), end), prefetch, NULL),
+	    body);
+	IrStmt *out = ir_seq(ir_if(ir_binop(IR_GT, loop->loop.extent, ir_i64c(0)), prologue, NULL),
+	    ir_for_like(loop, loop->loop.min, loop->loop.extent, body));
+	out = simplify_stmt(out);
+	for (int i = nd - 1; i >= 0; i--)
+		out = ir_allocate(to[i], out);
+	return out;
+}
+
+static IrStmt *
+db_for(IrMutator *m, IrStmt *s)
+{
+	Db *d = (Db *)m;
+	bool any = false;
+	for (IrStmt *a = s->loop.body; a->kind == IS_ALLOCATE; a = a->alloc.body)
+		any |= a->alloc.buf->double_buffer;
+	if (!any)
+		return ir_mutate_stmt_children(m, s);
+	if (s->loop.fk != FOR_SERIAL && s->loop.fk != FOR_UNROLLED) {
+		for (IrStmt *a = s->loop.body; a->kind == IS_ALLOCATE; a = a->alloc.body)
+			if (a->alloc.buf->double_buffer) {
+				diag_error(a->alloc.buf->double_buffer_loc, "double_buffer of '%s' needs "
+				    "it computed at a serial loop; '%s' is %s", a->alloc.buf->name,
+				    s->loop.var->name, ir_for_kind_name(s->loop.fk));
+				a->alloc.buf->double_buffer = false;
+			}
+		d->ok = false;
+		return s;
+	}
+	/* what is inside the chain of allocations first (loops that double
+	 * buffer too); the chain itself is inject's */
+	IrStmt *chain[16];
+	int na = 0;
+	IrStmt *in = s->loop.body;
+	for (; in->kind == IS_ALLOCATE && na < 16; in = in->alloc.body)
+		chain[na++] = in;
+	IrStmt *body = ir_mutate_stmt(m, in);
+	if (!body)
+		return NULL;
+	for (int i = na - 1; i >= 0; i--) {
+		IrStmt *a = ir_allocate(chain[i]->alloc.buf, body);
+		a->loc = chain[i]->loc;
+		body = a;
+	}
+	IrStmt *x = ir_for_like(s, s->loop.min, s->loop.extent, body);
+	IrStmt *r = inject(d, x);
+	return r ? r : x;
+}
+
+/* A double-buffered allocation that is not directly a serial loop's body. */
+static IrStmt *
+db_alloc(IrMutator *m, IrStmt *s)
+{
+	Db *d = (Db *)m;
+	if (s->alloc.buf->double_buffer) {
+		diag_error(s->alloc.buf->double_buffer_loc, "double_buffer of '%s' needs it "
+		    "computed at a serial loop of its consumer (compute_at C, ko), alone in "
+		    "that loop's body", s->alloc.buf->name);
+		d->ok = false;
+		s->alloc.buf->double_buffer = false;
+	}
+	return ir_mutate_stmt_children(m, s);
+}
+
+IrStmt *
+double_buffer_stmt(IrStmt *s)
+{
+	Db d;
+	memset(&d, 0, sizeof d);
+	d.ok = true;
+	d.m.stmt[IS_FOR] = db_for;
+	d.m.stmt[IS_ALLOCATE] = db_alloc;
+	IrStmt *r = ir_mutate_stmt(&d.m, s);
+	return d.ok ? r : NULL;
+}
