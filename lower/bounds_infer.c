@@ -63,9 +63,9 @@ rounded_root(Lower *L, LStage *c, int root)
  * blocks count at c's root too (a stage stored at root and computed in a
  * rounded block writes the block's points past the end). */
 static VarRange *
-stage_scope(Lower *L, LStage *c, int leaf)
+stage_scope_from(Lower *L, LStage *c, int leaf, VarRange *base)
 {
-	VarRange *r = L->ranges;
+	VarRange *r = base;
 	for (int i = leaf + 1; i < c->nleaves; i++) {
 		Axis *a = &c->axes[c->leaves[i]];
 		VarRange *g = r;
@@ -100,6 +100,12 @@ stage_scope(Lower *L, LStage *c, int leaf)
 		r = lin_push(r, a->var, lo, hi, true);
 	}
 	return r;
+}
+
+static VarRange *
+stage_scope(Lower *L, LStage *c, int leaf)
+{
+	return stage_scope_from(L, c, leaf, L->ranges);
 }
 
 /* ---- collecting the accesses -------------------------------------- */
@@ -157,6 +163,34 @@ walk(Need *n, IrExpr *e, Fact *f)
 			walk(n, e->call.args[i], f);
 }
 
+/* The GPU thread loops around loop `leaf` of c (and around c's own compute
+ * level, up the chain of compute_at) made to vary: a stage in shared
+ * memory computed inside them is computed once for the whole block, so
+ * its region covers every thread's (TVM's relaxation of thread loops for
+ * shared storage).  gpu_spmd (target/cuda) then spreads its computation
+ * over the threads. */
+static VarRange *
+relax_threads(Lower *L, LStage *c, int leaf, VarRange *r)
+{
+	for (int depth = 0; c && depth < 64; depth++) {
+		for (int i = 0; i <= leaf && i < c->nleaves; i++) {
+			Axis *a = &c->axes[c->leaves[i]];
+			if (a->fk != FOR_GPU_THREAD)
+				continue;
+			VarRange *g = L->ranges;
+			while (g && g->var != a->var)
+				g = g->next;
+			if (g)
+				r = lin_push(r, a->var, g->lo, g->hi, true);
+		}
+		if (c->compute.kind != LEVEL_AT)
+			break;
+		leaf = c->compute.leaf;
+		c = c->compute.stage;
+	}
+	return r;
+}
+
 static void needs(Lower *L, LStage *p, LStage *c, int leaf, Need *out);
 
 /* What c's own definition and the stages computed in its loop `leaf`
@@ -166,7 +200,10 @@ needs(Lower *L, LStage *p, LStage *c, int leaf, Need *out)
 {
 	if (!c->bounded)
 		return;
-	Need n = { L, p, stage_scope(L, c, leaf), NULL, NULL, NULL, false };
+	VarRange *base = L->ranges;
+	if (p->scope == SCOPE_SHARED && leaf >= 0)   /* under c's own loops */
+		base = relax_threads(L, c, leaf, base);
+	Need n = { L, p, stage_scope_from(L, c, leaf, base), NULL, NULL, NULL, false };
 	n.lo = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *n.lo);
 	n.hi = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *n.hi);
 	n.seen = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *n.seen);
@@ -196,6 +233,15 @@ needs(Lower *L, LStage *p, LStage *c, int leaf, Need *out)
 	}
 	for (int k = 0; k < p->ndims; k++)
 		if (n.seen[k]) {
+			if (base != L->ranges) {
+				/* the loops' bounds hold the relaxed thread ids: over them too */
+				IrExpr *l, *h, *l2, *h2;
+				if (n.lo[k] && n.hi[k] && lin_interval(n.lo[k], base, NULL, &l, &h) &&
+				    lin_interval(n.hi[k], base, NULL, &l2, &h2)) {
+					n.lo[k] = l;
+					n.hi[k] = h2;
+				}
+			}
 			Need *o = out;
 			add_need(o, k, n.lo[k], n.hi[k]);
 		}

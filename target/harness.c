@@ -27,6 +27,48 @@
 
 #include "target/target.h"
 
+/* -DTXC_CUDA_DEVICE: a --target=cuda object on a GPU takes device
+ * pointers; txh_call copies the buffers to the device (outputs too, so
+ * that what the kernel does not write keeps its poison), calls, and
+ * copies every buffer back (an input the kernel wrote shows). */
+static const char device_copies[] =
+"#ifdef TXC_CUDA_DEVICE\n"
+"void *txrt_cuda_malloc(size_t bytes);\n"
+"void txrt_cuda_free(void *dev);\n"
+"int txrt_cuda_memcpy_htod(void *dev, const void *host, size_t bytes);\n"
+"int txrt_cuda_memcpy_dtoh(void *host, const void *dev, size_t bytes);\n"
+"static TxhBuf *txh_b;\n"
+"static int txh_call(const int64_t *s, void *const *hp)\n"
+"{\n"
+"\tvoid *p[64];\n"
+"\tsize_t bytes[64];\n"
+"\tint n = 0;\n"
+"\twhile (n < 64 && txh_b[n].name) n++;\n"
+"\tfor (int i = 0; i < n; i++) {\n"
+"\t\tp[i] = NULL;\n"
+"\t\tif (!hp[i]) continue;\n"
+"\t\tbytes[i] = (size_t)(txh_b[i].count * txh_tsize[txh_b[i].type]);\n"
+"\t\tp[i] = txrt_cuda_malloc(bytes[i]);\n"
+"\t\tif (!p[i] || txrt_cuda_memcpy_htod(p[i], hp[i], bytes[i])) {\n"
+"\t\t\tfprintf(stderr, \"harness: device memory for '%s': %s\\n\", txh_b[i].name, txrt_last_error());\n"
+"\t\t\texit(2);\n"
+"\t\t}\n"
+"\t}\n"
+"\tint rc = txh_kernel(s, p);\n"
+"\tfor (int i = 0; i < n; i++) {\n"
+"\t\tif (!p[i]) continue;\n"
+"\t\tif (txrt_cuda_memcpy_dtoh(hp[i], p[i], bytes[i])) {\n"
+"\t\t\tfprintf(stderr, \"harness: copying '%s' back: %s\\n\", txh_b[i].name, txrt_last_error());\n"
+"\t\t\texit(2);\n"
+"\t\t}\n"
+"\t\ttxrt_cuda_free(p[i]);\n"
+"\t}\n"
+"\treturn rc;\n"
+"}\n"
+"#else\n"
+"#define txh_call txh_kernel\n"
+"#endif\n\n";
+
 /* The part of every harness that does not depend on the kernel. */
 static const char runtime[] =
 "#include <stdbool.h>\n"
@@ -626,10 +668,11 @@ harness_emit(FILE *out, IrFunc *f)
 	    "const char *%s_last_error(void);\n#define TXH_LAST_ERROR %s_last_error\n#endif\n\n",
 	    f->name, f->name);
 	fprintf(out, "static TxhVal txh_v[%d];\n\n", f->nparams ? f->nparams : 1);
-	fputs("static int txh_call(const int64_t *s, void *const *p)\n{\n", out);
+	fputs("static int txh_kernel(const int64_t *s, void *const *p)\n{\n", out);
 	fputs("\t(void)s; (void)p;\n", out);
 	emit_call(out, f);
 	fputs("}\n\n", out);
+	fputs(device_copies, out);
 
 	fputs("int main(int argc, char **argv)\n{\n", out);
 	fprintf(out, "\tstatic const TxhParam pr[] = {");
@@ -667,6 +710,7 @@ harness_emit(FILE *out, IrFunc *f)
 		    b->name, htype(b->elem), b->is_input, b->ndims, i);
 	}
 	fputs("\t};\n", out);
+	fputs("#ifdef TXC_CUDA_DEVICE\n\ttxh_b = b;\n#endif\n", out);
 	fprintf(out, "\treturn txh_run(&o, pr, NP, s, b, NB, txh_call, TXH_LAST_ERROR, \"%s\");\n}\n",
 	    f->name);
 	return true;

@@ -35,6 +35,11 @@ typedef struct {
 	const char *bdim_var[3];  /* a loop that sets it, for messages */
 	BoundsScope *scope;       /* block variables and block-level loops */
 	bool update;              /* inside an update's produce */
+	/* inside thread loops around a shared stage (implicit_level) */
+	int implicit;
+	bool collective;          /* computing a shared stage there */
+	Var **tvars; int ntv, captv;     /* variables that depend on the thread */
+	Buffer **shared_open; int nshared_open, capshared_open;
 	bool ok;
 } Spmd;
 
@@ -190,7 +195,10 @@ block_size(Spmd *S, IrStmt *s, unsigned in_dims)
 		return;
 	}
 	case IS_LET: block_size(S, s->let.body, in_dims); return;
-	case IS_ALLOCATE: block_size(S, s->alloc.body, in_dims); return;
+	/* a shared stage's own thread loops are the block's threads again */
+	case IS_ALLOCATE:
+		block_size(S, s->alloc.body, s->alloc.buf->scope == SCOPE_SHARED ? 0 : in_dims);
+		return;
 	case IS_PRODUCE: block_size(S, s->produce.body, in_dims); return;
 	case IS_IF:
 		block_size(S, s->ifs.then_s, in_dims);
@@ -417,6 +425,226 @@ uniform_work(Spmd *S, IrStmt *s)
 	return c ? ir_if(c, body, NULL) : body;
 }
 
+static IrStmt *block_level(Spmd *S, IrStmt *s);
+static IrStmt *block_seq(Spmd *S, IrStmt *s);
+static IrStmt *implicit_level(Spmd *S, IrStmt *s);
+
+/* block_level, or implicit_level inside thread loops around a shared stage */
+static IrStmt *
+level(Spmd *S, IrStmt *s)
+{
+	return S->implicit ? implicit_level(S, s) : block_level(S, s);
+}
+
+/* ---- thread loops around shared stages (TVM's model) ---------------------
+ * A stage in shared memory may be computed inside the thread loops (at a
+ * loop of a per-thread stage, as TVM schedules a tiled matmul); bound
+ * inference made its region the whole block's (relax_threads in
+ * lower/bounds_infer.c).  Every thread then runs the code around it in
+ * step: the thread loops are their ids with no guard, and what is inside
+ * is block-level code whose per-thread parts (stages in local memory,
+ * stores to the outputs) every thread runs with its own ids, while the
+ * shared stages are computed by the threads together, with barriers.
+ * That holds while the control flow around them does not depend on the
+ * thread; where it would, a barrier could not be reached by every thread,
+ * and that is an error at the schedule. */
+
+static bool
+has_shared_alloc(IrStmt *s)
+{
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case IS_ALLOCATE:
+		return s->alloc.buf->scope == SCOPE_SHARED || has_shared_alloc(s->alloc.body);
+	case IS_FOR: return has_shared_alloc(s->loop.body);
+	case IS_LET: return has_shared_alloc(s->let.body);
+	case IS_PRODUCE: return has_shared_alloc(s->produce.body);
+	case IS_IF: return has_shared_alloc(s->ifs.then_s) || has_shared_alloc(s->ifs.else_s);
+	case IS_BLOCK:
+		for (int i = 0; i < s->block.n; i++)
+			if (has_shared_alloc(s->block.stmts[i]))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+static bool
+uses_tvar(Spmd *S, IrExpr *e)
+{
+	for (int i = 0; i < S->ntv; i++)
+		if (ir_uses_var(e, S->tvars[i]))
+			return true;
+	return false;
+}
+
+static void
+add_tvar(Spmd *S, Var *v)
+{
+	*ARENA_PUSH(ir_arena, S->tvars, S->ntv, S->captv) = v;
+}
+
+/* The name of a shared stage being computed (a produce of a buffer
+ * allocated in shared memory around it). */
+static bool
+shared_stage(Spmd *S, const char *name)
+{
+	for (int i = 0; i < S->nshared_open; i++)
+		if (!strcmp(S->shared_open[i]->name, name))
+			return true;
+	return false;
+}
+
+/* Whether s computes a shared stage (allocates one, or fills one that is
+ * open around it: a double buffer's copies), so that the threads must run
+ * it together. */
+static bool
+needs_block(Spmd *S, IrStmt *s)
+{
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case IS_ALLOCATE:
+		return s->alloc.buf->scope == SCOPE_SHARED || needs_block(S, s->alloc.body);
+	case IS_PRODUCE:
+		return shared_stage(S, s->produce.name) || needs_block(S, s->produce.body);
+	case IS_FOR: return needs_block(S, s->loop.body);
+	case IS_LET: return needs_block(S, s->let.body);
+	case IS_IF: return needs_block(S, s->ifs.then_s) || needs_block(S, s->ifs.else_s);
+	case IS_BLOCK:
+		for (int i = 0; i < s->block.n; i++)
+			if (needs_block(S, s->block.stmts[i]))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+static void
+not_uniform(Spmd *S, Loc at, const char *what)
+{
+	diag_error(at.file ? at : S->k->loc, "a shared stage is computed inside %s, which "
+	    "not every thread of the block runs: its barriers would not be reached by every "
+	    "thread", what);
+	diag_note(at.file ? at : S->k->loc, "compute the shared stage outside it, or split the "
+	    "thread loops by factors that divide the block");
+	S->ok = false;
+}
+
+/* A thread loop whose body computes a shared stage: its id, unguarded. */
+static IrStmt *
+collective_thread(Spmd *S, IrStmt *s)
+{
+	int d = s->loop.gpu_dim;
+	int64_t a, b;
+	bool full = ir_expr_equal(s->loop.extent, S->bdim[d]) ||
+	    (ir_is_const(s->loop.extent, &a) && ir_is_const(S->bdim[d], &b) && a == b);
+	if (!full) {
+		not_uniform(S, s->loc, arena_printf(ir_arena, "thread loop '%s' (extent %s; "
+		    "the block's threadIdx.%c has %s)", s->loop.var->name, ir_expr_str(s->loop.extent),
+		    "xyz"[d], ir_expr_str(S->bdim[d])));
+		return s;
+	}
+	if (!S->implicit) {
+		unsigned dims = thread_dims(s);
+		for (int e = 0; e < 3; e++) {
+			int64_t n;
+			if (!(dims & (1u << e)) && S->bdim[e] && !(ir_is_const(S->bdim[e], &n) && n == 1)) {
+				not_uniform(S, s->loc, arena_printf(ir_arena, "thread loops that do not "
+				    "use the block's threadIdx.%c", "xyz"[e]));
+				return s;
+			}
+		}
+	}
+	Var *v = s->loop.var;
+	add_tvar(S, v);
+	S->implicit++;
+	IrStmt *body = implicit_level(S, s->loop.body);
+	S->implicit--;
+	if (!body)
+		return NULL;
+	return ir_let_stmt(v, as_type(simplify_expr(ir_add(as_type(s->loop.min, ir_i64),
+	    gpu_id(GPU_TID, d)), NULL), v->type), body);
+}
+
+static IrStmt *
+implicit_level(Spmd *S, IrStmt *s)
+{
+	if (!s || !S->ok)
+		return s;
+	bool collective = S->collective;
+	switch (s->kind) {
+	case IS_FOR:
+		if (s->loop.fk == FOR_GPU_THREAD)
+			return needs_block(S, s) ? collective_thread(S, s) : thread_code(S, s, true);
+		if (!needs_block(S, s)) {
+			/* the threads together compute a shared stage; everything
+			 * else is each thread's own */
+			if (collective)
+				return gpu_has_loop(s, FOR_GPU_THREAD) ? thread_level(S, s) :
+				    uniform_work(S, s);
+			return thread_code(S, s, false);
+		}
+		if (uses_tvar(S, s->loop.min) || uses_tvar(S, s->loop.extent)) {
+			not_uniform(S, s->loc, arena_printf(ir_arena, "loop '%s', whose bounds depend "
+			    "on the thread", s->loop.var->name));
+			return s;
+		}
+		return block_level(S, s);
+	case IS_LET:
+		if (uses_tvar(S, s->let.value))
+			add_tvar(S, s->let.var);
+		return ir_let_stmt(s->let.var, s->let.value, implicit_level(S, s->let.body));
+	case IS_ALLOCATE: {
+		Buffer *b = s->alloc.buf;
+		bool shared = b->scope == SCOPE_SHARED;
+		if (shared)
+			*ARENA_PUSH(ir_arena, S->shared_open, S->nshared_open, S->capshared_open) = b;
+		IrStmt *body = implicit_level(S, s->alloc.body);
+		if (shared)
+			S->nshared_open--;
+		if (!body)
+			return NULL;
+		IrStmt *r = ir_allocate(b, body);
+		r->loc = s->loc;
+		return r;
+	}
+	case IS_PRODUCE: {
+		bool saved_u = S->update, saved_c = S->collective;
+		S->update = s->produce.update;
+		S->collective = shared_stage(S, s->produce.name);
+		IrStmt *b = S->collective || needs_block(S, s->produce.body) ?
+		    implicit_level(S, s->produce.body) : thread_code(S, s->produce.body, false);
+		S->update = saved_u;
+		S->collective = saved_c;
+		IrStmt *r = b ? ir_produce(s->produce.name, s->produce.update, b) : NULL;
+		if (r)
+			r->produce.prefetch = s->produce.prefetch;
+		return r;
+	}
+	case IS_IF:
+		if (uses_tvar(S, s->ifs.cond)) {
+			if (needs_block(S, s) || (collective && !S->update)) {
+				not_uniform(S, s->loc, "a condition on the thread");
+				return s;
+			}
+			return thread_code(S, s, false);
+		}
+		return ir_if(s->ifs.cond, implicit_level(S, s->ifs.then_s),
+		    implicit_level(S, s->ifs.else_s));
+	case IS_BLOCK:
+		return block_seq(S, s);
+	case IS_STORE:
+	case IS_EVALUATE:
+		return collective ? uniform_work(S, s) : thread_code(S, s, false);
+	default:
+		return s;
+	}
+}
+
 /* ---- block-level code --------------------------------------------------- */
 
 /* The buffers a statement reads and writes (every scope but local). */
@@ -471,8 +699,6 @@ meets(Buffer **a, int na, Buffer **b, int nb)
 	return false;
 }
 
-static IrStmt *block_level(Spmd *S, IrStmt *s);
-
 static bool
 is_prefetch(IrStmt *s)
 {
@@ -520,7 +746,7 @@ block_seq(Spmd *S, IrStmt *s)
 	Acc since;
 	memset(&since, 0, sizeof since);
 	for (int i = 0; i < s->block.n; i++) {
-		IrStmt *t = block_level(S, s->block.stmts[i]);
+		IrStmt *t = level(S, s->block.stmts[i]);
 		if (!t)
 			continue;
 		Acc a;
@@ -552,14 +778,14 @@ block_level(Spmd *S, IrStmt *s)
 	switch (s->kind) {
 	case IS_FOR: {
 		if (s->loop.fk == FOR_GPU_THREAD)
-			return thread_level(S, s);
-		if (!gpu_has_loop(s, FOR_GPU_THREAD))
+			return has_shared_alloc(s) ? collective_thread(S, s) : thread_level(S, s);
+		if (!gpu_has_loop(s, FOR_GPU_THREAD) && !S->implicit)
 			return uniform_work(S, s);
 		BoundsScope *saved = S->scope;
 		Interval iv = { s->loop.min, simplify_expr(ir_sub(ir_add(s->loop.min,
 		    s->loop.extent), ir_i64c(1)), S->scope) };
 		S->scope = bounds_push(S->scope, s->loop.var, iv);
-		IrStmt *body = block_level(S, s->loop.body);
+		IrStmt *body = level(S, s->loop.body);
 		S->scope = saved;
 		if (has_barrier(body) || has_prefetch(body))
 			body = ir_seq(body, gpu_barrier());

@@ -58,8 +58,10 @@ shift $((OPTIND - 1))
 [ $# -eq 1 ] || { echo "diffcheck.sh: one .tx file expected"; exit 99; }
 tx=$1
 : "${TXC:?TXC must name the txc binary}"
-# cuda schedules run in libtxrt's emulator, on the harness's host buffers
-TXRT_CUDA=emulate
+# cuda schedules run in libtxrt's emulator (TXC_E2E_CUDA=device: on the GPU,
+# as tools/gpu-check.sh runs them); the harness copies the buffers to the
+# device and back either way (-DTXC_CUDA_DEVICE)
+if [ "${TXC_E2E_CUDA:-emulate}" = device ]; then TXRT_CUDA=device; else TXRT_CUDA=emulate; fi
 export TXRT_CUDA
 CC=${CC:-cc}
 seed=${TXC_SEED:-1}
@@ -162,7 +164,7 @@ llvm_build() {
 	if ! "$TXC" -k "$kernel" $sflag "$@" -o "$bin.o" "$tx" 2>txc.err; then
 		fail "$name: schedule $tag: txc $what failed where --emit=c works"
 		cat txc.err
-	elif cc_link "$bin" hl.o "$bin.o" "$txrt" -lpthread -ldl; then
+	elif cc_link "$bin" ${harness_o:-hl.o} "$bin.o" "$txrt" -lpthread -ldl; then
 		bins="$bins $bin"
 	else
 		fail "$name: schedule $tag: the object (txc $what) does not link with libtxrt" "$build_log"
@@ -207,9 +209,15 @@ if [ "${TXC_E2E_NVCC:-1}" != 0 ]; then
 fi
 for s in $cscheds; do
 	[ $llvm = yes ] || break
+	if [ ! -f hd.o ] && ! $CC -O1 -DTXC_LLVM -DTXC_CUDA_DEVICE -c -o hd.o h.c >"$build_log" 2>&1; then
+		fail "$name: the harness does not compile with -DTXC_CUDA_DEVICE" "$build_log"
+		break
+	fi
+	harness_o=hd.o
 	if [ "$s" = - ]; then sflag=; tag=cuda; else sflag="-s $s"; tag=$s; fi
 	block "$s" cuda >"$tag.sched"
 	llvm_build "$tag.gpu" "--target=cuda -o X.o" --target=cuda
+	harness_o=
 	if [ -n "$ptxas" ]; then
 		# shellcheck disable=SC2086
 		if ! "$TXC" -k "$kernel" $sflag --target=cuda --emit=ptx -o "$tag.ptx" "$tx" 2>txc.err; then
