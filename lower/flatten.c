@@ -99,3 +99,28 @@ flatten_buffers(IrStmt *s)
 		.stmt[IS_ALLOCATE] = mark_alloc };
 	return ir_mutate_stmt(&mk, s);
 }
+
+/* A buffer allocated with an extent that only has a constant bound
+ * (min(4, N - jo*4), a tile's edge) gets the bound as its extent, so that
+ * its strides are constants: a GPU thread's local tile then indexes with
+ * constants once unrolled, and lives in registers rather than the stack. */
+static IrStmt *
+pad_alloc(IrMutator *m, IrStmt *s)
+{
+	Buffer *b = s->alloc.buf;
+	if (b->scope == SCOPE_LOCAL && !b->stride)
+		for (int d = 0; d < b->ndims; d++) {
+			int64_t c;
+			if (b->extent[d] && !ir_is_const(b->extent[d], &c) &&
+			    bounds_const_max(b->extent[d], &c) && c >= 0)
+				b->extent[d] = ir_i64c(c);
+		}
+	return ir_mutate_stmt_children(m, s);
+}
+
+IrStmt *
+flatten_buffers_padded(IrStmt *s)
+{
+	IrMutator pad = { .stmt[IS_ALLOCATE] = pad_alloc };
+	return flatten_buffers(ir_mutate_stmt(&pad, s));
+}

@@ -213,6 +213,9 @@ IrStmt *lower_stages(Lower *L);
 
 /* flatten.c: multi-dimensional accesses to flat offsets. */
 IrStmt *flatten_buffers(IrStmt *s);
+/* The same, local allocations first padded to their extents' constant
+ * bounds (constant strides: the GPU keeps a thread's tile in registers). */
+IrStmt *flatten_buffers_padded(IrStmt *s);
 
 /* partition.c: loops whose guards hold for most iterations split into a
  * prologue, a guard-free steady state and an epilogue. */

@@ -185,7 +185,8 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 			return NULL;
 		dump_ir(opt, "tensorize", in, body);
 	}
-	body = run_pass(&r, "flatten", flatten_buffers, body);
+	body = run_pass(&r, "flatten", opt && opt->target && !strcmp(opt->target, "cuda") ?
+	    flatten_buffers_padded : flatten_buffers, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
 	body = run_pass(&r, "partition", partition_loops, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
