@@ -1,0 +1,157 @@
+/* gpu_gemm.cu: txc's SIMT sgemm on the GPU beside cuBLAS (tools/gpu-check.sh).
+ *
+ *     gpu_gemm [M N K] [runs]
+ *
+ * C = A B in fp32, row-major, on device buffers: txc's kernel
+ * (bench/kernels/sgemm_cuda.tx, compiled with --target=cuda, launched
+ * through libtxrt) and cublasSgemm; then cuBLAS's HGEMM (fp16 inputs, fp32
+ * accumulation, tensor cores) for reference, since txc has no tensor-core
+ * schedule yet.  Each prints the best of `runs` timed runs (each followed by
+ * a device synchronisation; txc's entry point waits for its kernels
+ * itself) in TFLOP/s, the ratio to cuBLAS SGEMM, and txc's largest
+ * relative difference from cuBLAS.  The GPU's name comes first.  Built
+ * with nvcc (host code only) against the CUDA runtime and cuBLAS
+ * (-lcublas); nothing here asserts a speed.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <cublas_v2.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "txrt.h"
+
+extern "C" int sgemm_cuda(int64_t M, int64_t N, int64_t K, const float *A, const float *B,
+    float *C);
+
+#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+	fprintf(stderr, "gpu_gemm: %s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
+#define CHECKB(x) do { cublasStatus_t s_ = (x); if (s_ != CUBLAS_STATUS_SUCCESS) { \
+	fprintf(stderr, "gpu_gemm: %s: cuBLAS status %d\n", #x, (int)s_); exit(1); } } while (0)
+
+static double
+now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef void (*Run)(void *arg);
+
+static double
+best_of(int runs, Run fn, void *arg)
+{
+	double best = 1e30;
+	fn(arg);     /* warm-up: module load, cuBLAS heuristics */
+	CHECK(cudaDeviceSynchronize());
+	for (int r = 0; r < runs; r++) {
+		double t0 = now();
+		fn(arg);
+		CHECK(cudaDeviceSynchronize());
+		double t = now() - t0;
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+typedef struct {
+	int64_t M, N, K;
+	float *A, *B, *C;
+	__half *Ah, *Bh;
+	cublasHandle_t h;
+} Gemm;
+
+static void
+run_txc(void *arg)
+{
+	Gemm *g = (Gemm *)arg;
+	if (sgemm_cuda(g->M, g->N, g->K, g->A, g->B, g->C) != 0) {
+		fprintf(stderr, "gpu_gemm: sgemm_cuda: %s\n", txrt_last_error());
+		exit(1);
+	}
+}
+
+/* row-major C = A B is column-major C^T = B^T A^T */
+static void
+run_sgemm(void *arg)
+{
+	Gemm *g = (Gemm *)arg;
+	const float one = 1, zero = 0;
+	CHECKB(cublasSgemm(g->h, CUBLAS_OP_N, CUBLAS_OP_N, (int)g->N, (int)g->M, (int)g->K, &one,
+	    g->B, (int)g->N, g->A, (int)g->K, &zero, g->C, (int)g->N));
+}
+
+static void
+run_hgemm(void *arg)
+{
+	Gemm *g = (Gemm *)arg;
+	const float one = 1, zero = 0;
+	CHECKB(cublasGemmEx(g->h, CUBLAS_OP_N, CUBLAS_OP_N, (int)g->N, (int)g->M, (int)g->K, &one,
+	    g->Bh, CUDA_R_16F, (int)g->N, g->Ah, CUDA_R_16F, (int)g->K, &zero, g->C, CUDA_R_32F,
+	    (int)g->N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+int
+main(int argc, char **argv)
+{
+	int64_t M = argc > 3 ? atoll(argv[1]) : 4096, N = argc > 3 ? atoll(argv[2]) : 4096;
+	int64_t K = argc > 3 ? atoll(argv[3]) : 4096;
+	int runs = argc > 4 ? atoi(argv[4]) : 10;
+	size_t na = (size_t)(M * K), nb = (size_t)(K * N), nc = (size_t)(M * N);
+	float *ha = (float *)malloc(na * sizeof *ha), *hb = (float *)malloc(nb * sizeof *hb);
+	float *c1 = (float *)malloc(nc * sizeof *c1), *c2 = (float *)malloc(nc * sizeof *c2);
+	__half *hah = (__half *)malloc(na * sizeof *hah), *hbh = (__half *)malloc(nb * sizeof *hbh);
+	if (!ha || !hb || !c1 || !c2 || !hah || !hbh)
+		return 1;
+	srand(1);
+	for (size_t i = 0; i < na; i++) {
+		ha[i] = (float)rand() / RAND_MAX - 0.5f;
+		hah[i] = __float2half(ha[i]);
+	}
+	for (size_t i = 0; i < nb; i++) {
+		hb[i] = (float)rand() / RAND_MAX - 0.5f;
+		hbh[i] = __float2half(hb[i]);
+	}
+	struct cudaDeviceProp prop;
+	CHECK(cudaGetDeviceProperties(&prop, 0));
+	Gemm g = { M, N, K, NULL, NULL, NULL, NULL, NULL, NULL };
+	CHECK(cudaMalloc((void **)&g.A, na * sizeof *ha));
+	CHECK(cudaMalloc((void **)&g.B, nb * sizeof *hb));
+	CHECK(cudaMalloc((void **)&g.C, nc * sizeof *c1));
+	CHECK(cudaMalloc((void **)&g.Ah, na * sizeof *hah));
+	CHECK(cudaMalloc((void **)&g.Bh, nb * sizeof *hbh));
+	CHECK(cudaMemcpy(g.A, ha, na * sizeof *ha, cudaMemcpyHostToDevice));
+	CHECK(cudaMemcpy(g.B, hb, nb * sizeof *hb, cudaMemcpyHostToDevice));
+	CHECK(cudaMemcpy(g.Ah, hah, na * sizeof *hah, cudaMemcpyHostToDevice));
+	CHECK(cudaMemcpy(g.Bh, hbh, nb * sizeof *hbh, cudaMemcpyHostToDevice));
+	CHECKB(cublasCreate(&g.h));
+
+	double flop = 2.0 * (double)M * (double)N * (double)K;
+	printf("gpu_gemm: %s (sm_%d%d), M=%lld N=%lld K=%lld, best of %d\n", prop.name,
+	    prop.major, prop.minor, (long long)M, (long long)N, (long long)K, runs);
+	double ts = best_of(runs, run_sgemm, &g);
+	CHECK(cudaMemcpy(c2, g.C, nc * sizeof *c2, cudaMemcpyDeviceToHost));
+	CHECK(cudaMemset(g.C, 0xff, nc * sizeof *c1));
+	double tt = best_of(runs, run_txc, &g);
+	CHECK(cudaMemcpy(c1, g.C, nc * sizeof *c1, cudaMemcpyDeviceToHost));
+	double err = 0;
+	for (size_t i = 0; i < nc; i++) {
+		double d = fabs((double)c1[i] - (double)c2[i]) / fmax(1.0, fabs((double)c2[i]));
+		if (!(d <= err))
+			err = isnan(d) ? INFINITY : d;
+	}
+	double th = best_of(runs, run_hgemm, &g);
+	printf("  %-28s %10.3f ms %8.2f TFLOP/s\n", "cuBLAS SGEMM (fp32)", ts * 1e3, flop / ts * 1e-12);
+	printf("  %-28s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
+	    "txc sgemm_cuda (fp32 SIMT)", tt * 1e3, flop / tt * 1e-12, ts / tt, err);
+	printf("  %-28s %10.3f ms %8.2f TFLOP/s  (txc: no tensor-core schedule yet)\n",
+	    "cuBLAS HGEMM (fp16, fp32 acc)", th * 1e3, flop / th * 1e-12);
+	cublasDestroy(g.h);
+	return err > 1e-3;
+}

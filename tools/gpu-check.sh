@@ -1,0 +1,137 @@
+#!/bin/sh
+# gpu-check.sh: the cuda target on a machine with an NVIDIA GPU.
+#
+#   tools/gpu-check.sh [--build-only] [BUILD_DIR]
+#
+# Run from the source tree after building txc (BUILD_DIR defaults to the
+# current directory's build, the source tree itself for an in-tree build).
+# Three parts, each printing what it ran:
+#
+#   1. the CUDA suite on the GPU: every cuda schedule of tests/run/*.tx
+#      and stdlib/*.tx through tests/run/diffcheck.sh with
+#      TXC_E2E_CUDA=device: the harness copies its buffers to the GPU,
+#      the kernels run there, and the results must equal the unscheduled
+#      kernel's on the CPU, on random data and odd sizes;
+#   2. compute-sanitizer's memcheck, racecheck and synccheck on the
+#      stdlib's cuda schedules and the tests' (each kernel once, at odd
+#      sizes); any report fails;
+#   3. bench/gpu_gemm.cu: txc's SIMT sgemm (bench/kernels/sgemm_cuda.tx)
+#      beside cuBLAS SGEMM at 4096^3, and cuBLAS HGEMM for reference, with
+#      the GPU's name (GPU_GEMM_SIZES='M N K' changes the size).
+#
+# --build-only builds what part 3 and the device harness need and runs
+# nothing (make check does this where the CUDA toolkit is installed, so
+# that the script keeps building on machines without a GPU).  Exit 0 when
+# everything passed, 1 on a failure, 77 when there is no GPU (or, with
+# --build-only, no CUDA toolkit).
+set -u
+build_only=0
+if [ "${1:-}" = --build-only ]; then build_only=1; shift; fi
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "${1:-${abs_top_builddir:-$srcdir}}" && pwd)
+TXC=${TXC:-$top/txc}
+txrt=$top/rt/.libs/libtxrt.a
+CC=${CC:-cc}
+cuda=${CUDA_HOME:-/usr/local/cuda}
+nvcc=$(command -v nvcc 2>/dev/null || echo "$cuda/bin/nvcc")
+sanitizer=$(command -v compute-sanitizer 2>/dev/null || echo "$cuda/bin/compute-sanitizer")
+[ -x "$TXC" ] && [ -f "$txrt" ] || { echo "gpu-check: build txc first (no $TXC or $txrt)"; exit 1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/txc-gpu.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# ---- part 3's program, and a device harness (built everywhere it can be) --
+build_gemm() {
+	"$TXC" --target=cuda "$srcdir/bench/kernels/sgemm_cuda.tx" -o "$work/sgemm_cuda.o" ||
+	    { fail "txc --target=cuda bench/kernels/sgemm_cuda.tx"; return 1; }
+	"$nvcc" -O2 -I"$srcdir/rt" -o "$work/gpu_gemm" "$srcdir/bench/gpu_gemm.cu" \
+	    "$work/sgemm_cuda.o" "$txrt" -lcublas -lpthread -ldl >"$work/nvcc.log" 2>&1 ||
+	    { fail "bench/gpu_gemm.cu does not build"; cat "$work/nvcc.log"; return 1; }
+	"$TXC" -k sgemm_cuda --emit=harness -o "$work/h.c" "$srcdir/bench/kernels/sgemm_cuda.tx" &&
+	    $CC -O1 -DTXC_LLVM -DTXC_CUDA_DEVICE -o "$work/h" "$work/h.c" "$work/sgemm_cuda.o" \
+	    "$txrt" -lpthread -ldl -lm >"$work/cc.log" 2>&1 ||
+	    { fail "the device harness does not build"; cat "$work/cc.log"; return 1; }
+	return 0
+}
+
+if [ $build_only = 1 ]; then
+	if [ ! -x "$nvcc" ] || [ ! -f "$cuda/include/cublas_v2.h" ]; then
+		echo "SKIP: no CUDA toolkit with cuBLAS here ($cuda)"
+		exit 77
+	fi
+	build_gemm
+	# the emulator runs the device harness as a GPU would (copies included)
+	if [ $fails -eq 0 ]; then
+		TXRT_CUDA=emulate "$work/h" M=67 N=45 K=19 >/dev/null 2>"$work/run.log" ||
+		    fail "the device harness in the emulator: $(head -3 "$work/run.log")"
+	fi
+	[ $fails -eq 0 ] && echo "gpu-check --build-only: bench/gpu_gemm.cu and the device harness build"
+	[ $fails -eq 0 ]
+	exit
+fi
+
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+	echo "SKIP: no NVIDIA GPU here (nvidia-smi -L fails)"
+	exit 77
+fi
+echo "gpu-check: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
+
+# ---- 1. the suite on the GPU ------------------------------------------------
+echo "== 1. cuda schedules on the GPU against the CPU"
+export TXC abs_top_builddir="$top" CC
+for tx in "$srcdir"/tests/run/*.tx "$srcdir"/stdlib/*.tx; do
+	grep -Eq '^[[:space:]]*schedule[[:space:]].*for[[:space:]]+cuda' "$tx" || continue
+	for k in $(sed -n 's/^[[:space:]]*kernel[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$tx"); do
+		grep -Eq "^[[:space:]]*schedule[[:space:]]+$k([[:space:]]+as[[:space:]]+[A-Za-z_0-9]+)?[[:space:]]+for[[:space:]]+cuda" "$tx" ||
+		    continue
+		printf '%s %s: ' "$(basename "$tx")" "$k"
+		TXC_E2E_CUDA=device $SHELL "$srcdir/tests/run/diffcheck.sh" -k "$k" -r 2 "$tx" >"$work/dc.log" 2>&1 &&
+		    tail -n 1 "$work/dc.log" || { fail "$tx $k on the GPU"; cat "$work/dc.log"; }
+	done
+done
+
+# ---- 2. compute-sanitizer -------------------------------------------------
+echo "== 2. compute-sanitizer memcheck, racecheck, synccheck"
+if [ ! -x "$sanitizer" ]; then
+	fail "no compute-sanitizer ($sanitizer)"
+else
+	n=0
+	for tx in "$srcdir"/stdlib/*.tx "$srcdir"/tests/run/cuda_*.tx; do
+		for k in $(sed -n 's/^[[:space:]]*kernel[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$tx"); do
+			for s in $(sed -n -e "s/^[[:space:]]*schedule[[:space:]]\{1,\}$k[[:space:]]\{1,\}as[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]\{1,\}for[[:space:]]\{1,\}cuda.*/\1/p" \
+			    -e "s/^[[:space:]]*schedule[[:space:]]\{1,\}$k[[:space:]]\{1,\}for[[:space:]]\{1,\}cuda.*/-/p" "$tx"); do
+				if [ "$s" = - ]; then sflag=; else sflag="-s $s"; fi
+				b=$work/san
+				# shellcheck disable=SC2086
+				"$TXC" -k "$k" $sflag --target=cuda -o "$b.o" "$tx" 2>/dev/null || continue
+				"$TXC" -k "$k" --emit=harness -o "$b.c" "$tx" &&
+				    $CC -O1 -DTXC_LLVM -DTXC_CUDA_DEVICE -o "$b" "$b.c" "$b.o" "$txrt" \
+				    -lpthread -ldl -lm >/dev/null 2>&1 || { fail "$tx $k $s: harness"; continue; }
+				# odd sizes: every size parameter 37 (the harness picks scalars)
+				sizes=$("$b" --params | sed -n 's/^sizes://p')
+				args=
+				for p in $sizes; do args="$args $p=37"; done
+				for tool in memcheck racecheck synccheck; do
+					n=$((n + 1))
+					# shellcheck disable=SC2086
+					TXRT_CUDA=device "$sanitizer" --tool $tool --error-exitcode 99 \
+					    "$b" $args >"$work/san.log" 2>&1 ||
+					    { fail "compute-sanitizer --tool $tool: $(basename "$tx") $k ${s#-}"; tail -20 "$work/san.log"; }
+				done
+			done
+		done
+	done
+	echo "   $n sanitizer runs"
+fi
+
+# ---- 3. beside cuBLAS ----------------------------------------------------------
+echo "== 3. sgemm beside cuBLAS"
+if build_gemm; then
+	# shellcheck disable=SC2086
+	"$work/gpu_gemm" ${GPU_GEMM_SIZES:-4096 4096 4096} 10 || fail "bench/gpu_gemm.cu"
+fi
+
+echo "gpu-check: $fails failure(s)"
+[ $fails -eq 0 ]
