@@ -372,6 +372,12 @@ bool bounds_const_max(IrExpr *e, int64_t *out);
  * serial loop.  */
 IrStmt *vectorize_loops(IrStmt *s);
 
+/* ---- vthread.c: a loop bound to vthread around a nest of GPU thread loops
+ * moves inside the innermost one, unrolled when its extent is a constant
+ * (each thread runs its virtual threads' work interleaved); other vthread
+ * loops become serial loops. */
+IrStmt *vthread_inject(IrStmt *s);
+
 /* ---- unroll.c: FOR_UNROLLED loops of constant extent (up to 64) become
  * copies of their body; others become serial loops.  */
 IrStmt *unroll_loops(IrStmt *s);

@@ -12,6 +12,7 @@
  *   simplify      again, on the offsets                          simplify.c
  *   partition     guarded loops split: prologue, steady, epilogue  partition.c
  *   simplify      the steady states' bounds folded               simplify.c
+ *   vthread       virtual-thread loops moved inside the thread loops  vthread.c
  *   unroll        unrolled loops expanded                        unroll.c
  *   vectorize     vectorized loops to vector code                vectorize.c
  *   simplify      the vector code folded                         simplify.c
@@ -37,7 +38,7 @@
 /* The passes above, in order: the names --dump-after takes. */
 static const char *const pass_names[] = {
 	"stage", "sched", "inline", "bounds_infer", "lower", "simplify", "tensorize",
-	"flatten", "partition", "unroll", "vectorize", "double_buffer", "hoist", NULL,
+	"flatten", "partition", "vthread", "unroll", "vectorize", "double_buffer", "hoist", NULL,
 };
 
 const char *const *
@@ -190,6 +191,7 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	body = run_pass(&r, "simplify", simplify_stmt, body);
 	body = run_pass(&r, "partition", partition_loops, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
+	body = run_pass(&r, "vthread", vthread_inject, body);
 	body = run_pass(&r, "unroll", unroll_loops, body);
 	/* a GPU kernel's vectorized loops stay loops in each thread (no vector
 	 * loads on the cuda target yet) */
