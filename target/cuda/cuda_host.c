@@ -316,6 +316,9 @@ cuda_host_emit(GpuFunc **gf, int n, const char *ptx, const LlvmOptions *o, EmitK
 	cg_entries(&cg, hosts, n);
 	for (int i = 0; packed && i < n; i++)
 		cg_packed_wrapper(&cg, hosts[i]);
+	cg.dlpack_device = 2;     /* kDLCUDA */
+	for (int i = 0; o->dlpack && i < n; i++)
+		cg_dlpack_entry(&cg, hosts[i]);
 	LLVMValueRef *entries = arena_alloc(ir_arena, (size_t)(nk + 1) * sizeof *entries);
 	int at = 0;
 	for (int i = 0; i < n; i++)

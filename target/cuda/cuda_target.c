@@ -43,11 +43,6 @@ bool
 cuda_emit(IrFunc **funcs, int n, const LlvmOptions *o, const char *arch, CudaOut what,
     const char *source_name, FILE *out)
 {
-	if (o->dlpack) {
-		diag_error(loc_none, "--dlpack is not available for --target=cuda yet: call the "
-		    "entry points with device pointers");
-		return false;
-	}
 	GpuFunc **gf = gpu_lower(funcs, n);
 	if (!gf)
 		return false;

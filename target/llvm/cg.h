@@ -75,6 +75,10 @@ typedef struct {
 	/* a target built on this backend (target/cuda): its hooks, or NULL */
 	const struct CgHooks *hooks;
 	void *hook_ctx;
+	/* cg_dlpack.c: the tensors' device, 0 (kDLCPU) or 2 (kDLCUDA: the cuda
+	 * target's host code, which also takes kDLCUDAManaged, and kDLCPU while
+	 * libtxrt emulates the GPU on host memory) */
+	int dlpack_device;
 } Cg;
 
 /* What a target built on this backend changes (target/cuda: GPU kernels

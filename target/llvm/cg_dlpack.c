@@ -4,7 +4,8 @@
  *                     DLTensor *out...);
  *
  * (txc --dlpack; header.c declares it.)  For each tensor, in order: not
- * NULL with non-NULL data (TXC_ERR_NULL), then device kDLCPU, dtype (code,
+ * NULL with non-NULL data (TXC_ERR_NULL), then device kDLCPU (kDLCUDA for
+ * the cuda target: Cg.dlpack_device), dtype (code,
  * bits, one lane; bool is kDLUInt or kDLBool with 8 bits), ndim, a
  * byte_offset that keeps elements aligned, the shape the sizes give, and
  * NULL or compact row-major strides (a dimension of extent 1 may have
@@ -23,7 +24,7 @@
 
 #include "target/llvm/cg.h"
 
-enum { DL_CPU = 1, DL_INT = 0, DL_UINT = 1, DL_FLOAT = 2, DL_BOOL = 6 };
+enum { DL_CPU = 1, DL_CUDA = 2, DL_CUDA_MANAGED = 13, DL_INT = 0, DL_UINT = 1, DL_FLOAT = 2, DL_BOOL = 6 };
 enum { F_DATA, F_DEVICE, F_NDIM, F_DTYPE, F_SHAPE, F_STRIDES, F_OFFSET };
 
 typedef struct {
@@ -69,8 +70,24 @@ check(Dl *d, LLVMValueRef t, Buffer *b)
 	LLVMValueRef dev = LLVMBuildStructGEP2(B, d->t_tensor, t, F_DEVICE, "");
 	LLVMValueRef devtype = LLVMBuildLoad2(B, d->i32,
 	    LLVMBuildStructGEP2(B, d->t_device, dev, 0, ""), "device_type");
-	fail(d, ne(d, devtype, LLVMConstInt(d->i32, DL_CPU, 0)), TXC_ERR_DLPACK, b,
-	    "is not in CPU memory (kDLCPU)");
+	if (d->cg->dlpack_device == DL_CUDA) {
+		/* device memory; host memory too while libtxrt emulates the GPU */
+		LLVMTypeRef fty;
+		LLVMValueRef mfn = cg_runtime(d->cg, "txrt_cuda_mode", &fty);
+		LLVMValueRef mode = LLVMBuildCall2(B, fty, mfn, NULL, 0, "mode");
+		LLVMValueRef ok = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntEQ, devtype,
+		    LLVMConstInt(d->i32, DL_CUDA, 0), ""), LLVMBuildICmp(B, LLVMIntEQ, devtype,
+		    LLVMConstInt(d->i32, DL_CUDA_MANAGED, 0), ""), "");
+		ok = LLVMBuildOr(B, ok, LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, devtype,
+		    LLVMConstInt(d->i32, DL_CPU, 0), ""), LLVMBuildICmp(B, LLVMIntEQ, mode,
+		    LLVMConstInt(d->i32, 2, 0), ""), ""), "");
+		fail(d, LLVMBuildNot(B, ok, ""), TXC_ERR_DLPACK, b,
+		    "is not in CUDA memory (kDLCUDA or kDLCUDAManaged; kDLCPU only while "
+		    "libtxrt emulates the GPU)");
+	} else {
+		fail(d, ne(d, devtype, LLVMConstInt(d->i32, DL_CPU, 0)), TXC_ERR_DLPACK, b,
+		    "is not in CPU memory (kDLCPU)");
+	}
 
 	LLVMValueRef dt = LLVMBuildStructGEP2(B, d->t_tensor, t, F_DTYPE, "");
 	LLVMValueRef code = LLVMBuildLoad2(B, d->i8, LLVMBuildStructGEP2(B, d->t_dtype, dt, 0, ""), "code");

@@ -90,6 +90,8 @@ cg_runtime(Cg *cg, const char *name, LLVMTypeRef *fty)
 	} else if (!strcmp(name, "txrt_cuda_launch")) {
 		LLVMTypeRef p[10] = { ptr, i32, i64, i64, i64, i64, i64, i64, i64, ptr };
 		t = LLVMFunctionType(i32, p, 10, 0);
+	} else if (!strcmp(name, "txrt_cuda_mode")) {
+		t = LLVMFunctionType(i32, NULL, 0, 0);
 	} else if (!strcmp(name, "txrt_set_error")) {
 		t = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), &ptr, 1, 1);
 	} else {

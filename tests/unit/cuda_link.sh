@@ -7,7 +7,8 @@
 # errors; without a GPU the entry point returns TXRT_ERR_CUDA and says
 # "no CUDA device"; a kernel whose barriers txc left out
 # (TXC_CUDA_NO_BARRIERS=1) is caught by the emulator's race checker; the
-# header of -H says the tensors are device pointers.
+# header of -H says the tensors are device pointers; --dlpack's NAME_dlpack
+# takes kDLCUDA tensors (kDLCPU ones while emulated) and rejects others.
 : "${TXC:?TXC must name the txc binary}" "${abs_top_builddir:?}" "${abs_top_srcdir:?}"
 lib=$abs_top_builddir/rt/.libs/libtxrt.a
 [ -f "$lib" ] || { echo "SKIP: no static libtxrt"; exit 77; }
@@ -139,4 +140,71 @@ for nb in 0 1; do
 		    fail "tiles without barriers: no report naming the kernel and buffer: $(head -3 out)"
 	fi
 done
+
+# --dlpack: NAME_dlpack takes kDLCUDA tensors (and kDLCPU ones while the
+# GPU is emulated on host memory), and rejects other devices with a message
+if [ -f /usr/include/dlpack/dlpack.h ]; then
+	"$TXC" --target=cuda --dlpack saxpy.tx -o saxpy_dl.o -H saxpy_dl.h ||
+	    { echo "FAIL: txc --target=cuda --dlpack"; exit 1; }
+	cat >dl.c <<'C'
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <dlpack/dlpack.h>
+#include "txrt.h"
+#include "saxpy_dl.h"
+static DLTensor
+tensor(void *data, int ndim, int64_t *shape, int device)
+{
+	DLTensor t;
+	memset(&t, 0, sizeof t);
+	t.data = data;
+	t.device.device_type = (DLDeviceType)device;
+	t.ndim = ndim;
+	t.dtype.code = kDLFloat;
+	t.dtype.bits = 32;
+	t.dtype.lanes = 1;
+	t.shape = shape;
+	return t;
+}
+int
+main(void)
+{
+	enum { N = 5, M = 7 };
+	static float x[N * M], y[M], z[N * M];
+	int64_t sx[2] = { N, M }, sy[1] = { M };
+	for (int i = 0; i < N * M; i++) x[i] = (float)i;
+	for (int j = 0; j < M; j++) y[j] = 1.0f;
+	txrt_cuda_set_mode(TXRT_CUDA_EMULATE);
+	for (int dev = kDLCPU; dev <= kDLCUDA; dev++) {
+		DLTensor tx = tensor(x, 2, sx, dev), ty = tensor(y, 1, sy, dev), tz = tensor(z, 2, sx, dev);
+		memset(z, 0, sizeof z);
+		if (saxpy_dlpack(N, M, 2.0f, &tx, &ty, &tz) != 0) {
+			printf("device %d: %s\n", dev, txrt_last_error());
+			return 1;
+		}
+		for (int i = 0; i < N * M; i++)
+			if (z[i] != 2.0f * x[i] + 1.0f) { printf("device %d: z[%d] = %g\n", dev, i, z[i]); return 1; }
+	}
+	DLTensor tx = tensor(x, 2, sx, kDLOpenCL), ty = tensor(y, 1, sy, kDLCUDA), tz = tensor(z, 2, sx, kDLCUDA);
+	if (saxpy_dlpack(N, M, 2.0f, &tx, &ty, &tz) != TXRT_ERR_DLPACK ||
+	    !strstr(txrt_last_error(), "'X' is not in CUDA memory")) {
+		printf("kDLOpenCL: %s\n", txrt_last_error());
+		return 1;
+	}
+	/* no emulator, no GPU: host memory is not the device's */
+	txrt_cuda_set_mode(TXRT_CUDA_NONE);
+	tx = tensor(x, 2, sx, kDLCPU);
+	if (saxpy_dlpack(N, M, 2.0f, &tx, &ty, &tz) != TXRT_ERR_DLPACK) {
+		printf("kDLCPU without the emulator: %s\n", txrt_last_error());
+		return 1;
+	}
+	printf("dlpack ok\n");
+	return 0;
+}
+C
+	${CC:-cc} -O1 -I"$abs_top_srcdir/rt" -o dl dl.c saxpy_dl.o "$lib" -lpthread -ldl -lm ||
+	    { echo "FAIL: the --dlpack object does not link"; exit 1; }
+	./dl >out 2>&1 || fail "--dlpack: $(cat out)"
+fi
 [ $fails -eq 0 ]
