@@ -10,6 +10,8 @@
  *   gpu_spmd.c    a kernel's block and thread loops become one SPMD body:
  *                 ids instead of loops, guards for short thread loops,
  *                 block-level copies spread over the threads, barriers
+ *   gpu_threads.c (with gpu_spmd.c) thread-level code: ids, guards, the
+ *                 spread of block-level work, shared stages inside threads
  *   gpu_allreduce.c  (from gpu_spmd) a sum over partial results of the
  *                 threads as a tree in shared memory
  *   gpu_shared.c  the block's shared allocations packed into one dynamic
