@@ -24,7 +24,6 @@
  * thread loops they are the thread's own (local).
  */
 #include <stdlib.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "target/cuda/gpu_spmd.h"
