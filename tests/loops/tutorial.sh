@@ -1,8 +1,10 @@
 #!/bin/sh
 # tutorial.sh: the loop nest of every step of the scheduling tutorial
 # (examples/tutorial/*.tx) is a golden: tests/loops/tutorial/STEP.loops holds
-# `txc --print-loops STEP.tx`.  A change to lowering that changes what a
-# course projects on the wall shows up here.  TXC_UPDATE=1 rewrites them.
+# `txc --print-loops STEP.tx` (for the GPU steps, gpu-*.tx, the kernels as
+# every thread runs them: `txc --target=cuda --emit=kernels`).  A change to
+# lowering that changes what a course projects on the wall shows up here.
+# TXC_UPDATE=1 rewrites them.
 set -u
 : "${TXC:?}" "${abs_top_srcdir:?}"
 src=$abs_top_srcdir/examples/tutorial
@@ -13,8 +15,13 @@ fail=0 n=0
 for tx in "$src"/*.tx; do
 	step=$(basename "$tx" .tx)
 	n=$((n + 1))
-	if ! (cd "$src" && "$TXC" --print-loops --color=never "$step.tx") >"$tmp/out" 2>"$tmp/err"; then
-		echo "FAIL: $step: txc --print-loops failed"
+	case $step in
+	gpu-*) how="--target=cuda --emit=kernels -o -" ;;
+	*) how=--print-loops ;;
+	esac
+	# shellcheck disable=SC2086
+	if ! (cd "$src" && "$TXC" $how --color=never "$step.tx") >"$tmp/out" 2>"$tmp/err"; then
+		echo "FAIL: $step: txc $how failed"
 		cat "$tmp/err"
 		fail=1
 		continue
