@@ -212,6 +212,7 @@ typedef struct {
 	IrVisitor v;
 	Buffer **r; int nr, capr;
 	Buffer **w; int nw, capw;
+	bool shared_only;     /* inside thread loops around a shared stage */
 } Acc;
 
 static void
@@ -227,7 +228,7 @@ static void
 acc_load(IrVisitor *v, IrExpr *e)
 {
 	Acc *a = (Acc *)v;
-	if (e->load.buf->scope != SCOPE_LOCAL)
+	if (e->load.buf->scope == SCOPE_SHARED || (!a->shared_only && e->load.buf->scope != SCOPE_LOCAL))
 		add_buf(&a->r, &a->nr, &a->capr, e->load.buf);
 	ir_visit_expr_children(v, e);
 }
@@ -236,7 +237,7 @@ static void
 acc_store(IrVisitor *v, IrStmt *s)
 {
 	Acc *a = (Acc *)v;
-	if (s->store.buf->scope != SCOPE_LOCAL)
+	if (s->store.buf->scope == SCOPE_SHARED || (!a->shared_only && s->store.buf->scope != SCOPE_LOCAL))
 		add_buf(&a->w, &a->nw, &a->capw, s->store.buf);
 	ir_visit_stmt_children(v, s);
 }
@@ -311,6 +312,9 @@ gpu_spmd_block_seq(Spmd *S, IrStmt *s)
 			continue;
 		Acc a;
 		memset(&a, 0, sizeof a);
+		/* every thread in step around a shared stage: its other statements
+		 * are each thread's own work, ordered by the thread itself */
+		a.shared_only = S->implicit > 0;
 		accesses(&a, t);
 		/* a double buffer's prefetch writes the half no one reads in this
 		 * iteration (the loop's tail barrier orders it with the next) */
