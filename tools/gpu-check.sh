@@ -46,8 +46,11 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 build_gemm() {
 	"$TXC" --target=cuda "$srcdir/bench/kernels/sgemm_cuda.tx" -o "$work/sgemm_cuda.o" ||
 	    { fail "txc --target=cuda bench/kernels/sgemm_cuda.tx"; return 1; }
-	"$nvcc" -O2 -I"$srcdir/rt" -o "$work/gpu_gemm" "$srcdir/bench/gpu_gemm.cu" \
-	    "$work/sgemm_cuda.o" "$txrt" -lcublas -lpthread -ldl >"$work/nvcc.log" 2>&1 ||
+	# nvcc compiles, $CC links (libtxrt may be built with sanitizers)
+	"$nvcc" -O2 -I"$srcdir/rt" -c -o "$work/gpu_gemm.o" "$srcdir/bench/gpu_gemm.cu" \
+	    >"$work/nvcc.log" 2>&1 &&
+	    $CC -o "$work/gpu_gemm" "$work/gpu_gemm.o" "$work/sgemm_cuda.o" "$txrt" \
+	    -L"$cuda/lib64" -lcublas -lcudart -lstdc++ -lpthread -ldl -lm >>"$work/nvcc.log" 2>&1 ||
 	    { fail "bench/gpu_gemm.cu does not build"; cat "$work/nvcc.log"; return 1; }
 	"$TXC" -k sgemm_cuda --emit=harness -o "$work/h.c" "$srcdir/bench/kernels/sgemm_cuda.tx" &&
 	    $CC -O1 -DTXC_LLVM -DTXC_CUDA_DEVICE -o "$work/h" "$work/h.c" "$work/sgemm_cuda.o" \
