@@ -183,6 +183,16 @@ relax_threads(Lower *L, LStage *c, int leaf, VarRange *r)
 			if (g)
 				r = lin_push(r, a->var, g->lo, g->hi, true);
 		}
+		/* c's split or fused axes whose value depends on a thread id
+		 * (min(io*16, N - 16) + ii, a shifted tail) vary with it */
+		for (int k = 0; k < c->ndims + c->nred; k++) {
+			int ax = k < c->ndims ? k : c->rax[k - c->ndims];
+			if (c->axes[ax].leaf)
+				continue;
+			IrExpr *val = axes_root_value(c, ax), *lo, *hi;
+			if (val && lin_varies(val, r) && lin_interval(val, r, NULL, &lo, &hi))
+				r = lin_push(r, c->axes[ax].var, lo, hi, true);
+		}
 		if (c->compute.kind != LEVEL_AT)
 			break;
 		leaf = c->compute.leaf;
@@ -233,14 +243,28 @@ needs(Lower *L, LStage *p, LStage *c, int leaf, Need *out)
 	}
 	for (int k = 0; k < p->ndims; k++)
 		if (n.seen[k]) {
-			if (base != L->ranges) {
-				/* the loops' bounds hold the relaxed thread ids: over them too */
-				IrExpr *l, *h, *l2, *h2;
-				if (n.lo[k] && n.hi[k] && lin_interval(n.lo[k], base, NULL, &l, &h) &&
-				    lin_interval(n.hi[k], base, NULL, &l2, &h2)) {
-					n.lo[k] = l;
-					n.hi[k] = h2;
+			if (base != L->ranges && !n.bad) {
+				/* the loops' bounds hold the relaxed thread ids: over them too;
+				 * a region that still depends on the thread would be one
+				 * thread's, in a buffer the whole block shares */
+				IrExpr *l = NULL, *h = NULL, *l2 = NULL, *h2 = NULL;
+				if (!n.lo[k] || !n.hi[k] || !lin_interval(n.lo[k], base, NULL, &l, &h) ||
+				    !lin_interval(n.hi[k], base, NULL, &l2, &h2) ||
+				    lin_varies(l, base) || lin_varies(h2, base)) {
+					diag_error(p->compute.loc.file ? p->compute.loc : p->loc, "cannot "
+					    "bound the region of shared '%s' over the block's threads: "
+					    "dimension %d needs [%s, %s], which depends on the thread in a "
+					    "way txc cannot bound", p->name, k,
+					    n.lo[k] ? ir_expr_str(n.lo[k]) : "?",
+					    n.hi[k] ? ir_expr_str(n.hi[k]) : "?");
+					diag_note(p->compute.loc.file ? p->compute.loc : p->loc, "compute it at "
+					    "a loop outside the thread loops, or index the threads' stage "
+					    "without %% and / of the thread ids (no fuse before the split)");
+					n.bad = true;
+					break;
 				}
+				n.lo[k] = l;
+				n.hi[k] = h2;
 			}
 			Need *o = out;
 			add_need(o, k, n.lo[k], n.hi[k]);

@@ -674,6 +674,13 @@ apply(Lower *L, SchedPrim *sp)
 		set_kind(s, sp, FOR_VECTORIZED);
 		break;
 	case PRIM_PARALLEL:
+		if (L->sched && L->sched->target && !strcmp(L->sched->target, "cuda")) {
+			diag_error(sp->prim_loc, "'parallel' runs a loop on CPU threads; a cuda "
+			    "schedule runs loops in parallel by binding them to blockIdx and threadIdx");
+			diag_note(sp->loc, "bind the loop instead: %s.bind(AXIS, blockIdx.x), or "
+			    "%s.gpu_tile(...)", s->name, s->name);
+			return;
+		}
 		set_kind(s, sp, FOR_PARALLEL);
 		break;
 	case PRIM_BIND:

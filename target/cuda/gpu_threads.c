@@ -170,10 +170,13 @@ spread(Spmd *S, IrStmt *s)
 		body = body->loop.body;
 	}
 	body = thread_code(S, body, false);   /* every thread takes its share */
+	/* a loop past a tail runs a negative number of times, that is none:
+	 * two such extents must not multiply to a positive count */
 	IrExpr *total = NULL;
-	for (int i = 0; i < n; i++)
-		total = total ? ir_mul(total, gpu_spmd_as_type(chain[i]->loop.extent, ir_i64)) :
-		    gpu_spmd_as_type(chain[i]->loop.extent, ir_i64);
+	for (int i = 0; i < n; i++) {
+		IrExpr *e = ir_max(gpu_spmd_as_type(chain[i]->loop.extent, ir_i64), ir_i64c(0));
+		total = total ? ir_mul(total, e) : e;
+	}
 	Var *f = ir_new_var("f", ir_i64), *r = ir_new_var("r", ir_i64);
 	IrExpr *rest = ir_var(f);
 	for (int i = n - 1; i >= 0; i--) {
