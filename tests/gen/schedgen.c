@@ -1,6 +1,7 @@
-/* schedgen.c: random schedules for a kernel (tests/gen/fuzz-schedules.sh).
+/* schedgen.c: random schedules for a kernel (tests/gen/fuzz-schedules.sh,
+ * tests/gen/fuzz-gpu-schedules.sh).
  *
- *     schedgen [-n COUNT] [-s SEED] [-k KERNEL] [-i PERCENT] -o DIR FILE.tx
+ *     schedgen [-n COUNT] [-s SEED] [-k KERNEL] [-i PERCENT] [-t cpu|cuda] -o DIR FILE.tx
  *
  * Parses and checks FILE.tx with txc's own front end, learns the kernel's
  * stages, their pure and reduction axes and who reads whom, and writes
@@ -26,6 +27,27 @@
  * "ok" means "probably legal": txc may still reject it with a diagnostic,
  * but if it accepts it the result must match the unscheduled kernel.  An
  * "error" schedule must be rejected with a diagnostic.
+ *
+ * -t cuda writes `schedule KERNEL as g for cuda { ... }` instead (the cpu
+ * schedules are as before, byte for byte): every stage is inlined, bound
+ * to GPU blocks and threads in a kernel of its own (gpu_tile, or split and
+ * bind on one to three axes, blockIdx.z or threadIdx.z for another one,
+ * serial loops between the block and thread loops or inside the threads,
+ * unroll and vectorize there, factors from 1 to 32 or a longer row of
+ * threads, odd ones now and then for the tails), or computed at a loop of
+ * its only consumer: at a block-level loop (shared memory) or at or inside
+ * its thread loops with a region of constant size (local).  Inputs get
+ * shared copies at a block-level loop (the outer part of a split
+ * reduction between the block and thread loops gives the tiled matmul;
+ * double-buffered now and then) or inside the thread loops (TVM's way),
+ * or local ones; reductions now and then keep their tile in registers
+ * (cache_write(local) at a thread loop, with shared copies at its outer
+ * reduction loop), or reduce across the block's threads (rfactor of the
+ * inner part of a split, bound to threadIdx.x).  About PERCENT percent get
+ * one certainly illegal GPU primitive: thread loops with no block loop,
+ * two loops on one blockIdx dimension, a reduction axis bound to threads,
+ * blocks of more than 1024 threads, parallel.  schedgen exits 3 when no
+ * cuda schedule can run the kernel (an output with no pure axis).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +66,11 @@ typedef struct {
 	bool red;          /* a reduction axis, or made from one */
 	int ext;           /* constant extent, 0: not known to be constant */
 	bool par, vec;
+	/* cuda mode */
+	int gb;            /* G_SERIAL, G_BLOCK or G_THREAD */
+	int gd;            /* its dimension: 0 x, 1 y, 2 z */
+	int zone;          /* Z_BLOCK, Z_MID, Z_THREAD or Z_INNER in a kernel stage */
+	bool tiled;        /* bound by gpu_tile (no bind to write) */
 } Loop;
 
 typedef struct {
@@ -58,6 +85,8 @@ typedef struct {
 	bool frozen;       /* after rfactor or cache_write: leave its loops alone */
 	bool cached;       /* cache_write applied */
 	int redirect;      /* cache_write or rfactor moved its reads to this stage, or -1 */
+	int gk;            /* cuda mode: GK_KERNEL, GK_INLINE, GK_SHARED or GK_LOCAL */
+	bool gfused;       /* cuda mode: two of its loops fused (regions of / and %) */
 } Stage;
 
 static Stage st[MAXS];
@@ -311,8 +340,8 @@ do_split(Stage *s, int i)
 		tail = ", tail = round_up";
 	const char *o = fresh_name(l.name), *in = fresh_name(l.name);
 	emit("  %s.split(%s, %d%s) -> (%s, %s);\n", s->name, l.name, f, tail, o, in);
-	Loop lo = { o, l.red, l.ext ? (l.ext + f - 1) / f : 0, false, false };
-	Loop li = { in, l.red, f, false, false };
+	Loop lo = { .name = o, .red = l.red, .ext = l.ext ? (l.ext + f - 1) / f : 0 };
+	Loop li = { .name = in, .red = l.red, .ext = f };
 	drop(s, i);
 	insert(s, i, li);
 	insert(s, i, lo);
@@ -338,10 +367,10 @@ do_tile(Stage *s)
 	drop(s, i + 1);
 	drop(s, i);
 	Loop l[4] = {
-		{ xo, x.red, x.ext ? (x.ext + fx - 1) / fx : 0, false, false },
-		{ yo, y.red, y.ext ? (y.ext + fy - 1) / fy : 0, false, false },
-		{ xi, x.red, fx, false, false },
-		{ yi, y.red, fy, false, false },
+		{ .name = xo, .red = x.red, .ext = x.ext ? (x.ext + fx - 1) / fx : 0 },
+		{ .name = yo, .red = y.red, .ext = y.ext ? (y.ext + fy - 1) / fy : 0 },
+		{ .name = xi, .red = x.red, .ext = fx },
+		{ .name = yi, .red = y.red, .ext = fy },
 	};
 	for (int j = 3; j >= 0; j--)
 		insert(s, i, l[j]);
@@ -360,7 +389,8 @@ do_fuse(Stage *s)
 	Loop a = s->loops[i], b = s->loops[i + 1];
 	const char *f = fresh_name("f");
 	emit("  %s.fuse(%s, %s) -> %s;\n", s->name, a.name, b.name, f);
-	Loop l = { f, a.red, a.ext && b.ext ? a.ext * b.ext : 0, a.par || b.par, false };
+	Loop l = { .name = f, .red = a.red, .ext = a.ext && b.ext ? a.ext * b.ext : 0,
+		.par = a.par || b.par };
 	drop(s, i + 1);
 	s->loops[i] = l;
 }
@@ -715,6 +745,863 @@ generate(int illegal_pct)
 	}
 }
 
+/* ---- cuda mode --------------------------------------------------------------------
+ *
+ * Each stage is inlined, computed in a kernel of its own (its loops bound:
+ * block loops outermost, then serial loops such as the outer part of a
+ * split reduction, the thread loops, the rest inside each thread), or
+ * computed at a loop of its only consumer: at the innermost block loop or
+ * a serial loop between the block and thread loops (shared memory, its
+ * loops spread over the block's threads), or at or inside the thread
+ * loops where the loops further in have constant extents (a per-thread
+ * region of constant size).  The loop record of each stage (Loop.gb, .gd,
+ * .zone) says where its loops went, which is what attaching a producer or
+ * a copy of an input to them needs.  With thread loops, the serial loops
+ * between them and the block loops are block-level code; without, every
+ * loop inside the blocks is the code of one thread. */
+
+enum { G_SERIAL, G_BLOCK, G_THREAD };                    /* Loop.gb */
+enum { Z_BLOCK, Z_MID, Z_THREAD, Z_INNER };              /* Loop.zone */
+enum { GK_KERNEL, GK_INLINE, GK_SHARED, GK_LOCAL };      /* Stage.gk */
+/* certainly illegal GPU primitives */
+enum { INJ_NO_BLOCK, INJ_DUP_BLOCK, INJ_RED_THREAD, INJ_BIG_BLOCK, INJ_PARALLEL, INJ_N };
+
+static const char gxyz[] = "xyz";
+static bool gpu_mode;
+
+/* A factor for a thread loop, at most lim: mostly a power of two up to 32,
+ * now and then 1 or an odd one (tails). */
+static int
+gfactor(int lim)
+{
+	static const int pow2[] = { 2, 4, 8, 16, 32, 4, 8, 16 }, odd[] = { 3, 5, 7 };
+	int r = rnd(100), v;
+	if (r < 4)
+		v = 1;
+	else if (r < 18)
+		v = odd[rnd(3)];
+	else
+		v = pow2[rnd(8)];
+	while (v > lim && v > 1)
+		v = v % 2 ? v - 1 : v / 2;
+	return v;
+}
+
+/* The same, at least 2 (a split that leaves a loop of one iteration is
+ * not much of a split). */
+static int
+gfactor2(int lim)
+{
+	int v = gfactor(lim);
+	return v < 2 ? (lim >= 3 ? 3 : 2) : v;
+}
+
+static int
+gfind(Stage *s, const char *name)
+{
+	for (int i = 0; i < s->nloops; i++)
+		if (s->loops[i].name == name)
+			return i;
+	return -1;
+}
+
+/* Replaces loop i of s by (o, in), in loops i and i + 1. */
+static bool
+gsplit_loops(Stage *s, int i, int f, const char *o, const char *in)
+{
+	if (s->nloops + 1 >= MAXL)
+		return false;
+	Loop l = s->loops[i], lo = l, li = l;
+	lo.name = o;
+	lo.ext = l.ext ? (l.ext + f - 1) / f : 0;
+	li.name = in;
+	li.ext = f;
+	lo.tiled = li.tiled = false;
+	drop(s, i);
+	insert(s, i, li);
+	insert(s, i, lo);
+	return true;
+}
+
+/* split(loop i, f) -> loops i, i + 1, with a tail option now and then. */
+static bool
+gsplit(Stage *s, int i, int f, bool tails)
+{
+	if (s->nloops + 1 >= MAXL)
+		return false;
+	Loop l = s->loops[i];
+	const char *tail = "";
+	if (tails) {
+		int r = rnd(100);
+		if (r < 8)
+			tail = ", tail = guard";
+		else if (r < 11 && !l.red && !s->reduction)
+			tail = ", tail = shift_inward";
+		else if (r < 14)
+			tail = ", tail = round_up";
+	}
+	const char *o = fresh_name(l.name), *in = fresh_name(l.name);
+	emit("  %s.split(%s, %d%s) -> (%s, %s);\n", s->name, l.name, f, tail, o, in);
+	return gsplit_loops(s, i, f, o, in);
+}
+
+static int
+gcount(Stage *s, bool red, int gb)
+{
+	int n = 0;
+	for (int i = 0; i < s->nloops; i++)
+		n += s->loops[i].red == red && s->loops[i].gb == gb;
+	return n;
+}
+
+/* A random loop of s with the given reduction flag and binding, or -1. */
+static int
+gpick(Stage *s, bool red, int gb)
+{
+	int c[MAXL], n = 0;
+	for (int i = 0; i < s->nloops; i++)
+		if (s->loops[i].red == red && s->loops[i].gb == gb)
+			c[n++] = i;
+	return n ? c[rnd(n)] : -1;
+}
+
+static void
+gshuffle(Loop *l, int n)
+{
+	for (int i = n - 1; i > 0; i--) {
+		int j = rnd(i + 1);
+		Loop t = l[i];
+		l[i] = l[j], l[j] = t;
+	}
+}
+
+/* Block or thread loops, z outermost (mostly). */
+static void
+gsort_dims(Loop *l, int n)
+{
+	if (chance(20)) {
+		gshuffle(l, n);
+		return;
+	}
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && l[j - 1].gd < l[j].gd; j--) {
+			Loop t = l[j];
+			l[j] = l[j - 1], l[j - 1] = t;
+		}
+}
+
+/* The last loop of s in zone z, or -1. */
+static int
+glast(Stage *s, int z)
+{
+	int r = -1;
+	for (int i = 0; i < s->nloops; i++)
+		if (s->loops[i].zone == z)
+			r = i;
+	return r;
+}
+
+/* A loop at or inside the thread loops of kernel stage c with constant
+ * extents further in (a per-thread region of constant size), or -1. */
+static int
+glocal_loop(Stage *c)
+{
+	int lt = glast(c, Z_THREAD);
+	if (lt < 0)
+		return -1;
+	int j0 = lt;
+	for (int k = lt + 1; k < c->nloops; k++)
+		if (!c->loops[k].ext)
+			j0 = k;
+	return j0 + rnd(c->nloops - j0);
+}
+
+/* A block-level loop of kernel stage c (its innermost block loop or a
+ * serial loop between the block and thread loops), or -1.  Without thread
+ * loops the loops inside the blocks are the code of one thread. */
+static int
+gshared_loop(Stage *c)
+{
+	int lb = glast(c, Z_BLOCK), c_[MAXL], n = 0;
+	for (int i = 0; i < c->nloops; i++)
+		if (c->loops[i].zone == Z_MID && glast(c, Z_THREAD) >= 0)
+			c_[n++] = i;
+	if (n && (lb < 0 || chance(50)))
+		return c_[rnd(n)];
+	return lb;
+}
+
+static bool
+gbig_ok(Loop *l)
+{
+	return !l->red && l->gb == G_SERIAL && (!l->ext || l->ext >= 64);
+}
+
+/* Puts the loops of s in order (blocks, serial loops, threads, the rest:
+ * a loop goes to the serial zone between the blocks and the threads with
+ * mid_pct percent, ko always) and writes the reorder and the binds. */
+static void
+gplace(Stage *s, int inj, const char *ko, int mid_pct)
+{
+	Loop B[MAXL], M[MAXL], T[MAXL], I[MAXL];
+	int nb = 0, nm = 0, nt = 0, ni = 0;
+	for (int i = 0; i < s->nloops; i++) {
+		Loop l = s->loops[i];
+		if (l.gb == G_BLOCK)
+			l.zone = Z_BLOCK, B[nb++] = l;
+		else if (l.gb == G_THREAD)
+			l.zone = Z_THREAD, T[nt++] = l;
+		else if (l.name == ko || (l.zone != Z_INNER && chance(l.red ? mid_pct - 5 : mid_pct)))
+			l.zone = Z_MID, M[nm++] = l;
+		else
+			l.zone = Z_INNER, I[ni++] = l;
+	}
+	gsort_dims(B, nb);
+	gsort_dims(T, nt);
+	if (chance(15))
+		gshuffle(I, ni);
+	Loop order[MAXL];
+	int n = 0;
+	for (int i = 0; i < nb; i++) order[n++] = B[i];
+	for (int i = 0; i < nm; i++) order[n++] = M[i];
+	for (int i = 0; i < nt; i++) order[n++] = T[i];
+	for (int i = 0; i < ni; i++) order[n++] = I[i];
+	bool same = true;
+	for (int i = 0; i < n; i++)
+		same &= order[i].name == s->loops[i].name;
+	bool binds_first = chance(30);
+	for (int pass = 0; pass < 2; pass++) {
+		if ((pass == 0) == binds_first) {
+			for (int i = 0; i < s->nloops; i++) {
+				Loop *l = &s->loops[i];
+				if (l->tiled || l->gb == G_SERIAL || (l->gb == G_BLOCK && inj == INJ_NO_BLOCK))
+					continue;
+				emit("  %s.bind(%s, %s.%c);\n", s->name, l->name,
+				    l->gb == G_BLOCK ? "blockIdx" : "threadIdx", gxyz[l->gd]);
+			}
+		} else if (!same) {
+			emit("  %s.reorder(", s->name);
+			for (int i = 0; i < n; i++)
+				emit("%s%s", i ? ", " : "", order[i].name);
+			emit(");\n");
+		}
+	}
+	memcpy(s->loops, order, (size_t)n * sizeof *order);
+}
+
+/* Binds the loops of s, a stage computed in a kernel of its own. */
+static void
+cuda_kernel(Stage *s, int inj)
+{
+	int tprod = 1;
+	bool bused[3] = { false, false, false }, tused[3] = { false, false, false };
+	for (int i = 0; i < s->nloops; i++) {
+		s->loops[i].gb = G_SERIAL;
+		s->loops[i].zone = -1;
+		s->loops[i].tiled = false;
+	}
+	/* fuse two adjacent pure loops now and then (then split and bind it) */
+	if (chance(12) && inj != INJ_BIG_BLOCK) {
+		int c[MAXL], n = 0;
+		for (int i = 0; i + 1 < s->nloops; i++)
+			if (!s->loops[i].red && !s->loops[i + 1].red)
+				c[n++] = i;
+		if (n) {
+			int i = c[rnd(n)];
+			Loop a = s->loops[i], b = s->loops[i + 1];
+			const char *f = fresh_name("f");
+			emit("  %s.fuse(%s, %s) -> %s;\n", s->name, a.name, b.name, f);
+			drop(s, i + 1);
+			s->gfused = true;
+			s->loops[i].name = f;
+			s->loops[i].ext = a.ext && b.ext ? a.ext * b.ext : 0;
+		}
+	}
+	int npure = gcount(s, false, G_SERIAL);
+	int nbig = 0;
+	for (int i = 0; i < s->nloops; i++)
+		nbig += gbig_ok(&s->loops[i]);
+	bool tile = npure >= 2 && inj != INJ_DUP_BLOCK &&
+	    (inj == INJ_BIG_BLOCK ? nbig >= 2 && chance(50) : chance(40));
+	if (tile) {
+		/* gpu_tile(x, y): the last two pure loops, mostly */
+		int pos[MAXL], n = 0;
+		for (int i = 0; i < s->nloops; i++)
+			if (!s->loops[i].red && (inj != INJ_BIG_BLOCK || gbig_ok(&s->loops[i])))
+				pos[n++] = i;
+		int a = n - 2, b = n - 1;
+		if (chance(40)) {
+			a = rnd(n - 1);
+			b = a + 1 + rnd(n - a - 1);
+		}
+		if (chance(15)) {
+			int t = a;
+			a = b, b = t;
+		}
+		const char *x = s->loops[pos[a]].name, *y = s->loops[pos[b]].name;
+		int fx, fy;
+		if (inj == INJ_BIG_BLOCK) {
+			fx = 64, fy = 32;
+			if (chance(50))
+				fx = 32, fy = 64;
+		} else {
+			fy = gfactor(32);
+			fx = gfactor(32);
+		}
+		const char *xo = fresh_name(x), *yo = fresh_name(y);
+		const char *xi = fresh_name(x), *yi = fresh_name(y);
+		emit("  %s.gpu_tile(%s, %s, %d, %d) -> (%s, %s, %s, %s);\n", s->name, x, y, fx, fy,
+		    xo, yo, xi, yi);
+		if (s->nloops + 2 < MAXL) {
+			gsplit_loops(s, gfind(s, x), fx, xo, xi);
+			gsplit_loops(s, gfind(s, y), fy, yo, yi);
+			/* the four loops take their four slots in the order xo, yo, xi, yi */
+			const char *nm[4] = { xo, yo, xi, yi };
+			int p[4];
+			Loop l[4];
+			for (int i = 0; i < 4; i++) {
+				p[i] = gfind(s, nm[i]);
+				l[i] = s->loops[p[i]];
+			}
+			for (int i = 1; i < 4; i++)
+				for (int j = i; j > 0 && p[j - 1] > p[j]; j--) {
+					int t = p[j];
+					p[j] = p[j - 1], p[j - 1] = t;
+				}
+			static const int gb[4] = { G_BLOCK, G_BLOCK, G_THREAD, G_THREAD };
+			static const int gd[4] = { 1, 0, 1, 0 };
+			for (int i = 0; i < 4; i++) {
+				l[i].gb = gb[i];
+				l[i].gd = gd[i];
+				l[i].tiled = true;
+				s->loops[p[i]] = l[i];
+			}
+		}
+		bused[0] = bused[1] = tused[0] = tused[1] = true;
+		tprod = fx * fy;
+	} else if (npure) {
+		/* split + bind on one, two or three pure loops */
+		int nd = 1 + (npure >= 2 && chance(55));
+		nd += nd == 2 && npure >= 3 && chance(25);
+		if (inj == INJ_BIG_BLOCK)
+			nd = nbig >= 2 && chance(50) ? 2 : 1;
+		const char *nm[3];
+		int dims[3];
+		int chosen = 0;
+		while (chosen < nd) {
+			int i = gpick(s, false, G_SERIAL);
+			if (inj == INJ_BIG_BLOCK) {
+				int c[MAXL], n = 0;
+				for (int j = 0; j < s->nloops; j++)
+					if (gbig_ok(&s->loops[j]))
+						c[n++] = j;
+				i = n ? c[rnd(n)] : i;
+			}
+			s->loops[i].gb = -1;     /* taken */
+			nm[chosen++] = s->loops[i].name;
+		}
+		/* dimensions: x for the innermost, mostly */
+		for (int k = 0; k < nd; k++) {
+			dims[k] = 0;
+			for (int j = 0; j < nd; j++)
+				dims[k] += gfind(s, nm[j]) > gfind(s, nm[k]);
+		}
+		if (chance(20))
+			for (int k = nd - 1; k > 0; k--) {
+				int j = rnd(k + 1), t = dims[k];
+				dims[k] = dims[j], dims[j] = t;
+			}
+		bool have_block = false;
+		for (int k = 0; k < nd; k++) {
+			int i = gfind(s, nm[k]), d = dims[k], r = rnd(100);
+			int lim = d == 2 ? 64 : 1024;
+			s->loops[i].gb = G_SERIAL;
+			if (inj == INJ_BIG_BLOCK) {
+				/* 2048 threads in x, or 64 * 32 */
+				int f = nd == 1 ? 2048 : k == 0 ? 64 : 32;
+				if (!gsplit(s, i, f, false))
+					continue;
+				s->loops[i].gb = G_BLOCK, s->loops[i].gd = d;
+				s->loops[i + 1].gb = G_THREAD, s->loops[i + 1].gd = d;
+				bused[d] = tused[d] = true;
+				tprod *= f;
+				continue;
+			}
+			if (have_block && r < 10 && s->loops[i].ext && s->loops[i].ext <= lim &&
+			    tprod * s->loops[i].ext <= 1024) {
+				/* a loop of constant extent straight to the threads */
+				s->loops[i].gb = G_THREAD, s->loops[i].gd = d;
+				tused[d] = true;
+				tprod *= s->loops[i].ext;
+			} else if (r < 22) {
+				/* straight to the blocks: one thread in that dimension */
+				s->loops[i].gb = G_BLOCK, s->loops[i].gd = d;
+				bused[d] = have_block = true;
+			} else {
+				int room = 1024 / tprod < lim ? 1024 / tprod : lim;
+				int f = gfactor(room);
+				if (nd == 1 && chance(25))   /* a long row of threads */
+					f = 64 << rnd(3);
+				if (f > room)
+					f = room;
+				if (!gsplit(s, i, f, true))
+					continue;
+				s->loops[i].gb = G_BLOCK, s->loops[i].gd = d;
+				s->loops[i + 1].gb = G_THREAD, s->loops[i + 1].gd = d;
+				bused[d] = tused[d] = have_block = true;
+				tprod *= f;
+			}
+		}
+	}
+	/* other pure loops: to a free block dimension, or to threadIdx.z */
+	for (int d = 2; d >= 0; d--) {
+		if (bused[d] || !chance(d == 2 ? 45 : 25))
+			continue;
+		int i = gpick(s, false, G_SERIAL);
+		if (i < 0)
+			break;
+		s->loops[i].gb = G_BLOCK, s->loops[i].gd = d;
+		bused[d] = true;
+	}
+	if (!tused[2] && chance(15) && inj != INJ_BIG_BLOCK) {
+		int i = gpick(s, false, G_SERIAL);
+		if (i >= 0 && s->loops[i].ext && s->loops[i].ext <= 64 &&
+		    tprod * s->loops[i].ext <= 1024) {
+			s->loops[i].gb = G_THREAD, s->loops[i].gd = 2;
+			tused[2] = true;
+			tprod *= s->loops[i].ext;
+		}
+	}
+	/* illegal: a second loop on a block dimension already taken */
+	if (inj == INJ_DUP_BLOCK) {
+		int used[3], n = 0;
+		for (int d = 0; d < 3; d++)
+			if (bused[d])
+				used[n++] = d;
+		int d = n ? used[rnd(n)] : 0;
+		int i = gpick(s, false, G_SERIAL);
+		if (i < 0 || !n) {
+			/* none left: split a block loop into two on the same dimension */
+			i = gpick(s, false, G_BLOCK);
+			if (i >= 0 && gsplit(s, i, 2 + rnd(2), false)) {
+				d = s->loops[i].gd;
+				s->loops[i + 1].gb = G_BLOCK;
+				s->loops[i + 1].gd = d;
+			} else {
+				emit("  %s.bind(%s, blockIdx.x);\n", s->name, s->loops[0].name);
+				emit("  %s.bind(%s, blockIdx.x);\n", s->name, s->loops[s->nloops - 1].name);
+			}
+		} else {
+			s->loops[i].gb = G_BLOCK;
+			s->loops[i].gd = d;
+		}
+		illegal(arena_printf(perm, "two loops of '%s' bound to blockIdx.%c", s->name, gxyz[d]));
+	}
+	/* a reduction: its outer part between the block and the thread loops */
+	const char *ko = NULL;
+	if (s->reduction && chance(40)) {
+		int i = gpick(s, true, G_SERIAL);
+		if (i >= 0 && gsplit(s, i, gfactor2(32), false)) {
+			ko = s->loops[i].name;
+			s->loops[i + 1].zone = Z_INNER;
+		}
+	}
+	gplace(s, inj, ko, 30);
+	int ni = 0;
+	for (int i = 0; i < s->nloops; i++)
+		ni += s->loops[i].zone == Z_INNER;
+	if (inj == INJ_NO_BLOCK) {
+		if (gcount(s, false, G_BLOCK) && !gcount(s, false, G_THREAD) &&
+		    !gcount(s, true, G_THREAD))
+			/* make sure there is a thread loop to complain about */
+			for (int i = 0; i < s->nloops; i++)
+				if (s->loops[i].gb == G_BLOCK && !s->loops[i].tiled) {
+					emit("  %s.bind(%s, threadIdx.x);\n", s->name, s->loops[i].name);
+					break;
+				}
+		for (int i = 0; i < s->nloops; i++)
+			if (s->loops[i].tiled && s->loops[i].gb == G_BLOCK)
+				emit("  %s.bind(%s, threadIdx.z);\n", s->name, s->loops[i].name);
+		illegal(arena_printf(perm, "loops of '%s' bound to threads with no loop bound to "
+		    "blockIdx", s->name));
+		for (int i = 0; i < s->nloops; i++)
+			if (s->loops[i].gb == G_BLOCK)
+				s->loops[i].gb = G_SERIAL;
+	}
+	/* inside the threads: a serial split, an unroll, a vectorize */
+	if (ni && chance(30)) {
+		int i = glast(s, Z_INNER) - rnd(ni);
+		if (i >= 0 && s->loops[i].zone == Z_INNER && !s->loops[i].red)
+			gsplit(s, i, gfactor2(8), false);
+	}
+	if (chance(30)) {
+		int c[MAXL], k = 0;
+		for (int i = 0; i < s->nloops; i++)
+			if ((s->loops[i].zone == Z_INNER || s->loops[i].zone == Z_MID) &&
+			    s->loops[i].ext > 0 && s->loops[i].ext <= 16)
+				c[k++] = i;
+		if (k) {
+			int i = c[rnd(k)];
+			emit("  %s.unroll(%s);\n", s->name, s->loops[i].name);
+			s->loops[i].vec = true;     /* leave it alone from now on */
+		}
+	}
+	if (chance(15)) {
+		/* a per-thread serial loop in the end; the innermost, mostly */
+		int c[MAXL], k = 0;
+		for (int i = 0; i < s->nloops; i++)
+			if (s->loops[i].zone == Z_INNER && !s->loops[i].red && s->loops[i].ext > 0 &&
+			    s->loops[i].ext <= 32 && !s->loops[i].vec)
+				c[k++] = i;
+		if (k) {
+			int i = chance(60) ? c[k - 1] : c[rnd(k)];
+			emit("  %s.vectorize(%s);\n", s->name, s->loops[i].name);
+			s->loops[i].vec = true;
+		}
+	}
+}
+
+/* The stage that reads s now (its only consumer), or NULL. */
+static Stage *
+gconsumer(Stage *s)
+{
+	if (s->ncons != 1)
+		return NULL;
+	Stage *c = &st[s->cons[0]];
+	if (c->inlined || c->redirect >= 0)
+		return NULL;
+	return c;
+}
+
+/* Whether the loops of s after loop at all have constant extents (a
+ * region of constant size there, as double_buffer needs). */
+static bool
+gconst_after(Stage *s, int at)
+{
+	for (int i = at + 1; i < s->nloops; i++)
+		if (!s->loops[i].ext)
+			return false;
+	return true;
+}
+
+/* cache_read(shared) of one or two of the inputs stage si reads into the
+ * reader rd (si itself, or the cache_write stage that computes it now), at
+ * loop at of rd; double-buffered now and then where at is a serial loop
+ * with a region of constant size inside. */
+static void
+gshared_copies(int si, Stage *rd, int at, bool serial)
+{
+	int nin = nin_reads[si];
+	int a = rnd(nin), k = chance(35) && nin > 1 ? 2 : 1;
+	bool db = serial && !st[si].gfused && gconst_after(rd, at) && chance(35);
+	for (int j = 0; j < k; j++) {
+		Tensor *t = kern->tensors[in_reads[si][(a + j) % nin]];
+		const char *n = fresh_name("S");
+		emit("  %s.cache_read(shared, [%s]) -> %s;\n", t->name, rd->name, n);
+		emit("  %s.compute_at(%s, %s);\n", n, rd->name, rd->loops[at].name);
+		if (db)
+			emit("  %s.double_buffer();\n", n);
+	}
+}
+
+/* A shared or local copy of an input that kernel stage si reads, computed
+ * at one of its loops: a block-level loop, or (TVM's way: its region is
+ * then the whole block's) a loop at or inside the thread loops. */
+static void
+cuda_cache(int si)
+{
+	Stage *s = &st[si];
+	int nin = nin_reads[si];
+	if (!nin || s->gk != GK_KERNEL || s->redirect >= 0)
+		return;
+	int r = rnd(100), lt = glast(s, Z_THREAD);
+	if (r < 30) {
+		int at = gshared_loop(s);
+		if (at >= 0)
+			gshared_copies(si, s, at, s->loops[at].zone == Z_MID);
+	} else if (r < 40 && lt >= 0) {
+		gshared_copies(si, s, lt + rnd(s->nloops - lt), false);
+	} else if (r < 48) {
+		int at = glocal_loop(s);
+		if (at < 0)
+			return;
+		Tensor *t = kern->tensors[in_reads[si][rnd(nin)]];
+		const char *n = fresh_name("L");
+		emit("  %s.cache_read(local, [%s]) -> %s;\n", t->name, s->name, n);
+		emit("  %s.compute_at(%s, %s);\n", n, s->name, s->loops[at].name);
+	}
+}
+
+/* TVM's register tile: w, the cache_write stage of kernel stage si
+ * computed at one of its thread loops, gets its reduction loop split and
+ * outermost, and shared copies of the inputs at the outer part (bound
+ * inference widens them to the whole block's tile, which the block's
+ * threads copy together). */
+static void
+cuda_register_tile(int si, Stage *w)
+{
+	int r = gpick(w, true, G_SERIAL);
+	if (r < 0 || w->nloops + 2 >= MAXL || !nin_reads[si])
+		return;
+	for (int i = 0; i < w->nloops; i++)
+		w->loops[i].zone = Z_INNER;
+	gsplit(w, r, gfactor2(16), false);
+	const char *ko = w->loops[r].name, *ki = w->loops[r + 1].name;
+	emit("  %s.reorder(%s, %s", w->name, ko, ki);
+	for (int i = 0; i < w->nloops; i++)
+		if (!w->loops[i].red)
+			emit(", %s", w->loops[i].name);
+	emit(");\n");
+	/* only the position of ko matters from here on */
+	int p = 0;
+	for (int i = 0; i < w->nloops; i++)
+		if (w->loops[i].name == ko)
+			p = i;
+	Loop l = w->loops[p];
+	drop(w, p);
+	insert(w, 0, l);
+	gshared_copies(si, w, 0, true);
+}
+
+/* A reduction across a block's threads: a reduction loop of stage si split
+ * by f, its inner part factored out (rfactor) into a stage computed at the
+ * innermost block loop (in shared memory) with that axis bound to
+ * threadIdx.x; the stage then combines the f partial results (a tree in
+ * shared memory).  Its pure loops go to the blocks, one of them now and
+ * then split over threadIdx.y. */
+static bool
+cuda_tree(int si)
+{
+	static const int F[] = { 8, 16, 32, 64, 48, 5, 24, 128 };
+	Stage *s = &st[si];
+	int r = gpick(s, true, G_SERIAL);
+	if (r < 0 || !gcount(s, false, G_SERIAL) || nst >= MAXS || s->nloops + 3 >= MAXL)
+		return false;
+	for (int i = 0; i < s->nloops; i++) {
+		s->loops[i].gb = G_SERIAL;
+		s->loops[i].zone = -1;
+		s->loops[i].tiled = false;
+	}
+	int f = F[rnd(8)];
+	gsplit(s, r, f, false);
+	const char *ki = s->loops[r + 1].name, *rn = fresh_name("R");
+	emit("  %s.rfactor(%s) -> %s;\n", s->name, ki, rn);
+	Stage *w = &st[nst++];
+	*w = *s;
+	w->name = rn;
+	w->t = NULL;
+	w->output = false;
+	w->frozen = true;
+	w->gk = GK_SHARED;
+	s->redirect = nst - 1;
+	/* the stage reduces over ki only now */
+	for (int j = s->nloops - 1; j >= 0; j--)
+		if (s->loops[j].red && s->loops[j].name != ki)
+			drop(s, j);
+	int p = gpick(s, false, G_SERIAL);
+	if (chance(35) && f <= 256) {
+		int fy = 2 << rnd(3);
+		while (fy * f > 1024)
+			fy /= 2;
+		gsplit(s, p, fy, false);
+		s->loops[p].gb = G_BLOCK, s->loops[p].gd = 0;
+		s->loops[p + 1].gb = G_THREAD, s->loops[p + 1].gd = 1;
+	} else {
+		s->loops[p].gb = G_BLOCK, s->loops[p].gd = 0;
+	}
+	for (int d = 1; d < 3; d++) {
+		int i = gpick(s, false, G_SERIAL);
+		if (i >= 0 && chance(60))
+			s->loops[i].gb = G_BLOCK, s->loops[i].gd = d;
+	}
+	gplace(s, -1, NULL, 0);
+	emit("  %s.compute_at(%s, %s);\n", rn, s->name, s->loops[glast(s, Z_BLOCK)].name);
+	emit("  %s.bind(%s, threadIdx.x);\n", rn, ki);
+	return true;
+}
+
+/* Whether injection kind k applies to stage s. */
+static bool
+inj_ok(int si, int k)
+{
+	Stage *s = &st[si];
+	int npure = 0, nbig = 0;
+	for (int i = 0; i < s->nloops; i++) {
+		npure += !s->loops[i].red;
+		nbig += gbig_ok(&s->loops[i]);
+	}
+	switch (k) {
+	case INJ_NO_BLOCK: case INJ_DUP_BLOCK: return npure > 0;
+	case INJ_RED_THREAD: return s->reduction;
+	case INJ_BIG_BLOCK: return nbig > 0;
+	case INJ_PARALLEL: return s->nloops > 0;
+	default: return false;
+	}
+}
+
+static void
+generate_cuda(int illegal_pct)
+{
+	setup();
+	outlen = 0;
+	expect = NULL;
+	int inject_at = chance(illegal_pct) ? rnd(nst) : -1;
+	for (int si = nst - 1; si >= 0; si--) {
+		Stage *s = &st[si];
+		s->gk = GK_KERNEL;
+		int npure = 0;
+		for (int i = 0; i < s->nloops; i++)
+			npure += !s->loops[i].red;
+		int inj = -1;
+		if (si == inject_at) {
+			int k0 = rnd(INJ_N);
+			for (int k = 0; k < INJ_N && inj < 0; k++)
+				if (inj_ok(si, (k0 + k) % INJ_N))
+					inj = (k0 + k) % INJ_N;
+		}
+		Stage *c = gconsumer(s);
+		int place = GK_KERNEL;
+		if (!s->output) {
+			int r = rnd(100);
+			if (!npure)
+				place = !s->reduction ? GK_INLINE : chance(50) ? GK_SHARED : GK_LOCAL;
+			else if (r < 25 && !s->reduction)
+				place = GK_INLINE;
+			else if (r < 50)
+				place = GK_KERNEL;
+			else if (r < 75)
+				place = GK_SHARED;
+			else
+				place = GK_LOCAL;
+			/* attach to a consumer in a kernel of its own (now and then to
+			 * one computed in shared memory) */
+			if (place >= GK_SHARED && (!c || !(c->gk == GK_KERNEL ||
+			    (c->gk == GK_SHARED && place == GK_SHARED && chance(30)))))
+				place = !s->reduction && (!npure || chance(40)) ? GK_INLINE : GK_KERNEL;
+		}
+		if (inj >= 0 && (place == GK_INLINE || (inj != INJ_PARALLEL && inj != INJ_RED_THREAD)))
+			place = GK_KERNEL;
+		s->gk = place;
+		switch (place) {
+		case GK_INLINE:
+			emit("  %s.compute_inline();\n", s->name);
+			s->inlined = true;
+			break;
+		case GK_KERNEL: {
+			/* cache_write(local) of a reduction, computed in each thread */
+			const char *w = NULL;
+			if (s->reduction && inj < 0 && chance(10) && cuda_tree(si))
+				break;
+			if (s->reduction && inj < 0 && chance(10) && nst < MAXS) {
+				w = fresh_name("W");
+				emit("  %s.cache_write(local) -> %s;\n", s->name, w);
+				Stage *ws = &st[nst++];
+				*ws = *s;
+				ws->name = w;
+				ws->t = NULL;
+				ws->output = false;
+				ws->frozen = true;
+				ws->gk = GK_LOCAL;
+				s->cached = true;
+				s->redirect = nst - 1;
+				for (int i = s->nloops - 1; i >= 0; i--)
+					if (s->loops[i].red)
+						drop(s, i);
+				s->reduction = false;
+				s = &st[si];
+			}
+			cuda_kernel(s, inj);
+			if (!s->output && chance(50))
+				emit("  %s.compute_root();\n", s->name);
+			if (w) {
+				int at = glocal_loop(s);
+				if (at < 0)
+					at = gshared_loop(s);
+				if (at >= 0)
+					emit("  %s.compute_at(%s, %s);\n", w, s->name, s->loops[at].name);
+				else
+					illegal(arena_printf(perm, "'%s' is not bound", w));
+				if (at >= 0 && at >= glast(s, Z_THREAD) && glast(s, Z_THREAD) >= 0 && chance(60))
+					cuda_register_tile(si, &st[s->redirect]);
+			}
+			break;
+		}
+		case GK_SHARED:
+		case GK_LOCAL: {
+			int at = place == GK_LOCAL ? glocal_loop(c) : -1;
+			if (at < 0) {
+				place = s->gk = GK_SHARED;
+				at = c->gk == GK_SHARED ? rnd(c->nloops) : gshared_loop(c);
+			}
+			/* its own loops: a serial split now and then */
+			if (s->nloops && chance(25))
+				gsplit(s, rnd(s->nloops), gfactor2(16), false);
+			for (int i = 0; i < s->nloops; i++) {
+				s->loops[i].gb = G_SERIAL;
+				s->loops[i].zone = Z_MID;
+			}
+			if (at >= 0)
+				emit("  %s.compute_at(%s, %s);\n", s->name, c->name, c->loops[at].name);
+			else
+				emit("  %s.compute_root();\n", s->name);
+			if (inj == INJ_PARALLEL) {
+				int i = rnd(s->nloops);
+				emit("  %s.parallel(%s);\n", s->name, s->loops[i].name);
+				illegal(arena_printf(perm, "parallel loop '%s' of '%s' on the cuda target",
+				    s->loops[i].name, s->name));
+			}
+			break;
+		}
+		}
+		if (s->gk == GK_KERNEL) {
+			if (inj == INJ_PARALLEL) {
+				int i = gpick(s, false, G_SERIAL);
+				if (i < 0)
+					i = rnd(s->nloops);
+				emit("  %s.parallel(%s);\n", s->name, s->loops[i].name);
+				illegal(arena_printf(perm, "parallel loop '%s' of '%s' on the cuda target",
+				    s->loops[i].name, s->name));
+			}
+			if (inj != INJ_NO_BLOCK)
+				cuda_cache(si);
+		}
+		if (inj == INJ_RED_THREAD) {
+			int i = gpick(s, true, G_SERIAL);
+			if (i < 0)
+				i = gpick(s, true, G_THREAD);
+			if (i < 0) {
+				for (int j = 0; j < s->nloops && i < 0; j++)
+					if (s->loops[j].red)
+						i = j;
+			}
+			int d = rnd(3);
+			if (i >= 0) {
+				emit("  %s.bind(%s, threadIdx.%c);\n", s->name, s->loops[i].name, gxyz[d]);
+				illegal(arena_printf(perm, "reduction axis '%s' of '%s' bound to threadIdx.%c",
+				    s->loops[i].name, s->name, gxyz[d]));
+			}
+		}
+		if (inj == INJ_BIG_BLOCK)
+			illegal(arena_printf(perm, "more than 1024 threads in a block of '%s'", s->name));
+	}
+}
+
+/* Whether every stage can run on the GPU: a stage with no pure axis that
+ * must be computed (an output, a reduction) has no loop to bind. */
+static const char *
+cuda_unbindable(void)
+{
+	setup();
+	for (int i = 0; i < nst; i++) {
+		int npure = 0;
+		for (int j = 0; j < st[i].nloops; j++)
+			npure += !st[i].loops[j].red;
+		if (!npure && st[i].output)
+			return st[i].name;
+	}
+	return NULL;
+}
+
 /* ---- main ---------------------------------------------------------------------- */
 
 static char *
@@ -739,7 +1626,7 @@ slurp(const char *path)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: schedgen [-n COUNT] [-s SEED] [-k KERNEL] [-i PERCENT] -o DIR FILE.tx\n");
+	fprintf(stderr, "usage: schedgen [-n COUNT] [-s SEED] [-k KERNEL] [-i PERCENT] [-t cpu|cuda] -o DIR FILE.tx\n");
 	exit(2);
 }
 
@@ -760,7 +1647,13 @@ main(int argc, char **argv)
 			kname = argv[++i];
 		else if (i + 1 < argc && strcmp(argv[i], "-i") == 0)
 			illegal_pct = atoi(argv[++i]);
-		else if (argv[i][0] == '-' || file)
+		else if (i + 1 < argc && strcmp(argv[i], "-t") == 0) {
+			const char *t = argv[++i];
+			if (strcmp(t, "cuda") == 0)
+				gpu_mode = true;
+			else if (strcmp(t, "cpu") != 0)
+				usage();
+		} else if (argv[i][0] == '-' || file)
 			usage();
 		else
 			file = argv[i];
@@ -787,10 +1680,25 @@ main(int argc, char **argv)
 		    kname ? kname : "", file);
 		return 2;
 	}
+	const char *zero = gpu_mode ? cuda_unbindable() : NULL;
+	if (zero) {
+		fprintf(stderr, "schedgen: %s: output '%s' of kernel '%s' has no pure axis to bind "
+		    "to GPU blocks: no cuda schedule can run it\n", file, zero, kern->name);
+		return 3;
+	}
 	for (int n = 1; n <= count; n++) {
 		rng = seed * 0x100000001b3ull + (uint64_t)n * 0x9e3779b97f4a7c15ull;
 		rng_part = rng ^ 0x5851f42d4c957f2dull;
-		generate(illegal_pct);
+		if (gpu_mode) {
+			/* one stream per schedule (the cpu streams of schedules n and n + 1
+			 * are one draw apart, which their schedules show) */
+			rng = next() ^ (uint64_t)n << 40;
+			rng = next();
+		}
+		if (gpu_mode)
+			generate_cuda(illegal_pct);
+		else
+			generate(illegal_pct);
 		char path[4096];
 		snprintf(path, sizeof path, "%s/g%04d.tx", dir, n);
 		FILE *f = fopen(path, "w");
@@ -801,7 +1709,8 @@ main(int argc, char **argv)
 		fprintf(f, "// schedgen: expect %s%s\n", expect ? "error: " : "ok", expect ? expect : "");
 		fprintf(f, "// schedgen -s %llu, schedule %d of %s\n", (unsigned long long)seed, n, file);
 		fputs(text, f);
-		fprintf(f, "\nschedule %s as g for cpu {\n%.*s}\n", kern->name, (int)outlen, out);
+		fprintf(f, "\nschedule %s as g for %s {\n%.*s}\n", kern->name, gpu_mode ? "cuda" : "cpu",
+		    (int)outlen, out);
 		if (fclose(f) != 0) {
 			perror(path);
 			return 2;
