@@ -88,15 +88,21 @@ static void
 line(CEmit *E, const char *fmt, ...) TXC_PRINTF(2, 3);
 
 static void
-line(CEmit *E, const char *fmt, ...)
+vline(CEmit *E, const char *fmt, va_list ap)
 {
 	for (int i = 0; i < E->indent; i++)
 		fputc('\t', E->out);
+	vfprintf(E->out, fmt, ap);
+	fputc('\n', E->out);
+}
+
+static void
+line(CEmit *E, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(E->out, fmt, ap);
+	vline(E, fmt, ap);
 	va_end(ap);
-	fputc('\n', E->out);
 }
 
 /* Writes text (possibly several lines) at the current indentation. */
@@ -799,13 +805,10 @@ c_emit(FILE *out, IrFunc **funcs, int n, const char *source_name)
 void
 cemit_line(CEmit *E, const char *fmt, ...)
 {
-	for (int i = 0; i < E->indent; i++)
-		fputc('\t', E->out);
 	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(E->out, fmt, ap);
+	vline(E, fmt, ap);
 	va_end(ap);
-	fputc('\n', E->out);
 }
 
 void

@@ -82,6 +82,9 @@ GpuFunc *gpu_split(IrFunc *f);
 IrExpr *gpu_id(const char *which, int d);
 /* A barrier (NULL with TXC_CUDA_NO_BARRIERS=1, which the checker's tests use). */
 IrStmt *gpu_barrier(void);
+/* Whether e uses only k's parameters (and math builtins of them): the host
+ * can evaluate it before the launch. */
+bool gpu_host_expr(GpuKernel *k, IrExpr *e);
 /* Makes k's body one SPMD program (its block sizes into k->block); false
  * after diagnostics. */
 bool gpu_spmd(GpuKernel *k);

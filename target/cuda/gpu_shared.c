@@ -25,22 +25,6 @@ typedef struct {
 	bool ok;
 } Sh;
 
-static bool
-param_expr(GpuKernel *k, IrExpr *e)
-{
-	if (!e)
-		return true;
-	if (e->kind == IR_VAR) {
-		for (int i = 0; i < k->fn->nparams; i++)
-			if (k->fn->params[i] == e->var)
-				return true;
-		return false;
-	}
-	if (e->kind == IR_LOAD || e->kind == IR_LET || e->kind == IR_CALL)
-		return false;
-	return param_expr(k, e->a) && param_expr(k, e->b) && param_expr(k, e->c);
-}
-
 static int64_t
 elem_bytes(ScalarType t)
 {
@@ -64,9 +48,9 @@ place(Sh *S, Buffer *b, Loc at)
 		int64_t c;
 		if (ir_is_const(e, &c) || bounds_const_max(e, &c)) {
 			e = ir_i64c(c);
-		} else if (!param_expr(S->k, e)) {
+		} else if (!gpu_host_expr(S->k, e)) {
 			Interval iv = bounds_of_expr(e, S->scope);
-			if (!iv.max || !param_expr(S->k, iv.max)) {
+			if (!iv.max || !gpu_host_expr(S->k, iv.max)) {
 				diag_error(at, "shared buffer '%s' of kernel '%s' has an extent "
 				    "(%s) with no bound the host can compute", b->name, S->k->name,
 				    ir_expr_str(b->extent[d]));

@@ -81,9 +81,10 @@ has_barrier(IrStmt *s)
 	return h.found;
 }
 
-/* Whether e uses only the kernel's parameters. */
-static bool
-host_expr(GpuKernel *k, IrExpr *e)
+/* Whether e uses only the kernel's parameters (and builtins of them):
+ * the host can evaluate it before the launch. */
+bool
+gpu_host_expr(GpuKernel *k, IrExpr *e)
 {
 	if (!e)
 		return true;
@@ -99,11 +100,11 @@ host_expr(GpuKernel *k, IrExpr *e)
 		if (e->call.ck != CALL_BUILTIN)
 			return false;
 		for (int i = 0; i < e->call.nargs; i++)
-			if (!host_expr(k, e->call.args[i]))
+			if (!gpu_host_expr(k, e->call.args[i]))
 				return false;
 		return true;
 	}
-	return host_expr(k, e->a) && host_expr(k, e->b) && host_expr(k, e->c);
+	return gpu_host_expr(k, e->a) && gpu_host_expr(k, e->b) && gpu_host_expr(k, e->c);
 }
 
 /* An upper bound of extent e of a loop at this point that the host can
@@ -114,10 +115,10 @@ host_bound(Spmd *S, IrExpr *e)
 	int64_t c;
 	if (ir_is_const(e, &c) || bounds_const_max(e, &c))
 		return ir_i64c(c);
-	if (host_expr(S->k, e))
+	if (gpu_host_expr(S->k, e))
 		return e;
 	Interval iv = bounds_of_expr(e, S->scope);
-	if (iv.max && host_expr(S->k, iv.max))
+	if (iv.max && gpu_host_expr(S->k, iv.max))
 		return iv.max;
 	return NULL;
 }

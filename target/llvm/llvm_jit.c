@@ -73,6 +73,44 @@ define_runtime(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
 	    "cannot define the run-time library");
 }
 
+/* An LLJIT for tm (which it takes) whose main library resolves libm and
+ * the rest of the process, and libtxrt; NULL after a diagnostic. */
+static LLVMOrcLLJITRef
+start(LLVMTargetMachineRef tm, LLVMOrcJITDylibRef *jd)
+{
+	LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+	LLVMOrcLLJITRef jit;
+	LLVMOrcDefinitionGeneratorRef gen;
+
+	LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder,
+	    LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
+	if (jit_error(LLVMOrcCreateLLJIT(&jit, builder), "cannot start"))
+		return NULL;
+	*jd = LLVMOrcLLJITGetMainJITDylib(jit);
+	if (jit_error(LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen,
+	    LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL), "cannot search the process")) {
+		LLVMOrcDisposeLLJIT(jit);
+		return NULL;
+	}
+	LLVMOrcJITDylibAddGenerator(*jd, gen);
+	if (!define_runtime(jit, *jd)) {
+		LLVMOrcDisposeLLJIT(jit);
+		return NULL;
+	}
+	return jit;
+}
+
+/* A handle with its own free. */
+static LlvmJit *
+handle(LLVMOrcLLJITRef jit)
+{
+	LlvmJit *j = calloc(1, sizeof *j);
+	if (!j)
+		diag_fatal("out of memory");
+	j->jit = jit;
+	return j;
+}
+
 LlvmJit *
 llvm_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o)
 {
@@ -80,11 +118,8 @@ llvm_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o)
 	LLVMTargetMachineRef tm;
 	LLVMOrcThreadSafeContextRef tsc;
 	LLVMModuleRef mod;
-	LLVMOrcLLJITBuilderRef builder;
 	LLVMOrcLLJITRef jit;
 	LLVMOrcJITDylibRef jd;
-	LLVMOrcDefinitionGeneratorRef gen;
-	LlvmJit *j;
 
 	/* this process has no copy of libtxrt's prebuilt micro-kernels */
 	LlvmOptions local = *o;
@@ -107,22 +142,12 @@ llvm_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o)
 		LLVMDisposeTargetMachine(tm);
 		return NULL;
 	}
-	/* the builder takes the target machine */
-	builder = LLVMOrcCreateLLJITBuilder();
-	LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder,
-	    LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
-	if (jit_error(LLVMOrcCreateLLJIT(&jit, builder), "cannot start")) {
+	jit = start(tm, &jd);
+	if (!jit) {
 		LLVMDisposeModule(mod);
 		LLVMOrcDisposeThreadSafeContext(tsc);
 		return NULL;
 	}
-	jd = LLVMOrcLLJITGetMainJITDylib(jit);
-	if (jit_error(LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen,
-	    LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL), "cannot search the process"))
-		goto fail;
-	LLVMOrcJITDylibAddGenerator(jd, gen);
-	if (!define_runtime(jit, jd))
-		goto fail;
 	if (jit_error(LLVMOrcLLJITAddLLVMIRModule(jit, jd,
 	    LLVMOrcCreateNewThreadSafeModule(mod, tsc)), "cannot add the module")) {
 		LLVMOrcDisposeThreadSafeContext(tsc);
@@ -130,16 +155,7 @@ llvm_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o)
 		return NULL;
 	}
 	LLVMOrcDisposeThreadSafeContext(tsc);
-	j = calloc(1, sizeof *j);   /* a handle with its own free */
-	if (!j)
-		diag_fatal("out of memory");
-	j->jit = jit;
-	return j;
-fail:
-	LLVMDisposeModule(mod);
-	LLVMOrcDisposeThreadSafeContext(tsc);
-	LLVMOrcDisposeLLJIT(jit);
-	return NULL;
+	return handle(jit);
 }
 
 void *
@@ -169,36 +185,19 @@ LlvmJit *
 llvm_jit_load(const void *obj, size_t len, const LlvmOptions *o)
 {
 	char *triple = NULL;
-	LLVMOrcLLJITBuilderRef builder;
-	LLVMOrcLLJITRef jit;
 	LLVMOrcJITDylibRef jd;
-	LLVMOrcDefinitionGeneratorRef gen;
 	LLVMTargetMachineRef tm = llvm_emit_machine(o, &triple);
 
 	if (!tm)
 		return NULL;
 	LLVMDisposeMessage(triple);
-	builder = LLVMOrcCreateLLJITBuilder();
-	LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder,
-	    LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
-	if (jit_error(LLVMOrcCreateLLJIT(&jit, builder), "cannot start"))
+	LLVMOrcLLJITRef jit = start(tm, &jd);
+	if (!jit)
 		return NULL;
-	jd = LLVMOrcLLJITGetMainJITDylib(jit);
-	if (jit_error(LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen,
-	    LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL), "cannot search the process"))
-		goto fail;
-	LLVMOrcJITDylibAddGenerator(jd, gen);
-	if (!define_runtime(jit, jd))
-		goto fail;
 	LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, len, "txc.o");
-	if (jit_error(LLVMOrcLLJITAddObjectFile(jit, jd, mb), "cannot add the object"))
-		goto fail;
-	LlvmJit *j = calloc(1, sizeof *j);
-	if (!j)
-		diag_fatal("out of memory");
-	j->jit = jit;
-	return j;
-fail:
-	LLVMOrcDisposeLLJIT(jit);
-	return NULL;
+	if (jit_error(LLVMOrcLLJITAddObjectFile(jit, jd, mb), "cannot add the object")) {
+		LLVMOrcDisposeLLJIT(jit);
+		return NULL;
+	}
+	return handle(jit);
 }
