@@ -226,6 +226,21 @@ outline(Split *S, IrStmt *s)
 	}
 	IrStmt *inner = find_loop(s, FOR_GPU_BLOCK);
 	if (inner) {
+		/* most often a stage computed at an outer block loop sits between */
+		IrStmt *a = s;
+		while (a && a != inner && a->kind != IS_ALLOCATE)
+			a = a->kind == IS_LET ? a->let.body : a->kind == IS_PRODUCE ? a->produce.body :
+			    a->kind == IS_BLOCK && a->block.n ? a->block.stmts[a->block.n - 1] : NULL;
+		if (a && a->kind == IS_ALLOCATE && a->loc.file) {
+			diag_error(a->loc, "'%s' is computed at block loop '%s', outside block loop "
+			    "'%s': each block of a kernel runs on its own, so nothing can be shared "
+			    "between the blocks of an outer block loop", a->alloc.buf->name,
+			    chain[n - 1]->name, inner->loop.var->name);
+			diag_note(a->loc, "compute it at '%s' (the innermost block loop) or at a loop "
+			    "inside it", inner->loop.var->name);
+			S->ok = false;
+			return outer;
+		}
 		diag_error(loc_or(inner->loc, S->f), "block loop '%s' is not directly inside block "
 		    "loop '%s': the block loops of a kernel must be its outermost loops, one inside "
 		    "the other", inner->loop.var->name, chain[n - 1]->name);

@@ -344,7 +344,9 @@ gpu_spmd_block_level(Spmd *S, IrStmt *s)
 	case IS_FOR: {
 		if (s->loop.fk == FOR_GPU_THREAD)
 			return gpu_threads_has_shared(s) ? gpu_threads_collective(S, s) : gpu_threads_level(S, s);
-		if (!gpu_has_loop(s, FOR_GPU_THREAD) && !S->implicit)
+		/* a nest bound to no thread: spread or run on one thread, unless a
+		 * shared stage is computed inside it (then its loops stay here) */
+		if (!gpu_has_loop(s, FOR_GPU_THREAD) && !S->implicit && !gpu_threads_has_shared(s))
 			return gpu_threads_uniform(S, s);
 		BoundsScope *saved = S->scope;
 		Interval iv = { s->loop.min, simplify_expr(ir_sub(ir_add(s->loop.min,
