@@ -570,56 +570,47 @@ txrt_cuda_free(void *dev)
 	}
 }
 
-int
-txrt_cuda_memcpy_htod(void *dev, const void *host, size_t bytes)
+/* One copy between host and device memory, to the device when to_device
+ * (memcpy when emulated). */
+static int
+copy(const char *who, void *dst, const void *src, size_t bytes, int to_device)
 {
-	static const char who[] = "txrt_cuda_memcpy_htod";
 	CuResult r;
 
 	if (bytes == 0)
 		return 0;
-	if (!dev || !host) {
+	if (!dst || !src) {
 		txrt_set_error("%s: a NULL pointer", who);
 		return TXRT_ERR_CUDA;
 	}
 	switch (mode_for(who)) {
 	case TXRT_CUDA_EMULATE:
-		memcpy(dev, host, bytes);
+		memcpy(dst, src, bytes);
 		return 0;
 	case TXRT_CUDA_DEVICE:
 		if (device_ready(who) != 0)
 			return TXRT_ERR_CUDA;
-		r = cu.cuMemcpyHtoD_v2((CuDevicePtr)(uintptr_t)dev, host, bytes);
-		return r == TXCU_SUCCESS ? 0 : driver_error(who, "cuMemcpyHtoD_v2", r);
+		if (to_device) {
+			r = cu.cuMemcpyHtoD_v2((CuDevicePtr)(uintptr_t)dst, src, bytes);
+			return r == TXCU_SUCCESS ? 0 : driver_error(who, "cuMemcpyHtoD_v2", r);
+		}
+		r = cu.cuMemcpyDtoH_v2(dst, (CuDevicePtr)(uintptr_t)src, bytes);
+		return r == TXCU_SUCCESS ? 0 : driver_error(who, "cuMemcpyDtoH_v2", r);
 	default:
 		return TXRT_ERR_CUDA;
 	}
 }
 
 int
+txrt_cuda_memcpy_htod(void *dev, const void *host, size_t bytes)
+{
+	return copy("txrt_cuda_memcpy_htod", dev, host, bytes, 1);
+}
+
+int
 txrt_cuda_memcpy_dtoh(void *host, const void *dev, size_t bytes)
 {
-	static const char who[] = "txrt_cuda_memcpy_dtoh";
-	CuResult r;
-
-	if (bytes == 0)
-		return 0;
-	if (!dev || !host) {
-		txrt_set_error("%s: a NULL pointer", who);
-		return TXRT_ERR_CUDA;
-	}
-	switch (mode_for(who)) {
-	case TXRT_CUDA_EMULATE:
-		memcpy(host, dev, bytes);
-		return 0;
-	case TXRT_CUDA_DEVICE:
-		if (device_ready(who) != 0)
-			return TXRT_ERR_CUDA;
-		r = cu.cuMemcpyDtoH_v2(host, (CuDevicePtr)(uintptr_t)dev, bytes);
-		return r == TXCU_SUCCESS ? 0 : driver_error(who, "cuMemcpyDtoH_v2", r);
-	default:
-		return TXRT_ERR_CUDA;
-	}
+	return copy("txrt_cuda_memcpy_dtoh", host, dev, bytes, 0);
 }
 
 int

@@ -225,25 +225,6 @@ collect_allocs(Host *H, IrStmt *s)
 	}
 }
 
-/* ---- constants --------------------------------------------------------- */
-
-static LLVMValueRef
-private_global(Cg *cg, LLVMValueRef init, const char *name, bool constant)
-{
-	LLVMValueRef g = LLVMAddGlobal(cg->mod, LLVMTypeOf(init), name);
-	LLVMSetInitializer(g, init);
-	LLVMSetGlobalConstant(g, constant);
-	LLVMSetLinkage(g, LLVMPrivateLinkage);
-	return g;
-}
-
-static LLVMValueRef
-cstr(Cg *cg, const char *s, const char *name)
-{
-	return private_global(cg, LLVMConstStringInContext(cg->ctx, s, (unsigned)strlen(s), 0),
-	    name, true);
-}
-
 /* One kernel's entry of the table: { name, emu, buffers, kinds, nbuffers }. */
 static LLVMValueRef
 kernel_entry(Cg *cg, Host *H, GpuKernel *k, LLVMTypeRef kt)
@@ -265,14 +246,14 @@ kernel_entry(Cg *cg, Host *H, GpuKernel *k, LLVMTypeRef kt)
 	LLVMValueRef *names = arena_alloc(ir_arena, (size_t)(H->nbufs + 1) * sizeof *names);
 	LLVMValueRef *kinds = arena_alloc(ir_arena, (size_t)(H->nbufs + 1) * sizeof *kinds);
 	for (int i = 0; i < H->nbufs; i++) {
-		names[i] = cstr(cg, H->bufs[i]->name, ".bufname");
+		names[i] = cg_cstring(cg, H->bufs[i]->name);
 		kinds[i] = LLVMConstInt(i8, H->bufs[i]->scope == SCOPE_SHARED ? 1 :
 		    H->bufs[i]->scope == SCOPE_LOCAL ? 2 : 0, 0);
 	}
 	LLVMValueRef fields[5] = {
-		cstr(cg, k->name, ".kname"), fn,
-		private_global(cg, LLVMConstArray2(ptr, names, (uint64_t)H->nbufs), ".bufs", true),
-		private_global(cg, LLVMConstArray2(i8, kinds, (uint64_t)H->nbufs), ".kinds", true),
+		cg_cstring(cg, k->name), fn,
+		cg_private_const(cg, LLVMConstArray2(ptr, names, (uint64_t)H->nbufs), ".bufs"),
+		cg_private_const(cg, LLVMConstArray2(i8, kinds, (uint64_t)H->nbufs), ".kinds"),
 		LLVMConstInt(i32, (unsigned)H->nbufs, 0),
 	};
 	return LLVMConstNamedStruct(kt, fields, 5);
@@ -325,8 +306,8 @@ cuda_host_emit(GpuFunc **gf, int n, const char *ptx, const LlvmOptions *o, EmitK
 		for (int j = 0; j < gf[i]->nk; j++)
 			entries[at++] = kernel_entry(&cg, &H, gf[i]->k[j], kt);
 	LLVMValueRef fields[5] = {
-		LLVMConstInt(i32, 1, 0), cstr(&cg, ptx, ".ptx"),
-		private_global(&cg, LLVMConstArray2(kt, entries, (uint64_t)nk), ".kernels", true),
+		LLVMConstInt(i32, 1, 0), cg_cstring(&cg, ptx),
+		cg_private_const(&cg, LLVMConstArray2(kt, entries, (uint64_t)nk), ".kernels"),
 		LLVMConstInt(i32, (unsigned)nk, 0), LLVMConstNull(ptr),
 	};
 	LLVMSetInitializer(H.module, LLVMConstNamedStruct(mt, fields, 5));

@@ -265,13 +265,6 @@ max_threads(Cg *cg, GpuKernel *k, LLVMValueRef fn)
 	}
 }
 
-static void
-attr(Cg *cg, LLVMValueRef fn, unsigned idx, const char *name)
-{
-	unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
-	LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(cg->ctx, kind, 0));
-}
-
 char *
 cuda_ptx(GpuFunc **gf, int n, const LlvmOptions *o, const CudaOptions *co)
 {
@@ -298,12 +291,12 @@ cuda_ptx(GpuFunc **gf, int n, const LlvmOptions *o, const CudaOptions *co)
 			GpuKernel *k = gf[i]->k[j];
 			LLVMValueRef fn = LLVMAddFunction(cg.mod, k->name, cuda_kernel_type(&cg, k));
 			LLVMSetFunctionCallConv(fn, PTX_KERNEL_CC);
-			attr(&cg, fn, LLVMAttributeFunctionIndex, "nounwind");
+			cg_attr(&cg, fn, LLVMAttributeFunctionIndex, "nounwind");
 			for (int a = 0; a < k->fn->nargs; a++) {
 				unsigned idx = (unsigned)(k->fn->nparams + a + 1);
-				attr(&cg, fn, idx, "noalias");
+				cg_attr(&cg, fn, idx, "noalias");
 				if (k->fn->args[a]->is_input)
-					attr(&cg, fn, idx, "readonly");
+					cg_attr(&cg, fn, idx, "readonly");
 			}
 			cg.hook_ctx = k;
 			cuda_kernel_fn(&cg, k, fn, false);

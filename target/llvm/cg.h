@@ -130,6 +130,12 @@ void cg_fail_if(Cg *cg, LLVMValueRef cond, LLVMValueRef rc, const char *msg);
 void cg_set_error(Cg *cg, const char *msg);
 LLVMValueRef cg_runtime(Cg *cg, const char *name, LLVMTypeRef *fty);
 LLVMValueRef cg_entry_alloca(Cg *cg, LLVMTypeRef t, unsigned align, const char *name);
+/* A private constant (a string, a table) initialised with init; a string's. */
+LLVMValueRef cg_private_const(Cg *cg, LLVMValueRef init, const char *name);
+LLVMValueRef cg_cstring(Cg *cg, const char *s);
+/* An enum attribute (noalias, readonly...) on fn's parameter idx (0: the
+ * function). */
+void cg_attr(Cg *cg, LLVMValueRef fn, unsigned idx, const char *name);
 
 /* scope of names */
 void cg_bind_var(Cg *cg, Var *v, LLVMValueRef value);

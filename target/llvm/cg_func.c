@@ -109,8 +109,8 @@ cg_runtime(Cg *cg, const char *name, LLVMTypeRef *fty)
 }
 
 /* A private constant (a string, a table) initialised with init. */
-static LLVMValueRef
-private_const(Cg *cg, LLVMValueRef init, const char *name)
+LLVMValueRef
+cg_private_const(Cg *cg, LLVMValueRef init, const char *name)
 {
 	LLVMValueRef g = LLVMAddGlobal(cg->mod, LLVMTypeOf(init), name);
 
@@ -121,10 +121,10 @@ private_const(Cg *cg, LLVMValueRef init, const char *name)
 	return g;
 }
 
-static LLVMValueRef
-cstring(Cg *cg, const char *s)
+LLVMValueRef
+cg_cstring(Cg *cg, const char *s)
 {
-	return private_const(cg, LLVMConstStringInContext(cg->ctx, s, strlen(s), 0), ".str");
+	return cg_private_const(cg, LLVMConstStringInContext(cg->ctx, s, strlen(s), 0), ".str");
 }
 
 /* txrt_set_error("%s", msg), msg a pointer to a string. */
@@ -133,7 +133,7 @@ set_error(Cg *cg, LLVMValueRef msg)
 {
 	LLVMTypeRef fty;
 	LLVMValueRef fn = cg_runtime(cg, "txrt_set_error", &fty);
-	LLVMValueRef args[2] = { cstring(cg, "%s"), msg };
+	LLVMValueRef args[2] = { cg_cstring(cg, "%s"), msg };
 
 	LLVMBuildCall2(cg->b, fty, fn, args, 2, "");
 }
@@ -141,7 +141,7 @@ set_error(Cg *cg, LLVMValueRef msg)
 void
 cg_set_error(Cg *cg, const char *msg)
 {
-	set_error(cg, cstring(cg, msg));
+	set_error(cg, cg_cstring(cg, msg));
 }
 
 /* ---- functions ------------------------------------------------------------- */
@@ -272,8 +272,8 @@ entry_type(Cg *cg, IrFunc *f)
 	return LLVMFunctionType(LLVMInt32TypeInContext(cg->ctx), p, n, 0);
 }
 
-static void
-attr(Cg *cg, LLVMValueRef fn, unsigned idx, const char *name)
+void
+cg_attr(Cg *cg, LLVMValueRef fn, unsigned idx, const char *name)
 {
 	unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
 	LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(cg->ctx, kind, 0));
@@ -308,11 +308,11 @@ fail_first(Cg *cg, int n, LLVMValueRef *bad, const int *rc, const char **msg)
 		LLVMValueRef *msgs = arena_alloc(ir_arena, (size_t)m * sizeof *msgs);
 		LLVMValueRef *codes = arena_alloc(ir_arena, (size_t)m * sizeof *codes);
 		for (int i = 0; i < m; i++) {
-			msgs[i] = cstring(cg, msg[at + i]);
+			msgs[i] = cg_cstring(cg, msg[at + i]);
 			codes[i] = LLVMConstInt(i32, (unsigned)rc[at + i], 0);
 		}
-		LLVMValueRef tm = private_const(cg, LLVMConstArray2(ptr, msgs, (uint64_t)m), ".tab");
-		LLVMValueRef tc = private_const(cg, LLVMConstArray2(i32, codes, (uint64_t)m), ".tab");
+		LLVMValueRef tm = cg_private_const(cg, LLVMConstArray2(ptr, msgs, (uint64_t)m), ".tab");
+		LLVMValueRef tc = cg_private_const(cg, LLVMConstArray2(i32, codes, (uint64_t)m), ".tab");
 		LLVMValueRef args[2] = { mask, LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 1, 0) };
 		LLVMValueRef first = cg_call_intrinsic(cg, "llvm.cttz", &i64, 1, args, 2);
 		LLVMValueRef at_m = LLVMBuildGEP2(cg->b, ptr, tm, &first, 1, "");
@@ -330,12 +330,12 @@ gen_entry(Cg *cg, IrFunc *f)
 
 	cg->ir = f;
 	cg->npar = 0;
-	attr(cg, fn, LLVMAttributeFunctionIndex, "nounwind");
+	cg_attr(cg, fn, LLVMAttributeFunctionIndex, "nounwind");
 	for (int i = 0; i < f->nargs; i++) {
 		unsigned idx = f->nparams + i + 1;
-		attr(cg, fn, idx, "noalias");
+		cg_attr(cg, fn, idx, "noalias");
 		if (f->args[i]->is_input)
-			attr(cg, fn, idx, "readonly");
+			cg_attr(cg, fn, idx, "readonly");
 	}
 	cg_alias_scopes(cg, f);
 	cg_fn_begin(cg, &cf, fn);
