@@ -78,6 +78,8 @@ typedef struct {
 typedef struct CHooks {
 	bool (*stmt)(CEmit *E, IrStmt *s, bool last);
 	char *(*intrinsic)(CEmit *E, IrExpr *e, const char *lane, bool hoist);
+	/* a call whose value is index arithmetic, not data (a GPU thread's id) */
+	bool (*index_call)(IrExpr *e);
 } CHooks;
 
 /* ---- emit_c.c, for the flavours ---- */

@@ -151,8 +151,8 @@ is_data(CEmit *E, IrExpr *e)
 		return cexpr_var(E, e->var)->data;
 	case IR_LOAD:
 		return true;
-	case IR_CALL:   /* a GPU thread's or block's id (--emit=cuda) is an index */
-		return !(e->call.ck == CALL_INTRINSIC && !strncmp(e->call.name, "gpu.", 4));
+	case IR_CALL:   /* data, unless the flavour says it is an index (--emit=cuda's ids) */
+		return !(E->hooks && E->hooks->index_call && E->hooks->index_call(e));
 	case IR_CAST:
 		return !ir_is_int(e->a->type) || is_data(E, e->a);
 	default:

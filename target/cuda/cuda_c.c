@@ -179,8 +179,15 @@ kernel_stmt(CEmit *E, IrStmt *s, bool last)
 	return true;
 }
 
-static const CHooks host_hooks = { host_stmt, intrinsic };
-static const CHooks kernel_hooks = { kernel_stmt, intrinsic };
+/* A thread's or block's id is index arithmetic. */
+static bool
+index_call(IrExpr *e)
+{
+	return is_call(e, GPU_TID) || is_call(e, GPU_BID);
+}
+
+static const CHooks host_hooks = { host_stmt, intrinsic, index_call };
+static const CHooks kernel_hooks = { kernel_stmt, intrinsic, index_call };
 
 /* The helpers' text, callable from kernels too. */
 static void
