@@ -24,6 +24,8 @@ typedef enum {
 	OUT_PTX,        /* --emit=ptx: --target=cuda's kernels as PTX */
 	OUT_KERNELS,    /* --emit=kernels: --target=cuda's host code and kernels after the GPU passes */
 	OUT_CUDA,       /* --emit=cuda: --target=cuda's kernels and entry points as CUDA C */
+	OUT_VTA_ASM,    /* --emit=vta-asm: --target=vta's instruction streams, a line each */
+	OUT_VTA_BIN,    /* --emit=vta-bin: the raw streams, micro-ops and manifests in a directory */
 } OutKind;
 
 typedef struct {
@@ -92,6 +94,7 @@ bool emit_llvm(IrFunc **funcs, int n, const Options *o, const char *out);
 /* --target=cuda: the host object (or -S, --emit=llvm|bc) or --emit=ptx
  * through target/cuda. */
 bool emit_cuda(IrFunc **funcs, int n, const Options *o, const char *out);
+bool emit_vta(IrFunc **funcs, int n, const Options *o, const char *out);
 /* txc --runtime-kernels: libtxrt's prebuilt micro-kernels to out. */
 bool emit_runtime_kernels(const Options *o, const char *out);
 

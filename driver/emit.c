@@ -96,3 +96,21 @@ emit_cuda(IrFunc **funcs, int n, const Options *o, const char *out)
 		return false;
 	return output_commit(fp);
 }
+
+/* --target=vta: the host object (or assembly, LLVM IR), the streams as
+ * assembly, or the raw streams in the directory out (target/vta). */
+bool
+emit_vta(IrFunc **funcs, int n, const Options *o, const char *out)
+{
+	LlvmOptions lo = llvm_options(o);
+	if (o->emit == OUT_VTA_BIN)
+		return vta_emit(funcs, n, &lo, EMIT_OBJ, VTA_OUT_BIN, NULL, out);
+	bool text = o->emit != OUT_OBJ && o->emit != OUT_BC;
+	FILE *fp = output_open(out, !text);
+	if (!fp)
+		return false;
+	if (!vta_emit(funcs, n, &lo, kind(o), o->emit == OUT_VTA_ASM ? VTA_OUT_ASM :
+	    VTA_OUT_NATIVE, fp, NULL))
+		return false;
+	return output_commit(fp);
+}

@@ -160,6 +160,7 @@ parse_emit(const char *s, OutKind *k)
 		{ "obj", OUT_OBJ }, { "asm", OUT_ASM }, { "llvm", OUT_LLVM },
 		{ "bc", OUT_BC }, { "c", OUT_C }, { "loops", OUT_LOOPS },
 		{ "harness", OUT_HARNESS }, { "ptx", OUT_PTX }, { "kernels", OUT_KERNELS }, { "cuda", OUT_CUDA },
+		{ "vta-asm", OUT_VTA_ASM }, { "vta-bin", OUT_VTA_BIN },
 	};
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
 		if (strcmp(s, kinds[i].name) == 0) {
@@ -296,6 +297,7 @@ default_output(const Options *o)
 	static const char *const ext[] = {
 		[OUT_OBJ] = ".o", [OUT_ASM] = ".s", [OUT_LLVM] = ".ll", [OUT_BC] = ".bc",
 		[OUT_C] = ".c", [OUT_LOOPS] = NULL, [OUT_HARNESS] = "_harness.c", [OUT_PTX] = ".ptx", [OUT_KERNELS] = NULL, [OUT_CUDA] = ".cu",
+		[OUT_VTA_ASM] = NULL, [OUT_VTA_BIN] = ".vta",
 	};
 	if (!ext[o->emit] || strcmp(o->input, "-") == 0)
 		return "-";
@@ -368,12 +370,9 @@ compile(Options *o)
 			return output_io_failed() || !diag_errors() ? 2 : 1;
 		return output_finish_all() ? 0 : 2;
 	}
-	if (native && !o->check_only && !strcmp(o->target, "vta")) {
-		/* what the accelerator target can do today (txc(1)) */
-		diag_error(loc_none, "--target=vta cannot write %s yet (no VTA code generator): "
-		    "use --check, --print-loops, --trace-schedule or --emit=c (C that runs "
-		    "the scheduled loops serially)", o->emit == OUT_OBJ ? "an object" :
-		    o->emit == OUT_ASM ? "assembly" : o->emit == OUT_BC ? "LLVM bitcode" : "LLVM IR");
+	if ((o->emit == OUT_VTA_ASM || o->emit == OUT_VTA_BIN) && strcmp(o->target, "vta")) {
+		diag_error(loc_none, "--emit=%s writes the instruction streams of --target=vta",
+		    o->emit == OUT_VTA_ASM ? "vta-asm" : "vta-bin");
 		return 1;
 	}
 	if ((o->emit == OUT_PTX || o->emit == OUT_KERNELS || o->emit == OUT_CUDA) &&
@@ -515,6 +514,9 @@ emit_backend(IrFunc **funcs, int n, const Options *o, const char *out)
 	}
 	case OUT_OBJ: case OUT_ASM: case OUT_LLVM: case OUT_BC: case OUT_PTX: case OUT_KERNELS:
 	case OUT_CUDA:
+	case OUT_VTA_ASM: case OUT_VTA_BIN:
+		if (!strcmp(o->target, "vta"))
+			return emit_vta(funcs, n, o, out);   /* driver/emit.c */
 		if (!strcmp(o->target, "cuda"))
 			return emit_cuda(funcs, n, o, out);   /* driver/emit.c */
 		return emit_llvm(funcs, n, o, out);   /* driver/emit.c */

@@ -149,6 +149,9 @@ ir_scope_name(MemScope s)
 	case SCOPE_GLOBAL: return "global";
 	case SCOPE_LOCAL: return "local";
 	case SCOPE_SHARED: return "shared";
+	case SCOPE_VTA_INP: return "inp";
+	case SCOPE_VTA_WGT: return "wgt";
+	case SCOPE_VTA_ACC: return "acc";
 	}
 	return "?";
 }

@@ -75,6 +75,9 @@ typedef enum {
 	SCOPE_GLOBAL,   /* heap or caller memory */
 	SCOPE_LOCAL,    /* per-thread: stack / registers (GPU: local) */
 	SCOPE_SHARED,   /* GPU shared memory */
+	SCOPE_VTA_INP,  /* VTA on-chip buffers: activations (int8 rows of 16) */
+	SCOPE_VTA_WGT,  /*   weights (int8 16 x 16 tiles) */
+	SCOPE_VTA_ACC,  /*   accumulators (int32 rows of 16) */
 } MemScope;
 const char *ir_scope_name(MemScope s);
 
@@ -97,6 +100,7 @@ typedef struct Buffer {
 	Tensor *tensor;            /* the AST tensor it stores, if any */
 	bool double_buffer;        /* double_buffer: two halves (double_buffer.c) */
 	Loc double_buffer_loc;     /* the primitive */
+	Loc scope_loc;             /* the primitive that chose its scope, if any */
 } Buffer;
 
 /* Builtins, as in lang/ast.h (BI_EXP ...); CALL_INTRINSIC names a

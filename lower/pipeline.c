@@ -191,11 +191,13 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	body = run_pass(&r, "simplify", simplify_stmt, body);
 	body = run_pass(&r, "partition", partition_loops, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
-	body = run_pass(&r, "vthread", vthread_inject, body);
+	/* VTA's virtual threads stay loops: target/vta interleaves them */
+	if (!opt || !opt->target || strcmp(opt->target, "vta"))
+		body = run_pass(&r, "vthread", vthread_inject, body);
 	body = run_pass(&r, "unroll", unroll_loops, body);
 	/* a GPU kernel's vectorized loops stay loops in each thread (no vector
 	 * loads on the cuda target yet) */
-	if (!opt || !opt->target || strcmp(opt->target, "cuda"))
+	if (!opt || !opt->target || (strcmp(opt->target, "cuda") && strcmp(opt->target, "vta")))
 		body = run_pass(&r, "vectorize", vectorize_loops, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
 	body = run_pass(&r, "double_buffer", double_buffer_stmt, body);

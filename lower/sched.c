@@ -280,13 +280,34 @@ new_stage_name_ok(Lower *L, SchedPrim *sp)
 	return true;
 }
 
+/* The scope a cache_read, cache_write or set_scope names, checked against
+ * the schedule's target: inp, wgt and acc are VTA's on-chip buffers and
+ * exist only there; VTA has no local or shared memory.  A mismatch is
+ * reported and gives global. */
 static MemScope
-scope_of(SchedArg *a)
+scope_of(Lower *L, SchedArg *a)
 {
-	if (a && a->str && !strcmp(a->str, "local"))
-		return SCOPE_LOCAL;
-	if (a && a->str && !strcmp(a->str, "shared"))
-		return SCOPE_SHARED;
+	static const struct { const char *name; MemScope s; } scopes[] = {
+		{ "local", SCOPE_LOCAL }, { "shared", SCOPE_SHARED }, { "inp", SCOPE_VTA_INP },
+		{ "wgt", SCOPE_VTA_WGT }, { "acc", SCOPE_VTA_ACC },
+	};
+	const char *target = L->sched && L->sched->target ? L->sched->target : "cpu";
+	bool vta = !strcmp(target, "vta");
+	for (size_t i = 0; a && a->str && i < sizeof scopes / sizeof *scopes; i++) {
+		if (strcmp(a->str, scopes[i].name) != 0)
+			continue;
+		MemScope s = scopes[i].s;
+		bool vscope = s == SCOPE_VTA_INP || s == SCOPE_VTA_WGT || s == SCOPE_VTA_ACC;
+		if (vscope && !vta)
+			diag_error(a->loc, "scope '%s' is one of VTA's on-chip buffers; this schedule "
+			    "is for %s", a->str, target);
+		else if (!vscope && vta)
+			diag_error(a->loc, "VTA has no %s memory: its scopes are inp (activations), "
+			    "wgt (weights) and acc (accumulators)", a->str);
+		else
+			return s;
+		return SCOPE_GLOBAL;
+	}
 	return SCOPE_GLOBAL;
 }
 
@@ -330,7 +351,8 @@ cache_read(Lower *L, LStage *src, SchedPrim *sp)
 			at = index_of(L, rd[i]);
 	LStage *n = stage_new(L, sp->outs[0], src->elem, src->ndims, at);
 	n->loc = sp->loc;
-	n->scope = n->buf->scope = scope_of(arg(sp, 0));
+	n->scope = n->buf->scope = scope_of(L, arg(sp, 0));
+	n->buf->scope_loc = sp->loc;
 	n->scope_loc = sp->loc;
 	IrExpr **idx = arena_alloc(ir_arena, (src->ndims + 1) * sizeof *idx);
 	for (int d = 0; d < src->ndims; d++) {
@@ -425,7 +447,8 @@ cache_write(Lower *L, LStage *s, SchedPrim *sp)
 	}
 	LStage *n = stage_new(L, sp->outs[0], s->elem, s->ndims, index_of(L, s));
 	n->loc = sp->loc;
-	n->scope = n->buf->scope = scope_of(arg(sp, 0));
+	n->scope = n->buf->scope = scope_of(L, arg(sp, 0));
+	n->buf->scope_loc = sp->loc;
 	n->scope_loc = sp->loc;
 	int *map = copy_axes(L, s, n);
 	n->red = s->red, n->rop = s->rop, n->nred = s->nred;
@@ -755,9 +778,30 @@ apply(Lower *L, SchedPrim *sp)
 		s->buf->double_buffer = true;
 		s->buf->double_buffer_loc = sp->loc;
 		break;
-	case PRIM_PRAGMA:
+	case PRIM_SET_SCOPE:
+		if (s->input || s->output) {
+			diag_error(sp->loc, "set_scope applies to a stage the kernel computes inside; "
+			    "%s '%s' is the caller's buffer", s->input ? "input" : "output", s->name);
+			return;
+		}
+		s->scope = s->buf->scope = scope_of(L, arg(sp, 0));
+		s->buf->scope_loc = sp->loc;
+		s->scope_loc = sp->loc;
+		break;
+	case PRIM_PRAGMA: {
+		/* hints; on VTA, TVM's two (the target finds copies and ALU work
+		 * by their scopes and shapes, and says when a tagged stage is
+		 * neither) */
+		SchedArg *t = arg(sp, 1);
+		const char *target = L->sched && L->sched->target ? L->sched->target : "cpu";
+		if (!strcmp(target, "vta") && t && t->str && strcmp(t->str, "dma_copy") != 0 &&
+		    strcmp(t->str, "alu") != 0)
+			diag_error(t->loc, "unknown VTA pragma '%s': VTA's are dma_copy (a copy "
+			    "between DRAM and an on-chip buffer) and alu (element-wise work on acc)", t->str);
+		break;
+	}
 	case PRIM_PREFETCH:
-		break;      /* hints: no effect on the CPU loop nest */
+		break;      /* a hint: no effect on the CPU loop nest */
 	default:
 		diag_error(sp->prim_loc, "unknown schedule primitive '%s'", sp->prim);
 	}

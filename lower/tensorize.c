@@ -373,6 +373,16 @@ strip_cast(IrExpr *e)
 	return e;
 }
 
+/* e without integer widening casts (i32(x) of an i8 x) */
+static IrExpr *
+strip_widen(IrExpr *e)
+{
+	while (e && e->kind == IR_CAST && e->a && ir_is_int(e->type) && ir_is_int(e->a->type) &&
+	    ir_bits(e->a->type.code) < ir_bits(e->type.code))
+		e = e->a;
+	return e;
+}
+
 static Expr *
 ast_strip(Expr *e)
 {
@@ -416,6 +426,12 @@ match_update(Tz *t, IrStmt *st, bool swap)
 		return false;
 	}
 	IrExpr *xa = strip_cast(swap ? x->b : x->a), *xb = strip_cast(swap ? x->a : x->b);
+	/* the intrinsic's own widening (i32(a[k]) * i32(b[j, k])) matches the
+	 * nest's; match_access then checks the loads' element types */
+	if (body->kind == EXPR_BINARY && body->bin.a->kind == EXPR_CAST)
+		xa = strip_widen(xa);
+	if (body->kind == EXPR_BINARY && body->bin.b->kind == EXPR_CAST)
+		xb = strip_widen(xb);
 	Expr *ia = ast_strip(body->bin.a), *ib = ast_strip(body->bin.b);
 	if (xa->kind != IR_LOAD || xb->kind != IR_LOAD || ia->kind != EXPR_ACCESS ||
 	    ib->kind != EXPR_ACCESS) {
@@ -443,10 +459,36 @@ match_update(Tz *t, IrStmt *st, bool swap)
 	    match_access(t, ib, xb->load.buf, xb->load.idx, xb->load.nidx);
 }
 
+/* Form checks of VTA's gemm: the operands are whole elements of the
+ * on-chip buffers, so within the tile c's j, a's k and b's k are
+ * contiguous and b's rows (j) 16 apart.  args: c, cs_j, a, as_k, b,
+ * bs_j, bs_k. */
+static bool
+gemm_ok(Tz *t)
+{
+	static const struct { int arg; int64_t want; const char *what; } need[] = {
+		{ 1, 1, "written" }, { 3, 1, "read" }, { 6, 1, "read" }, { 5, 16, "read" },
+	};
+	for (size_t i = 0; i < sizeof need / sizeof *need; i++) {
+		IrExpr *s = t->args[need[i].arg];
+		int64_t c;
+		if (ir_is_const(s, &c) && c == need[i].want)
+			continue;
+		IrExpr *ld = t->args[need[i].arg < 2 ? 0 : need[i].arg < 4 ? 2 : 4];
+		fail(t, arena_printf(ir_arena, "'%s' is %s with stride %s where VTA's GEMM needs "
+		    "%lld (the packed layouts: 16 channels innermost, weights as 16 x 16 tiles)",
+		    ld->load.buf->name, need[i].what, str(s), (long long)need[i].want));
+		return false;
+	}
+	return true;
+}
+
 /* Form checks of the emitter: fma_outer needs unit strides in j. */
 static bool
 emitter_ok(Tz *t)
 {
+	if (!strcmp(t->k->intr_emit, "gemm"))
+		return gemm_ok(t);
 	if (strcmp(t->k->intr_emit, "fma_outer") != 0)
 		return true;
 	/* args: c, cs_i, cs_j, a, as_i, as_k, b, bs_k, bs_j */

@@ -10,8 +10,12 @@
  *                    the MR*NR/8 accumulators, NR/8 rows of b and one
  *                    broadcast of a fitting the 16 AVX2 registers.
  *
- * The table of emitter kinds is intrinsic_kinds below; CUDA (mma) and VTA
- * (gemm) kinds join it with their backends.
+ *   gemm (vta)       c[j] = sum(k < 16) i32(a[k]) * i32(b[j, k]): one VTA
+ *                    GEMM micro-op, a row of 16 int8 activations times a
+ *                    16 x 16 int8 weight tile into 16 int32 accumulators.
+ *
+ * The table of emitter kinds is intrinsic_kinds below; CUDA's (mma) joins
+ * it with its backend.
  */
 #include <string.h>
 
@@ -25,6 +29,7 @@ typedef struct {
 
 static const IntrinsicKind intrinsic_kinds[] = {
 	{ "cpu", "fma_outer", "c[i, j] = sum(k < K) a[i, k] * b[k, j] in f32" },
+	{ "vta", "gemm", "c[j] = sum(k < 16) i32(a[k]) * i32(b[j, k]), a and b i8, c i32" },
 };
 enum { NKINDS = sizeof intrinsic_kinds / sizeof *intrinsic_kinds };
 
@@ -104,6 +109,43 @@ check_fma_outer(Kernel *k, Rule *r)
 		    (long long)mr, (long long)nr, k->name, (long long)(mr * nv), (long long)bregs);
 }
 
+/* gemm (vta): the form in the header comment; the 16s are the default
+ * configuration's BLOCK_OUT and BLOCK_IN (rt/vta.h). */
+static void
+check_vta_gemm(Kernel *k, Rule *r)
+{
+	Tensor *c = r->tensor;
+	Expr *v = r->value;
+	const char *form = "c[j] = sum(k < 16) i32(a[k]) * i32(b[j, k])";
+	if (!c || c->ndims != 1 || c->elem != TY_I32 || const_dim(c, 0) != 16 || r->naxes != 1) {
+		diag_error(r->loc, "intrinsic '%s' (gemm) must define a 16-element i32 output c[j] "
+		    "(one accumulator row): %s", k->name, form);
+		return;
+	}
+	if (v->kind != EXPR_REDUCE || v->reduce.op != RED_SUM || v->reduce.naxes != 1) {
+		diag_error(v->loc, "intrinsic '%s' (gemm) must be a sum over one reduction axis: %s",
+		    k->name, form);
+		return;
+	}
+	Expr *body = v->reduce.body;
+	Expr *a = body->kind == EXPR_BINARY && body->bin.op == OP_MUL ? access_of(body->bin.a) : NULL;
+	Expr *b = a ? access_of(body->bin.b) : NULL;
+	const char *j = r->axes[0], *kk = v->reduce.axes[0].name;
+	if (!a || !b || a->call.nargs != 1 || b->call.nargs != 2 ||
+	    a->call.tensor->role != ROLE_IN || b->call.tensor->role != ROLE_IN ||
+	    !is_axis(a->call.args[0], kk) || !is_axis(b->call.args[0], j) ||
+	    !is_axis(b->call.args[1], kk)) {
+		diag_error(body->loc, "the body of intrinsic '%s' (gemm) must be the product "
+		    "a[%s] * b[%s, %s] of two inputs: %s", k->name, kk, j, kk, form);
+		return;
+	}
+	if (a->call.tensor->elem != TY_I8 || b->call.tensor->elem != TY_I8 ||
+	    const_dim(a->call.tensor, 0) != 16 || const_dim(b->call.tensor, 0) != 16 ||
+	    const_dim(b->call.tensor, 1) != 16)
+		diag_error(body->loc, "intrinsic '%s' (gemm) multiplies i8[16] by i8[16, 16] "
+		    "(VTA's BLOCK_IN and BLOCK_OUT)", k->name);
+}
+
 static void
 check_one(Kernel *k)
 {
@@ -150,6 +192,8 @@ check_one(Kernel *k)
 	}
 	if (!strcmp(ik->kind, "fma_outer"))
 		check_fma_outer(k, r);
+	else if (!strcmp(ik->kind, "gemm"))
+		check_vta_gemm(k, r);
 }
 
 void

@@ -11,7 +11,7 @@
 #include "sema/sema.h"
 
 const char *const prim_tail_values[] = { "guard", "shift_inward", "exact", "round_up", NULL };
-const char *const prim_scope_values[] = { "global", "local", "shared", NULL };
+const char *const prim_scope_values[] = { "global", "local", "shared", "inp", "wgt", "acc", NULL };
 const char *const prim_bind_values[] = {
 	"blockIdx.x", "blockIdx.y", "blockIdx.z",
 	"threadIdx.x", "threadIdx.y", "threadIdx.z", "vthread", NULL
@@ -86,6 +86,10 @@ const PrimInfo prim_table[PRIM_COUNT] = {
 	[PRIM_GPU_TILE] = { "gpu_tile", PRIM_GPU_TILE, "two axes and two positive integer factors",
 	    { AXIS, AXIS, FACTOR, FACTOR }, 4, 4, tail_kwargs, OUTS_AXES, 4,
 	    "(xo, yo, xi, yi)", false },
+	/* the stage is stored in a memory scope where it is computed (TVM's
+	 * set_scope): VTA's acc for an accumulator, shared or local on a GPU */
+	[PRIM_SET_SCOPE] = { "set_scope", PRIM_SET_SCOPE, "a memory scope",
+	    { SCOPE }, 1, 1, NULL, OUTS_NONE, 0, NULL, false },
 };
 
 const PrimInfo *

@@ -138,6 +138,16 @@ bool cuda_emit(IrFunc **funcs, int n, const LlvmOptions *o, const char *arch, Cu
 typedef struct LlvmJit LlvmJit;
 LlvmJit *cuda_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o, const char *arch);
 
+/* vta/: --target=vta (vta_target.c).  Every size must be fixed (-D): the
+ * regions that touch VTA's on-chip buffers run at compile time into
+ * instruction streams.  VTA_OUT_NATIVE: the host object (or kind's other
+ * forms), whose entry points run the streams through libtxrt; ASM: the
+ * streams as assembly, to out; BIN: the raw streams, micro-ops and
+ * manifests in the directory dir. */
+typedef enum { VTA_OUT_NATIVE, VTA_OUT_ASM, VTA_OUT_BIN } VtaOut;
+bool vta_emit(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind kind, VtaOut what,
+    FILE *out, const char *dir);
+
 /* llvm_jit.c: compiles in memory (ORC LLJIT, host only).  libtxrt and
  * libm resolve in the process.  Besides NAME, the JIT defines
  *     int NAME__packed(void **args)

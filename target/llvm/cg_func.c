@@ -90,6 +90,9 @@ cg_runtime(Cg *cg, const char *name, LLVMTypeRef *fty)
 	} else if (!strcmp(name, "txrt_cuda_launch")) {
 		LLVMTypeRef p[10] = { ptr, i32, i64, i64, i64, i64, i64, i64, i64, ptr };
 		t = LLVMFunctionType(i32, p, 10, 0);
+	} else if (!strcmp(name, "txrt_vta_run")) {
+		LLVMTypeRef p[6] = { ptr, i64, ptr, i32, ptr, ptr };
+		t = LLVMFunctionType(i32, p, 6, 0);
 	} else if (!strcmp(name, "txrt_cuda_mode")) {
 		t = LLVMFunctionType(i32, NULL, 0, 0);
 	} else if (!strcmp(name, "txrt_set_error")) {
