@@ -189,7 +189,9 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	body = run_pass(&r, "flatten", opt && opt->target && !strcmp(opt->target, "cuda") ?
 	    flatten_buffers_padded : flatten_buffers, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
-	body = run_pass(&r, "partition", partition_loops, body);
+	/* on VTA a pad stage's condition is the DMA's padding: no partition */
+	if (!opt || !opt->target || strcmp(opt->target, "vta"))
+		body = run_pass(&r, "partition", partition_loops, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
 	/* VTA's virtual threads stay loops: target/vta interleaves them */
 	if (!opt || !opt->target || strcmp(opt->target, "vta"))
