@@ -27,6 +27,7 @@
 #include "lower/lower.h"
 #include "parser/parser.h"
 #include "rt/txrt.h"
+#include "rt/vta.h"
 #include "sema/sema.h"
 #include "target/target.h"
 
@@ -43,6 +44,7 @@ typedef struct {
 	LlvmOptions llvm;
 	Options drv;                       /* for imports (-I) */
 	bool cuda;                         /* --target=cuda */
+	bool vta;                          /* --target=vta: the simulator, its statistics */
 	const char *cuda_arch;             /* --cuda-arch */
 	bool emulated;                     /* the kernels run in libtxrt's emulator */
 } Bench;
@@ -69,9 +71,10 @@ usage(FILE *fp)
 	    "  --threads=N          threads of parallel loops (default: libtxrt's)\n"
 	    "  --seed=N             random inputs' seed (default 1)\n"
 	    "  --tolerance=X        largest relative difference accepted (default 1e-3)\n"
-	    "  --target=cpu|cuda    the schedules to time (default cpu); cuda runs on the\n"
+	    "  --target=cpu|cuda|vta  the schedules to time (default cpu); cuda runs on the\n"
 	    "                       GPU, or in libtxrt's emulator where there is none\n"
-	    "                       (checked, not timed)\n"
+	    "                       (checked, not timed); vta in libtxrt's simulator, with\n"
+	    "                       its statistics and modelled cycles (sizes fixed by -D)\n"
 	    "  --cuda-arch=SM       as for txc\n"	    "  --cpu=NAME --features=LIST -O0..3 -I DIR   as for txc\n", fp);
 }
 
@@ -196,9 +199,10 @@ parse(Bench *b, int argc, char **argv)
 		case O_CPU: b->llvm.cpu = optarg; break;
 		case O_FEAT: b->llvm.features = optarg; break;
 		case O_TARGET:
-			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
-				return bad("bad --target '%s': txc bench runs cpu or cuda schedules", optarg);
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "vta"))
+				return bad("bad --target '%s': txc bench runs cpu, cuda or vta schedules", optarg);
 			b->cuda = !strcmp(optarg, "cuda");
+			b->vta = !strcmp(optarg, "vta");
 			break;
 		case O_ARCH:
 			if (strncmp(optarg, "sm_", 3) || !optarg[3])
@@ -353,8 +357,9 @@ build(Bench *b, Program *p, Kernel *k, bool none, const char *sched, Variant *v,
 	static int64_t *values;
 	static int n, capn, capv;
 	/* the reference always runs on the CPU */
-	bool gpu = b->cuda && !none;
-	LowerOptions lo = { .no_schedule = none, .target = gpu ? "cuda" : "cpu", .schedule = sched };
+	bool gpu = b->cuda && !none, vta = b->vta && !none;
+	LowerOptions lo = { .no_schedule = none, .target = gpu ? "cuda" : vta ? "vta" : "cpu",
+	    .schedule = sched };
 	void *addr;
 
 	if (!names)
@@ -377,7 +382,7 @@ build(Bench *b, Program *p, Kernel *k, bool none, const char *sched, Variant *v,
 	if (!jit)
 		return true;
 	v->jit = gpu ? cuda_jit_compile(&v->f, 1, &b->llvm, b->cuda_arch) :
-	    llvm_jit_compile(&v->f, 1, &b->llvm);
+	    vta ? vta_jit_compile(&v->f, 1, &b->llvm) : llvm_jit_compile(&v->f, 1, &b->llvm);
 	if (!v->jit)
 		return false;
 	addr = llvm_jit_lookup(v->jit, arena_printf(perm, "%s__packed", k->name));
@@ -496,6 +501,58 @@ print_rate(double ops, double secs, bool fl)
 		printf("  %9s %s", "-", "       ");
 }
 
+/* --target=vta: each schedule runs once in libtxrt's VTA simulator and is
+ * checked against the reference; its row gives the simulator's statistics
+ * and its cycle model (the three modules overlapping), which is what a
+ * VTA schedule is judged by: the GEMM unit's utilisation. */
+static bool
+vta_rows(Bench *b, Program *prog, Kernel *k, Arg *args, uint64_t *slots, double tref)
+{
+	bool ok = true;
+	printf("  (unscheduled, on the CPU: %.3f ms)\n", tref * 1e3);
+	printf("  %-12s %8s %10s %9s %11s %7s %9s  %s\n", "schedule", "insns", "GEMM uops",
+	    "ALU uops", "cycles", "GEMM %", "ms@100MHz", "max error");
+	for (int s = 0; s < b->nscheds; s++) {
+		const char *name = b->scheds[s] ? b->scheds[s] : "default";
+		Variant v;
+		if (!build(b, prog, k, false, b->scheds[s], &v, true)) {
+			printf("  %-12s   compile error\n", name);
+			ok = false;
+			continue;
+		}
+		Arg *out = outputs_like(v.f, args);
+		txrt_vta_stats_reset();
+		if (!run_checked(v.fn, call_args(v.f, slots, out), name)) {
+			printf("  %-12s   failed\n", name);
+			ok = false;
+			llvm_jit_free(v.jit);
+			continue;
+		}
+		txrt_vta_stats st;
+		txrt_vta_stats_get(&st);
+		double err = max_error(v.f, out, args);
+		uint64_t insns = 0;
+		for (int i = 0; i < 5; i++)
+			insns += st.insns[i];
+		printf("  %-12s %8llu %10llu %9llu %11llu %6.1f%% %9.3f  %9.3g%s\n", name,
+		    (unsigned long long)insns, (unsigned long long)st.gemm_uops,
+		    (unsigned long long)st.alu_uops, (unsigned long long)st.cycles,
+		    st.gemm_utilisation * 100, (double)st.cycles / 1e5, err,
+		    err > b->tolerance ? "  MISMATCH" : "");
+		uint64_t loaded = 0;
+		for (int i = 0; i < 6; i++)
+			loaded += st.load_bytes[i];
+		printf("  %-12s busy: load %llu, compute %llu, store %llu cycles; %llu bytes in, %llu out\n",
+		    "", (unsigned long long)st.busy[0], (unsigned long long)st.busy[1],
+		    (unsigned long long)st.busy[2], (unsigned long long)loaded,
+		    (unsigned long long)st.store_bytes);
+		if (err > b->tolerance)
+			ok = false;
+		llvm_jit_free(v.jit);
+	}
+	return ok;
+}
+
 static int
 bench(Bench *b)
 {
@@ -594,6 +651,11 @@ bench(Bench *b)
 	if (b->cuda)
 		printf(b->emulated ? "  cuda schedules in libtxrt's emulator (results checked, not timed)\n" :
 		    "  cuda schedules on %s\n", txrt_cuda_device_name());
+	if (b->vta) {
+		printf("  vta schedules on libtxrt's %s (results checked; time: the simulator's cycle model)\n",
+		    txrt_vta_device_name());
+		return vta_rows(b, prog, k, args, slots, tref) && ok ? 0 : 1;
+	}
 	printf("  %-16s %12s  %17s  %10s\n", "schedule", "time", "rate", "max error");
 	printf("  %-16s %9.3f ms", "(unscheduled)", tref * 1e3);
 	print_rate(ops, tref, fl);

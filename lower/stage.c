@@ -538,6 +538,15 @@ stage_build(Program *p, Kernel *k, const LowerOptions *opt, const Lower *like)
 		L->param_value[i] = ir_var(L->params[i]);
 		if (pa->is_size)
 			L->ranges = lin_push(L->ranges, L->params[i], ir_i64c(0), NULL, false);
+	}
+	for (int i = 0; i < k->nparams; i++)
+		if (k->params[i].is_size)
+			stage_add_check(L, ir_binop(IR_GE, ir_var(L->params[i]), ir_i64c(0)), 2,
+			    arena_printf(ir_arena, "%s: size %s must not be negative", k->name,
+			    k->params[i].name));
+	/* after the sign checks, so that a negative size is reported as one */
+	for (int i = 0; i < k->nparams; i++) {
+		Param *pa = &k->params[i];
 		for (int d = 0; opt && d < opt->ndefs; d++)
 			if (pa->is_size && intern_cstr(opt->def_names[d]) == pa->name) {
 				L->param_value[i] = ir_i64c(opt->def_values[d]);
@@ -547,11 +556,6 @@ stage_build(Program *p, Kernel *k, const LowerOptions *opt, const Lower *like)
 				    k->name, pa->name, (long long)opt->def_values[d]));
 			}
 	}
-	for (int i = 0; i < k->nparams; i++)
-		if (k->params[i].is_size)
-			stage_add_check(L, ir_binop(IR_GE, ir_var(L->params[i]), ir_i64c(0)), 2,
-			    arena_printf(ir_arena, "%s: size %s must not be negative", k->name,
-			    k->params[i].name));
 	/* inputs first, then the stages in compute order */
 	for (int i = 0; i < k->ntensors; i++) {
 		Tensor *t = k->tensors[i];

@@ -161,6 +161,13 @@ TXRT_API int txrt_vta_run(const unsigned char *insns, size_t ninsn, const txrt_v
 /* A short table of the statistics: instructions by kind, uops, bytes,
  * modelled cycles, each module's busy cycles, GEMM utilisation in %. */
 TXRT_API void txrt_vta_print_stats(FILE *fp, const txrt_vta_stats *s);
+/* The statistics of the calling thread's successful runs since the last
+ * txrt_vta_stats_reset (or the thread's start), summed (utilisation over
+ * the summed cycles): what a txc entry point that runs several streams
+ * did, for txc bench.  TXRT_VTA_STATS=1 also prints each run's table on
+ * standard error. */
+TXRT_API void txrt_vta_stats_get(txrt_vta_stats *out);
+TXRT_API void txrt_vta_stats_reset(void);
 
 /* ---- the device hook ----------------------------------------------------------
  * A driver of a real VTA fills this table and registers it; txrt_vta_run

@@ -162,8 +162,8 @@ interleave(const VtaProg *p, const txrt_vta_options *o, unsigned char **init)
 	return rc;
 }
 
-int
-txrt_vta_run(const unsigned char *insns, size_t ninsn, const txrt_vta_region *regions, int nregions,
+static int
+run(const unsigned char *insns, size_t ninsn, const txrt_vta_region *regions, int nregions,
     const txrt_vta_options *opt, txrt_vta_stats *stats)
 {
 	txrt_vta_options o;
@@ -216,6 +216,57 @@ out:
 	free(init);
 	vta_prog_free(&p);
 	return rc == 0 ? 0 : TXRT_ERR_VTA;
+}
+
+/* The calling thread's runs since txrt_vta_stats_reset, summed. */
+static _Thread_local txrt_vta_stats total;
+
+static void
+add(txrt_vta_stats *t, const txrt_vta_stats *s)
+{
+	for (int i = 0; i < 5; i++)
+		t->insns[i] += s->insns[i];
+	for (int i = 0; i < 6; i++)
+		t->load_bytes[i] += s->load_bytes[i];
+	for (int i = 0; i < 3; i++)
+		t->busy[i] += s->busy[i];
+	t->nops += s->nops;
+	t->gemm_uops += s->gemm_uops;
+	t->alu_uops += s->alu_uops;
+	t->reset_uops += s->reset_uops;
+	t->store_bytes += s->store_bytes;
+	t->cycles += s->cycles;
+	t->gemm_cycles += s->gemm_cycles;
+	t->gemm_utilisation = t->cycles ? (double)t->gemm_cycles / (double)t->cycles : 0;
+}
+
+int
+txrt_vta_run(const unsigned char *insns, size_t ninsn, const txrt_vta_region *regions, int nregions,
+    const txrt_vta_options *opt, txrt_vta_stats *stats)
+{
+	txrt_vta_stats s;
+	int rc = run(insns, ninsn, regions, nregions, opt, &s);
+	if (stats)
+		*stats = s;
+	if (rc == 0) {
+		add(&total, &s);
+		const char *e = getenv("TXRT_VTA_STATS");
+		if (e && *e && strcmp(e, "0") != 0)
+			txrt_vta_print_stats(stderr, &s);
+	}
+	return rc;
+}
+
+void
+txrt_vta_stats_get(txrt_vta_stats *out)
+{
+	*out = total;
+}
+
+void
+txrt_vta_stats_reset(void)
+{
+	memset(&total, 0, sizeof total);
 }
 
 void

@@ -147,6 +147,9 @@ LlvmJit *cuda_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o, const cha
 typedef enum { VTA_OUT_NATIVE, VTA_OUT_ASM, VTA_OUT_BIN } VtaOut;
 bool vta_emit(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind kind, VtaOut what,
     FILE *out, const char *dir);
+/* The kernels compiled for txc bench (NAME__packed wrappers, as
+ * llvm_jit_compile defines them) and loaded into a JIT. */
+LlvmJit *vta_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o);
 
 /* llvm_jit.c: compiles in memory (ORC LLJIT, host only).  libtxrt and
  * libm resolve in the process.  Besides NAME, the JIT defines

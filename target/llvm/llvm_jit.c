@@ -17,6 +17,7 @@
 #include <llvm-c/Orc.h>
 
 #include "rt/txrt.h"
+#include "rt/vta.h"
 #include "target/llvm/cg.h"
 
 struct LlvmJit {
@@ -58,6 +59,8 @@ define_runtime(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
 		{ "txrt_emu_barrier", (void (*)(void))txrt_emu_barrier },
 		{ "txrt_emu_shared", (void (*)(void))txrt_emu_shared },
 		{ "txrt_emu_access", (void (*)(void))txrt_emu_access },
+		/* --target=vta (target/vta/vta_host.c) */
+		{ "txrt_vta_run", (void (*)(void))txrt_vta_run },
 	};
 	enum { N = sizeof syms / sizeof *syms };
 	LLVMOrcCSymbolMapPair pairs[N];

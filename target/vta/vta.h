@@ -118,6 +118,9 @@ int vta_lanes(MemScope s);
 /* The DRAM region of global buffer b (added on first use). */
 int vta_dram(VtaRun *R, Buffer *b);
 VtaStream *vta_stream(VtaRun *R);
+/* Where a diagnostic about buffer b's stage points: its rule, else its
+ * declaration, else dflt. */
+Loc vta_stage_loc(Buffer *b, Loc dflt);
 /* Which buffer of the three a scope is (-1: not on chip). */
 int vta_sram_of(MemScope s);
 /* The micro-op kernel uops[0..n), kept once in the stream's micro-op array;
@@ -175,6 +178,8 @@ bool vta_emit_asm(FILE *out, VtaFunc **vf, int n);
 bool vta_emit_bin(const char *dir, VtaFunc **vf, int n);
 
 /* ---- vta_host.c --------------------------------------------------------- */
-bool vta_host_emit(VtaFunc **vf, int n, const LlvmOptions *o, EmitKind kind, FILE *out);
+/* packed: also NAME__packed wrappers, for the JIT (txc bench). */
+bool vta_host_emit(VtaFunc **vf, int n, const LlvmOptions *o, EmitKind kind, bool packed,
+    FILE *out);
 
 #endif

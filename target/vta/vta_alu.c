@@ -205,6 +205,8 @@ bool
 vta_compute_nest(VtaRun *R, IrStmt **loops, int n, IrExpr *guard, IrStmt *leaf, VtaEnv *env)
 {
 	Loc loc = leaf->loc.file ? leaf->loc : vta_stream(R)->loc;
+	if (leaf->kind == IS_STORE)
+		loc = vta_stage_loc(leaf->store.buf, loc);
 	if (leaf->kind == IS_EVALUATE) {
 		IrExpr *c = leaf->eval.value;
 		if (c->kind != IR_CALL || c->call.ck != CALL_INTRINSIC || strcmp(c->call.name, "gemm") ||

@@ -42,7 +42,8 @@ typedef struct {
 	Dim dim[VTA_MAXL + 1];
 	int nd;
 	int64_t d0, s0;             /* elements at the nest's origin */
-	bool empty;                 /* a condition false everywhere */
+	bool empty;                 /* the pad condition is false everywhere */
+	bool skip;                  /* the guard is: nothing to copy */
 } Plan;
 
 static bool
@@ -84,7 +85,7 @@ solve(int64_t c, int64_t k, IrExprKind op, int64_t *lo, int64_t *hi)
  * condition) or guard. */
 static bool
 ranges(Plan *P, IrExpr *cond, Var **vars, int n, int64_t *mins, VtaEnv *env, int64_t *lo,
-    int64_t *hi)
+    int64_t *hi, bool *never)
 {
 	IrExpr *cj[32];
 	int k = vta_conjuncts(cond, cj, 32);
@@ -113,7 +114,7 @@ ranges(Plan *P, IrExpr *cond, Var **vars, int n, int64_t *mins, VtaEnv *env, int
 			if (!((c->kind == IR_EQ && kk == 0) || (c->kind == IR_LT && kk < 0) ||
 			    (c->kind == IR_LE && kk <= 0) || (c->kind == IR_GT && kk > 0) ||
 			    (c->kind == IR_GE && kk >= 0)))
-				P->empty = true;
+				*never = true;
 			continue;
 		}
 		int64_t cl = a.c[which] - b.c[which];
@@ -142,8 +143,8 @@ plan(Plan *P, IrStmt **loops, int n, IrExpr *pad, IrExpr *guard, IrExpr *didx,
 	VtaAff d, s;
 	if (!vta_affine(didx, env, vars, n, &d) || !vta_affine(sidx, env, vars, n, &s))
 		return fail(P, "an index is not affine in the copy's loops");
-	if (!ranges(P, pad, vars, n, mins, env, plo, phi) ||
-	    !ranges(P, guard, vars, n, mins, env, glo, ghi))
+	if (!ranges(P, pad, vars, n, mins, env, plo, phi, &P->empty) ||
+	    !ranges(P, guard, vars, n, mins, env, glo, ghi, &P->skip))
 		return false;
 	int64_t d0 = d.c0, s0 = s.c0;
 	for (int l = 0; l < n; l++) {
@@ -349,6 +350,8 @@ box(Plan *P, Dim *x, Dim *y, int64_t dbase, int64_t sbase)
 static bool
 emit(Plan *P)
 {
+	if (P->skip)
+		return true;
 	Dim unit = { 1, 1, 1, 0, 0, 0, 0, -1, false };
 	int i = 0;
 	Dim *x = &unit, *y = &unit;

@@ -89,7 +89,8 @@ static const CgHooks host_hooks = {
 };
 
 bool
-vta_host_emit(VtaFunc **vf, int n, const LlvmOptions *o, EmitKind kind, FILE *out)
+vta_host_emit(VtaFunc **vf, int n, const LlvmOptions *o, EmitKind kind, bool packed,
+    FILE *out)
 {
 	char *triple = NULL;
 	LLVMTargetMachineRef tm = llvm_emit_machine(o, &triple);
@@ -109,6 +110,8 @@ vta_host_emit(VtaFunc **vf, int n, const LlvmOptions *o, EmitKind kind, FILE *ou
 		cg.hook_ctx = &H;
 		cg.b = LLVMCreateBuilderInContext(ctx);
 		cg_entries(&cg, hosts, n);
+		for (int i = 0; packed && i < n; i++)
+			cg_packed_wrapper(&cg, hosts[i]);
 		for (int i = 0; o->dlpack && i < n; i++)
 			cg_dlpack_entry(&cg, hosts[i]);
 		LLVMDisposeBuilder(cg.b);

@@ -133,10 +133,39 @@ group_begin(List *l)
 	*ARENA_PUSH(ir_arena, l->g, l->ng, l->capg) = l->n;
 }
 
+/* The modules a group's instructions run on (a bit each). */
+static int
+modules(List *l, int g)
+{
+	int a = l->g[g], b = g + 1 < l->ng ? l->g[g + 1] : l->n, m = 0;
+	for (int i = a; i < b; i++)
+		m |= 1 << txrt_vta_module(&l->v[i].in);
+	return m;
+}
+
+/* Consecutive groups that run on one and the same module become one: a
+ * thread's loads of its inputs and weights go together, before the other
+ * thread's, so that its GEMM does not wait behind them. */
+static void
+coalesce(List *l)
+{
+	int w = 0, *m = arena_alloc(ir_arena, (size_t)(l->ng + 1) * sizeof *m);
+	for (int g = 0; g < l->ng; g++)
+		m[g] = modules(l, g);
+	for (int g = 0; g < l->ng; g++) {
+		if (g > 0 && m[g] && !(m[g] & (m[g] - 1)) && m[g - 1] == m[g])
+			continue;   /* joins the group before */
+		l->g[w++] = l->g[g];
+	}
+	l->ng = w;
+}
+
 /* The threads' groups, round robin, appended to `to` as groups. */
 static void
 interleave(List *to, List *th, int nt)
 {
+	for (int t = 0; t < nt; t++)
+		coalesce(&th[t]);
 	int most = 0;
 	for (int t = 0; t < nt; t++)
 		most = th[t].ng > most ? th[t].ng : most;
@@ -531,6 +560,18 @@ typedef struct {
 static IrStmt *
 run_region(Split *S, IrStmt *s)
 {
+	char *unfixed = "";
+	for (int i = 0; i < S->f->nparams; i++)
+		if (ir_stmt_uses_var(s, S->f->params[i]))
+			unfixed = arena_printf(ir_arena, "%s%s-D %s=...", unfixed, *unfixed ? " " : "",
+			    S->f->params[i]->name);
+	if (*unfixed) {
+		diag_error(S->f->kernel ? S->f->kernel->name_loc : loc_none, "the vta target runs the "
+		    "accelerator's loops at compile time, so every size they use must be fixed: "
+		    "%s", unfixed);
+		S->failed = true;
+		return s;
+	}
 	VtaStream *st = arena_alloc(ir_arena, sizeof *st);
 	memset(st, 0, sizeof *st);
 	st->name = S->vf->ns ? arena_printf(ir_arena, "%s_%d", S->f->name, S->vf->ns) : S->f->name;
@@ -634,4 +675,13 @@ vta_split(IrFunc *f)
 	h->body = body;
 	vf->host = h;
 	return vf;
+}
+
+Loc
+vta_stage_loc(Buffer *b, Loc dflt)
+{
+	Tensor *t = b ? b->tensor : NULL;
+	if (t && t->rule)
+		return t->rule->loc;
+	return t ? t->loc : dflt;
 }

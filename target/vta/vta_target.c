@@ -5,6 +5,9 @@
  * or LLVM IR), the streams as assembly (--emit=vta-asm), or the raw
  * streams with their manifests (--emit=vta-bin DIR).
  */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "target/vta/vta.h"
 
 bool
@@ -21,6 +24,27 @@ vta_emit(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind kind, VtaOut what
 	case VTA_OUT_BIN:
 		return vta_emit_bin(dir, vf, n);
 	default:
-		return vta_host_emit(vf, n, o, kind, out);
+		return vta_host_emit(vf, n, o, kind, false, out);
 	}
+}
+
+LlvmJit *
+vta_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o)
+{
+	VtaFunc **vf = arena_alloc(ir_arena, (size_t)(n + 1) * sizeof *vf);
+	for (int i = 0; i < n; i++)
+		if (!(vf[i] = vta_split(funcs[i])))
+			return NULL;
+	LlvmOptions ho = *o;
+	ho.triple = NULL;     /* the host's, for the JIT */
+	char *obj = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&obj, &len);
+	if (!m)
+		diag_fatal("out of memory");
+	bool ok = vta_host_emit(vf, n, &ho, EMIT_OBJ, true, m);
+	fclose(m);
+	LlvmJit *j = ok ? llvm_jit_load(obj, len, &ho) : NULL;
+	free(obj);
+	return j;
 }

@@ -2,7 +2,8 @@
 # tutorial.sh: the loop nest of every step of the scheduling tutorial
 # (examples/tutorial/*.tx) is a golden: tests/loops/tutorial/STEP.loops holds
 # `txc --print-loops STEP.tx` (for the GPU steps, gpu-*.tx, the kernels as
-# every thread runs them: `txc --target=cuda --emit=kernels`).  A change to
+# every thread runs them: `txc --target=cuda --emit=kernels`; for the VTA
+# steps, vta-*.tx, the loop nest at the sizes their comments bench).  A change to
 # lowering that changes what a course projects on the wall shows up here.
 # TXC_UPDATE=1 rewrites them.
 set -u
@@ -17,6 +18,7 @@ for tx in "$src"/*.tx; do
 	n=$((n + 1))
 	case $step in
 	gpu-*) how="--target=cuda --emit=kernels -o -" ;;
+	vta-*) how="--target=vta -D O=64 -D N=64 -D M=64 --print-loops" ;;
 	*) how=--print-loops ;;
 	esac
 	# shellcheck disable=SC2086
