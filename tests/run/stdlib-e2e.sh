@@ -18,6 +18,7 @@ for tx in "$srcdir"/stdlib/*.tx; do
 		conv2d.tx|depthwise.tx|pooling.tx) caps=$conv_caps ;;
 		nchwc.tx) caps="$conv_caps C=1:20 K=1:20 CB=1:2 KB=1:2 W=1:15" ;;
 		matmul.tx) caps='B=1:3 M=1:40 N=1:40 K=1:40' ;;
+		vta.tx) caps='CB=1:2 KB=1:2 H=1:9 W=1:9 R=1:3 P=0:2 S=1:2 M=1:20 NB=1:3' ;;
 		elementwise.tx) caps='N=1:9000 C=1:20 H=1:9 W=1:20' ;;
 		*) caps= ;;
 		esac
