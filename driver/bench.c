@@ -534,6 +534,13 @@ vta_rows(Bench *b, Program *prog, Kernel *k, Arg *args, uint64_t *slots, double 
 		uint64_t insns = 0;
 		for (int i = 0; i < 5; i++)
 			insns += st.insns[i];
+		if (insns == 0) {
+			printf("  %-12s   no VTA work: no stage of the schedule is in VTA's buffers "
+			    "(has the kernel a schedule for vta?)\n", name);
+			ok = false;
+			llvm_jit_free(v.jit);
+			continue;
+		}
 		printf("  %-12s %8llu %10llu %9llu %11llu %6.1f%% %9.3f  %9.3g%s\n", name,
 		    (unsigned long long)insns, (unsigned long long)st.gemm_uops,
 		    (unsigned long long)st.alu_uops, (unsigned long long)st.cycles,

@@ -670,6 +670,9 @@ vta_split(IrFunc *f)
 	IrStmt *body = split(&S, f->body);
 	if (S.failed)
 		return NULL;
+	if (vf->ns == 0)
+		diag_warn(f->kernel ? f->kernel->name_loc : loc_none, "kernel '%s' has no work for VTA "
+		    "(no stage in its buffers inp, wgt or acc): it runs on the host CPU", f->name);
 	IrFunc *h = arena_alloc(ir_arena, sizeof *h);
 	*h = *f;
 	h->body = body;

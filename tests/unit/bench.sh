@@ -62,7 +62,8 @@ else
 	grep -q "compile error" out.txt || fail "--target=cuda: no compile error row"
 fi
 ! "$TXC" bench gpu.tx --target=vta -D M=3 -D N=3 -D K=3 >out.txt 2>err.txt ||
-	fail "--target=vta was accepted"
+	fail "--target=vta without a vta schedule was accepted"
+grep -q "no VTA work" out.txt || fail "--target=vta without a vta schedule: no message"
 ! "$TXC" bench mm.tx -D M=4 -D N=4 >out.txt 2>err.txt || fail "a missing size was accepted"
 grep -q "size 'K' needs a value" err.txt || fail "no message for the missing size"
 
