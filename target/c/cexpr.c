@@ -740,8 +740,9 @@ ex(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 				return cx(t, P_PRIMARY);
 		}
 		if (e->call.ck == CALL_INTRINSIC) {
-			diag_error(e->loc, "the C backend cannot emit intrinsic '%s'",
-			    e->call.name);
+			diag_error(e->loc, "the C backend cannot emit intrinsic '%s'%s",
+			    e->call.name, !strcmp(e->call.name, "gemm") ? " (VTA's GEMM: --target=vta "
+			    "writes an object, or the stream with --emit=vta-asm)" : "");
 			E->error = true;
 			return cx("0", P_PRIMARY);
 		}

@@ -614,6 +614,23 @@ run_region(Split *S, IrStmt *s)
 			in->in.dram_base += (uint32_t)(st->dram[r].phys / (uint64_t)eb);
 		}
 	}
+	/* a DRAM tensor stored and then loaded back within one stream would need
+	 * the store and the load ordered through the compute module */
+	bool *stored = arena_alloc(ir_arena, (size_t)st->ndram * sizeof *stored);
+	memset(stored, 0, (size_t)st->ndram * sizeof *stored);
+	for (int i = 0; i < fin.n; i++) {
+		VtaInsn *in = &fin.v[i];
+		if (in->foot.dram_write >= 0)
+			stored[in->foot.dram_write] = true;
+		if (in->foot.dram_read > 0 && stored[in->foot.dram_read]) {
+			diag_error(st->loc, "'%s' is stored to DRAM and loaded back by the same VTA "
+			    "loop nest (for '%s'); compute the stage that stores it at root, so that "
+			    "its stream finishes first", st->dram[in->foot.dram_read].buf->name,
+			    in->what ? in->what : "?");
+			S->failed = true;
+			return s;
+		}
+	}
 	st->insn = fin.v;
 	st->ninsn = fin.n;
 	st->capinsn = fin.cap;
