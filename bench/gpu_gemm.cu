@@ -1,14 +1,14 @@
-/* gpu_gemm.cu: txc's SIMT sgemm on the GPU beside cuBLAS (tools/gpu-check.sh).
+/* gpu_gemm.cu: txc's GEMMs on the GPU beside cuBLAS (tools/gpu-check.sh).
  *
  *     gpu_gemm [M N K] [runs]
  *
  * C = A B in fp32, row-major, on device buffers: txc's kernel
  * (bench/kernels/sgemm_cuda.tx, compiled with --target=cuda, launched
  * through libtxrt) and cublasSgemm; then cuBLAS's HGEMM (fp16 inputs, fp32
- * accumulation, tensor cores) for reference, since txc has no tensor-core
- * schedule yet.  Each prints the best of `runs` timed runs (each followed by
+ * accumulation, tensor cores) beside txc's tensor-core kernel
+ * (bench/kernels/hgemm_cuda.tx).  Each prints the best of `runs` timed runs (each followed by
  * a device synchronisation; txc's entry point waits for its kernels
- * itself) in TFLOP/s, the ratio to cuBLAS SGEMM, and txc's largest
+ * itself) in TFLOP/s, the ratio to cuBLAS (SGEMM, HGEMM), and txc's largest
  * relative difference from cuBLAS.  The GPU's name comes first.  Built
  * with nvcc (host code only) against the CUDA runtime and cuBLAS
  * (-lcublas); nothing here asserts a speed.
@@ -27,6 +27,8 @@
 
 extern "C" int sgemm_cuda(int64_t M, int64_t N, int64_t K, const float *A, const float *B,
     float *C);
+extern "C" int hgemm_cuda(int64_t M, int64_t N, int64_t K, const uint16_t *A,
+    const uint16_t *B, float *C);
 
 #define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
 	fprintf(stderr, "gpu_gemm: %s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
@@ -73,6 +75,16 @@ run_txc(void *arg)
 	Gemm *g = (Gemm *)arg;
 	if (sgemm_cuda(g->M, g->N, g->K, g->A, g->B, g->C) != 0) {
 		fprintf(stderr, "gpu_gemm: sgemm_cuda: %s\n", txrt_last_error());
+		exit(1);
+	}
+}
+
+static void
+run_txc_h(void *arg)
+{
+	Gemm *g = (Gemm *)arg;
+	if (hgemm_cuda(g->M, g->N, g->K, (const uint16_t *)g->Ah, (const uint16_t *)g->Bh, g->C) != 0) {
+		fprintf(stderr, "gpu_gemm: hgemm_cuda: %s\n", txrt_last_error());
 		exit(1);
 	}
 }
@@ -147,11 +159,23 @@ main(int argc, char **argv)
 			err = isnan(d) ? INFINITY : d;
 	}
 	double th = best_of(runs, run_hgemm, &g);
+	CHECK(cudaMemcpy(c2, g.C, nc * sizeof *c2, cudaMemcpyDeviceToHost));
+	CHECK(cudaMemset(g.C, 0xff, nc * sizeof *c1));
+	double tth = best_of(runs, run_txc_h, &g);
+	CHECK(cudaMemcpy(c1, g.C, nc * sizeof *c1, cudaMemcpyDeviceToHost));
+	double errh = 0;
+	for (size_t i = 0; i < nc; i++) {
+		double d = fabs((double)c1[i] - (double)c2[i]) / fmax(1.0, fabs((double)c2[i]));
+		if (!(d <= errh))
+			errh = isnan(d) ? INFINITY : d;
+	}
 	printf("  %-28s %10.3f ms %8.2f TFLOP/s\n", "cuBLAS SGEMM (fp32)", ts * 1e3, flop / ts * 1e-12);
 	printf("  %-28s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
 	    "txc sgemm_cuda (fp32 SIMT)", tt * 1e3, flop / tt * 1e-12, ts / tt, err);
-	printf("  %-28s %10.3f ms %8.2f TFLOP/s  (txc: no tensor-core schedule yet)\n",
-	    "cuBLAS HGEMM (fp16, fp32 acc)", th * 1e3, flop / th * 1e-12);
+	printf("  %-28s %10.3f ms %8.2f TFLOP/s\n", "cuBLAS HGEMM (fp16, fp32 acc)", th * 1e3,
+	    flop / th * 1e-12);
+	printf("  %-28s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
+	    "txc hgemm_cuda (tensor cores)", tth * 1e3, flop / tth * 1e-12, th / tth, errh);
 	cublasDestroy(g.h);
-	return err > 1e-3;
+	return err > 1e-3 || errh > 1e-2;
 }

@@ -373,11 +373,12 @@ strip_cast(IrExpr *e)
 	return e;
 }
 
-/* e without integer widening casts (i32(x) of an i8 x) */
+/* e without widening casts (i32(x) of an i8 x, f32(x) of an f16 x) */
 static IrExpr *
 strip_widen(IrExpr *e)
 {
-	while (e && e->kind == IR_CAST && e->a && ir_is_int(e->type) && ir_is_int(e->a->type) &&
+	while (e && e->kind == IR_CAST && e->a && ((ir_is_int(e->type) && ir_is_int(e->a->type)) ||
+	    (ir_is_float(e->type) && ir_is_float(e->a->type))) &&
 	    ir_bits(e->a->type.code) < ir_bits(e->type.code))
 		e = e->a;
 	return e;
@@ -977,6 +978,7 @@ match_nest(Tz *t, IrStmt *loop)
 	}
 	IrStmt *call = ir_evaluate(ir_call_intrinsic(t->k->intr_emit, ir_i32, args, na));
 	t->callx = call->eval.value;
+	t->callx->loc = t->rq->loc;
 	call->loc = t->rq->loc;
 	if (!cond)
 		return call;

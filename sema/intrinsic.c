@@ -14,8 +14,10 @@
  *                    GEMM micro-op, a row of 16 int8 activations times a
  *                    16 x 16 int8 weight tile into 16 int32 accumulators.
  *
- * The table of emitter kinds is intrinsic_kinds below; CUDA's (mma) joins
- * it with its backend.
+ *   mma (cuda)       c[i, j] = sum(k < 16) f32(a[i, k]) * f32(b[k, j]) with
+ *                    a and b f16[16, 16]: a warp's block on the tensor cores.
+ *
+ * The table of emitter kinds is intrinsic_kinds below.
  */
 #include <string.h>
 
@@ -30,6 +32,7 @@ typedef struct {
 static const IntrinsicKind intrinsic_kinds[] = {
 	{ "cpu", "fma_outer", "c[i, j] = sum(k < K) a[i, k] * b[k, j] in f32" },
 	{ "vta", "gemm", "c[j] = sum(k < 16) i32(a[k]) * i32(b[j, k]), a and b i8, c i32" },
+	{ "cuda", "mma", "c[i, j] = sum(k < 16) f32(a[i, k]) * f32(b[k, j]), a and b f16, c f32" },
 };
 enum { NKINDS = sizeof intrinsic_kinds / sizeof *intrinsic_kinds };
 
@@ -146,6 +149,44 @@ check_vta_gemm(Kernel *k, Rule *r)
 		    "(VTA's BLOCK_IN and BLOCK_OUT)", k->name);
 }
 
+/* mma (cuda): the form in the header comment, a warp's 16 x 16 x 16 block
+ * on the tensor cores (mma.sync.m16n8k16, sm_80 and later). */
+static void
+check_mma(Kernel *k, Rule *r)
+{
+	Tensor *c = r->tensor;
+	Expr *v = r->value;
+	const char *form = "c[i, j] = sum(k < 16) f32(a[i, k]) * f32(b[k, j])";
+	if (!c || c->ndims != 2 || c->elem != TY_F32 || const_dim(c, 0) != 16 ||
+	    const_dim(c, 1) != 16 || r->naxes != 2) {
+		diag_error(r->loc, "intrinsic '%s' (mma) must define a 16 x 16 f32 output c[i, j]: %s",
+		    k->name, form);
+		return;
+	}
+	if (v->kind != EXPR_REDUCE || v->reduce.op != RED_SUM || v->reduce.naxes != 1) {
+		diag_error(v->loc, "intrinsic '%s' (mma) must be a sum over one reduction axis: %s",
+		    k->name, form);
+		return;
+	}
+	Expr *body = v->reduce.body;
+	Expr *a = body->kind == EXPR_BINARY && body->bin.op == OP_MUL ? access_of(body->bin.a) : NULL;
+	Expr *b = a ? access_of(body->bin.b) : NULL;
+	const char *i = r->axes[0], *j = r->axes[1], *kk = v->reduce.axes[0].name;
+	if (!a || !b || a->call.nargs != 2 || b->call.nargs != 2 ||
+	    a->call.tensor->role != ROLE_IN || b->call.tensor->role != ROLE_IN ||
+	    !is_axis(a->call.args[0], i) || !is_axis(a->call.args[1], kk) ||
+	    !is_axis(b->call.args[0], kk) || !is_axis(b->call.args[1], j)) {
+		diag_error(body->loc, "the body of intrinsic '%s' (mma) must be the product "
+		    "a[%s, %s] * b[%s, %s] of two inputs: %s", k->name, i, kk, kk, j, form);
+		return;
+	}
+	if (a->call.tensor->elem != TY_F16 || b->call.tensor->elem != TY_F16 ||
+	    const_dim(a->call.tensor, 0) != 16 || const_dim(a->call.tensor, 1) != 16 ||
+	    const_dim(b->call.tensor, 0) != 16 || const_dim(b->call.tensor, 1) != 16)
+		diag_error(body->loc, "intrinsic '%s' (mma) multiplies f16[16, 16] tiles (the "
+		    "tensor cores' m16n8k16 shape, twice)", k->name);
+}
+
 static void
 check_one(Kernel *k)
 {
@@ -194,6 +235,8 @@ check_one(Kernel *k)
 		check_fma_outer(k, r);
 	else if (!strcmp(ik->kind, "gemm"))
 		check_vta_gemm(k, r);
+	else if (!strcmp(ik->kind, "mma"))
+		check_mma(k, r);
 }
 
 void

@@ -38,6 +38,10 @@
 #define GPU_BID "gpu.bid"
 #define GPU_BARRIER "gpu.barrier"
 #define GPU_LAUNCH "gpu.launch"
+/* The tensor-core intrinsic (intrinsics/cuda.tx): 16, 16, 16, c[c0], cs_i, cs_j,
+ * a[a0], as_i, as_k, b[b0], bs_k, bs_j (gpu_mma.c). */
+#define GPU_MMA "mma"
+enum { GPU_MMA_NARGS = 12 };
 
 /* The most threads a block may have, and shared memory a block may use
  * (the smallest limit of sm_80 and later: 163 KiB on sm_80; the run time
@@ -72,6 +76,21 @@ typedef struct {
 	IrFunc *host;             /* the entry point: checks, allocations, launches */
 	GpuKernel **k; int nk, capk;
 } GpuFunc;
+
+/* ---- gpu_mma.c: the tensor cores' intrinsic ------------------------------ */
+bool gpu_mma_is(IrExpr *e);             /* a call of GPU_MMA */
+bool gpu_mma_in(IrStmt *s);             /* s holds one */
+/* s with every lane of the warp running it: the calls in step, the rest
+ * of it (a partial tile's scalar loops) on lane 0. */
+IrStmt *gpu_mma_warp(IrStmt *s);
+/* One lane's 8 results of the call, as IR (libtxrt's emulator). */
+IrStmt *gpu_mma_lanes(IrExpr *call);
+/* The loads of c[i, j], a[i, k] and b[k, j] of the call's block (each
+ * pointer may be NULL). */
+void gpu_mma_element(IrExpr *call, IrExpr *i, IrExpr *j, IrExpr **c, IrExpr **a_ik,
+    IrExpr **b_kj, IrExpr *k);
+/* The element (i, j) of accumulator (r, h, q) of lane `lane`. */
+void gpu_mma_owned(IrExpr *lane, IrExpr *r, IrExpr *h, IrExpr *q, IrExpr **i, IrExpr **j);
 
 /* ---- gpu_split.c -------------------------------------------------------- */
 /* The host function and kernels of f; NULL after diagnostics. */

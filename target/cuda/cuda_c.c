@@ -39,6 +39,49 @@ dim_of(IrExpr *e)
 	return (int)d;
 }
 
+/* The tensor cores' block (gpu_mma.c) in CUDA C: the lane's fragments of
+ * a, b (f16 bits) and c, and two mma.sync.m16n8k16 in inline PTX. */
+static const char mma_helper[] =
+"/* c[16][16] += a[16][16] * b[16][16] (f16 products, f32 sums) by the 32\n"
+" * threads of a warp together: each loads its fragments, two mma.sync */\n"
+"static __device__ void txc_mma_16x16x16(float *c, int64_t ci, int64_t cj,\n"
+"    const uint16_t *a, int64_t ai, int64_t ak, const uint16_t *b, int64_t bk, int64_t bj)\n"
+"{\n"
+"\tunsigned l = threadIdx.x & 31u, g = l >> 2, t = l & 3u;\n"
+"\tuint32_t A[4], B[2];\n"
+"\tfor (int rs = 0; rs < 4; rs++) {\n"
+"\t\tint64_t i = g + 8 * (rs & 1), k = 2 * t + 8 * (rs >> 1);\n"
+"\t\tA[rs] = (uint32_t)a[i * ai + k * ak] | (uint32_t)a[i * ai + (k + 1) * ak] << 16;\n"
+"\t}\n"
+"\tfor (int h = 0; h < 2; h++) {\n"
+"\t\tint64_t j = 8 * h + g;\n"
+"\t\tfor (int s = 0; s < 2; s++) {\n"
+"\t\t\tint64_t k = 2 * t + 8 * s;\n"
+"\t\t\tB[s] = (uint32_t)b[k * bk + j * bj] | (uint32_t)b[(k + 1) * bk + j * bj] << 16;\n"
+"\t\t}\n"
+"\t\tfloat *p[4], d[4];\n"
+"\t\tfor (int x = 0; x < 4; x++) {\n"
+"\t\t\tp[x] = &c[(g + 8 * (x >> 1)) * ci + (8 * h + 2 * t + (x & 1)) * cj];\n"
+"\t\t\td[x] = *p[x];\n"
+"\t\t}\n"
+"\t\tasm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 \"\n"
+"\t\t    \"{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\"\n"
+"\t\t    : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
+"\t\t    : \"r\"(A[0]), \"r\"(A[1]), \"r\"(A[2]), \"r\"(A[3]), \"r\"(B[0]), \"r\"(B[1]));\n"
+"\t\tfor (int x = 0; x < 4; x++)\n"
+"\t\t\t*p[x] = d[x];\n"
+"\t}\n"
+"}\n\n";
+
+/* &buf[offset] of a load. */
+static char *
+address(CEmit *E, IrExpr *ld, const char *lane, bool hoist)
+{
+	Buffer *b = ld->load.buf;
+	return arena_printf(E->a, "&%s[%s]", cname_get(E->names, b, b->name),
+	    cexpr_offset(E, b, ld->load.idx, ld->load.nidx, lane, hoist));
+}
+
 static char *
 intrinsic(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 {
@@ -50,6 +93,14 @@ intrinsic(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 		return arena_printf(E->a, "((int64_t)blockIdx.%c)", "xyz"[dim_of(e)]);
 	if (is_call(e, GPU_BARRIER))
 		return "(__syncthreads(), 0)";
+	if (gpu_mma_is(e)) {
+		IrExpr **x = e->call.args;
+		char *s = arena_printf(E->a, "(txc_mma_16x16x16(%s", address(E, x[3], lane, hoist));
+		for (int i = 4; i < GPU_MMA_NARGS; i++)
+			s = arena_printf(E->a, "%s, %s", s, i == 6 || i == 9 ? address(E, x[i], lane, hoist) :
+			    cexpr(E, x[i], lane, hoist));
+		return arena_printf(E->a, "%s), 0)", s);
+	}
 	return NULL;
 }
 
@@ -261,6 +312,12 @@ cuda_c_emit(FILE *out, GpuFunc **gf, int n, const char *source_name)
 		fputs("#include <cuda_runtime.h>\n#include <math.h>\n#include <stddef.h>\n"
 		    "#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n", out);
 		write_helpers(out, &help);
+		bool mma = false;
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < gf[i]->nk; j++)
+				mma |= gpu_mma_in(gf[i]->k[j]->fn->body);
+		if (mma)
+			fputs(mma_helper, out);
 		fputs("/* every kernel's shared buffers, placed by txc */\n"
 		    "extern __shared__ __align__(16) unsigned char txc_shared[];\n\n", out);
 		nt = 0;

@@ -106,9 +106,81 @@ sreg(Cg *cg, const char *which, int d)
 	return LLVMBuildZExt(cg->b, v, LLVMInt64TypeInContext(cg->ctx), "");
 }
 
+/* The tensor cores' block (gpu_mma.c): each lane loads its fragments of a,
+ * b and c as the m16n8k16 layout assigns them (lane = 4g + t: a's rows g
+ * and g + 8, columns 2t, 2t + 1 and 8 more; b's rows 2t, 2t + 1 and 8
+ * more, column g; c as gpu_mma_owned says), then two mma.sync (the two
+ * halves of the 16 columns) and stores its 8 results. */
+static LLVMValueRef
+ptx_mma(Cg *cg, IrExpr *e)
+{
+	LLVMContextRef ctx = cg->ctx;
+	LLVMTypeRef f16 = LLVMHalfTypeInContext(ctx), f32 = LLVMFloatTypeInContext(ctx);
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx), v2h = LLVMVectorType(f16, 2);
+	LLVMTypeRef ret = LLVMStructTypeInContext(ctx, (LLVMTypeRef[]){ f32, f32, f32, f32 }, 4, 0);
+	LLVMTypeRef pt[10] = { v2h, v2h, v2h, v2h, v2h, v2h, f32, f32, f32, f32 };
+	LLVMTypeRef fty = LLVMFunctionType(ret, pt, 10, 0);
+	const char *name = "llvm.nvvm.mma.m16n8k16.row.col.f32.f32";
+	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
+	if (!fn)
+		fn = LLVMAddFunction(cg->mod, name, fty);
+	IrExpr *lane = gpu_id(GPU_TID, 0);
+	IrExpr *g = ir_div(lane, ir_i64c(4)), *t = ir_mod(lane, ir_i64c(4));
+	LLVMValueRef a[4];
+	for (int rs = 0; rs < 4; rs++) {
+		a[rs] = LLVMGetUndef(v2h);
+		for (int q = 0; q < 2; q++) {
+			IrExpr *i = ir_add(g, ir_i64c(8 * (rs & 1)));
+			IrExpr *k = ir_add(ir_mul(t, ir_i64c(2)), ir_i64c(q + 8 * (rs >> 1)));
+			IrExpr *ld;
+			gpu_mma_element(e, i, NULL, NULL, &ld, NULL, k);
+			a[rs] = LLVMBuildInsertElement(cg->b, a[rs], cg_expr(cg, ld),
+			    LLVMConstInt(i32, (unsigned)q, 0), "");
+		}
+	}
+	int mark = cg_scope_mark(cg);
+	IrStmt *stores[8];
+	int ns = 0;
+	for (int h = 0; h < 2; h++) {
+		LLVMValueRef args[10];
+		memcpy(args, a, sizeof a);
+		for (int s = 0; s < 2; s++) {
+			LLVMValueRef v = LLVMGetUndef(v2h);
+			for (int q = 0; q < 2; q++) {
+				IrExpr *k = ir_add(ir_mul(t, ir_i64c(2)), ir_i64c(q + 8 * s));
+				IrExpr *j = ir_add(g, ir_i64c(8 * h)), *ld;
+				gpu_mma_element(e, NULL, j, NULL, NULL, &ld, k);
+				v = LLVMBuildInsertElement(cg->b, v, cg_expr(cg, ld),
+				    LLVMConstInt(i32, (unsigned)q, 0), "");
+			}
+			args[4 + s] = v;
+		}
+		IrExpr *cl[4];
+		for (int r = 0; r < 2; r++)
+			for (int q = 0; q < 2; q++) {
+				IrExpr *i, *j;
+				gpu_mma_owned(lane, ir_i64c(r), ir_i64c(h), ir_i64c(q), &i, &j);
+				gpu_mma_element(e, i, j, &cl[r * 2 + q], NULL, NULL, NULL);
+				args[6 + r * 2 + q] = cg_expr(cg, cl[r * 2 + q]);
+			}
+		LLVMValueRef d = LLVMBuildCall2(cg->b, fty, fn, args, 10, "mma");
+		for (int x = 0; x < 4; x++) {
+			Var *v = ir_new_var("mma_d", ir_f32);
+			cg_bind_var(cg, v, LLVMBuildExtractValue(cg->b, d, (unsigned)x, ""));
+			stores[ns++] = ir_store(cl[x]->load.buf, cl[x]->load.idx, 1, ir_var(v), NULL);
+		}
+	}
+	for (int x = 0; x < ns; x++)
+		cg_stmt(cg, stores[x]);
+	cg_scope_pop(cg, mark);
+	return LLVMConstInt(i32, 0, 0);
+}
+
 static LLVMValueRef
 ptx_intrinsic(Cg *cg, IrExpr *e)
 {
+	if (gpu_mma_is(e))
+		return ptx_mma(cg, e);
 	if (cuda_is(e, GPU_TID))
 		return sreg(cg, "tid", cuda_dim_arg(e));
 	if (cuda_is(e, GPU_BID))

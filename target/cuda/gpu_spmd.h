@@ -42,4 +42,10 @@ IrStmt *gpu_threads_collective(Spmd *S, IrStmt *s);
 IrStmt *gpu_threads_implicit(Spmd *S, IrStmt *s);
 bool gpu_threads_has_shared(IrStmt *s);
 
+/* ---- gpu_mma.c ---- */
+/* Whether a nest with a tensor-core call may run where it is: not bound to
+ * threadIdx.x (dims: the block dimensions it uses), and a block of 32
+ * threads in x; false after a diagnostic. */
+bool gpu_mma_check(Spmd *S, IrStmt *s, unsigned dims);
+
 #endif

@@ -112,7 +112,16 @@ thread_code(Spmd *S, IrStmt *s, bool guard)
 	t.m.stmt[IS_FOR] = thr_for;
 	t.m.stmt[IS_ALLOCATE] = thr_alloc;
 	IrStmt *out = ir_mutate_stmt(&t.m, s);
-	return guard ? only_first(S, thread_dims(s), out) : out;
+	if (!guard)
+		return out;
+	unsigned dims = thread_dims(s);
+	if (gpu_mma_in(s)) {
+		/* a warp's operation: all 32 lanes (x) run the nest */
+		if (!gpu_mma_check(S, s, dims))
+			S->ok = false;
+		return only_first(S, dims | 1u, gpu_mma_warp(out));
+	}
+	return only_first(S, dims, out);
 }
 
 IrStmt *
@@ -212,12 +221,26 @@ gpu_threads_uniform(Spmd *S, IrStmt *s)
 			sp = ir_let_stmt(lets[i]->let.var, lets[i]->let.value, sp);
 		return sp;
 	}
+	bool mma = gpu_mma_in(s);
+	if (mma && !gpu_mma_check(S, s, 0))
+		S->ok = false;
 	IrExpr *c = NULL;
 	for (int d = 0; d < 3; d++) {
 		if (!S->bdim[d])
 			continue;
 		IrExpr *t = ir_binop(IR_EQ, gpu_id(GPU_TID, d), ir_i64c(0));
 		c = c ? ir_binop(IR_AND, c, t) : t;
+	}
+	if (mma) {
+		/* a warp's operation: the first warp's 32 lanes */
+		c = NULL;
+		for (int d = 1; d < 3; d++)
+			if (S->bdim[d]) {
+				IrExpr *t = ir_binop(IR_EQ, gpu_id(GPU_TID, d), ir_i64c(0));
+				c = c ? ir_binop(IR_AND, c, t) : t;
+			}
+		IrStmt *body = gpu_mma_warp(thread_code(S, s, false));
+		return c ? ir_if(c, body, NULL) : body;
 	}
 	/* an update over partial results in shared memory: a tree */
 	IrStmt *tree = S->update && c ? gpu_allreduce(thread_code(S, inner, false), nthreads(S),

@@ -1,0 +1,213 @@
+/* gpu_mma.c: the tensor-core intrinsic (intrinsics/cuda.tx, emitter
+ * "mma") in a kernel: a warp's operation among per-thread code.
+ *
+ * `tensorize(..., mma_16x16x16_f16)` leaves a call
+ *     mma(16, 16, 16, c[c0], cs_i, cs_j, a[a0], as_i, as_k, b[b0], bs_k, bs_j)
+ * meaning c[i, j] += sum(k) f32(a[i, k]) * f32(b[k, j]) over a 16 x 16 x 16
+ * block, which the 32 threads of a warp make together (mma.sync).  So the
+ * nest around it must not use threadIdx.x, whose 32 threads are the
+ * warp's lanes: gpu_mma_warp makes every lane run the nest (the call in
+ * step) while the rest of it -- the scalar loops of a partial tile at the
+ * edges -- stays with lane 0, as a nest that does not use a dimension
+ * does; gpu_mma_check says when the block or the nest does not allow it.
+ *
+ * What one lane does is the hardware's split of the block over the lanes
+ * (PTX ISA, mma.m16n8k16, the f32 accumulator fragment): lane l = 4g + t
+ * owns c[g + 8r, 8h + 2t + q] for r, h, q in {0, 1}.  gpu_mma_lanes writes
+ * that as IR -- each lane's 8 sums, in k order -- which libtxrt's emulator
+ * runs with its checks on every access; cuda_ptx.c loads the same
+ * fragments for two mma.sync.m16n8k16 instructions, and cuda_c.c writes
+ * them as inline PTX.
+ */
+#include <string.h>
+
+#include "target/cuda/gpu_spmd.h"
+
+bool
+gpu_mma_is(IrExpr *e)
+{
+	return e && e->kind == IR_CALL && e->call.ck == CALL_INTRINSIC &&
+	    !strcmp(e->call.name, GPU_MMA) && e->call.nargs == GPU_MMA_NARGS;
+}
+
+typedef struct {
+	IrVisitor v;
+	bool found;
+} Find;
+
+static void
+find_call(IrVisitor *v, IrExpr *e)
+{
+	if (gpu_mma_is(e))
+		((Find *)v)->found = true;
+	ir_visit_expr_children(v, e);
+}
+
+bool
+gpu_mma_in(IrStmt *s)
+{
+	Find f;
+	memset(&f, 0, sizeof f);
+	f.v.expr[IR_CALL] = find_call;
+	ir_visit_stmt(&f.v, s);
+	return f.found;
+}
+
+static IrExpr *
+lane0(void)
+{
+	return ir_binop(IR_EQ, gpu_id(GPU_TID, 0), ir_i64c(0));
+}
+
+IrStmt *
+gpu_mma_warp(IrStmt *s)
+{
+	if (!s)
+		return NULL;
+	if (s->kind == IS_EVALUATE && gpu_mma_is(s->eval.value))
+		return s;
+	if (!gpu_mma_in(s))
+		return ir_if(lane0(), s, NULL);
+	switch (s->kind) {
+	case IS_BLOCK: {
+		IrStmt **out = arena_alloc(ir_arena, (size_t)s->block.n * sizeof *out);
+		for (int i = 0; i < s->block.n; i++)
+			out[i] = gpu_mma_warp(s->block.stmts[i]);
+		return ir_block(out, s->block.n);
+	}
+	case IS_FOR:
+		return ir_for_like(s, s->loop.min, s->loop.extent, gpu_mma_warp(s->loop.body));
+	case IS_LET:
+		return ir_let_stmt(s->let.var, s->let.value, gpu_mma_warp(s->let.body));
+	case IS_IF:
+		return ir_if(s->ifs.cond, gpu_mma_warp(s->ifs.then_s), gpu_mma_warp(s->ifs.else_s));
+	case IS_PRODUCE: {
+		IrStmt *r = ir_produce(s->produce.name, s->produce.update, gpu_mma_warp(s->produce.body));
+		r->produce.prefetch = s->produce.prefetch;
+		return r;
+	}
+	case IS_ALLOCATE:
+		return ir_allocate(s->alloc.buf, gpu_mma_warp(s->alloc.body));
+	default:
+		return s;
+	}
+}
+
+/* The first mma call in s (for its location). */
+static IrExpr *
+first_call(IrExpr *e)
+{
+	if (!e)
+		return NULL;
+	if (gpu_mma_is(e))
+		return e;
+	IrExpr *r = first_call(e->a);
+	if (!r)
+		r = first_call(e->b);
+	return r ? r : first_call(e->c);
+}
+
+static IrExpr *
+call_of(IrStmt *s)
+{
+	if (!s)
+		return NULL;
+	switch (s->kind) {
+	case IS_EVALUATE: return first_call(s->eval.value);
+	case IS_FOR: return call_of(s->loop.body);
+	case IS_LET: return call_of(s->let.body);
+	case IS_IF: {
+		IrExpr *c = call_of(s->ifs.then_s);
+		return c ? c : call_of(s->ifs.else_s);
+	}
+	case IS_PRODUCE: return call_of(s->produce.body);
+	case IS_ALLOCATE: return call_of(s->alloc.body);
+	case IS_BLOCK:
+		for (int i = 0; i < s->block.n; i++) {
+			IrExpr *c = call_of(s->block.stmts[i]);
+			if (c)
+				return c;
+		}
+		return NULL;
+	default:
+		return NULL;
+	}
+}
+
+bool
+gpu_mma_check(Spmd *S, IrStmt *s, unsigned dims)
+{
+	IrExpr *call = call_of(s);
+	Loc at = call ? call->loc : S->k->loc;
+	int64_t x = 1;
+	if (dims & 1u) {
+		diag_error(at, "the tensor cores' mma is a warp's operation (its 32 threads make it "
+		    "together), but the nest around it is bound to threadIdx.x (loop '%s'): bind "
+		    "the loops around the tensorized block to threadIdx.y and z only",
+		    S->bdim_var[0] ? S->bdim_var[0] : "?");
+		return false;
+	}
+	if (!S->bdim[0] || !ir_is_const(S->bdim[0], &x) || x != 32) {
+		diag_error(at, "the tensor cores' mma needs a block of exactly 32 threads in x (one "
+		    "warp a row; warps told apart by threadIdx.y and z), but this block has %s",
+		    S->bdim[0] ? ir_expr_str(S->bdim[0]) : "1");
+		if (S->bdim[0] && S->bdim_var[0])
+			diag_note(S->bdim_loc[0], "threadIdx.x is loop '%s' here", S->bdim_var[0]);
+		return false;
+	}
+	return true;
+}
+
+/* ---- one lane's share, as IR (the emulator) ------------------------------ */
+
+/* buf[base + i * si + j * sj] */
+static IrExpr *
+at(IrExpr *load, IrExpr *i, IrExpr *si, IrExpr *j, IrExpr *sj)
+{
+	IrExpr *idx = ir_add(load->load.idx[0], ir_add(ir_mul(i, gpu_spmd_as_type(si, ir_i64)),
+	    ir_mul(j, gpu_spmd_as_type(sj, ir_i64))));
+	return ir_load(load->load.buf, &idx, 1, NULL, 1);
+}
+
+void
+gpu_mma_element(IrExpr *call, IrExpr *i, IrExpr *j, IrExpr **c, IrExpr **a_ik, IrExpr **b_kj,
+    IrExpr *k)
+{
+	IrExpr **x = call->call.args;
+	if (c)
+		*c = at(x[3], i, x[4], j, x[5]);
+	if (a_ik)
+		*a_ik = at(x[6], i, x[7], k, x[8]);
+	if (b_kj)
+		*b_kj = at(x[9], k, x[10], j, x[11]);
+}
+
+/* The row and column lane l's (r, h, q) accumulator holds. */
+void
+gpu_mma_owned(IrExpr *lane, IrExpr *r, IrExpr *h, IrExpr *q, IrExpr **i, IrExpr **j)
+{
+	IrExpr *g = ir_div(lane, ir_i64c(4)), *t = ir_mod(lane, ir_i64c(4));
+	*i = ir_add(g, ir_mul(r, ir_i64c(8)));
+	*j = ir_add(ir_add(ir_mul(h, ir_i64c(8)), ir_mul(t, ir_i64c(2))), q);
+}
+
+IrStmt *
+gpu_mma_lanes(IrExpr *call)
+{
+	Var *r = ir_new_var("mma_r", ir_i64), *h = ir_new_var("mma_h", ir_i64),
+	    *q = ir_new_var("mma_q", ir_i64);
+	IrExpr *i, *j;
+	gpu_mma_owned(gpu_id(GPU_TID, 0), ir_var(r), ir_var(h), ir_var(q), &i, &j);
+	IrExpr *c;
+	gpu_mma_element(call, i, j, &c, NULL, NULL, NULL);
+	IrExpr *sum = c;
+	for (int k = 0; k < 16; k++) {
+		IrExpr *a, *b;
+		gpu_mma_element(call, i, j, NULL, &a, &b, ir_i64c(k));
+		sum = ir_binop(IR_ADD, sum, ir_binop(IR_MUL, ir_cast(ir_f32, a), ir_cast(ir_f32, b)));
+	}
+	IrStmt *st = ir_store(c->load.buf, c->load.idx, 1, sum, NULL);
+	st = ir_for(q, ir_i64c(0), ir_i64c(2), FOR_SERIAL, st);
+	st = ir_for(h, ir_i64c(0), ir_i64c(2), FOR_SERIAL, st);
+	return ir_for(r, ir_i64c(0), ir_i64c(2), FOR_SERIAL, st);
+}
