@@ -5,13 +5,18 @@
  * in the block's one arena of dynamic shared memory: its size is the
  * largest its extents take in any block (a constant, or an expression of
  * the kernel's parameters that the host evaluates before the launch), its
- * offset the sum of the sizes before it, each rounded up to 16 bytes.
- * (The buffers are not yet overlapped by lifetime: each has its own
- * place.)  A constant arena larger than any GPU's shared memory is an
- * error here; one computed at run time is checked by libtxrt against the
- * device's limit before the launch.  A local buffer (per thread) must
+ * offset the sum of the sizes of the buffers still live or not yet freed
+ * by a barrier, each rounded up to 16 bytes: once a statement that
+ * allocated buffers has ended, their bytes are reused after the next
+ * barrier at the same level (a tile of one phase and a tile of the next
+ * share them), so the arena is the most that is live at once.  A
+ * constant arena larger than any GPU's shared memory is an error here;
+ * one computed at run time is checked by libtxrt against the device's
+ * limit before the launch.  A local buffer (per thread) must
  * have a constant size: it lives in registers or the thread's stack.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "target/cuda/cuda.h"
@@ -22,6 +27,7 @@ typedef struct {
 	GpuKernel *k;
 	BoundsScope *scope;
 	IrExpr *next;             /* the next free offset */
+	IrExpr *peak;             /* the most the arena holds at once */
 	bool ok;
 } Sh;
 
@@ -68,6 +74,7 @@ place(Sh *S, Buffer *b, Loc at)
 	g->offset = S->next;
 	g->bytes = bytes;
 	S->next = simplify_expr(ir_add(S->next, bytes), NULL);
+	S->peak = simplify_expr(ir_max(S->peak, S->next), NULL);
 }
 
 static void
@@ -132,10 +139,22 @@ walk(Sh *S, IrStmt *s)
 		walk(S, s->ifs.then_s);
 		walk(S, s->ifs.else_s);
 		return;
-	case IS_BLOCK:
-		for (int i = 0; i < s->block.n; i++)
-			walk(S, s->block.stmts[i]);
+	case IS_BLOCK: {
+		/* what a statement allocated is dead once it ends, and its bytes
+		 * are free for the next ones after a barrier at this level (no
+		 * thread still reads them when another writes) */
+		IrExpr *base = S->next;
+		for (int i = 0; i < s->block.n; i++) {
+			IrStmt *c = s->block.stmts[i];
+			if (c->kind == IS_EVALUATE && c->eval.value->kind == IR_CALL &&
+			    c->eval.value->call.ck == CALL_INTRINSIC &&
+			    !strcmp(c->eval.value->call.name, GPU_BARRIER))
+				S->next = base;
+			else
+				walk(S, c);
+		}
 		return;
+	}
 	default:
 		return;
 	}
@@ -144,7 +163,7 @@ walk(Sh *S, IrStmt *s)
 bool
 gpu_shared(GpuKernel *k)
 {
-	Sh S = { k, NULL, ir_i64c(0), true };
+	Sh S = { k, NULL, ir_i64c(0), ir_i64c(0), true };
 	for (int d = 0; d < 3; d++)
 		if (k->bvar[d]) {
 			Interval iv = { k->bmin[d], simplify_expr(ir_sub(ir_add(k->bmin[d], k->grid[d]),
@@ -152,9 +171,9 @@ gpu_shared(GpuKernel *k)
 			S.scope = bounds_push(S.scope, k->bvar[d], iv);
 		}
 	walk(&S, k->fn->body);
-	k->shared_bytes = S.next;
+	k->shared_bytes = S.peak;
 	int64_t c;
-	if (S.ok && ir_is_const(S.next, &c) && c > GPU_MAX_SHARED) {
+	if (S.ok && ir_is_const(S.peak, &c) && c > GPU_MAX_SHARED) {
 		diag_error(k->loc, "kernel '%s' needs %lld bytes of shared memory per block; a "
 		    "block of sm_80 has at most %d", k->name, (long long)c, GPU_MAX_SHARED);
 		for (int i = 0; i < k->nshared; i++) {
