@@ -109,6 +109,26 @@ run_hgemm(void *arg)
 	    (int)g->N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
+/* cuBLAS's run, then txc's into a C filled with NaNs, each the best of
+ * runs: their times, and txc's largest relative difference from cuBLAS. */
+static double
+pair(int runs, Run theirs, Run ours, Gemm *g, float *c1, float *c2, size_t nc, double *t_theirs,
+    double *t_ours)
+{
+	*t_theirs = best_of(runs, theirs, g);
+	CHECK(cudaMemcpy(c2, g->C, nc * sizeof *c2, cudaMemcpyDeviceToHost));
+	CHECK(cudaMemset(g->C, 0xff, nc * sizeof *c1));
+	*t_ours = best_of(runs, ours, g);
+	CHECK(cudaMemcpy(c1, g->C, nc * sizeof *c1, cudaMemcpyDeviceToHost));
+	double err = 0;
+	for (size_t i = 0; i < nc; i++) {
+		double d = fabs((double)c1[i] - (double)c2[i]) / fmax(1.0, fabs((double)c2[i]));
+		if (!(d <= err))
+			err = isnan(d) ? INFINITY : d;
+	}
+	return err;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -147,28 +167,8 @@ main(int argc, char **argv)
 	double flop = 2.0 * (double)M * (double)N * (double)K;
 	printf("gpu_gemm: %s (sm_%d%d), M=%lld N=%lld K=%lld, best of %d\n", prop.name,
 	    prop.major, prop.minor, (long long)M, (long long)N, (long long)K, runs);
-	double ts = best_of(runs, run_sgemm, &g);
-	CHECK(cudaMemcpy(c2, g.C, nc * sizeof *c2, cudaMemcpyDeviceToHost));
-	CHECK(cudaMemset(g.C, 0xff, nc * sizeof *c1));
-	double tt = best_of(runs, run_txc, &g);
-	CHECK(cudaMemcpy(c1, g.C, nc * sizeof *c1, cudaMemcpyDeviceToHost));
-	double err = 0;
-	for (size_t i = 0; i < nc; i++) {
-		double d = fabs((double)c1[i] - (double)c2[i]) / fmax(1.0, fabs((double)c2[i]));
-		if (!(d <= err))
-			err = isnan(d) ? INFINITY : d;
-	}
-	double th = best_of(runs, run_hgemm, &g);
-	CHECK(cudaMemcpy(c2, g.C, nc * sizeof *c2, cudaMemcpyDeviceToHost));
-	CHECK(cudaMemset(g.C, 0xff, nc * sizeof *c1));
-	double tth = best_of(runs, run_txc_h, &g);
-	CHECK(cudaMemcpy(c1, g.C, nc * sizeof *c1, cudaMemcpyDeviceToHost));
-	double errh = 0;
-	for (size_t i = 0; i < nc; i++) {
-		double d = fabs((double)c1[i] - (double)c2[i]) / fmax(1.0, fabs((double)c2[i]));
-		if (!(d <= errh))
-			errh = isnan(d) ? INFINITY : d;
-	}
+	double ts, tt, err = pair(runs, run_sgemm, run_txc, &g, c1, c2, nc, &ts, &tt);
+	double th, tth, errh = pair(runs, run_hgemm, run_txc_h, &g, c1, c2, nc, &th, &tth);
 	printf("  %-28s %10.3f ms %8.2f TFLOP/s\n", "cuBLAS SGEMM (fp32)", ts * 1e3, flop / ts * 1e-12);
 	printf("  %-28s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
 	    "txc sgemm_cuda (fp32 SIMT)", tt * 1e3, flop / tt * 1e-12, ts / tt, err);

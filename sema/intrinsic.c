@@ -112,6 +112,23 @@ check_fma_outer(Kernel *k, Rule *r)
 		    (long long)mr, (long long)nr, k->name, (long long)(mr * nv), (long long)bregs);
 }
 
+/* v as sum(k) a * b over one reduction axis: the two accesses (through a
+ * widening cast; NULL when a factor is not one), or false after an error
+ * in the words of emitter kind and its form. */
+static bool
+sum_of_product(Kernel *k, Expr *v, const char *kind, const char *form, Expr **a, Expr **b)
+{
+	if (v->kind != EXPR_REDUCE || v->reduce.op != RED_SUM || v->reduce.naxes != 1) {
+		diag_error(v->loc, "intrinsic '%s' (%s) must be a sum over one reduction axis: %s",
+		    k->name, kind, form);
+		return false;
+	}
+	Expr *body = v->reduce.body;
+	*a = body->kind == EXPR_BINARY && body->bin.op == OP_MUL ? access_of(body->bin.a) : NULL;
+	*b = *a ? access_of(body->bin.b) : NULL;
+	return true;
+}
+
 /* gemm (vta): the form in the header comment; the 16s are the default
  * configuration's BLOCK_OUT and BLOCK_IN (rt/vta.h). */
 static void
@@ -125,14 +142,10 @@ check_vta_gemm(Kernel *k, Rule *r)
 		    "(one accumulator row): %s", k->name, form);
 		return;
 	}
-	if (v->kind != EXPR_REDUCE || v->reduce.op != RED_SUM || v->reduce.naxes != 1) {
-		diag_error(v->loc, "intrinsic '%s' (gemm) must be a sum over one reduction axis: %s",
-		    k->name, form);
+	Expr *a, *b;
+	if (!sum_of_product(k, v, "gemm", form, &a, &b))
 		return;
-	}
 	Expr *body = v->reduce.body;
-	Expr *a = body->kind == EXPR_BINARY && body->bin.op == OP_MUL ? access_of(body->bin.a) : NULL;
-	Expr *b = a ? access_of(body->bin.b) : NULL;
 	const char *j = r->axes[0], *kk = v->reduce.axes[0].name;
 	if (!a || !b || a->call.nargs != 1 || b->call.nargs != 2 ||
 	    a->call.tensor->role != ROLE_IN || b->call.tensor->role != ROLE_IN ||
@@ -163,14 +176,10 @@ check_mma(Kernel *k, Rule *r)
 		    k->name, form);
 		return;
 	}
-	if (v->kind != EXPR_REDUCE || v->reduce.op != RED_SUM || v->reduce.naxes != 1) {
-		diag_error(v->loc, "intrinsic '%s' (mma) must be a sum over one reduction axis: %s",
-		    k->name, form);
+	Expr *a, *b;
+	if (!sum_of_product(k, v, "mma", form, &a, &b))
 		return;
-	}
 	Expr *body = v->reduce.body;
-	Expr *a = body->kind == EXPR_BINARY && body->bin.op == OP_MUL ? access_of(body->bin.a) : NULL;
-	Expr *b = a ? access_of(body->bin.b) : NULL;
 	const char *i = r->axes[0], *j = r->axes[1], *kk = v->reduce.axes[0].name;
 	if (!a || !b || a->call.nargs != 2 || b->call.nargs != 2 ||
 	    a->call.tensor->role != ROLE_IN || b->call.tensor->role != ROLE_IN ||

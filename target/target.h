@@ -161,6 +161,10 @@ LlvmJit *llvm_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o);
 /* An object made for the host (len bytes at obj) loaded into a JIT, with
  * libtxrt and libm resolved as llvm_jit_compile resolves them. */
 LlvmJit *llvm_jit_load(const void *obj, size_t len, const LlvmOptions *o);
+/* The object emit writes (with the host's triple in its options) loaded
+ * into a JIT; NULL when emit fails (after its diagnostics). */
+typedef bool (*LlvmObjectFn)(void *ctx, const LlvmOptions *o, FILE *out);
+LlvmJit *llvm_jit_emitted(LlvmObjectFn emit, void *ctx, const LlvmOptions *o);
 /* The address of a compiled function (NAME or NAME__packed), or NULL. */
 void *llvm_jit_lookup(LlvmJit *j, const char *name);
 void llvm_jit_free(LlvmJit *j);

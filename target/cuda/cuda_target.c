@@ -68,6 +68,19 @@ cuda_emit(IrFunc **funcs, int n, const LlvmOptions *o, const char *arch, CudaOut
 	return ok;
 }
 
+typedef struct {
+	GpuFunc **gf;
+	int n;
+	const char *ptx;
+} HostJob;
+
+static bool
+host_object(void *ctx, const LlvmOptions *o, FILE *out)
+{
+	HostJob *h = ctx;
+	return cuda_host_emit(h->gf, h->n, h->ptx, o, EMIT_OBJ, true, out);
+}
+
 LlvmJit *
 cuda_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o, const char *arch)
 {
@@ -78,17 +91,8 @@ cuda_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o, const char *arch)
 	char *ptx = cuda_ptx(gf, n, o, &co);
 	if (!ptx)
 		return NULL;
-	LlvmOptions ho = *o;
-	ho.triple = NULL;     /* the host's, for the JIT */
-	char *obj = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&obj, &len);
-	if (!m)
-		diag_fatal("out of memory");
-	bool ok = cuda_host_emit(gf, n, ptx, &ho, EMIT_OBJ, true, m);
-	fclose(m);
+	HostJob job = { gf, n, ptx };
+	LlvmJit *j = llvm_jit_emitted(host_object, &job, o);
 	free(ptx);
-	LlvmJit *j = ok ? llvm_jit_load(obj, len, &ho) : NULL;
-	free(obj);
 	return j;
 }

@@ -204,3 +204,20 @@ llvm_jit_load(const void *obj, size_t len, const LlvmOptions *o)
 	}
 	return handle(jit);
 }
+
+LlvmJit *
+llvm_jit_emitted(LlvmObjectFn emit, void *ctx, const LlvmOptions *o)
+{
+	LlvmOptions ho = *o;
+	ho.triple = NULL;     /* the host's, for the JIT */
+	char *obj = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&obj, &len);
+	if (!m)
+		diag_fatal("out of memory");
+	bool ok = emit(ctx, &ho, m);
+	fclose(m);
+	LlvmJit *j = ok ? llvm_jit_load(obj, len, &ho) : NULL;
+	free(obj);
+	return j;
+}

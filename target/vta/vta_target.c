@@ -6,7 +6,6 @@
  * streams with their manifests (--emit=vta-bin DIR).
  */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "target/vta/vta.h"
 
@@ -28,6 +27,18 @@ vta_emit(IrFunc **funcs, int n, const LlvmOptions *o, EmitKind kind, VtaOut what
 	}
 }
 
+typedef struct {
+	VtaFunc **vf;
+	int n;
+} HostJob;
+
+static bool
+host_object(void *ctx, const LlvmOptions *o, FILE *out)
+{
+	HostJob *h = ctx;
+	return vta_host_emit(h->vf, h->n, o, EMIT_OBJ, true, out);
+}
+
 LlvmJit *
 vta_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o)
 {
@@ -35,16 +46,6 @@ vta_jit_compile(IrFunc **funcs, int n, const LlvmOptions *o)
 	for (int i = 0; i < n; i++)
 		if (!(vf[i] = vta_split(funcs[i])))
 			return NULL;
-	LlvmOptions ho = *o;
-	ho.triple = NULL;     /* the host's, for the JIT */
-	char *obj = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&obj, &len);
-	if (!m)
-		diag_fatal("out of memory");
-	bool ok = vta_host_emit(vf, n, &ho, EMIT_OBJ, true, m);
-	fclose(m);
-	LlvmJit *j = ok ? llvm_jit_load(obj, len, &ho) : NULL;
-	free(obj);
-	return j;
+	HostJob job = { vf, n };
+	return llvm_jit_emitted(host_object, &job, o);
 }
