@@ -3,7 +3,7 @@
  * main.c parses the command line into Options, loads the source and its
  * imports (import.c), runs the front end, lowers the chosen kernels and
  * hands them to the backend the options name, writing every output file
- * atomically (output.c).  `txc bench` is bench.c.
+ * atomically (output.c).  `txc bench` is bench.c, `txc viz` viz.c.
  */
 #ifndef TXC_DRIVER_H
 #define TXC_DRIVER_H
@@ -79,6 +79,10 @@ bool output_commit_path(const char *tmp);
 /* bench.c: `txc bench FILE.tx ...`; returns the exit status.  argv[0]
  * is "bench". */
 int bench_main(int argc, char **argv);
+
+/* viz.c: `txc viz FILE.tx ...` (pictures of a schedule, viz/viz.h); returns
+ * the exit status.  argv[0] is "viz". */
+int viz_main(int argc, char **argv);
 
 /* benchops.c: the operation count txc bench divides by the time (txc.1,
  * "How GFLOP/s is counted"): the kernel k at sizes `params` (kernel

@@ -3,6 +3,7 @@
  *     txc FILE.tx -o FILE.o        compile every kernel to a native object
  *     txc --check FILE.tx          run the front end only
  *     txc bench FILE.tx -D M=1024  JIT, run, time and check (bench.c)
+ *     txc viz FILE.tx -D M=8 ...   pictures of a schedule (viz.c, viz/)
  *
  * Parses options, loads the source and its imports, runs the front end,
  * lowers the chosen kernels and hands them to a backend.  Errors go
@@ -34,6 +35,7 @@ usage(FILE *fp)
 	fputs(
 "usage: txc [options] FILE.tx          compile the kernels of FILE.tx\n"
 "       txc bench FILE.tx [options]    run, time and check a kernel\n"
+"       txc viz FILE.tx -D SIZE=N ...  draw a schedule as a web page\n"
 "\n"
 "Output:\n"
 "  -o FILE              write the output to FILE ('-': standard output)\n"
@@ -534,6 +536,8 @@ main(int argc, char **argv)
 	perm = arena_new();
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
 		return bench_main(argc - 1, argv + 1);   /* driver/bench.c */
+	if (argc > 1 && strcmp(argv[1], "viz") == 0)
+		return viz_main(argc - 1, argv + 1);     /* driver/viz.c */
 
 	jmp_buf top;
 	diag_catch = &top;
