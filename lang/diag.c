@@ -18,6 +18,7 @@
 
 static int nerrors, nwarnings, max_errors = 50, color = -1;
 static int suppressed;
+static int muted, muted_errors;   /* diag_mute */
 static FILE *out;
 jmp_buf *diag_catch;
 
@@ -31,6 +32,15 @@ void
 diag_reset(void)
 {
 	nerrors = nwarnings = suppressed = 0;
+}
+
+void
+diag_mute(bool on)
+{
+	if (on && muted++ == 0)
+		muted_errors = nerrors;
+	else if (!on && muted > 0 && --muted == 0)
+		nerrors = muted_errors;
 }
 
 static FILE *
@@ -99,6 +109,10 @@ void
 diag_report(DiagKind kind, Loc loc, const char *fmt, va_list ap)
 {
 	FILE *fp = stream();
+	if (muted) {
+		nerrors += kind == DIAG_ERROR;
+		return;
+	}
 	if (kind == DIAG_ERROR) {
 		nerrors++;
 		if (max_errors > 0 && nerrors > max_errors) {

@@ -77,6 +77,10 @@ void diag_report(DiagKind kind, Loc loc, const char *fmt, va_list ap);
 int diag_errors(void);
 int diag_warnings(void);
 void diag_reset(void);           /* forget counts (tests, several files) */
+/* A trial that a caller may retry (bounds_infer.c): while muted,
+ * diagnostics are counted but not printed; unmuting forgets the errors
+ * counted since. */
+void diag_mute(bool on);
 void diag_set_color(int on);     /* -1: auto (colour only on a terminal) */
 void diag_set_max_errors(int n); /* 0: unlimited; default 50 */
 void diag_set_stream(void *fp);  /* FILE *, default stderr */

@@ -25,6 +25,7 @@ typedef struct {
 	IrExpr **lo, **hi;     /* per dimension of p; NULL until first use */
 	bool *seen;
 	bool bad;
+	VarRange *facts;       /* where p is computed: unions of needs fold under it */
 } Need;
 
 /* ---- the scope of a question: which variables vary ------------------ */
@@ -110,6 +111,17 @@ stage_scope(Lower *L, LStage *c, int leaf)
 
 /* ---- collecting the accesses -------------------------------------- */
 
+/* e with its min and max folded where r decides them (min(0, N - 1) is 0
+ * where N >= 1). */
+static IrExpr *
+fold_minmax(IrExpr *e, VarRange *r)
+{
+	if (!e || (e->kind != IR_MIN && e->kind != IR_MAX))
+		return e;
+	IrExpr *a = fold_minmax(e->a, r), *b = fold_minmax(e->b, r);
+	return e->kind == IR_MIN ? lin_min(a, b, r) : lin_max(a, b, r);
+}
+
 static void
 add_need(Need *n, int d, IrExpr *lo, IrExpr *hi)
 {
@@ -117,14 +129,15 @@ add_need(Need *n, int d, IrExpr *lo, IrExpr *hi)
 		n->bad = true;
 		return;
 	}
+	VarRange *r = n->facts ? n->facts : n->L->ranges;
 	if (!n->seen[d]) {
-		n->lo[d] = lo;
-		n->hi[d] = hi;
+		n->lo[d] = fold_minmax(lo, r);
+		n->hi[d] = fold_minmax(hi, r);
 		n->seen[d] = true;
 		return;
 	}
-	n->lo[d] = lin_min(n->lo[d], lo, n->L->ranges);
-	n->hi[d] = lin_max(n->hi[d], hi, n->L->ranges);
+	n->lo[d] = lin_min(n->lo[d], lo, r);
+	n->hi[d] = lin_max(n->hi[d], hi, r);
 }
 
 static void
@@ -211,9 +224,15 @@ needs(Lower *L, LStage *p, LStage *c, int leaf, Need *out)
 	if (!c->bounded)
 		return;
 	VarRange *base = L->ranges;
-	if (p->scope == SCOPE_SHARED && leaf >= 0)   /* under c's own loops */
+	bool relaxed = p->scope == SCOPE_SHARED && leaf >= 0;
+	if (relaxed)   /* under c's own loops */
 		base = relax_threads(L, c, leaf, base);
-	Need n = { L, p, stage_scope_from(L, c, leaf, base), NULL, NULL, NULL, false };
+	/* c's body reads p only where c's loops run (facts.c).  Only with
+	 * guards: a region that c's facts narrow may hold points that p's own
+	 * check, under p's weaker facts, cannot place (the first run keeps
+	 * every kernel that compiled without facts as it was) */
+	VarRange *cbase = facts_scope(L, base, L->guards ? c->ffloor : NULL);
+	Need n = { L, p, stage_scope_from(L, c, leaf, cbase), NULL, NULL, NULL, false, out->facts };
 	n.lo = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *n.lo);
 	n.hi = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *n.hi);
 	n.seen = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *n.seen);
@@ -225,8 +244,8 @@ needs(Lower *L, LStage *p, LStage *c, int leaf, Need *out)
 		if (d == p || d->compute.kind != LEVEL_AT || d->compute.stage != c ||
 		    d->compute.leaf < leaf)
 			continue;
-		Need m = { L, p, NULL, n.lo, n.hi, n.seen, false };
-		Need dn = { L, p, NULL, NULL, NULL, NULL, false };
+		Need m = { L, p, NULL, n.lo, n.hi, n.seen, false, out->facts };
+		Need dn = { L, p, NULL, NULL, NULL, NULL, false, out->facts };
 		dn.lo = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *dn.lo);
 		dn.hi = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *dn.hi);
 		dn.seen = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *dn.seen);
@@ -235,15 +254,17 @@ needs(Lower *L, LStage *p, LStage *c, int leaf, Need *out)
 			if (!dn.seen[k])
 				continue;
 			IrExpr *l1, *h1, *l2, *h2;
-			lin_interval(dn.lo[k], n.scope, NULL, &l1, &h1);
-			lin_interval(dn.hi[k], n.scope, NULL, &l2, &h2);
+			/* over c's loops inside leaf, where d runs (c's body may not) */
+			VarRange *ds = stage_scope_from(L, c, leaf, facts_scope(L, base, L->guards ? d->gfloor : NULL));
+			lin_interval(dn.lo[k], ds, NULL, &l1, &h1);
+			lin_interval(dn.hi[k], ds, NULL, &l2, &h2);
 			add_need(&m, k, l1, h2);
 		}
 		n.bad |= dn.bad || m.bad;
 	}
 	for (int k = 0; k < p->ndims; k++)
 		if (n.seen[k]) {
-			if (base != L->ranges && !n.bad) {
+			if (relaxed && !n.bad) {
 				/* the loops' bounds hold the relaxed thread ids: over them too;
 				 * a region that still depends on the thread would be one
 				 * thread's, in a buffer the whole block shares */
@@ -277,7 +298,7 @@ needs(Lower *L, LStage *p, LStage *c, int leaf, Need *out)
 static bool
 region(Lower *L, LStage *s, Level *lv, IrExpr **mn, IrExpr **ex, IrExpr **mx)
 {
-	Need n = { L, s, NULL, NULL, NULL, NULL, false };
+	Need n = { L, s, NULL, NULL, NULL, NULL, false, facts_scope(L, L->ranges, s->gfloor) };
 	n.lo = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *n.lo);
 	n.hi = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *n.hi);
 	n.seen = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *n.seen);
@@ -312,21 +333,29 @@ region(Lower *L, LStage *s, Level *lv, IrExpr **mn, IrExpr **ex, IrExpr **mx)
 	return true;
 }
 
+/* The range of loop `pos` of s: its root axis's region, or 0 to its
+ * extent - 1. */
+static void
+leaf_range(LStage *s, int pos, IrExpr **lo, IrExpr **hi)
+{
+	int ax = s->leaves[pos];
+	int k = -1;
+	if (ax < s->ndims)
+		k = ax;
+	for (int j = 0; j < s->nred; j++)
+		if (s->rax[j] == ax)
+			k = s->ndims + j;
+	*lo = k >= 0 ? s->dmin[k] : ir_i64c(0);
+	*hi = k >= 0 ? s->dmax[k] : lin_normalize(ir_sub(s->axes[ax].ext, ir_i64c(1)));
+}
+
 static void
 push_loops(Lower *L, LStage *s)
 {
 	for (int i = 0; i < s->nleaves; i++) {
-		int ax = s->leaves[i];
-		Axis *a = &s->axes[ax];
-		int k = -1;
-		if (ax < s->ndims)
-			k = ax;
-		for (int j = 0; j < s->nred; j++)
-			if (s->rax[j] == ax)
-				k = s->ndims + j;
-		IrExpr *lo = k >= 0 ? s->dmin[k] : ir_i64c(0);
-		IrExpr *hi = k >= 0 ? s->dmax[k] : lin_normalize(ir_sub(a->ext, ir_i64c(1)));
-		L->ranges = lin_push(L->ranges, a->var, lo, hi, false);
+		IrExpr *lo, *hi;
+		leaf_range(s, i, &lo, &hi);
+		L->ranges = lin_push(L->ranges, s->axes[s->leaves[i]].var, lo, hi, false);
 	}
 	/* root axes made into other loops: their ranges, for regions that
 	 * name them (stage_scope) */
@@ -391,6 +420,97 @@ stage_of_buf(Lower *L, Buffer *b)
 		if (L->stages[i]->buf == b)
 			return L->stages[i];
 	return NULL;
+}
+
+static IrExpr *
+load_fn(IrExpr *e, void *ctx)
+{
+	if (e->kind == IR_LOAD)
+		*(bool *)ctx = true;
+	return *(bool *)ctx ? e : NULL;
+}
+
+/* Whether an index depends on the data (a gather: table[idx[i], d]). */
+static bool
+gathers(IrExpr *idx)
+{
+	bool found = false;
+	stage_map(idx, load_fn, &found);
+	return found;
+}
+
+/* The sizes' floors under which [lo, hi] lies in [0, top] where the
+ * stage's own facts do not place it, or NULL (the access needs more than
+ * a size large enough: a[i + 1] with i < N). */
+static int64_t *
+floors_needed(Check *c, IrExpr *lo, IrExpr *hi, IrExpr *top)
+{
+	Lower *L = c->L;
+	int64_t *f = facts_copy(L, c->s->ffloor);
+	facts_ge0(L, lo, f);
+	facts_ge0(L, ir_sub(top, hi), f);
+	if (!facts_stronger(L, f, c->s->ffloor))
+		return NULL;
+	VarRange *r = facts_scope(L, c->scope, f);
+	return lin_prove_le(ir_i64c(0), lo, r) && lin_prove_le(hi, top, r) ? f : NULL;
+}
+
+/* A gather clamped into the tensor (table[clamp(idx[i], 0, V - 1), d])
+ * is in bounds wherever the tensor is not empty: where the stage runs,
+ * the entry point checks that it is not (V >= 1), and returns the size
+ * error otherwise.  True when such a check makes the access legal. */
+static bool
+gather_check(Check *c, IrExpr *idx, IrExpr *lo, IrExpr *hi, IrExpr *top, LStage *t)
+{
+	Lower *L = c->L;
+	int64_t *f;
+	if (!lo || !hi || !gathers(idx) || c->L->rounding || !(f = floors_needed(c, lo, hi, top)))
+		return false;
+	IrExpr *need = facts_cond(L, f, c->s->ffloor);
+	IrExpr *runs = facts_cond(L, c->s->ffloor, L->floor0);
+	const char *when = runs ? arena_printf(ir_arena, " where %s", facts_text(L,
+	    c->s->ffloor, L->floor0)) : "";
+	stage_add_check(L, runs ? ir_binop(IR_OR, ir_unop(IR_NOT, runs), need) : need, 2,
+	    arena_printf(ir_arena, "%s: %s is needed%s: '%s' reads '%s' at %s", L->k->name,
+	    facts_text(L, f, c->s->ffloor), when, c->s->name, t->name,
+	    idx->loc.file ? stage_loc_text(idx->loc) : ir_expr_str(idx)));
+	return true;
+}
+
+/* Notes after an access that may be out of bounds: the sizes that would
+ * make it legal, or how to make it so. */
+static void
+explain(Check *c, Loc at, const char *text, IrExpr *idx, IrExpr *lo, IrExpr *hi,
+    IrExpr *top, bool lo_ok, bool hi_ok)
+{
+	Lower *L = c->L;
+	int64_t *f = lo && hi ? floors_needed(c, lo, hi, top) : NULL;
+	if (f) {
+		diag_note(at, "it is in bounds where %s, which the loops around it do not imply "
+		    "(a loop over that size would)", facts_text(L, f, c->s->ffloor));
+		return;
+	}
+	const char *top_s = ir_expr_str(top);
+	if (gathers(idx)) {
+		if (!lo || !hi)
+			diag_note(at, "the index depends on the data (a gather): clamp it into "
+			    "range, clamp(%s, 0, %s)", text, top_s);
+		else
+			diag_note(at, "the index depends on the data (a gather): its clamp, min, max "
+			    "or remainder must keep it within [0, %s]", top_s);
+		return;
+	}
+	if (!lo || !hi)
+		return;
+	if (!hi_ok && lo_ok)
+		diag_note(at, "read it only where it is in range (%s <= %s ? ... : ...), or "
+		    "clamp it: clamp(%s, 0, %s)", text, top_s, text, top_s);
+	else if (!lo_ok && hi_ok)
+		diag_note(at, "read it only where it is in range (%s >= 0 ? ... : ...), or "
+		    "clamp it: clamp(%s, 0, %s)", text, text, top_s);
+	else
+		diag_note(at, "read it only where it is in range, or clamp it: clamp(%s, 0, %s)",
+		    text, top_s);
 }
 
 /* Checks every access of e under the facts f; returns e, or, while
@@ -475,7 +595,8 @@ check_walk(Check *c, IrExpr *e, Fact *f)
 				if (!lo_ok)
 					out = ir_max(out, ir_i64c(0));
 				out->loc = in->loc;
-			} else if ((!lo_ok || !hi_ok) && !reported(c, at)) {
+			} else if ((!lo_ok || !hi_ok) && !gather_check(c, in, lo, hi, top, t) &&
+			    !reported(c, at)) {
 				/* a copy a primitive made has no source text of its own */
 				const char *text = at.file == c->stage.file && at.begin == c->stage.begin &&
 				    at.end == c->stage.end ? ir_expr_str(in) : stage_loc_text(at);
@@ -486,6 +607,7 @@ check_walk(Check *c, IrExpr *e, Fact *f)
 					diag_error(at, "index '%s' of '%s' may be out of bounds: needs [%s, %s] "
 					    "but '%s' has extent %s in dimension %d", text, t->name,
 					    ir_expr_str(lo), ir_expr_str(hi), t->name, ir_expr_str(t->shape[d]), d);
+				explain(c, at, text, in, lo, hi, top, lo_ok, hi_ok);
 			}
 		}
 		if (out != e->load.idx[d] && !idx) {
@@ -559,6 +681,55 @@ tails(Lower *L, LStage *s)
 
 /* ---- the pass ------------------------------------------------------ */
 
+/* Whether some stage reads s's buffer (after inlining). */
+static bool
+reads(LStage *r, LStage *s)
+{
+	return stage_reads(r->value, s->buf) || stage_reads(r->rbody, s->buf) ||
+	    stage_reads(r->rpred, s->buf);
+}
+
+/* The sizes' floors where s is computed (facts.c).  At a loop of its
+ * consumer: where that loop and the ones around it run.  At root, for
+ * consumers that all run only where, say, N >= 1: there, and s is
+ * computed under that guard (a root stage with no such consumers, and
+ * outputs, everywhere).  Only while L->guards (bounds_infer_stages). */
+static void
+computed_where(Lower *L, LStage *s)
+{
+	s->guard = NULL;
+	s->ffloor = NULL;
+	if (s->compute.kind == LEVEL_AT) {
+		LStage *c = s->compute.stage;
+		s->gfloor = facts_copy(L, c->gfloor ? c->gfloor : L->floor0);
+		for (int i = 0; i <= s->compute.leaf && i < c->nleaves && c->dmin; i++) {
+			IrExpr *lo, *hi;
+			leaf_range(c, i, &lo, &hi);
+			facts_nonempty(L, lo, hi, s->gfloor);
+		}
+		return;
+	}
+	s->gfloor = facts_copy(L, L->floor0);
+	if (s->output || !L->guards)
+		return;
+	int64_t *f = NULL;
+	for (int i = 0; i < L->nstages; i++) {
+		LStage *r = L->stages[i];
+		if (r == s || r->input || r->compute.kind == LEVEL_INLINE || !reads(r, s))
+			continue;
+		if (!r->ffloor)
+			return;     /* not bounded: no facts */
+		if (!f)
+			f = facts_copy(L, r->ffloor);
+		else
+			facts_meet(L, f, r->ffloor);
+	}
+	if (!f)
+		return;
+	facts_join(L, s->gfloor, f);
+	s->guard = facts_cond(L, s->gfloor, L->floor0);
+}
+
 /* A region's extent is negative where its consumer's loop runs past a
  * guarded tail (min(1, N - io*4 - ii) rows): nothing is computed or read
  * there, and the buffer is empty rather than of a negative size. */
@@ -583,6 +754,7 @@ static bool
 infer(Lower *L)
 {
 	int before = diag_errors();
+	L->floor0 = facts_base(L);
 	for (int i = L->nstages - 1; i >= 0; i--) {
 		LStage *s = L->stages[i];
 		if (s->input || s->compute.kind == LEVEL_INLINE)
@@ -600,6 +772,7 @@ infer(Lower *L)
 			s->dext[s->ndims + k] = s->rext[k];
 			s->dmax[s->ndims + k] = lin_normalize(ir_sub(ir_add(s->rmin[k], s->rext[k]), ir_i64c(1)));
 		}
+		computed_where(L, s);
 		if (s->output) {
 			for (int d = 0; d < s->ndims; d++) {
 				s->dmin[d] = s->amin[d] = ir_i64c(0);
@@ -637,6 +810,10 @@ infer(Lower *L)
 		s->bounded = true;
 		axes_extents(s);
 		tails(L, s);
+		/* its body runs where its own loops do too */
+		s->ffloor = facts_copy(L, s->gfloor);
+		for (int k = 0; k < nroots; k++)
+			facts_nonempty(L, s->dmin[k], s->dmax[k], s->ffloor);
 		push_loops(L, s);
 	}
 	if (diag_errors() != before)
@@ -647,7 +824,7 @@ infer(Lower *L)
 		LStage *s = L->stages[i];
 		if (s->input || !s->bounded)
 			continue;
-		c.scope = stage_scope(L, s, -1);
+		c.scope = facts_scope(L, stage_scope(L, s, -1), s->ffloor);
 		c.stage = s->loc;
 		c.s = s;
 		s->value = check_walk(&c, s->value, NULL);
@@ -671,8 +848,8 @@ any_round_up(Lower *L)
  * proves every access the kernel needs (and reports the ones it cannot),
  * then a second pass rounds the regions up and clamps what only whole
  * blocks read past the end. */
-bool
-bounds_infer_stages(Lower *L)
+static bool
+infer_rounded(Lower *L)
 {
 	L->rounding = false;
 	if (!any_round_up(L))
@@ -685,4 +862,29 @@ bounds_infer_stages(Lower *L)
 	L->nchecks = nchecks;
 	L->rounding = true;
 	return infer(L);
+}
+
+/* First without guards (no root stage relies on its consumers' facts),
+ * quietly; where that fails, again with them: guards appear only in a
+ * kernel whose proofs need them (facts.c), and the diagnostics are the
+ * second run's.  Off the CPU (a GPU kernel per root stage), no guards. */
+bool
+bounds_infer_stages(Lower *L)
+{
+	const char *target = L->opt && L->opt->target ? L->opt->target : "cpu";
+	L->guards = false;
+	if (strcmp(target, "cpu"))
+		return infer_rounded(L);
+	VarRange *ranges = L->ranges;
+	int nchecks = L->nchecks;
+	diag_mute(true);
+	bool ok = infer_rounded(L);
+	diag_mute(false);
+	if (ok)
+		return true;
+	L->ranges = ranges;
+	L->nchecks = nchecks;
+	L->regions_ok = false;
+	L->guards = true;
+	return infer_rounded(L);
 }

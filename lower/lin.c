@@ -233,6 +233,53 @@ fold_divmod(Lin *l)
 	}
 }
 
+/* While the prover runs, products of non-constant linear forms are
+ * multiplied out ((M - 1)*K + K - 1 is M*K - 1, the last element of a
+ * tensor of M*K) over atoms whose factors are in one order; normalised
+ * expressions keep their products. */
+static bool distribute;
+
+static int
+factor_key(IrExpr *a, IrExpr *b)
+{
+	if (a->kind != IR_VAR || b->kind != IR_VAR)
+		return (a->kind != IR_VAR) - (b->kind != IR_VAR);
+	return a->var->id < b->var->id ? -1 : a->var->id > b->var->id;
+}
+
+static Tree *
+product(IrExpr *e, Tree *ta, Tree *tb)
+{
+	Tree *r = leaf();
+	if (ta->kind || tb->kind || ta->lin.n + tb->lin.n > 6 ||
+	    __builtin_mul_overflow(ta->lin.k, tb->lin.k, &r->lin.k)) {
+		r->lin.k = 0;
+		add_term(&r->lin, e, 1);
+		return r;
+	}
+	int64_t c;
+	for (int i = -1; i < ta->lin.n; i++)
+		for (int j = -1; j < tb->lin.n; j++) {
+			if (i < 0 && j < 0)
+				continue;
+			int64_t ca = i < 0 ? ta->lin.k : ta->lin.t[i].c;
+			int64_t cb = j < 0 ? tb->lin.k : tb->lin.t[j].c;
+			if (__builtin_mul_overflow(ca, cb, &c)) {
+				r = leaf();
+				add_term(&r->lin, e, 1);
+				return r;
+			}
+			IrExpr *x = i < 0 ? NULL : ta->lin.t[i].atom, *y = j < 0 ? NULL : tb->lin.t[j].atom;
+			if (x && y && factor_key(x, y) > 0) {
+				IrExpr *t = x;
+				x = y;
+				y = t;
+			}
+			add_term(&r->lin, !x ? y : !y ? x : ir_mul(x, y), c);
+		}
+	return r;
+}
+
 static Tree *
 tree_of(IrExpr *e)
 {
@@ -255,6 +302,8 @@ tree_of(IrExpr *e)
 				return scale(tree_of(e->a), c);
 			if (ir_is_const(e->a, &c))
 				return scale(tree_of(e->b), c);
+			if (distribute)
+				return product(e, tree_of(e->a), tree_of(e->b));
 			break;
 		case IR_MIN:
 		case IR_MAX:
@@ -444,6 +493,48 @@ prove_divmod(Lin *l, VarRange *r, int depth)
 	return false;
 }
 
+/* Quotients and remainders by a divisor D that is not a constant but is
+ * at least 1 where the question is asked (a size inside a loop over it,
+ * facts.c): X%D lies in [0, D - 1]; (c*Y*D + X)/D is c*Y + X/D (the
+ * element i < M*K of a reshape is in row i/K <= (M*K - 1)/K = M - 1);
+ * and X/D lies between min(X, 0) and max(X, -1). */
+static bool
+prove_symdiv(Lin *l, VarRange *r, int depth)
+{
+	for (int i = 0; i < l->n; i++) {
+		IrExpr *a = l->t[i].atom, *x = a->a, *d = a->b;
+		int64_t m = l->t[i].c, c;
+		if ((a->kind != IR_DIV && a->kind != IR_MOD) || !is_i64(x) || !is_i64(d) ||
+		    ir_is_const(d, &c) || !lin_prove_le(ir_i64c(1), d, r))
+			continue;
+		if (a->kind == IR_MOD)
+			return prove_nonneg(replace_term(l, i, 1, m > 0 ? ir_i64c(0) :
+			    ir_sub(d, ir_i64c(1)), m), r, depth - 1);
+		budget = 200;
+		Tree *tx = tree_of(x);
+		IrExpr *by;
+		if (tx->kind) {
+			by = NULL;
+		} else {
+			Lin y = { NULL, 0, 0, 0 }, rest = { NULL, 0, 0, tx->lin.k };
+			for (int j = 0; j < tx->lin.n; j++) {
+				IrExpr *t = tx->lin.t[j].atom;
+				if (t->kind == IR_MUL && same(t->b, d))
+					add_term(&y, t->a, tx->lin.t[j].c);
+				else if (t->kind == IR_MUL && same(t->a, d))
+					add_term(&y, t->b, tx->lin.t[j].c);
+				else
+					add_term(&rest, t, tx->lin.t[j].c);
+			}
+			by = y.n ? ir_add(lin_expr(&y), ir_binop(IR_DIV, lin_expr(&rest), d)) : NULL;
+		}
+		if (!by)
+			by = m > 0 ? ir_min(x, ir_i64c(0)) : ir_max(x, ir_i64c(-1));
+		return prove_nonneg(replace_term(l, i, 1, by, m), r, depth - 1);
+	}
+	return false;
+}
+
 static bool
 prove_nonneg(Tree *t, VarRange *r, int depth)
 {
@@ -462,15 +553,23 @@ prove_nonneg(Tree *t, VarRange *r, int depth)
 	int best = -1, bestd = 1 << 30;
 	IrExpr *bound = NULL;
 	bool only_sizes = true;
+	int64_t floors = 0;     /* sum of c*floor over the sizes, saturated */
 	for (int i = 0; i < l->n; i++) {
 		IrExpr *a = l->t[i].atom;
 		bool pos = l->t[i].c > 0;
 		if (a->kind == IR_VAR) {
 			int d;
 			VarRange *vr = find_range(r, a->var, &d);
-			int64_t z;
-			if (vr && is_size(vr) && pos && ir_is_const(vr->lo, &z) && z == 0)
+			int64_t z, cz;
+			/* a size: its least value, last (a floor that a loop which
+			 * runs gives it, facts.c; the size may also sit inside
+			 * other atoms, so it is not replaced before them) */
+			if (vr && is_size(vr) && pos && ir_is_const(vr->lo, &z)) {
+				if (__builtin_mul_overflow(l->t[i].c, z, &cz) ||
+				    __builtin_add_overflow(floors, cz, &floors))
+					floors = INT64_MAX;
 				continue;
+			}
 			only_sizes = false;
 			IrExpr *b = vr ? (pos ? vr->lo : vr->hi) : NULL;
 			if (b && d < bestd)
@@ -486,9 +585,9 @@ prove_nonneg(Tree *t, VarRange *r, int depth)
 		}
 	}
 	if (only_sizes)
-		return l->k >= 0;
+		return l->k >= 0 || floors + l->k >= 0;   /* floors >= 0 > k: no overflow */
 	if (best < 0)
-		return prove_divmod(l, r, depth);
+		return prove_divmod(l, r, depth) || prove_symdiv(l, r, depth);
 	Lin rest = lin_copy(l);
 	int64_t c = l->t[best].c;
 	add_term(&rest, l->t[best].atom, -c);
@@ -504,9 +603,13 @@ lin_prove_le(IrExpr *a, IrExpr *b, VarRange *r)
 {
 	if (!is_i64(a) || !is_i64(b))
 		return false;
+	bool was = distribute;
+	distribute = true;
 	budget = 200;
 	Tree *d = combine(tree_of(b), tree_of(a), -1);
-	return prove_nonneg(d, r, 12);
+	bool ok = prove_nonneg(d, r, 12);
+	distribute = was;
+	return ok;
 }
 
 IrExpr *

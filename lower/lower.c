@@ -187,7 +187,10 @@ lower_stages(Lower *L)
 		LStage *s = L->stages[i];
 		if (s->input || !s->bounded || s->compute.kind != LEVEL_ROOT)
 			continue;
-		body = ir_seq(build(L, s), body);
+		IrStmt *b = build(L, s);
+		if (s->guard)     /* only where its consumers run (bounds_infer.c) */
+			b = ir_if(s->guard, b, NULL);
+		body = ir_seq(b, body);
 		if (!s->output)
 			body = allocate_at(s, body);
 	}

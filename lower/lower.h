@@ -118,6 +118,11 @@ struct LStage {
 	IrExpr **dmin, **dext, **dmax;   /* dmax = dmin + dext - 1, kept as found */
 	IrExpr **amin, **aext;     /* the allocation (store level) */
 	bool bounded;
+	/* facts.c: the sizes' floors where the stage is computed (its loops
+	 * are entered) and where its body runs; guard: the condition of a
+	 * root stage computed only where its consumers run (lower.c) */
+	int64_t *gfloor, *ffloor;
+	IrExpr *guard;
 	/* names a failed primitive would have made (its `->` outputs): later
 	 * uses fail quietly instead of repeating the error */
 	const char **poison; int npoison, cappoison;
@@ -150,6 +155,8 @@ typedef struct {
 	bool regions_ok;                           /* bounds_infer found every region */
 	bool rounding;                             /* bounds_infer: tail=round_up in effect */
 	bool storing;                              /* bounds_infer: a store level's region */
+	int64_t *floor0;                           /* bounds_infer: the sizes' floors (facts.c) */
+	bool guards;                               /* bounds_infer: root stages may be guarded */
 } Lower;
 
 /* stage.c: stages from the kernel's tensors; definitions as IR.  With
@@ -207,6 +214,19 @@ IrExpr *lin_extent(IrExpr *lo, IrExpr *hi);            /* hi - lo + 1 */
 
 /* bounds_infer.c: regions of every stage, access checks. */
 bool bounds_infer_stages(Lower *L);
+
+/* facts.c: size floors (the least value of each size parameter) that
+ * hold where a loop runs; arrays indexed like the kernel's parameters. */
+int64_t *facts_copy(Lower *L, const int64_t *from);      /* from NULL: zeros */
+int64_t *facts_base(Lower *L);                  /* the floors of L->ranges */
+void facts_join(Lower *L, int64_t *to, const int64_t *from);   /* both hold */
+void facts_meet(Lower *L, int64_t *to, const int64_t *from);   /* either */
+bool facts_stronger(Lower *L, const int64_t *a, const int64_t *b);
+void facts_ge0(Lower *L, IrExpr *e, int64_t *floor);     /* where e >= 0 */
+void facts_nonempty(Lower *L, IrExpr *lo, IrExpr *hi, int64_t *floor);
+VarRange *facts_scope(Lower *L, VarRange *r, const int64_t *floor);
+IrExpr *facts_cond(Lower *L, const int64_t *floor, const int64_t *base);
+const char *facts_text(Lower *L, const int64_t *floor, const int64_t *base);
 
 /* lower.c: loop nests from the stages. */
 IrStmt *lower_stages(Lower *L);
