@@ -129,7 +129,8 @@ map_lines(VizLines *m, VizTrace *t, Lines *L, IrStmt *s)
 			L->at = i + 1;
 			t->line_nloops[i + 1] = L->nstack + (s->kind == IS_FOR);
 			t->line_loops[i + 1] = arena_alloc(perm, (L->nstack + 2) * sizeof(char *));
-			memcpy(t->line_loops[i + 1], L->stack, L->nstack * sizeof(char *));
+			if (L->nstack)
+				memcpy(t->line_loops[i + 1], L->stack, L->nstack * sizeof(char *));
 			if (s->kind == IS_FOR)
 				t->line_loops[i + 1][L->nstack] = s->loop.var->name;
 			break;

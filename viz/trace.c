@@ -459,7 +459,8 @@ exec_store(Run *r, IrStmt *s)
 		e->update = in_update(r, b->name);
 		e->by = -1;
 		e->iter = arena_alloc(perm, (r->nloops + 1) * sizeof *e->iter);
-		memcpy(e->iter, r->loops, r->nloops * sizeof *e->iter);
+		if (r->nloops)
+			memcpy(e->iter, r->loops, r->nloops * sizeof *e->iter);
 		st->data[off] = convert(s->store.value->type.code, b->elem, v);
 		r->tick++;
 	}
