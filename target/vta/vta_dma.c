@@ -44,7 +44,22 @@ typedef struct {
 	int64_t d0, s0;             /* elements at the nest's origin */
 	bool empty;                 /* the pad condition is false everywhere */
 	bool skip;                  /* the guard is: nothing to copy */
+	bool quiet;                 /* a failure that fewer loops may avoid is not reported */
+	bool retry;                 /* ... and happened: run the outer loop here */
 } Plan;
+
+/* A failure that running the nest's outer loop here (one instruction per
+ * iteration) may avoid. */
+static bool
+again(Plan *P, const char *msg)
+{
+	if (P->quiet) {
+		P->retry = true;
+		return false;
+	}
+	diag_error(P->loc, "cannot copy '%s' with VTA's DMA: %s", P->what, msg);
+	return false;
+}
 
 static bool
 fail(Plan *P, const char *msg)
@@ -105,7 +120,7 @@ ranges(Plan *P, IrExpr *cond, Var **vars, int n, int64_t *mins, VtaEnv *env, int
 			if (!cl)
 				continue;
 			if (which >= 0)
-				return fail(P, arena_printf(ir_arena, "its condition %s involves two loops "
+				return again(P, arena_printf(ir_arena, "its condition %s involves two loops "
 				    "('%s' and '%s'); the DMA pads each dimension on its own",
 				    ir_expr_str(c), vars[which]->name, vars[l]->name));
 			which = l;
@@ -204,7 +219,7 @@ plan(Plan *P, IrStmt **loops, int n, IrExpr *pad, IrExpr *guard, IrExpr *didx,
 			    "not whole elements of %d", vars[l]->name, (long long)d.c[l],
 			    (long long)s.c[l], L));
 		if (d.c[l] < 0 || s.c[l] < 0)
-			return fail(P, arena_printf(ir_arena, "loop '%s' runs backwards; VTA's strides "
+			return again(P, arena_printf(ir_arena, "loop '%s' runs backwards; VTA's strides "
 			    "are unsigned", vars[l]->name));
 		if (P->nd >= VTA_MAXL)
 			return fail(P, "too many loops");
@@ -360,6 +375,8 @@ emit(Plan *P)
 	if (P->nd > 0 && P->dim[0].dstep == 1 && P->dim[0].sstep == 1)
 		x = &P->dim[i++];
 	int64_t xw = x->ghi - x->glo + 1;
+	if (xw <= 0 || (y != &unit && y->glo > y->ghi))
+		return true;     /* the guard leaves nothing */
 	/* y: rows that follow each other on the on-chip side */
 	if (i < P->nd) {
 		Dim *c = &P->dim[i];
@@ -399,6 +416,30 @@ emit(Plan *P)
 		if (o == nouter)
 			return true;
 	}
+}
+
+/* The copy of the nest: planned whole, or, when a condition or a
+ * backwards step keeps the DMA from expressing its outer loop, with that
+ * loop run here (an instruction or more per iteration) and the rest
+ * planned again. */
+static bool
+copy(Plan *proto, IrStmt **loops, int n, IrExpr *pad, IrExpr *guard, IrExpr *didx,
+    IrExpr *sidx, VtaEnv *env)
+{
+	Plan P = *proto;
+	P.quiet = n > 1;
+	if (plan(&P, loops, n, pad, guard, didx, sidx, env))
+		return emit(&P);
+	if (!P.retry)
+		return false;
+	int64_t min, ext;
+	if (!vta_eval(loops[0]->loop.min, env, &min) || !vta_eval(loops[0]->loop.extent, env, &ext))
+		return fail(&P, "its loops' bounds are not known at compile time");
+	for (int64_t i = 0; i < ext; i++)
+		if (!copy(proto, loops + 1, n - 1, pad, guard, didx, sidx,
+		    vta_bind(env, loops[0]->loop.var, min + i)))
+			return false;
+	return true;
 }
 
 /* The value of a LOAD's leaf: the DRAM load, perhaps widened, perhaps
@@ -461,8 +502,7 @@ vta_dma_nest(VtaRun *R, IrStmt **loops, int n, IrExpr *guard, IrStmt *leaf, VtaE
 	P.sram_base = vta_sram_base(R, b);
 	P.region = vta_dram(R, src);
 	vta_stream(R)->dram[P.region].read = true;
-	if (plan(&P, loops, n, pad, guard, leaf->store.idx[0], ld->load.idx[0], env))
-		emit(&P);
+	copy(&P, loops, n, pad, guard, leaf->store.idx[0], ld->load.idx[0], env);
 	return true;
 }
 
@@ -488,6 +528,5 @@ vta_dma_store(VtaRun *R, IrStmt **loops, int n, IrExpr *guard, IrStmt *leaf, IrE
 	P.region = vta_dram(R, dst);
 	vta_stream(R)->dram[P.region].written = true;
 	/* d: DRAM, s: acc */
-	return plan(&P, loops, n, NULL, guard, leaf->store.idx[0], src->load.idx[0], env) &&
-	    emit(&P);
+	return copy(&P, loops, n, NULL, guard, leaf->store.idx[0], src->load.idx[0], env);
 }
