@@ -702,7 +702,7 @@ computed_where(Lower *L, LStage *s)
 	if (s->compute.kind == LEVEL_AT) {
 		LStage *c = s->compute.stage;
 		s->gfloor = facts_copy(L, c->gfloor ? c->gfloor : L->floor0);
-		for (int i = 0; i <= s->compute.leaf && i < c->nleaves && c->dmin; i++) {
+		for (int i = 0; c->bounded && i <= s->compute.leaf && i < c->nleaves; i++) {
 			IrExpr *lo, *hi;
 			leaf_range(c, i, &lo, &hi);
 			facts_nonempty(L, lo, hi, s->gfloor);
