@@ -71,6 +71,13 @@ nop_compute(VtaStream *s)
 	return in;
 }
 
+/* Back pressure: after every SYNC tokens a module takes from a queue, the
+ * other module's next instruction waits for the one that took it, so no
+ * module runs more than about SYNC tokens ahead of the one it feeds (VTA's
+ * queues hold 255; a stream where the compute module never waits for the
+ * store module would otherwise push a token per STORE without bound). */
+enum { SYNC = 64 };
+
 void
 vta_deps(VtaStream *s)
 {
@@ -87,27 +94,40 @@ vta_deps(VtaStream *s)
 				(*arr[k])[e] = -1;
 		}
 	}
+	/* what each module has waited for on each queue */
 	int64_t c_l2g = -1, l_g2l = -1, s_g2s = -1, c_s2g = -1;
+	/* pops per queue, and what the other module's next instruction must
+	 * wait for (back pressure; -1: nothing) */
+	int64_t n_l2g = 0, n_g2l = 0, n_g2s = 0, n_s2g = 0;
+	int64_t sync_load = -1, sync_comp_l = -1, sync_comp_s = -1, sync_store = -1;
 	int64_t last_load = -1, last_store = -1;
+	int a = VTA_SRAM_ACC;
 	for (int64_t i = 0; i < s->ninsn; i++) {
 		VtaInsn *in = &s->insn[i];
 		VtaFoot *f = &in->foot;
 		int mod = txrt_vta_module(&in->in);
 		if (mod == TXRT_VTA_MOD_LOAD) {
 			last_load = i;
-			for (int m = VTA_SRAM_INP; m <= VTA_SRAM_WGT; m++) {
-				if (f->wlo[m] > f->whi[m])
-					continue;
-				int64_t need = latest(T.comp_r[m], f->wlo[m], f->whi[m], T.depth[m]);
-				if (need > l_g2l) {
-					s->insn[need].in.push_prev = 1;
-					in->in.pop_next = 1;
-					l_g2l = need;
+			int64_t need = sync_load;
+			sync_load = -1;
+			for (int m = VTA_SRAM_INP; m <= VTA_SRAM_WGT; m++)
+				if (f->wlo[m] <= f->whi[m]) {
+					int64_t x = latest(T.comp_r[m], f->wlo[m], f->whi[m], T.depth[m]);
+					need = x > need ? x : need;
 				}
-				mark(T.load_w[m], f->wlo[m], f->whi[m], T.depth[m], i);
+			if (need > l_g2l) {
+				s->insn[need].in.push_prev = 1;
+				in->in.pop_next = 1;
+				l_g2l = need;
+				if (++n_g2l % SYNC == 0)
+					sync_comp_l = i;
 			}
+			for (int m = VTA_SRAM_INP; m <= VTA_SRAM_WGT; m++)
+				if (f->wlo[m] <= f->whi[m])
+					mark(T.load_w[m], f->wlo[m], f->whi[m], T.depth[m], i);
 		} else if (mod == TXRT_VTA_MOD_COMPUTE) {
-			int64_t need = -1;
+			int64_t need = sync_comp_l;
+			sync_comp_l = -1;
 			for (int m = VTA_SRAM_INP; m <= VTA_SRAM_WGT; m++)
 				if (f->rlo[m] <= f->rhi[m]) {
 					int64_t x = latest(T.load_w[m], f->rlo[m], f->rhi[m], T.depth[m]);
@@ -117,15 +137,21 @@ vta_deps(VtaStream *s)
 				s->insn[need].in.push_next = 1;
 				in->in.pop_prev = 1;
 				c_l2g = need;
+				if (++n_l2g % SYNC == 0)
+					sync_load = i;
 			}
-			int a = VTA_SRAM_ACC;
+			int64_t x = sync_comp_s;
+			sync_comp_s = -1;
 			if (f->wlo[a] <= f->whi[a]) {
-				int64_t x = latest(T.store_r[a], f->wlo[a], f->whi[a], T.depth[a]);
-				if (x > c_s2g) {
-					s->insn[x].in.push_prev = 1;
-					in->in.pop_next = 1;
-					c_s2g = x;
-				}
+				int64_t y = latest(T.store_r[a], f->wlo[a], f->whi[a], T.depth[a]);
+				x = y > x ? y : x;
+			}
+			if (x > c_s2g) {
+				s->insn[x].in.push_prev = 1;
+				in->in.pop_next = 1;
+				c_s2g = x;
+				if (++n_s2g % SYNC == 0)
+					sync_store = i;
 			}
 			for (int m = VTA_SRAM_INP; m <= VTA_SRAM_WGT; m++)
 				if (f->rlo[m] <= f->rhi[m])
@@ -134,16 +160,21 @@ vta_deps(VtaStream *s)
 				mark(T.comp_w[a], f->wlo[a], f->whi[a], T.depth[a], i);
 		} else {
 			last_store = i;
-			int a = VTA_SRAM_ACC;
+			int64_t x = sync_store;
+			sync_store = -1;
 			if (f->rlo[a] <= f->rhi[a]) {
-				int64_t x = latest(T.comp_w[a], f->rlo[a], f->rhi[a], T.depth[a]);
-				if (x > s_g2s) {
-					s->insn[x].in.push_next = 1;
-					in->in.pop_prev = 1;
-					s_g2s = x;
-				}
-				mark(T.store_r[a], f->rlo[a], f->rhi[a], T.depth[a], i);
+				int64_t y = latest(T.comp_w[a], f->rlo[a], f->rhi[a], T.depth[a]);
+				x = y > x ? y : x;
 			}
+			if (x > s_g2s) {
+				s->insn[x].in.push_next = 1;
+				in->in.pop_prev = 1;
+				s_g2s = x;
+				if (++n_g2s % SYNC == 0)
+					sync_comp_s = i;
+			}
+			if (f->rlo[a] <= f->rhi[a])
+				mark(T.store_r[a], f->rlo[a], f->rhi[a], T.depth[a], i);
 		}
 	}
 	/* the drain: the compute module waits for the last load and store */
