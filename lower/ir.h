@@ -203,6 +203,7 @@ struct IrStmt {
 typedef struct {
 	const char *name;
 	Kernel *kernel;            /* the AST it came from */
+	Program *prog;             /* its program (intrinsic tables: target/vta) */
 	Var **params; int nparams; /* size and scalar parameters, in kernel order */
 	Buffer **args; int nargs;  /* tensor arguments, in declaration order */
 	IrStmt *body;

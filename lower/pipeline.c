@@ -213,6 +213,7 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	IrFunc *f = arena_alloc(ir_arena, sizeof *f);
 	f->name = k->name;
 	f->kernel = k;
+	f->prog = p;
 	f->params = L->params;
 	f->nparams = k->nparams;
 	int cap = 0;

@@ -16,6 +16,8 @@
  *
  *   mma (cuda)       c[i, j] = sum(k < 16) f32(a[i, k]) * f32(b[k, j]) with
  *                    a and b f16[16, 16]: a warp's block on the tensor cores.
+ *   alu (vta)        c[j] = OP(a[j], b[j]) or OP(a[j], imm): one operation of
+ *                    VTA's ALU on a row of 16 int32 (min, max, +, *, >>).
  *
  * The table of emitter kinds is intrinsic_kinds below.
  */
@@ -33,6 +35,7 @@ static const IntrinsicKind intrinsic_kinds[] = {
 	{ "cpu", "fma_outer", "c[i, j] = sum(k < K) a[i, k] * b[k, j] in f32" },
 	{ "vta", "gemm", "c[j] = sum(k < 16) i32(a[k]) * i32(b[j, k]), a and b i8, c i32" },
 	{ "cuda", "mma", "c[i, j] = sum(k < 16) f32(a[i, k]) * f32(b[k, j]), a and b f16, c f32" },
+	{ "vta", "alu", "c[j] = OP(a[j], b[j]) or OP(a[j], imm), OP min, max, +, * or >>, on i32[16]" },
 };
 enum { NKINDS = sizeof intrinsic_kinds / sizeof *intrinsic_kinds };
 
@@ -196,6 +199,88 @@ check_mma(Kernel *k, Rule *r)
 		    "tensor cores' m16n8k16 shape, twice)", k->name);
 }
 
+/* alu (vta): one lane-wise operation of VTA's ALU on a row of 16 int32
+ * accumulators, c[j] = OP(a[j], b[j]) (the tensor form, b another row)
+ * or c[j] = OP(a[j], imm) (the immediate form, imm a scalar parameter),
+ * OP one of min, max, +, * and >> (a left shift is >> by a negative
+ * amount).  The set declared is what the VTA target may use: its
+ * epilogues are checked against it (intrinsic_alu_has). */
+static const char alu_form[] = "c[j] = OP(a[j], b[j]) or OP(a[j], imm), OP one of min, max, "
+    "+, * and >>, on i32[16]";
+
+/* The operation of an alu intrinsic's rule: an IntrinsicAluOp, or -1. */
+static int
+alu_op(Expr *v, Expr **x, Expr **y)
+{
+	if (v->kind == EXPR_BINARY && (v->bin.op == OP_ADD || v->bin.op == OP_MUL ||
+	    v->bin.op == OP_SHR)) {
+		*x = v->bin.a;
+		*y = v->bin.b;
+		return v->bin.op == OP_ADD ? ALU_ADD : v->bin.op == OP_MUL ? ALU_MUL : ALU_SHR;
+	}
+	if (v->kind == EXPR_CALL && v->call.nargs == 2 &&
+	    (v->call.builtin == BI_MIN || v->call.builtin == BI_MAX)) {
+		*x = v->call.args[0];
+		*y = v->call.args[1];
+		return v->call.builtin == BI_MIN ? ALU_MIN : ALU_MAX;
+	}
+	return -1;
+}
+
+static bool
+row(Expr *e, const char *j)
+{
+	return e && e->kind == EXPR_ACCESS && e->call.nargs == 1 && is_axis(e->call.args[0], j) &&
+	    e->call.tensor->role == ROLE_IN && e->call.tensor->elem == TY_I32 &&
+	    e->call.tensor->ndims == 1 && const_dim(e->call.tensor, 0) == 16;
+}
+
+/* The form of alu intrinsic k: its operation, and whether it takes an
+ * immediate; false when k is not one (after check_alu's errors). */
+static bool
+alu_form_of(Kernel *k, int *op, bool *imm)
+{
+	Rule *r = NULL;
+	for (int i = 0; i < k->nitems; i++)
+		if (k->items[i].rule)
+			r = k->items[i].rule;
+	if (!r || !r->tensor || r->naxes != 1 || r->tensor->elem != TY_I32 ||
+	    r->tensor->ndims != 1 || const_dim(r->tensor, 0) != 16)
+		return false;
+	Expr *x, *y;
+	*op = alu_op(r->value, &x, &y);
+	if (*op < 0 || !row(x, r->axes[0]))
+		return false;
+	*imm = y->kind == EXPR_NAME && y->id.ref == REF_SCALAR && y->id.param->type == TY_I32;
+	return *imm || row(y, r->axes[0]);
+}
+
+static void
+check_alu(Kernel *k, Rule *r)
+{
+	int op;
+	bool imm;
+	if (!alu_form_of(k, &op, &imm))
+		diag_error(r->loc, "intrinsic '%s' (alu) must be %s", k->name, alu_form);
+}
+
+bool
+intrinsic_alu_has(Program *p, int op, bool imm)
+{
+	for (int i = 0; p && i < p->nintrinsics; i++) {
+		Kernel *k = p->intrinsics[i];
+		int o;
+		bool m;
+		if (k && k->intr_emit && !strcmp(k->intr_emit, "alu") &&
+		    !strcmp(k->intr_target, "vta") && alu_form_of(k, &o, &m) && o == op && m == imm)
+			return true;
+	}
+	for (int i = 0; p && i < p->nimports; i++)
+		if (p->imports[i] && intrinsic_alu_has(p->imports[i]->prog, op, imm))
+			return true;
+	return false;
+}
+
 static void
 check_one(Kernel *k)
 {
@@ -246,6 +331,8 @@ check_one(Kernel *k)
 		check_vta_gemm(k, r);
 	else if (!strcmp(ik->kind, "mma"))
 		check_mma(k, r);
+	else if (!strcmp(ik->kind, "alu"))
+		check_alu(k, r);
 }
 
 void

@@ -147,6 +147,10 @@ extern const char *const prim_bind_values[];   /* blockIdx.x ... vthread */
  * form their emitter needs); the one called name in p or its imports. */
 void intrinsic_program(Program *p);
 Kernel *intrinsic_find(Program *p, const char *name);
+/* VTA's ALU operations (intrinsic emitter "alu"): whether p or its imports
+ * declare operation op in the immediate or the tensor form. */
+enum { ALU_MIN, ALU_MAX, ALU_ADD, ALU_SHR, ALU_MUL };
+bool intrinsic_alu_has(Program *p, int op, bool imm);
 
 /* ---- schedule.c: schedule validation (names, kinds, counts). -------- */
 void schedule_check(Program *p);

@@ -118,6 +118,8 @@ int vta_lanes(MemScope s);
 /* The DRAM region of global buffer b (added on first use). */
 int vta_dram(VtaRun *R, Buffer *b);
 VtaStream *vta_stream(VtaRun *R);
+/* The program the kernel came from (its intrinsic tables). */
+Program *vta_program(VtaRun *R);
 /* Where a diagnostic about buffer b's stage points: its rule, else its
  * declaration, else dflt. */
 Loc vta_stage_loc(Buffer *b, Loc dflt);

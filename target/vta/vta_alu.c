@@ -25,6 +25,7 @@
  */
 #include <string.h>
 
+#include "sema/sema.h"
 #include "target/vta/vta.h"
 
 enum { MAXOPS = 16 };
@@ -70,7 +71,7 @@ bad(Loc loc, const char *what, IrExpr *e, const char *why)
 
 /* E as its acc row and the operations on it, innermost first. */
 static IrExpr *
-chain(IrExpr *e, AluOp *ops, int *n, Loc loc, const char *what)
+chain(Program *p, IrExpr *e, AluOp *ops, int *n, Loc loc, const char *what)
 {
 	e = strip(e);
 	if (on_acc(e))
@@ -132,7 +133,13 @@ chain(IrExpr *e, AluOp *ops, int *n, Loc loc, const char *what)
 		    "16 signed bits", (long long)op.value)), NULL;
 	if (!has_acc(x))
 		return bad(loc, what, e, "no operand is a row of acc"), NULL;
-	IrExpr *base = chain(x, ops, n, loc, what);
+	if (!intrinsic_alu_has(p, op.op, op.imm)) {
+		static const char *const names[] = { "MIN", "MAX", "ADD", "SHR", "MUL" };
+		return bad(loc, what, e, arena_printf(ir_arena, "its %s in the %s form is not in the "
+		    "ALU table (alu intrinsics of the vta target, intrinsics/vta.tx: import it)",
+		    names[op.op], op.imm ? "immediate" : "tensor")), NULL;
+	}
+	IrExpr *base = chain(p, x, ops, n, loc, what);
 	if (!base)
 		return NULL;
 	if (op.op == TXRT_VTA_ALU_MUL)
@@ -261,7 +268,7 @@ vta_compute_nest(VtaRun *R, IrStmt **loops, int n, IrExpr *guard, IrStmt *leaf, 
 	IrExpr *top = v;
 	if (!to_acc && top->kind == IR_CAST && ir_bits(top->type.code) == 8)
 		top = top->a;
-	IrExpr *base = chain(top, ops, &nops, loc, b->name);
+	IrExpr *base = chain(vta_program(R), top, ops, &nops, loc, b->name);
 	if (!base)
 		return true;
 	if (to_acc) {

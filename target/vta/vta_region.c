@@ -73,6 +73,12 @@ vta_stream(VtaRun *R)
 	return R->s;
 }
 
+Program *
+vta_program(VtaRun *R)
+{
+	return R->f->prog;
+}
+
 int
 vta_sram_of(MemScope s)
 {
