@@ -661,7 +661,9 @@ bench(Bench *b)
 	if (b->vta) {
 		printf("  vta schedules on libtxrt's %s (results checked; time: the simulator's cycle model)\n",
 		    txrt_vta_device_name());
-		return vta_rows(b, prog, k, args, slots, tref) && ok ? 0 : 1;
+		ok &= vta_rows(b, prog, k, args, slots, tref);
+		llvm_jit_free(ref.jit);
+		return ok ? 0 : 1;
 	}
 	printf("  %-16s %12s  %17s  %10s\n", "schedule", "time", "rate", "max error");
 	printf("  %-16s %9.3f ms", "(unscheduled)", tref * 1e3);
