@@ -10,6 +10,8 @@
  *     ./h --params      prints the size and scalar parameters
  *
  * Sizes must be given; scalars default to a value drawn from the seed.
+ * A harness made with -D (whose shapes are then those sizes') refuses other
+ * values of them (exit 2) instead of allocating the wrong buffers.
  * Every buffer sits between guard zones that are checked after the call,
  * inputs are hashed before and after (a kernel must not write them), and
  * outputs start filled with the `poison` byte (0xff: NaN for floats), so an
@@ -524,6 +526,23 @@ emit_ir(FILE *out, IrFunc *f, IrExpr *e)
 	return true;
 }
 
+/* Whether size v was fixed with -D (the entry point's check `v == c` that
+ * lowering puts first), and its value. */
+static bool
+fixed_size(IrFunc *f, Var *v, int64_t *out)
+{
+	IrStmt *s = f->body;
+	for (int i = 0; s && s->kind == IS_BLOCK && i < s->block.n; i++) {
+		IrStmt *a = s->block.stmts[i];
+		if (a->kind != IS_ASSERT)
+			break;
+		IrExpr *c = a->assrt.cond;
+		if (c->kind == IR_EQ && c->a->kind == IR_VAR && c->a->var == v && ir_is_const(c->b, out))
+			return true;
+	}
+	return false;
+}
+
 /* Writes a declared shape expression (AST, sizes and constants only). */
 static bool
 emit_ast(FILE *out, Expr *e)
@@ -688,6 +707,14 @@ harness_emit(FILE *out, IrFunc *f)
 			fprintf(out, "\ts[%d] = txh_size(&o, pr, %d);\n", i, i);
 		else
 			fprintf(out, "\ttxh_v[%d] = txh_scalar(&o, pr, %d);\n", i, i);
+	}
+	/* a size fixed with -D: the shapes below are built for it alone */
+	for (int i = 0; i < f->nparams; i++) {
+		int64_t v;
+		if (is_size(f, i) && fixed_size(f, f->params[i], &v))
+			fprintf(out, "\tif (s[%d] != INT64_C(%lld)) {\n\t\tfprintf(stderr, \"%%s: built with "
+			    "-D %s=%lld; run it with %s=%lld\\n\", argv[0]);\n\t\treturn 2;\n\t}\n", i,
+			    (long long)v, f->params[i]->name, (long long)v, f->params[i]->name, (long long)v);
 	}
 	for (int i = 0; i < f->nargs; i++) {
 		Buffer *b = f->args[i];
