@@ -251,6 +251,20 @@ typedef struct TzReq {
 	Kernel *intr;
 	Loc loc, axis_loc;
 } TzReq;
+/* sched.c and sched_stages.c share these (the primitives' arguments, the
+ * leaves and relations of a stage's axes, a failed primitive's quiet
+ * followers); sched_stages.c has the primitives that make a stage. */
+extern bool sched_quiet;
+bool sched_poisoned(const char **v, int n, const char *name);
+SchedArg *sched_arg(SchedPrim *sp, int n);
+int sched_find_leaf(LStage *s, SchedArg *a);
+void sched_insert_leaf(LStage *s, int pos, int axis);
+Rel *sched_add_rel(LStage *s);
+bool sched_reads(LStage *c, LStage *p);
+MemScope sched_scope_of(Lower *L, SchedArg *a);
+void sched_cache_read(Lower *L, LStage *src, SchedPrim *sp);
+void sched_cache_write(Lower *L, LStage *s, SchedPrim *sp);
+void sched_rfactor(Lower *L, LStage *s, SchedPrim *sp);
 void tensorize_request(Lower *L, LStage *s, SchedPrim *sp);
 IrStmt *tensorize_stmt(Lower *L, IrStmt *s);
 

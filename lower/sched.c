@@ -2,8 +2,9 @@
  *
  * Each primitive updates a stage's schedule (lower.h: axes, split/fuse
  * relations, leaf loop order, compute and store levels) or makes a new
- * stage (cache_read, cache_write, rfactor), after checking that it is
- * legal; an illegal one is reported at the primitive with the reason.
+ * stage (cache_read, cache_write, rfactor: sched_stages.c), after checking
+ * that it is legal; an illegal one is reported at the primitive with the
+ * reason.
  * sched_finish then resolves compute_at/store_at loops in the final nests,
  * inlines compute_inline stages into their consumers, and checks what
  * needs the whole schedule (every use enclosed, no parallel loop between
@@ -17,10 +18,10 @@
 /* Set when a primitive fails because an earlier one did (it names a loop
  * or stage that the failed primitive would have made): that primitive
  * fails too, without a second diagnostic for the same mistake. */
-static bool quiet;
+bool sched_quiet;
 
-static bool
-poisoned(const char **v, int n, const char *name)
+bool
+sched_poisoned(const char **v, int n, const char *name)
 {
 	for (int i = 0; i < n; i++)
 		if (v[i] == name)
@@ -30,8 +31,8 @@ poisoned(const char **v, int n, const char *name)
 
 /* ---- arguments -------------------------------------------------------- */
 
-static SchedArg *
-arg(SchedPrim *sp, int n)
+SchedArg *
+sched_arg(SchedPrim *sp, int n)
 {
 	for (int i = 0; i < sp->nargs; i++)
 		if (!sp->args[i].key && n-- == 0)
@@ -49,8 +50,8 @@ kwarg(SchedPrim *sp, const char *key)
 }
 
 /* The position of the loop named by a, or -1 after an error. */
-static int
-find_leaf(LStage *s, SchedArg *a)
+int
+sched_find_leaf(LStage *s, SchedArg *a)
 {
 	if (!a || (a->kind != ARG_NAME && a->kind != ARG_STRING))
 		return -1;
@@ -58,8 +59,8 @@ find_leaf(LStage *s, SchedArg *a)
 	int p = stage_leaf(s, n);
 	if (p >= 0)
 		return p;
-	if (poisoned(s->poison, s->npoison, n)) {
-		quiet = true;
+	if (sched_poisoned(s->poison, s->npoison, n)) {
+		sched_quiet = true;
 		return -1;
 	}
 	for (int i = 0; i < s->naxes; i++)
@@ -88,8 +89,8 @@ out_ok(LStage *s, SchedPrim *sp, int i)
 
 /* ---- axis structure ------------------------------------------------- */
 
-static void
-insert_leaf(LStage *s, int pos, int axis)
+void
+sched_insert_leaf(LStage *s, int pos, int axis)
 {
 	ARENA_PUSH(ir_arena, s->leaves, s->nleaves, s->capleaves);
 	memmove(&s->leaves[pos + 1], &s->leaves[pos], (s->nleaves - 1 - pos) * sizeof *s->leaves);
@@ -103,8 +104,8 @@ remove_leaf(LStage *s, int pos)
 	s->nleaves--;
 }
 
-static Rel *
-add_rel(LStage *s)
+Rel *
+sched_add_rel(LStage *s)
 {
 	return ARENA_PUSH(ir_arena, s->rels, s->nrels, s->caprels);
 }
@@ -120,11 +121,11 @@ split(Lower *L, LStage *s, int pos, int64_t f, TailKind tail, bool round_up, con
 	s->axes[p].leaf = false;
 	s->axes[o].made = s->axes[i].made = loc;
 	s->axes[i].factor = f;
-	Rel *r = add_rel(s);
+	Rel *r = sched_add_rel(s);
 	r->parent = p, r->outer = o, r->inner = i, r->factor = f, r->tail = tail, r->loc = loc;
 	r->round_up = round_up;
 	s->leaves[pos] = o;
-	insert_leaf(s, pos + 1, i);
+	sched_insert_leaf(s, pos + 1, i);
 }
 
 static TailKind
@@ -187,7 +188,7 @@ reorder(LStage *s, int *pos, int n)
 static void
 fuse(Lower *L, LStage *s, SchedPrim *sp)
 {
-	int pa = find_leaf(s, arg(sp, 0)), pb = find_leaf(s, arg(sp, 1));
+	int pa = sched_find_leaf(s, sched_arg(sp, 0)), pb = sched_find_leaf(s, sched_arg(sp, 1));
 	if (pa < 0 || pb < 0 || !out_ok(s, sp, 0))
 		return;
 	Axis *a = &s->axes[s->leaves[pa]], *b = &s->axes[s->leaves[pb]];
@@ -214,7 +215,7 @@ fuse(Lower *L, LStage *s, SchedPrim *sp)
 	int f = stage_add_axis(L, s, sp->outs[0], red);
 	s->axes[f].made = sp->loc;
 	s->axes[ia].leaf = s->axes[ib].leaf = false;
-	Rel *r = add_rel(s);
+	Rel *r = sched_add_rel(s);
 	r->fuse = true, r->parent = f, r->outer = ia, r->inner = ib, r->loc = sp->loc;
 	s->leaves[pa] = f;
 	remove_leaf(s, pb);
@@ -223,16 +224,16 @@ fuse(Lower *L, LStage *s, SchedPrim *sp)
 static void
 set_kind(LStage *s, SchedPrim *sp, ForKind fk)
 {
-	int p = find_leaf(s, arg(sp, 0));
+	int p = sched_find_leaf(s, sched_arg(sp, 0));
 	if (p < 0)
 		return;
 	Axis *a = &s->axes[s->leaves[p]];
 	if (a->red && (fk == FOR_PARALLEL || fk == FOR_VECTORIZED || fk == FOR_GPU_BLOCK ||
 	    fk == FOR_GPU_THREAD)) {
-		diag_error(arg(sp, 0)->loc, "cannot %s reduction axis '%s' of '%s': its iterations "
+		diag_error(sched_arg(sp, 0)->loc, "cannot %s reduction axis '%s' of '%s': its iterations "
 		    "update the same element", fk == FOR_VECTORIZED ? "vectorize" :
 		    fk == FOR_PARALLEL ? "parallelize" : "bind", a->name, s->name);
-		diag_note(sp->loc, "factor it out first: %s.rfactor(%s) -> %s_rf, then %s the "
+		diag_note(sp->loc, "factor it out first: %s.sched_rfactor(%s) -> %s_rf, then %s the "
 		    "new pure axis '%s' of %s_rf", s->name, a->name, s->name,
 		    fk == FOR_VECTORIZED ? "vectorize" : fk == FOR_PARALLEL ? "parallelize" : "bind",
 		    a->name, s->name);
@@ -244,326 +245,10 @@ set_kind(LStage *s, SchedPrim *sp, ForKind fk)
 	a->fk = fk;
 	a->fk_loc = sp->loc;
 	if (fk == FOR_GPU_BLOCK || fk == FOR_GPU_THREAD) {
-		SchedArg *t = arg(sp, 1);
+		SchedArg *t = sched_arg(sp, 1);
 		const char *d = t && t->str2 ? t->str2 : "x";
 		a->gpu_dim = d[0] == 'z' ? 2 : d[0] == 'y' ? 1 : 0;
 	}
-}
-
-/* ---- primitives that make stages ---------------------------------- */
-
-static int
-index_of(Lower *L, LStage *s)
-{
-	for (int i = 0; i < L->nstages; i++)
-		if (L->stages[i] == s)
-			return i;
-	return L->nstages;
-}
-
-static bool
-reads(LStage *c, LStage *p)
-{
-	return stage_reads(c->value, p->buf) || stage_reads(c->rbody, p->buf) ||
-	    stage_reads(c->rpred, p->buf);
-}
-
-static bool
-new_stage_name_ok(Lower *L, SchedPrim *sp)
-{
-	if (sp->nouts < 1)
-		return false;
-	if (stage_find(L, sp->outs[0])) {
-		diag_error(sp->out_locs[0], "'%s' is already a stage", sp->outs[0]);
-		return false;
-	}
-	return true;
-}
-
-/* The scope a cache_read, cache_write or set_scope names, checked against
- * the schedule's target: inp, wgt and acc are VTA's on-chip buffers and
- * exist only there; VTA has no local or shared memory.  A mismatch is
- * reported and gives global. */
-static MemScope
-scope_of(Lower *L, SchedArg *a)
-{
-	static const struct { const char *name; MemScope s; } scopes[] = {
-		{ "local", SCOPE_LOCAL }, { "shared", SCOPE_SHARED }, { "inp", SCOPE_VTA_INP },
-		{ "wgt", SCOPE_VTA_WGT }, { "acc", SCOPE_VTA_ACC },
-	};
-	const char *target = L->sched && L->sched->target ? L->sched->target : "cpu";
-	bool vta = !strcmp(target, "vta");
-	for (size_t i = 0; a && a->str && i < sizeof scopes / sizeof *scopes; i++) {
-		if (strcmp(a->str, scopes[i].name) != 0)
-			continue;
-		MemScope s = scopes[i].s;
-		bool vscope = s == SCOPE_VTA_INP || s == SCOPE_VTA_WGT || s == SCOPE_VTA_ACC;
-		if (vscope && !vta)
-			diag_error(a->loc, "scope '%s' is one of VTA's on-chip buffers; this schedule "
-			    "is for %s", a->str, target);
-		else if (!vscope && vta)
-			diag_error(a->loc, "VTA has no %s memory: its scopes are inp (activations), "
-			    "wgt (weights) and acc (accumulators)", a->str);
-		else
-			return s;
-		return SCOPE_GLOBAL;
-	}
-	return SCOPE_GLOBAL;
-}
-
-static void
-cache_read(Lower *L, LStage *src, SchedPrim *sp)
-{
-	if (!new_stage_name_ok(L, sp))
-		return;
-	LStage **rd = NULL;
-	int nrd = 0, caprd = 0;
-	SchedArg *list = arg(sp, 1);
-	if (list && list->kind == ARG_LIST) {
-		for (int i = 0; i < list->nlist; i++) {
-			LStage *r = stage_find(L, intern_cstr(list->list[i].str));
-			if (!r && poisoned(L->poison, L->npoison, intern_cstr(list->list[i].str))) {
-				quiet = true;
-				return;
-			}
-			if (!r || r->input) {
-				diag_error(list->list[i].loc, "'%s' is not a stage", list->list[i].str);
-				return;
-			}
-			if (!reads(r, src)) {
-				diag_error(list->list[i].loc, "'%s' does not read '%s'", r->name, src->name);
-				return;
-			}
-			*ARENA_PUSH(ir_arena, rd, nrd, caprd) = r;
-		}
-	} else {
-		for (int i = 0; i < L->nstages; i++)
-			if (!L->stages[i]->input && L->stages[i] != src && reads(L->stages[i], src))
-				*ARENA_PUSH(ir_arena, rd, nrd, caprd) = L->stages[i];
-	}
-	if (nrd == 0) {
-		diag_error(sp->loc, "nothing reads '%s', so there is nothing to cache", src->name);
-		return;
-	}
-	int at = index_of(L, rd[0]);
-	for (int i = 1; i < nrd; i++)
-		if (index_of(L, rd[i]) < at)
-			at = index_of(L, rd[i]);
-	LStage *n = stage_new(L, sp->outs[0], src->elem, src->ndims, at);
-	n->loc = sp->loc;
-	n->scope = n->buf->scope = scope_of(L, arg(sp, 0));
-	n->buf->scope_loc = sp->loc;
-	n->scope_loc = sp->loc;
-	IrExpr **idx = arena_alloc(ir_arena, (src->ndims + 1) * sizeof *idx);
-	for (int d = 0; d < src->ndims; d++) {
-		const char *an = src->input || !src->t ? arena_printf(ir_arena, "ax%d", d)
-		    : src->axes[d].name;
-		stage_add_axis(L, n, an, false);
-		idx[d] = ir_var(n->axes[d].var);
-	}
-	n->leaves = arena_alloc(ir_arena, (n->naxes + 1) * sizeof *n->leaves);
-	n->nleaves = n->capleaves = n->naxes;
-	for (int i = 0; i < n->naxes; i++)
-		n->leaves[i] = i;
-	n->value = ir_load(src->buf, idx, src->ndims, NULL, 1);
-	for (int i = 0; i < nrd; i++) {
-		rd[i]->value = stage_redirect(rd[i]->value, src->buf, n->buf);
-		rd[i]->rbody = stage_redirect(rd[i]->rbody, src->buf, n->buf);
-		rd[i]->rpred = stage_redirect(rd[i]->rpred, src->buf, n->buf);
-	}
-}
-
-/* Copies s's axes (with fresh variables), relations and leaves into n;
- * map[i] is the new index of s's axis i. */
-static int *
-copy_axes(Lower *L, LStage *s, LStage *n)
-{
-	int *map = arena_alloc(ir_arena, (s->naxes + 1) * sizeof *map);
-	for (int i = 0; i < s->naxes; i++) {
-		map[i] = stage_add_axis(L, n, s->axes[i].name, s->axes[i].red);
-		Axis *a = &n->axes[map[i]];
-		a->leaf = s->axes[i].leaf;
-		a->factor = s->axes[i].factor;
-		a->made = s->axes[i].made;
-	}
-	for (int i = 0; i < s->nrels; i++) {
-		Rel *r = add_rel(n);
-		*r = s->rels[i];
-		r->parent = map[r->parent], r->outer = map[r->outer], r->inner = map[r->inner];
-	}
-	n->leaves = arena_alloc(ir_arena, (s->nleaves + 1) * sizeof *n->leaves);
-	n->nleaves = n->capleaves = s->nleaves;
-	for (int i = 0; i < s->nleaves; i++)
-		n->leaves[i] = map[s->leaves[i]];
-	return map;
-}
-
-/* Drops s's reduction axes from its loops and relations. */
-static void
-drop_reduction(LStage *s)
-{
-	int j = 0;
-	for (int i = 0; i < s->nleaves; i++)
-		if (!s->axes[s->leaves[i]].red)
-			s->leaves[j++] = s->leaves[i];
-	s->nleaves = j;
-	j = 0;
-	for (int i = 0; i < s->nrels; i++)
-		if (!s->axes[s->rels[i].parent].red)
-			s->rels[j++] = s->rels[i];
-	s->nrels = j;
-	for (int i = 0; i < s->naxes; i++)
-		if (s->axes[i].red)
-			s->axes[i].leaf = false;
-}
-
-static IrExpr **
-pure_index(LStage *s)
-{
-	IrExpr **idx = arena_alloc(ir_arena, (s->ndims + 2) * sizeof *idx);
-	for (int d = 0; d < s->ndims; d++)
-		idx[d] = ir_var(s->axes[d].var);
-	return idx;
-}
-
-static IrExpr *
-rename_roots(LStage *s, IrExpr *e, LStage *n, int *map)
-{
-	for (int d = 0; d < s->ndims; d++)
-		e = stage_subst(e, s->axes[d].var, ir_var(n->axes[map[d]].var));
-	for (int i = 0; i < s->nred; i++)
-		e = stage_subst(e, s->axes[s->rax[i]].var, ir_var(n->axes[map[s->rax[i]]].var));
-	return e;
-}
-
-static void
-cache_write(Lower *L, LStage *s, SchedPrim *sp)
-{
-	if (!new_stage_name_ok(L, sp))
-		return;
-	if (s->input) {
-		diag_error(sp->stage_loc, "cannot cache_write input '%s'", s->name);
-		return;
-	}
-	LStage *n = stage_new(L, sp->outs[0], s->elem, s->ndims, index_of(L, s));
-	n->loc = sp->loc;
-	n->scope = n->buf->scope = scope_of(L, arg(sp, 0));
-	n->buf->scope_loc = sp->loc;
-	n->scope_loc = sp->loc;
-	int *map = copy_axes(L, s, n);
-	n->red = s->red, n->rop = s->rop, n->nred = s->nred;
-	n->rmin = s->rmin, n->rext = s->rext;
-	n->rax = arena_alloc(ir_arena, (s->nred + 1) * sizeof *n->rax);
-	for (int i = 0; i < s->nred; i++)
-		n->rax[i] = map[s->rax[i]];
-	n->value = rename_roots(s, s->value, n, map);
-	n->rbody = rename_roots(s, s->rbody, n, map);
-	n->rpred = rename_roots(s, s->rpred, n, map);
-	s->value = ir_load(n->buf, pure_index(s), s->ndims, NULL, 1);
-	s->red = false;
-	s->rbody = s->rpred = NULL;
-	s->nred = 0;
-	drop_reduction(s);
-}
-
-static void
-rfactor(Lower *L, LStage *s, SchedPrim *sp)
-{
-	int pos = find_leaf(s, arg(sp, 0));
-	if (pos < 0 || !new_stage_name_ok(L, sp))
-		return;
-	int fa = s->leaves[pos];
-	if (!s->red || !s->axes[fa].red) {
-		diag_error(arg(sp, 0)->loc, "'%s' is not a reduction axis of '%s'; rfactor factors "
-		    "a reduction axis out into a new stage", s->axes[fa].name, s->name);
-		return;
-	}
-	for (int i = 0; i < s->nrels; i++)
-		if (s->axes[s->rels[i].parent].red && !s->rels[i].fuse && s->rels[i].tail == TAIL_EXACT) {
-			diag_error(sp->loc, "rfactor of '%s' after a tail=exact split of reduction axis "
-			    "'%s' is not supported; use guard", s->name, s->axes[s->rels[i].parent].name);
-			return;
-		}
-	/* the reduction axes as functions of the reduction loops */
-	axes_extents(s);
-	LStage *n = stage_new(L, sp->outs[0], s->elem, s->ndims + 1, index_of(L, s));
-	n->loc = sp->loc;
-	int *map = arena_alloc(ir_arena, (s->naxes + 1) * sizeof *map);
-	for (int i = 0; i < s->naxes; i++)
-		map[i] = -1;
-	for (int d = 0; d < s->ndims; d++)
-		map[d] = stage_add_axis(L, n, s->axes[d].name, false);
-	map[fa] = stage_add_axis(L, n, s->axes[fa].name, false);
-	n->red = true, n->rop = s->rop;
-	n->rmin = arena_alloc(ir_arena, (s->nleaves + 1) * sizeof *n->rmin);
-	n->rext = arena_alloc(ir_arena, (s->nleaves + 1) * sizeof *n->rext);
-	n->rax = arena_alloc(ir_arena, (s->nleaves + 1) * sizeof *n->rax);
-	for (int i = 0; i < s->nleaves; i++) {
-		int a = s->leaves[i];
-		if (!s->axes[a].red || a == fa)
-			continue;
-		map[a] = n->rax[n->nred] = stage_add_axis(L, n, s->axes[a].name, true);
-		n->rmin[n->nred] = ir_i64c(0);
-		n->rext[n->nred++] = s->axes[a].ext;
-	}
-	/* pure derived axes keep their structure */
-	for (int i = 0; i < s->naxes; i++)
-		if (map[i] < 0 && !s->axes[i].red) {
-			map[i] = stage_add_axis(L, n, s->axes[i].name, false);
-			n->axes[map[i]].leaf = s->axes[i].leaf;
-			n->axes[map[i]].factor = s->axes[i].factor;
-		}
-	for (int i = 0; i < s->naxes; i++)
-		if (map[i] >= 0)
-			n->axes[map[i]].leaf = s->axes[i].leaf;
-	for (int i = 0; i < s->nrels; i++)
-		if (!s->axes[s->rels[i].parent].red) {
-			Rel *r = add_rel(n);
-			*r = s->rels[i];
-			r->parent = map[r->parent], r->outer = map[r->outer], r->inner = map[r->inner];
-		}
-	n->leaves = arena_alloc(ir_arena, (s->nleaves + 1) * sizeof *n->leaves);
-	n->nleaves = n->capleaves = s->nleaves;
-	for (int i = 0; i < s->nleaves; i++)
-		n->leaves[i] = map[s->leaves[i]];
-	n->axes[map[fa]].factor = s->axes[fa].factor;
-	/* the definition: reduction roots in terms of the loops */
-	IrExpr *body = s->rbody, *pred = s->rpred;
-	for (int i = 0; i < s->nred; i++) {
-		int r = s->rax[i];
-		IrExpr *v = axes_root_value(s, r);
-		body = stage_subst(body, s->axes[r].var, v);
-		pred = stage_subst(pred, s->axes[r].var, v);
-	}
-	IrExpr *tails = axes_guards(s, false, true);   /* the reduction's guard splits */
-	if (tails)
-		pred = pred ? ir_binop(IR_AND, pred, tails) : tails;
-	for (int i = 0; i < s->naxes; i++)
-		if (map[i] >= 0 && (i < s->ndims || s->axes[i].red)) {
-			body = stage_subst(body, s->axes[i].var, ir_var(n->axes[map[i]].var));
-			pred = stage_subst(pred, s->axes[i].var, ir_var(n->axes[map[i]].var));
-		}
-	n->rbody = body;
-	n->rpred = pred;
-	/* s now reduces n over the factored axis */
-	IrExpr *fext = s->axes[fa].ext;
-	int k = stage_add_axis(L, s, s->axes[fa].name, true);
-	s->axes[k].factor = s->axes[fa].factor;
-	drop_reduction(s);
-	s->axes[k].leaf = true;
-	int at = pos < s->nleaves ? pos : s->nleaves;
-	insert_leaf(s, at, k);
-	s->nred = 1;
-	s->rax = arena_alloc(ir_arena, 2 * sizeof *s->rax);
-	s->rax[0] = k;
-	s->rmin = arena_alloc(ir_arena, 2 * sizeof *s->rmin);
-	s->rext = arena_alloc(ir_arena, 2 * sizeof *s->rext);
-	s->rmin[0] = ir_i64c(0);
-	s->rext[0] = fext;
-	IrExpr **idx = pure_index(s);
-	idx[s->ndims] = ir_var(s->axes[k].var);
-	s->rbody = ir_load(n->buf, idx, s->ndims + 1, NULL, 1);
-	s->rpred = NULL;
 }
 
 /* ---- the primitives ----------------------------------------------- */
@@ -571,10 +256,10 @@ rfactor(Lower *L, LStage *s, SchedPrim *sp)
 static bool
 level(Lower *L, LStage *s, SchedPrim *sp, Level *lv)
 {
-	SchedArg *st = arg(sp, 0), *ax = arg(sp, 1);
+	SchedArg *st = sched_arg(sp, 0), *ax = sched_arg(sp, 1);
 	LStage *t = st && st->str ? stage_find(L, intern_cstr(st->str)) : NULL;
-	if (!t && st && st->str && poisoned(L->poison, L->npoison, intern_cstr(st->str))) {
-		quiet = true;
+	if (!t && st && st->str && sched_poisoned(L->poison, L->npoison, intern_cstr(st->str))) {
+		sched_quiet = true;
 		return false;
 	}
 	if (!t || t->input) {
@@ -597,8 +282,8 @@ static void
 apply(Lower *L, SchedPrim *sp)
 {
 	LStage *s = stage_find(L, intern_cstr(sp->stage));
-	if (!s && poisoned(L->poison, L->npoison, intern_cstr(sp->stage))) {
-		quiet = true;
+	if (!s && sched_poisoned(L->poison, L->npoison, intern_cstr(sp->stage))) {
+		sched_quiet = true;
 		return;
 	}
 	if (!s) {
@@ -613,8 +298,8 @@ apply(Lower *L, SchedPrim *sp)
 	SchedArg *a;
 	switch (sp->prim_id) {
 	case PRIM_SPLIT:
-		p = find_leaf(s, arg(sp, 0));
-		a = arg(sp, 1);
+		p = sched_find_leaf(s, sched_arg(sp, 0));
+		a = sched_arg(sp, 1);
 		if (p < 0 || !a || a->ival <= 0 || !out_ok(s, sp, 0) || !out_ok(s, sp, 1))
 			return;
 		if (tail_ok(s, p, tail_of(sp), sp))
@@ -628,9 +313,9 @@ apply(Lower *L, SchedPrim *sp)
 		}
 		/* fall through */
 	case PRIM_TILE:
-		p = find_leaf(s, arg(sp, 0));
-		q = find_leaf(s, arg(sp, 1));
-		if (p < 0 || q < 0 || !arg(sp, 2) || !arg(sp, 3) || sp->nouts != 4)
+		p = sched_find_leaf(s, sched_arg(sp, 0));
+		q = sched_find_leaf(s, sched_arg(sp, 1));
+		if (p < 0 || q < 0 || !sched_arg(sp, 2) || !sched_arg(sp, 3) || sp->nouts != 4)
 			return;
 		for (int i = 0; i < 4; i++)
 			if (!out_ok(s, sp, i))
@@ -639,9 +324,9 @@ apply(Lower *L, SchedPrim *sp)
 			return;
 		{
 			const char *x = s->axes[s->leaves[p]].name, *y = s->axes[s->leaves[q]].name;
-			split(L, s, p, arg(sp, 2)->ival, tail_of(sp), round_of(sp), sp->outs[0], sp->outs[2], sp->loc);
+			split(L, s, p, sched_arg(sp, 2)->ival, tail_of(sp), round_of(sp), sp->outs[0], sp->outs[2], sp->loc);
 			q = stage_leaf(s, y);
-			split(L, s, q, arg(sp, 3)->ival, tail_of(sp), round_of(sp), sp->outs[1], sp->outs[3], sp->loc);
+			split(L, s, q, sched_arg(sp, 3)->ival, tail_of(sp), round_of(sp), sp->outs[1], sp->outs[3], sp->loc);
 			(void)x;
 			int ps[4];
 			for (int i = 0; i < 4; i++)
@@ -671,8 +356,8 @@ apply(Lower *L, SchedPrim *sp)
 	case PRIM_REORDER: {
 		int n = 0;
 		pos = arena_alloc(ir_arena, (sp->nargs + 1) * sizeof *pos);
-		for (int i = 0; (a = arg(sp, i)); i++) {
-			if ((pos[n] = find_leaf(s, a)) < 0)
+		for (int i = 0; (a = sched_arg(sp, i)); i++) {
+			if ((pos[n] = sched_find_leaf(s, a)) < 0)
 				return;
 			for (int j = 0; j < n; j++)
 				if (pos[j] == pos[n]) {
@@ -688,7 +373,7 @@ apply(Lower *L, SchedPrim *sp)
 		set_kind(s, sp, FOR_UNROLLED);
 		break;
 	case PRIM_PARTITION: {
-		int p = find_leaf(s, arg(sp, 0));
+		int p = sched_find_leaf(s, sched_arg(sp, 0));
 		if (p >= 0)
 			s->axes[s->leaves[p]].partition = true;
 		break;
@@ -712,7 +397,7 @@ apply(Lower *L, SchedPrim *sp)
 			    "a cuda schedule, not a cpu one");
 			return;
 		}
-		a = arg(sp, 1);
+		a = sched_arg(sp, 1);
 		set_kind(s, sp, a && !strcmp(a->str ? a->str : "", "vthread") ? FOR_VTHREAD :
 		    a && a->str && !strcmp(a->str, "blockIdx") ? FOR_GPU_BLOCK : FOR_GPU_THREAD);
 		break;
@@ -756,13 +441,13 @@ apply(Lower *L, SchedPrim *sp)
 		s->store_set = true;
 		break;
 	case PRIM_CACHE_READ:
-		cache_read(L, s, sp);
+		sched_cache_read(L, s, sp);
 		break;
 	case PRIM_CACHE_WRITE:
-		cache_write(L, s, sp);
+		sched_cache_write(L, s, sp);
 		break;
 	case PRIM_RFACTOR:
-		rfactor(L, s, sp);
+		sched_rfactor(L, s, sp);
 		break;
 	case PRIM_TENSORIZE:
 		tensorize_request(L, s, sp);     /* matched after lowering: tensorize.c */
@@ -784,7 +469,7 @@ apply(Lower *L, SchedPrim *sp)
 			    "%s '%s' is the caller's buffer", s->input ? "input" : "output", s->name);
 			return;
 		}
-		s->scope = s->buf->scope = scope_of(L, arg(sp, 0));
+		s->scope = s->buf->scope = sched_scope_of(L, sched_arg(sp, 0));
 		s->buf->scope_loc = sp->loc;
 		s->scope_loc = sp->loc;
 		break;
@@ -792,7 +477,7 @@ apply(Lower *L, SchedPrim *sp)
 		/* hints; on VTA, TVM's two (the target finds copies and ALU work
 		 * by their scopes and shapes, and says when a tagged stage is
 		 * neither) */
-		SchedArg *t = arg(sp, 1);
+		SchedArg *t = sched_arg(sp, 1);
 		const char *target = L->sched && L->sched->target ? L->sched->target : "cpu";
 		if (!strcmp(target, "vta") && t && t->str && strcmp(t->str, "dma_copy") != 0 &&
 		    strcmp(t->str, "alu") != 0)
@@ -833,9 +518,9 @@ sched_apply(Lower *L, Schedule *s, int nprims)
 	L->sched = s;
 	for (int i = 0; s && i < nprims && i < s->nprims; i++) {
 		int e = diag_errors();
-		quiet = false;
+		sched_quiet = false;
 		apply(L, &s->prims[i]);
-		if (diag_errors() != e || quiet)
+		if (diag_errors() != e || sched_quiet)
 			poison_outs(L, &s->prims[i]);
 	}
 	return diag_errors() == before;
@@ -846,7 +531,7 @@ sched_apply(Lower *L, Schedule *s, int nprims)
 bool
 sched_consumes(LStage *c, LStage *p)
 {
-	return c != p && !c->input && reads(c, p);
+	return c != p && !c->input && sched_reads(c, p);
 }
 
 typedef struct { LStage *p; } InlineCtx;
@@ -897,7 +582,7 @@ resolve_level(LStage *s, Level *lv, const char *what)
 	lv->leaf = lv->axis ? stage_leaf(t, lv->axis) : -1;
 	if (lv->leaf >= 0)
 		return true;
-	if (lv->axis && poisoned(t->poison, t->npoison, lv->axis))
+	if (lv->axis && sched_poisoned(t->poison, t->npoison, lv->axis))
 		return false;     /* the primitive that would have made it failed */
 	bool gone = false;
 	for (int i = 0; i < t->naxes; i++)
