@@ -233,7 +233,7 @@ set_kind(LStage *s, SchedPrim *sp, ForKind fk)
 		diag_error(sched_arg(sp, 0)->loc, "cannot %s reduction axis '%s' of '%s': its iterations "
 		    "update the same element", fk == FOR_VECTORIZED ? "vectorize" :
 		    fk == FOR_PARALLEL ? "parallelize" : "bind", a->name, s->name);
-		diag_note(sp->loc, "factor it out first: %s.sched_rfactor(%s) -> %s_rf, then %s the "
+		diag_note(sp->loc, "factor it out first: %s.rfactor(%s) -> %s_rf, then %s the "
 		    "new pure axis '%s' of %s_rf", s->name, a->name, s->name,
 		    fk == FOR_VECTORIZED ? "vectorize" : fk == FOR_PARALLEL ? "parallelize" : "bind",
 		    a->name, s->name);
