@@ -689,11 +689,14 @@ reads(LStage *r, LStage *s)
 	    stage_reads(r->rpred, s->buf);
 }
 
-/* The sizes' floors where s is computed (facts.c).  At a loop of its
- * consumer: where that loop and the ones around it run.  At root, for
- * consumers that all run only where, say, N >= 1: there, and s is
- * computed under that guard (a root stage with no such consumers, and
- * outputs, everywhere).  Only while L->guards (bounds_infer_stages). */
+/* The sizes' floors where s is computed (facts.c): at a loop of its
+ * consumer, where that loop and the ones around it run; at root, the
+ * kernel's.  While L->guards (bounds_infer_stages), a stage whose readers
+ * all run only where, say, W >= 1 more than that is computed only there,
+ * under that guard: at root, a clamp-to-edge border read at rows -1 to H
+ * of it; at a loop, clamp(j, 0, W - 1) of a loop inside it (the region
+ * [min(0, W - 1), W - 1] is [0, W - 1] where the loop over W runs, and
+ * nothing is read where it does not).  Outputs are computed everywhere. */
 static void
 computed_where(Lower *L, LStage *s)
 {
@@ -707,9 +710,9 @@ computed_where(Lower *L, LStage *s)
 			leaf_range(c, i, &lo, &hi);
 			facts_nonempty(L, lo, hi, s->gfloor);
 		}
-		return;
+	} else {
+		s->gfloor = facts_copy(L, L->floor0);
 	}
-	s->gfloor = facts_copy(L, L->floor0);
 	if (s->output || !L->guards)
 		return;
 	int64_t *f = NULL;
@@ -726,8 +729,9 @@ computed_where(Lower *L, LStage *s)
 	}
 	if (!f)
 		return;
+	int64_t *at = facts_copy(L, s->gfloor);
 	facts_join(L, s->gfloor, f);
-	s->guard = facts_cond(L, s->gfloor, L->floor0);
+	s->guard = facts_cond(L, s->gfloor, at);
 }
 
 /* A region's extent is negative where its consumer's loop runs past a

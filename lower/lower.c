@@ -94,8 +94,12 @@ attached(Lower *L, LStage *s, int pos, IrStmt *body)
 	for (int i = 0; i < L->nstages; i++) {
 		LStage *p = L->stages[i];
 		if (p->bounded && p->compute.kind == LEVEL_AT && p->compute.stage == s &&
-		    p->compute.leaf == pos)
-			pre = ir_seq(pre, build(L, p));
+		    p->compute.leaf == pos) {
+			IrStmt *b = build(L, p);
+			if (p->guard)   /* only where its readers run (bounds_infer.c) */
+				b = ir_if(p->guard, b, NULL);
+			pre = ir_seq(pre, b);
+		}
 	}
 	body = ir_seq(pre, body);
 	for (int i = L->nstages - 1; i >= 0; i--) {
