@@ -390,7 +390,23 @@ resolve_expr(Scope *s, Expr *e)
 	case EXPR_ACCESS:
 		resolve_access(s, e);
 		break;
-	case EXPR_CALL: case EXPR_CAST: case EXPR_SELECT:
+	case EXPR_CALL:
+		if (borders_is_helper(e->call.name)) {
+			/* its indices first, so that an error in one is reported
+			 * once, not in each of its copies */
+			int before = diag_errors();
+			for (int i = 1; i < e->call.nargs; i++)
+				resolve_expr(s, e->call.args[i]);
+			if (diag_errors() != before) {
+				e->call.name = NULL;
+				e->call.nargs = 0;
+			} else if (borders_expand(s->k, s->r, e)) {
+				resolve_expr(s, e);
+			}
+			break;
+		}
+		/* fall through */
+	case EXPR_CAST: case EXPR_SELECT:
 		for (int i = 0; i < e->call.nargs; i++)
 			resolve_expr(s, e->call.args[i]);
 		break;

@@ -59,6 +59,16 @@ Param *resolve_param(Kernel *k, const char *name);
  * condition): parameters and tensors only. */
 void resolve_params_expr(Kernel *k, Expr *e);
 
+/* ---- borders.c: repeat_edge, constant_exterior, wrap, mirror -------
+ * Rewrites a boundary helper call, in place, into the index expression it
+ * stands for (resolve calls it before it resolves a call's names); true
+ * when e was one (an error in it is reported and leaves a call of no
+ * function). */
+bool borders_expand(Kernel *k, const Rule *r, Expr *e);
+bool borders_is_helper(const char *name);
+/* The i-th helper's name (0 ...), NULL past the last (for suggestions). */
+const char *borders_helper_name(int i);
+
 /* ---- shapes.c: shapes over sizes and constants; index counts. ------- */
 void shapes_kernel(Kernel *k);
 /* Reports (and returns false) where e uses more than size parameters,

@@ -190,10 +190,13 @@ check_call(Ctx *c, Expr *e)
 			    "with brackets: %s[...]", name, name);
 			return TY_ERROR;
 		}
-		const char *names[BI_COUNT];
-		for (int i = 0; i < BI_COUNT; i++)
-			names[i] = i == BI_NONE ? NULL : builtins[i].name;
-		const char *near = check_closest(name, names, BI_COUNT);
+		const char *names[BI_COUNT + 8];
+		int n = 0;
+		for (int i = BI_NONE + 1; i < BI_COUNT; i++)
+			names[n++] = builtins[i].name;
+		for (int i = 0; borders_helper_name(i) && n < BI_COUNT + 8; i++)
+			names[n++] = borders_helper_name(i);
+		const char *near = check_closest(name, names, n);
 		if (near)
 			diag_error(e->call.name_loc, "unknown function '%s'; did you mean '%s'?",
 			    name, near);
