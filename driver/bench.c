@@ -282,6 +282,7 @@ put(void *p, size_t i, ScalarType t, double v)
 		((uint16_t *)p)[i] = bits;
 		break;
 	}
+	case TY_BF16: ((uint16_t *)p)[i] = ir_bf16_bits(v); break;   /* exact too */
 	case TY_F32: ((float *)p)[i] = (float)v; break;
 	default: ((double *)p)[i] = v; break;
 	}
@@ -305,6 +306,12 @@ get(const void *p, size_t i, ScalarType t)
 		double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) :
 		    ldexp(1024 + m, e - 25);
 		return h & 0x8000 ? -v : v;
+	}
+	case TY_BF16: {
+		uint32_t u = (uint32_t)((const uint16_t *)p)[i] << 16;
+		float f;
+		memcpy(&f, &u, sizeof f);
+		return f;
 	}
 	case TY_F32: return ((const float *)p)[i];
 	default: return ((const double *)p)[i];

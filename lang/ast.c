@@ -10,7 +10,7 @@ static const char *const type_names[TY_COUNT] = {
 	[TY_ERROR] = "<error>", [TY_BOOL] = "bool",
 	[TY_I8] = "i8", [TY_I16] = "i16", [TY_I32] = "i32", [TY_I64] = "i64",
 	[TY_U8] = "u8", [TY_U16] = "u16", [TY_U32] = "u32", [TY_U64] = "u64",
-	[TY_F16] = "f16", [TY_F32] = "f32", [TY_F64] = "f64",
+	[TY_F16] = "f16", [TY_BF16] = "bf16", [TY_F32] = "f32", [TY_F64] = "f64",
 	[TY_INT_LIT] = "integer literal", [TY_FLOAT_LIT] = "floating-point literal",
 };
 
@@ -28,7 +28,7 @@ type_bits(ScalarType t)
 	switch (t) {
 	case TY_BOOL: return 1;
 	case TY_I8: case TY_U8: return 8;
-	case TY_I16: case TY_U16: case TY_F16: return 16;
+	case TY_I16: case TY_U16: case TY_F16: case TY_BF16: return 16;
 	case TY_I32: case TY_U32: case TY_F32: return 32;
 	case TY_I64: case TY_U64: case TY_F64: case TY_INT_LIT: case TY_FLOAT_LIT:
 		return 64;

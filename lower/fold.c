@@ -95,7 +95,7 @@ static IrExpr *
 fold_float(IrExprKind k, IrType t, double x, double y)
 {
 	double r;
-	if (t.code == TY_F16)
+	if (t.code == TY_F16 || t.code == TY_BF16)
 		return NULL;
 	switch (k) {
 	case IR_ADD: r = x + y; break;
@@ -145,7 +145,8 @@ fold_unop(IrExprKind k, IrExpr *a)
 		default: return NULL;
 		}
 	}
-	if (a->kind == IR_FLOAT && k == IR_NEG && a->type.code != TY_F16)
+	if (a->kind == IR_FLOAT && k == IR_NEG && a->type.code != TY_F16 &&
+	    a->type.code != TY_BF16)
 		return ir_float(a->type, -a->fval);
 	return NULL;
 }
@@ -153,7 +154,8 @@ fold_unop(IrExprKind k, IrExpr *a)
 IrExpr *
 fold_cast(IrType t, IrExpr *a)
 {
-	if (!a || t.lanes != 1 || t.code == TY_F16 || a->type.code == TY_F16)
+	if (!a || t.lanes != 1 || t.code == TY_F16 || a->type.code == TY_F16 ||
+	    t.code == TY_BF16 || a->type.code == TY_BF16)
 		return NULL;
 	if (a->kind == IR_INT) {
 		int64_t v = a->ival;

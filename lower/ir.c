@@ -77,7 +77,7 @@ ir_bits(ScalarType t)
 	switch (t) {
 	case TY_BOOL: return 1;
 	case TY_I8: case TY_U8: return 8;
-	case TY_I16: case TY_U16: case TY_F16: return 16;
+	case TY_I16: case TY_U16: case TY_F16: case TY_BF16: return 16;
 	case TY_I32: case TY_U32: case TY_F32: return 32;
 	default: return 64;
 	}
@@ -101,6 +101,29 @@ ir_is_float(IrType t)
 	return t.code >= TY_F16 && t.code <= TY_F64;
 }
 
+uint16_t
+ir_bf16_bits(double v)
+{
+	float f = (float)v;
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof u);
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return (uint16_t)((u >> 16) | 0x40);   /* NaN: quiet, sign kept */
+	u += 0x7fffu + ((u >> 16) & 1);            /* to nearest, ties to even */
+	return (uint16_t)(u >> 16);
+}
+
+double
+ir_bf16_value(double v)
+{
+	uint32_t u = (uint32_t)ir_bf16_bits(v) << 16;
+	float f;
+
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
 bool
 ir_is_bool(IrType t)
 {
@@ -111,7 +134,7 @@ static const char *const scalar_names[TY_COUNT] = {
 	[TY_ERROR] = "error", [TY_BOOL] = "bool",
 	[TY_I8] = "i8", [TY_I16] = "i16", [TY_I32] = "i32", [TY_I64] = "i64",
 	[TY_U8] = "u8", [TY_U16] = "u16", [TY_U32] = "u32", [TY_U64] = "u64",
-	[TY_F16] = "f16", [TY_F32] = "f32", [TY_F64] = "f64",
+	[TY_F16] = "f16", [TY_BF16] = "bf16", [TY_F32] = "f32", [TY_F64] = "f64",
 	[TY_INT_LIT] = "int", [TY_FLOAT_LIT] = "float",
 };
 
@@ -256,7 +279,7 @@ ir_float(IrType t, double v)
 	if (t.lanes != 1 || !ir_is_float(t))
 		ICE("float immediate of type %s", ir_type_str(t));
 	IrExpr *e = node(IR_FLOAT, t);
-	e->fval = t.code == TY_F64 ? v : (double)(float)v;
+	e->fval = t.code == TY_F64 ? v : t.code == TY_BF16 ? ir_bf16_value(v) : (double)(float)v;
 	return e;
 }
 

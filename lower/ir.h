@@ -56,7 +56,13 @@ extern const IrType ir_i64, ir_i32, ir_bool, ir_f32, ir_f64;
 int ir_bits(ScalarType t);                   /* 1 for bool, 8..64 */
 bool ir_is_int(IrType t);                    /* i8..u64 (not bool) */
 bool ir_is_uint(IrType t);                   /* u8..u64 */
-bool ir_is_float(IrType t);                  /* f16, f32, f64 */
+bool ir_is_float(IrType t);                  /* f16, bf16, f32, f64 */
+/* bfloat16 (tx.5, TYPES): the top half of an f32.  A value of another type
+ * converts to bf16 by rounding to f32 first, then to the nearest bf16
+ * (ties to even); NaN stays NaN (quiet, sign kept).  ir_bf16_bits gives
+ * the 16 bits, ir_bf16_value the bf16 value as a double. */
+uint16_t ir_bf16_bits(double v);
+double ir_bf16_value(double v);
 bool ir_is_bool(IrType t);
 const char *ir_type_str(IrType t);           /* "f32", "f32x8" */
 /* v truncated to t's width, sign- or zero-extended (u64: bit pattern). */

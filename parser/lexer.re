@@ -356,6 +356,7 @@ lexer_next(Lexer *lx, Token *t)
 		"u32"                   { TYPE(TY_U32); }
 		"u64"                   { TYPE(TY_U64); }
 		"f16"                   { TYPE(TY_F16); }
+		"bf16"                  { TYPE(TY_BF16); }
 		"f32"                   { TYPE(TY_F32); }
 		"f64"                   { TYPE(TY_F64); }
 		"sum"                   { RED(RED_SUM); }

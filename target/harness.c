@@ -80,10 +80,10 @@ static const char runtime[] =
 "#include <string.h>\n"
 "\n"
 "enum { TXH_SIZE = -1, TXH_BOOL, TXH_I8, TXH_I16, TXH_I32, TXH_I64, TXH_U8, TXH_U16,\n"
-"\tTXH_U32, TXH_U64, TXH_F16, TXH_F32, TXH_F64 };\n"
+"\tTXH_U32, TXH_U64, TXH_F16, TXH_BF16, TXH_F32, TXH_F64 };\n"
 "static const char *const txh_tname[] = { \"bool\", \"i8\", \"i16\", \"i32\", \"i64\",\n"
-"\t\"u8\", \"u16\", \"u32\", \"u64\", \"f16\", \"f32\", \"f64\" };\n"
-"static const int txh_tsize[] = { 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8 };\n"
+"\t\"u8\", \"u16\", \"u32\", \"u64\", \"f16\", \"bf16\", \"f32\", \"f64\" };\n"
+"static const int txh_tsize[] = { 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8 };\n"
 "#define TXH_RED 64        /* guard bytes on each side of a buffer */\n"
 "#define TXH_GUARD 0xcd\n"
 "\n"
@@ -158,6 +158,16 @@ static const char runtime[] =
 "\treturn (uint16_t)(s | h);\n"
 "}\n"
 "\n"
+"/* float to bfloat16 (its top half), rounding to nearest even */\n"
+"static inline uint16_t txh_bf16(float f)\n"
+"{\n"
+"\tuint32_t x;\n"
+"\tmemcpy(&x, &f, 4);\n"
+"\tif ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40);\n"
+"\tx += 0x7fffu + ((x >> 16) & 1);\n"
+"\treturn (uint16_t)(x >> 16);\n"
+"}\n"
+"\n"
 "static void txh_usage(const char *prog, const TxhParam *pr, int np)\n"
 "{\n"
 "\tfprintf(stderr, \"usage: %s\", prog);\n"
@@ -212,7 +222,7 @@ static const char runtime[] =
 "{\n"
 "\tTxhVal v;\n"
 "\tint t = pr[i].type;\n"
-"\tint fl = t == TXH_F16 || t == TXH_F32 || t == TXH_F64;\n"
+"\tint fl = t == TXH_F16 || t == TXH_BF16 || t == TXH_F32 || t == TXH_F64;\n"
 "\tif (o->val[i]) {\n"
 "\t\tif (fl) v.d = strtod(o->val[i], NULL);\n"
 "\t\telse if (strcmp(o->val[i], \"true\") == 0) v.i = 1;\n"
@@ -245,6 +255,7 @@ static const char runtime[] =
 "\t\tcase TXH_U32: ((uint32_t *)b->p)[i] = (uint32_t)(r % 101); break;\n"
 "\t\tcase TXH_U64: ((uint64_t *)b->p)[i] = r % 101; break;\n"
 "\t\tcase TXH_F16: ((uint16_t *)b->p)[i] = txh_half((float)u); break;\n"
+"\t\tcase TXH_BF16: ((uint16_t *)b->p)[i] = txh_bf16((float)u); break;\n"
 "\t\tcase TXH_F32: ((float *)b->p)[i] = (float)u; break;\n"
 "\t\tcase TXH_F64: ((double *)b->p)[i] = u; break;\n"
 "\t\t}\n"
@@ -420,6 +431,7 @@ htype(ScalarType t)
 	case TY_U32: return "TXH_U32";
 	case TY_U64: return "TXH_U64";
 	case TY_F16: return "TXH_F16";
+	case TY_BF16: return "TXH_BF16";
 	case TY_F32: return "TXH_F32";
 	case TY_F64: return "TXH_F64";
 	default: return NULL;
@@ -650,6 +662,8 @@ emit_call(FILE *out, IrFunc *f)
 			fprintf(out, "s[%d]", i);
 		else if (t == TY_F16)
 			fprintf(out, "txh_half((float)txh_v[%d].d)", i);
+		else if (t == TY_BF16)
+			fprintf(out, "txh_bf16((float)txh_v[%d].d)", i);
 		else if (type_is_float(t))
 			fprintf(out, "(%s)txh_v[%d].d", ctype(t), i);
 		else

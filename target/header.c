@@ -26,7 +26,7 @@ target_c_type(ScalarType t)
 	case TY_U16: return "uint16_t";
 	case TY_U32: return "uint32_t";
 	case TY_U64: return "uint64_t";
-	case TY_F16: return "uint16_t";
+	case TY_F16: case TY_BF16: return "uint16_t";
 	case TY_F32: return "float";
 	case TY_F64: return "double";
 	default: return "void";

@@ -5,10 +5,10 @@
  * accesses their coordinates, so events name tensor elements and the
  * lines of the printed nest.  Values are computed for real (seeded random
  * inputs) so that data-dependent selects take the branches they would;
- * f16 is computed as f32.  The clock: every store (or effect) takes one
- * tick; the iterations of a parallel loop are cut into one contiguous
- * chunk per thread, as libtxrt's pool does, and the chunks start at the
- * same tick; a vectorized loop's lanes all run at the same tick, as one
+ * f16 is computed as f32, bf16 as f32 rounded to bf16 after each
+ * operation.  The clock: every store (or effect) takes one tick; the
+ * iterations of a parallel loop are cut into one contiguous chunk per
+ * thread, as libtxrt's pool does, and the chunks start at the same tick; a vectorized loop's lanes all run at the same tick, as one
  * vector instruction does; GPU block and thread loops run every
  * iteration at once.  A loop's end is its slowest chunk's end.
  *
@@ -188,7 +188,7 @@ convert(ScalarType from, ScalarType t, Val x)
 	bool ff = type_is_float(from), tf = type_is_float(t);
 	if (tf) {
 		double d = ff ? x.f : from == TY_U64 ? (double)(uint64_t)x.i : (double)x.i;
-		y.f = t == TY_F64 ? d : (double)(float)d;
+		y.f = t == TY_F64 ? d : t == TY_BF16 ? ir_bf16_value(d) : (double)(float)d;
 	} else if (ff) {
 		double d = x.f;
 		if (t == TY_BOOL)
@@ -287,7 +287,7 @@ call(Run *r, IrExpr *e)
 	if (type_is_float(t)) {
 		y.f = fmath(e->call.builtin, a[0].f, a[1].f, a[2].f);
 		if (t != TY_F64)
-			y.f = (double)(float)y.f;
+			y.f = t == TY_BF16 ? ir_bf16_value(y.f) : (double)(float)y.f;
 		return y;
 	}
 	bool u = ir_is_uint(e->type);
@@ -334,7 +334,7 @@ binop(Run *r, IrExpr *e)
 		case IR_GE: y.i = x >= z; return y;
 		default: fail(r, "'%s' on floating point", ir_expr_names[e->kind]);
 		}
-		y.f = t.code == TY_F64 ? v : (double)(float)v;
+		y.f = t.code == TY_F64 ? v : t.code == TY_BF16 ? ir_bf16_value(v) : (double)(float)v;
 		return y;
 	}
 	int64_t x = a.i, z = b.i;

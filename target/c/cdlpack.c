@@ -80,6 +80,7 @@ dl_code(ScalarType t)
 	case TY_BOOL: return -1;
 	case TY_I8: case TY_I16: case TY_I32: case TY_I64: return 0;
 	case TY_U8: case TY_U16: case TY_U32: case TY_U64: return 1;
+	case TY_BF16: return 4;   /* kDLBfloat */
 	default: return 2;
 	}
 }

@@ -18,6 +18,9 @@ enum {
 	H_F16_TO_F32,    /* txc_f16_to_f32(uint16_t) -> float */
 	H_F16_BITS,      /* txc_f16_bits(double) -> uint16_t, nearest even */
 	H_F16_ROUND,     /* txc_f16_round(double) -> float, an f16 value */
+	H_BF16_TO_F32,   /* txc_bf16_to_f32(uint16_t) -> float */
+	H_BF16_BITS,     /* txc_bf16_bits(float) -> uint16_t, nearest even */
+	H_BF16_ROUND,    /* txc_bf16_round(float) -> float, a bf16 value */
 	H_ALLOC,         /* txc_alloc(int64_t n, size_t size) */
 	H_DIV_I64, H_MOD_I64, H_DIV_U64, H_MOD_U64,
 	H_FMA_OUTER,     /* txc_fma_outer: the tensorize micro-kernel, in scalar C */

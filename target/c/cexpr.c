@@ -64,7 +64,7 @@ is_unsigned(ScalarType t)
 static bool
 is_float(ScalarType t)
 {
-	return t == TY_F16 || t == TY_F32 || t == TY_F64;
+	return t == TY_F16 || t == TY_BF16 || t == TY_F32 || t == TY_F64;
 }
 
 /* Narrower than int: C promotes them, so results are converted back. */
@@ -79,7 +79,7 @@ cexpr_vtype(ScalarType t)
 {
 	if (t == TY_BOOL)
 		return "int";
-	if (t == TY_F16)
+	if (t == TY_F16 || t == TY_BF16)
 		return "float";
 	return target_c_type(t);
 }
@@ -241,6 +241,8 @@ lit_float(CEmit *E, ScalarType t, double v)
 	bool f64 = t == TY_F64;
 	if (t == TY_F16)
 		v = f16_value(v);
+	if (t == TY_BF16)
+		v = ir_bf16_value(v);
 	if (isnan(v))
 		return cx("NAN", P_PRIMARY);
 	if (isinf(v))
@@ -298,6 +300,20 @@ f16_round(CEmit *E, CX a)
 	return call1(E, "txc_f16_round", a);
 }
 
+static CX
+bf16_round(CEmit *E, CX a)
+{
+	chelp_use(E, H_BF16_ROUND);
+	return call1(E, "txc_bf16_round", a);
+}
+
+/* r, computed in float, rounded to t when t is a 16-bit float type. */
+static CX
+round_to(CEmit *E, ScalarType t, CX r)
+{
+	return t == TY_F16 ? f16_round(E, r) : t == TY_BF16 ? bf16_round(E, r) : r;
+}
+
 /* An operand of wrapping arithmetic in the unsigned type u. */
 static CX
 unsigned_operand(CEmit *E, IrExpr *e, CX a, const char *u)
@@ -317,7 +333,7 @@ arith(CEmit *E, IrExpr *e, const char *op, int p, CX a, CX b)
 	ScalarType t = e->type.code;
 	if (is_float(t)) {
 		CX r = binop(E, op, p, a, b);
-		return t == TY_F16 ? f16_round(E, r) : r;
+		return round_to(E, t, r);
 	}
 	if (t == TY_U32 || t == TY_U64)
 		return binop(E, op, p, a, b);
@@ -344,7 +360,7 @@ divmod(CEmit *E, IrExpr *e, bool mod, CX a, CX b)
 	if (is_float(t)) {
 		CX r = mod ? call2(E, chelp_typed(E, HT_MOD, t), a, b)
 		    : binop(E, "/", P_MUL, a, b);
-		return t == TY_F16 ? f16_round(E, r) : r;
+		return round_to(E, t, r);
 	}
 	if (is_unsigned(t) && ir_is_const(e->b, &c) && c != 0)
 		return binop(E, mod ? "%" : "/", P_MUL, a, b);
@@ -417,7 +433,10 @@ convert(CEmit *E, IrExpr *e, CX a)
 				return cast_to(E, "float", a);
 			return f16_round(E, is_float(s) ? a : cast_to(E, "double", a));
 		}
-		if (s == TY_F16 && t == TY_F32)
+		/* through f32 (lower/ir.h), which txc_bf16_round's parameter is */
+		if (t == TY_BF16)
+			return bf16_round(E, s == TY_BOOL || s == TY_F16 ? a : cast_to(E, "float", a));
+		if ((s == TY_F16 || s == TY_BF16) && t == TY_F32)
 			return a;
 		return cast_to(E, cexpr_vtype(t), a);
 	}
@@ -482,8 +501,8 @@ builtin(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 		break;
 	}
 	/* floor, ceil, round of an f16 value are f16 values */
-	if (t == TY_F16 && bi != BI_FLOOR && bi != BI_CEIL && bi != BI_ROUND)
-		r = f16_round(E, r);
+	if ((t == TY_F16 || t == TY_BF16) && bi != BI_FLOOR && bi != BI_CEIL && bi != BI_ROUND)
+		r = round_to(E, t, r);
 	return r;
 }
 
@@ -545,6 +564,9 @@ load(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 	if (b->elem == TY_F16) {
 		chelp_use(E, H_F16_TO_F32);
 		r = call1(E, "txc_f16_to_f32", r);
+	} else if (b->elem == TY_BF16) {
+		chelp_use(E, H_BF16_TO_F32);
+		r = call1(E, "txc_bf16_to_f32", r);
 	} else if (b->elem == TY_BOOL)
 		r = binop_strict(E, "!=", P_EQ, r, cx("0", P_PRIMARY), P_REL + 1);
 	if (e->a) {
@@ -638,6 +660,10 @@ ex(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 		if (cv->param && t == TY_F16) {
 			chelp_use(E, H_F16_TO_F32);
 			return cx(P("txc_f16_to_f32(%s)", cv->name), P_PRIMARY);
+		}
+		if (cv->param && t == TY_BF16) {
+			chelp_use(E, H_BF16_TO_F32);
+			return cx(P("txc_bf16_to_f32(%s)", cv->name), P_PRIMARY);
 		}
 		if (cv->param && t == TY_BOOL)
 			return cx(P("%s != 0", cv->name), P_EQ);

@@ -19,6 +19,10 @@ chelp_use(CEmit *E, int h)
 		E->help->used[H_F16_TO_F32] = true;
 		E->help->used[H_F16_BITS] = true;
 	}
+	if (h == H_BF16_ROUND) {
+		E->help->used[H_BF16_TO_F32] = true;
+		E->help->used[H_BF16_BITS] = true;
+	}
 }
 
 const char *
@@ -33,7 +37,7 @@ chelp_suffix(ScalarType t)
 	case TY_U16: return "u16";
 	case TY_U32: return "u32";
 	case TY_U64: return "u64";
-	case TY_F16: case TY_F32: return "f32";
+	case TY_F16: case TY_BF16: case TY_F32: return "f32";
 	case TY_F64: return "f64";
 	default: return "i32";   /* bool: as int */
 	}
@@ -47,7 +51,7 @@ static const char *const typed_names[HT_COUNT] = {
 const char *
 chelp_typed(CEmit *E, int kind, ScalarType t)
 {
-	if (t == TY_F16)
+	if (t == TY_F16 || t == TY_BF16)
 		t = TY_F32;
 	if (t == TY_BOOL)
 		t = TY_I32;
@@ -117,6 +121,39 @@ static const char f16_round[] =
 "txc_f16_round(double x)\n"
 "{\n"
 "\treturn txc_f16_to_f32(txc_f16_bits(x));\n"
+"}\n\n";
+
+static const char bf16_to_f32[] =
+"/* bfloat16 bits to float (exact: they are its top half). */\n"
+"static inline float\n"
+"txc_bf16_to_f32(uint16_t h)\n"
+"{\n"
+"\tuint32_t bits = (uint32_t)h << 16;\n"
+"\tfloat f;\n"
+"\tmemcpy(&f, &bits, sizeof f);\n"
+"\treturn f;\n"
+"}\n\n";
+
+static const char bf16_bits[] =
+"/* x rounded to the nearest bfloat16 (ties to even), as bits; NaN stays\n"
+" * a quiet NaN. */\n"
+"static inline uint16_t\n"
+"txc_bf16_bits(float x)\n"
+"{\n"
+"\tuint32_t u;\n"
+"\tmemcpy(&u, &x, sizeof u);\n"
+"\tif ((u & 0x7fffffffu) > 0x7f800000u)\n"
+"\t\treturn (uint16_t)((u >> 16) | 0x40u);\n"
+"\tu += 0x7fffu + ((u >> 16) & 1u);\n"
+"\treturn (uint16_t)(u >> 16);\n"
+"}\n\n";
+
+static const char bf16_round[] =
+"/* x rounded to the nearest bfloat16 value, as a float. */\n"
+"static inline float\n"
+"txc_bf16_round(float x)\n"
+"{\n"
+"\treturn txc_bf16_to_f32(txc_bf16_bits(x));\n"
 "}\n\n";
 
 static const char alloc[] =
@@ -285,7 +322,8 @@ chelp_write(FILE *out, const CHelpers *h)
 {
 	static const char *const text[H_COUNT] = {
 		[H_F16_TO_F32] = f16_to_f32, [H_F16_BITS] = f16_bits,
-		[H_F16_ROUND] = f16_round, [H_ALLOC] = alloc,
+		[H_F16_ROUND] = f16_round, [H_BF16_TO_F32] = bf16_to_f32,
+		[H_BF16_BITS] = bf16_bits, [H_BF16_ROUND] = bf16_round, [H_ALLOC] = alloc,
 		[H_DIV_I64] = div_i64, [H_MOD_I64] = mod_i64,
 		[H_DIV_U64] = div_u64, [H_MOD_U64] = mod_u64,
 		[H_FMA_OUTER] = fma_outer,

@@ -49,6 +49,9 @@
  *   f16 (ties to even) right after, which equals exact f16 arithmetic for
  *   + - * / sqrt; f32/f64 -> f16 rounds once from the source value;
  *   overflow gives infinity, NaN a quiet NaN (0x7e00 | sign).
+ * bf16: likewise, a float holding a bf16 value, rounded after every
+ *   operation (txc_bf16_round); stored as uint16_t, its top half; f64 and
+ *   integers convert to bf16 through float (lower/ir.h).
  * Builtins: exp log sqrt tanh sin cos erf pow floor ceil are libm's (expf
  *   for f32, exp for f64); rsqrt(x) = 1 / sqrt(x); sigmoid(x) = 1 / (1 +
  *   exp(-x)); abs of a float is fabs, of an int wraps (abs(INT_MIN) ==
@@ -310,20 +313,38 @@ emit_let(CEmit *E, IrStmt *s, bool last)
 		close_block(E);
 }
 
-/* The C text storing value text x into an element of b. */
+/* x without an outer call of fn ("txc_f16_round(" ...), when x is one
+ * call of it (its parenthesis closes at the end, so not "fn(a) < b ?
+ * c : fn(d)"); else x. */
+static char *
+strip_call(CEmit *E, char *x, const char *fn)
+{
+	size_t n = strlen(x), k = strlen(fn);
+	int depth = 1;
+
+	if (strncmp(x, fn, k) != 0 || n <= k || x[n - 1] != ')')
+		return x;
+	for (size_t i = k; i < n - 1; i++) {
+		depth += x[i] == '(' ? 1 : x[i] == ')' ? -1 : 0;
+		if (depth == 0)
+			return x;
+	}
+	return arena_printf(E->a, "%.*s", (int)(n - k - 1), x + k);
+}
+
+/* The C text storing value text x into an element of b.  A 16-bit float
+ * text is an exact value or a rounding call, and txc_f16_bits and
+ * txc_bf16_bits round by themselves, so the call is left out. */
 static char *
 store_value(CEmit *E, Buffer *b, char *x)
 {
-	static const char round[] = "txc_f16_round(";
 	if (b->elem == TY_F16) {
-		/* an f16 text is either an exact value or one rounding call, and
-		 * txc_f16_bits rounds by itself */
-		size_t n = strlen(x);
-		if (strncmp(x, round, sizeof round - 1) == 0 && x[n - 1] == ')')
-			x = arena_printf(E->a, "%.*s", (int)(n - sizeof round),
-			    x + sizeof round - 1);
 		chelp_use(E, H_F16_BITS);
-		return arena_printf(E->a, "txc_f16_bits(%s)", x);
+		return arena_printf(E->a, "txc_f16_bits(%s)", strip_call(E, x, "txc_f16_round("));
+	}
+	if (b->elem == TY_BF16) {
+		chelp_use(E, H_BF16_BITS);
+		return arena_printf(E->a, "txc_bf16_bits(%s)", strip_call(E, x, "txc_bf16_round("));
 	}
 	return x;
 }

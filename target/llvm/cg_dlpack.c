@@ -24,7 +24,7 @@
 
 #include "target/llvm/cg.h"
 
-enum { DL_CPU = 1, DL_CUDA = 2, DL_CUDA_MANAGED = 13, DL_INT = 0, DL_UINT = 1, DL_FLOAT = 2, DL_BOOL = 6 };
+enum { DL_CPU = 1, DL_CUDA = 2, DL_CUDA_MANAGED = 13, DL_INT = 0, DL_UINT = 1, DL_FLOAT = 2, DL_BFLOAT = 4, DL_BOOL = 6 };
 enum { F_DATA, F_DEVICE, F_NDIM, F_DTYPE, F_SHAPE, F_STRIDES, F_OFFSET };
 
 typedef struct {
@@ -56,6 +56,15 @@ ne(Dl *d, LLVMValueRef a, LLVMValueRef b)
 }
 
 /* Checks tensor t against buffer b; gives its element pointer. */
+/* DLPack's type code for a tensor of t (bool is checked apart). */
+static int
+dl_code(ScalarType t)
+{
+	if (t == TY_BF16)
+		return DL_BFLOAT;
+	return ir_is_float(ir_scalar(t)) ? DL_FLOAT : ir_is_uint(ir_scalar(t)) ? DL_UINT : DL_INT;
+}
+
 static LLVMValueRef
 check(Dl *d, LLVMValueRef t, Buffer *b)
 {
@@ -98,15 +107,13 @@ check(Dl *d, LLVMValueRef t, Buffer *b)
 		badcode = LLVMBuildAnd(B, ne(d, code, LLVMConstInt(d->i8, DL_UINT, 0)),
 		    ne(d, code, LLVMConstInt(d->i8, DL_BOOL, 0)), "");
 	else
-		badcode = ne(d, code, LLVMConstInt(d->i8, ir_is_float(ir_scalar(b->elem)) ? DL_FLOAT :
-		    ir_is_uint(ir_scalar(b->elem)) ? DL_UINT : DL_INT, 0));
+		badcode = ne(d, code, LLVMConstInt(d->i8, dl_code(b->elem), 0));
 	LLVMValueRef baddt = LLVMBuildOr(B, badcode, LLVMBuildOr(B,
 	    ne(d, nbits, LLVMConstInt(d->i8, bits, 0)),
 	    ne(d, lanes, LLVMConstInt(d->i16, 1, 0)), ""), "");
 	fail(d, baddt, TXC_ERR_DLPACK, b, arena_printf(ir_arena,
 	    "has the wrong data type (want %s: code %d, %d bits, 1 lane)", type_name(b->elem),
-	    b->elem == TY_BOOL ? DL_UINT : ir_is_float(ir_scalar(b->elem)) ? DL_FLOAT :
-	    ir_is_uint(ir_scalar(b->elem)) ? DL_UINT : DL_INT, bits));
+	    b->elem == TY_BOOL ? DL_UINT : dl_code(b->elem), bits));
 
 	LLVMValueRef ndim = field(d, t, F_NDIM, d->i32, "ndim");
 	fail(d, ne(d, ndim, LLVMConstInt(d->i32, n, 0)), TXC_ERR_DLPACK, b,

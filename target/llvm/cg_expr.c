@@ -12,7 +12,12 @@
  *  - round is half to even (roundeven); floor, ceil and round of an
  *    integer are the integer;
  *  - min and max of floats are `a < b ? a : b` and `a > b ? a : b`;
- *  - f16 is LLVM's half: every operation rounds to half.
+ *  - f16 is LLVM's half: every operation rounds to half;
+ *  - bf16 values are their 16 bits (i16): every operation on them is done
+ *    in f32 and rounded back to the nearest bf16, ties to even (exact
+ *    bf16 arithmetic for + - * / sqrt); a conversion to bf16 goes through
+ *    f32 (lower/ir.h, ir_bf16_bits).  The rounding is integer code, the
+ *    same on every LLVM target, so no libgcc helper is needed.
  * A select whose sides load memory evaluates only the side it picks
  * (branches for scalars, masked loads for vectors), as C's ?: does.
  */
@@ -33,6 +38,7 @@ cg_type(Cg *cg, IrType t)
 	case TY_I32: case TY_U32: s = LLVMInt32TypeInContext(cg->ctx); break;
 	case TY_I64: case TY_U64: s = LLVMInt64TypeInContext(cg->ctx); break;
 	case TY_F16: s = LLVMHalfTypeInContext(cg->ctx); break;
+	case TY_BF16: s = LLVMInt16TypeInContext(cg->ctx); break;
 	case TY_F32: s = LLVMFloatTypeInContext(cg->ctx); break;
 	case TY_F64: s = LLVMDoubleTypeInContext(cg->ctx); break;
 	default: ICE("no LLVM type for %s", ir_type_str(t));
@@ -87,6 +93,8 @@ cg_const_int(Cg *cg, IrType t, int64_t v)
 static LLVMValueRef
 const_float(Cg *cg, IrType t, double v)
 {
+	if (t.code == TY_BF16)
+		return cg_const_int(cg, t, ir_bf16_bits(v));
 	return cg_broadcast(cg, LLVMConstReal(cg_type(cg, ir_scalar(t.code)), v), t.lanes);
 }
 
@@ -273,6 +281,33 @@ gen_compare(Cg *cg, IrExprKind k, IrType t, LLVMValueRef a, LLVMValueRef b)
 	return LLVMBuildICmp(cg->b, s_pred[k], a, b, "");
 }
 
+/* The f32 values of bf16 bits (exact: the bits are the f32's top half). */
+static LLVMValueRef
+bf16_to_f32(Cg *cg, LLVMValueRef v, int lanes)
+{
+	LLVMValueRef u = LLVMBuildZExt(cg->b, v, cg_type(cg, ir_type(TY_U32, lanes)), "");
+	u = LLVMBuildShl(cg->b, u, cg_const_int(cg, ir_type(TY_U32, lanes), 16), "");
+	return LLVMBuildBitCast(cg->b, u, cg_type(cg, ir_type(TY_F32, lanes)), "bf16.ext");
+}
+
+/* The nearest bf16 to f32 values, ties to even; NaN stays a quiet NaN. */
+static LLVMValueRef
+f32_to_bf16(Cg *cg, LLVMValueRef v, int lanes)
+{
+	IrType u32 = ir_type(TY_U32, lanes);
+	LLVMValueRef u = LLVMBuildBitCast(cg->b, v, cg_type(cg, u32), "");
+	LLVMValueRef mag = LLVMBuildAnd(cg->b, u, cg_const_int(cg, u32, 0x7fffffff), "");
+	LLVMValueRef nan = LLVMBuildICmp(cg->b, LLVMIntUGT, mag, cg_const_int(cg, u32, 0x7f800000), "");
+	LLVMValueRef sixteen = cg_const_int(cg, u32, 16);
+	LLVMValueRef odd = LLVMBuildAnd(cg->b, LLVMBuildLShr(cg->b, u, sixteen, ""),
+	    cg_const_int(cg, u32, 1), "");
+	LLVMValueRef r = LLVMBuildAdd(cg->b, u, LLVMBuildAdd(cg->b, odd,
+	    cg_const_int(cg, u32, 0x7fff), ""), "");
+	LLVMValueRef q = LLVMBuildOr(cg->b, u, cg_const_int(cg, u32, 0x400000), "");
+	r = LLVMBuildLShr(cg->b, LLVMBuildSelect(cg->b, nan, q, r, ""), sixteen, "");
+	return LLVMBuildTrunc(cg->b, r, cg_type(cg, ir_type(TY_BF16, lanes)), "bf16");
+}
+
 static LLVMValueRef
 gen_cast(Cg *cg, IrType to, IrType from, LLVMValueRef v)
 {
@@ -281,6 +316,12 @@ gen_cast(Cg *cg, IrType to, IrType from, LLVMValueRef v)
 
 	if (from.code == to.code)
 		return v;
+	if (from.code == TY_BF16) {
+		v = bf16_to_f32(cg, v, from.lanes);
+		return gen_cast(cg, to, ir_type(TY_F32, from.lanes), v);
+	}
+	if (to.code == TY_BF16)
+		return f32_to_bf16(cg, gen_cast(cg, ir_type(TY_F32, to.lanes), from, v), to.lanes);
 	if (ir_is_bool(to)) {
 		if (ir_is_float(from))
 			return LLVMBuildFCmp(cg->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
@@ -528,6 +569,51 @@ gen_binary(Cg *cg, IrExpr *e)
 	}
 }
 
+/* Whether e computes on bf16 values: an operation (not a load, select,
+ * cast or let) of bf16 type, or a comparison of bf16 operands. */
+static bool
+is_bf16_op(IrExpr *e)
+{
+	switch (e->kind) {
+	case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV: case IR_MOD:
+	case IR_MIN: case IR_MAX: case IR_NEG: case IR_RAMP:
+		return e->type.code == TY_BF16;
+	case IR_CALL:
+		return e->type.code == TY_BF16 && e->call.ck == CALL_BUILTIN;
+	case IR_EQ: case IR_NE: case IR_LT: case IR_LE: case IR_GT: case IR_GE:
+		return e->a->type.code == TY_BF16;
+	default:
+		return false;
+	}
+}
+
+static IrExpr *
+to_f32(IrExpr *x)
+{
+	return x && x->type.code == TY_BF16 ? ir_cast(ir_type(TY_F32, x->type.lanes), x) : x;
+}
+
+/* e computed in f32 and rounded back to bf16 (a comparison: only its
+ * operands widened). */
+static LLVMValueRef
+gen_bf16_op(Cg *cg, IrExpr *e)
+{
+	IrExpr *w = arena_alloc(ir_arena, sizeof *w);
+
+	*w = *e;
+	if (w->type.code == TY_BF16)
+		w->type.code = TY_F32;
+	w->a = to_f32(e->a);
+	w->b = to_f32(e->b);
+	if (e->kind == IR_CALL) {
+		w->call.args = arena_alloc(ir_arena, (e->call.nargs + 1) * sizeof *w->call.args);
+		for (int i = 0; i < e->call.nargs; i++)
+			w->call.args[i] = to_f32(e->call.args[i]);
+	}
+	LLVMValueRef v = cg_expr(cg, w);
+	return e->type.code == TY_BF16 ? f32_to_bf16(cg, v, e->type.lanes) : v;
+}
+
 LLVMValueRef
 cg_expr(Cg *cg, IrExpr *e)
 {
@@ -535,6 +621,8 @@ cg_expr(Cg *cg, IrExpr *e)
 
 	if (e->loc.file)
 		cg_debug_loc(cg, e->loc);
+	if (is_bf16_op(e))
+		return gen_bf16_op(cg, e);
 	switch (e->kind) {
 	case IR_INT:
 		if (ir_is_float(e->type))

@@ -18,7 +18,7 @@
  * sqrt(n) in practice, so rtol 1e-4 for f32 (eps 6e-8) leaves room for the
  * sizes the tests use while still catching a wrong or missing term (whose
  * error is of the order of one term, >= 1e-2 on random data).  f64 uses
- * 1e-9, f16 1e-2.  NaN equals NaN (both kernels computed log(-x) the same
+ * 1e-9, f16 1e-2, bf16 (8-bit significand) 3e-2.  NaN equals NaN (both kernels computed log(-x) the same
  * way), an infinity equals only the same infinity.  Exit 0 when the files
  * agree, 1 when they do not (the first MAXSHOW mismatches, default 10,
  * are printed with their flat index), 2 on a usage or I/O error.
@@ -31,10 +31,10 @@
 #include <string.h>
 
 typedef enum { T_BOOL, T_I8, T_I16, T_I32, T_I64, T_U8, T_U16, T_U32, T_U64,
-	T_F16, T_F32, T_F64, T_NONE } Type;
+	T_F16, T_BF16, T_F32, T_F64, T_NONE } Type;
 static const char *const tnames[] = { "bool", "i8", "i16", "i32", "i64", "u8",
-	"u16", "u32", "u64", "f16", "f32", "f64" };
-static const int tsizes[] = { 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8 };
+	"u16", "u32", "u64", "f16", "bf16", "f32", "f64" };
+static const int tsizes[] = { 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8 };
 
 static double rtol = -1;
 static long maxshow = 10;
@@ -127,6 +127,14 @@ get_float(const unsigned char *p, Type t, size_t i)
 		memcpy(&x, p + 2 * i, 2);
 		return half_to_double(x);
 	}
+	if (t == T_BF16) {   /* the top half of an f32 */
+		uint16_t x;
+		memcpy(&x, p + 2 * i, 2);
+		uint32_t w = (uint32_t)x << 16;
+		float f;
+		memcpy(&f, &w, 4);
+		return f;
+	}
 	if (t == T_F32) {
 		float x;
 		memcpy(&x, p + 4 * i, 4);
@@ -154,8 +162,9 @@ compare(const char *name, Type t, const unsigned char *a, const unsigned char *b
 {
 	long bad = 0;
 	double worst = 0;
-	bool fl = t == T_F16 || t == T_F32 || t == T_F64;
-	double tol = rtol >= 0 ? rtol : t == T_F16 ? 1e-2 : t == T_F32 ? 1e-4 : 1e-9;
+	bool fl = t == T_F16 || t == T_BF16 || t == T_F32 || t == T_F64;
+	double tol = rtol >= 0 ? rtol : t == T_F16 ? 1e-2 : t == T_BF16 ? 3e-2 :
+	    t == T_F32 ? 1e-4 : 1e-9;
 	for (size_t i = 0; i < n; i++) {
 		if (fl) {
 			double x = get_float(a, t, i), y = get_float(b, t, i);

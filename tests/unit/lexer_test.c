@@ -102,6 +102,9 @@ test_tokens(void)
 	CHECK(toks[9].kind == TK_SCHEDULE && toks[10].kind == TK_AS && toks[11].kind == TK_FOR);
 	CHECK(toks[12].kind == TK_OUT && toks[13].kind == TK_IMPORT);
 	CHECK(toks[14].kind == TK_TRUE && toks[15].kind == TK_FALSE);
+	lex("bf16 bf16x bf");
+	CHECK(toks[0].kind == TK_TYPE && toks[0].ival == TY_BF16);
+	CHECK(toks[1].kind == TK_IDENT && toks[2].kind == TK_IDENT);
 
 	lex("intrinsic knob scan kernels _x1 x_");
 	CHECK(toks[0].kind == TK_INTRINSIC && toks[1].kind == TK_RESERVED && toks[2].kind == TK_RESERVED);

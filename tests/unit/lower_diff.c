@@ -132,8 +132,7 @@ call(IrExpr *e)
 static double
 eval(IrExpr *e)
 {
-	bool fl = e->a && (e->a->type.code == TY_F16 || e->a->type.code == TY_F32 ||
-	    e->a->type.code == TY_F64);
+	bool fl = e->a && ir_is_float(e->a->type);
 	double a, b;
 	switch (e->kind) {
 	case IR_INT: return (double)e->ival;
@@ -151,6 +150,8 @@ eval(IrExpr *e)
 			return (float)a;
 		if (e->type.code == TY_F64 || e->type.code == TY_F16)
 			return a;
+		if (e->type.code == TY_BF16)
+			return ir_bf16_value(a);
 		if (e->type.code == TY_BOOL)
 			return a != 0;
 		return (double)(int64_t)a;

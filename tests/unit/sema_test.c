@@ -360,6 +360,11 @@ test_unify(void)
 	CHECK(sema_unify(TY_I32, TY_F32) == TY_ERROR);
 	CHECK(sema_unify(TY_I32, TY_F64) == TY_F64);
 	CHECK(sema_unify(TY_INT_LIT, TY_F16) == TY_F16);
+	CHECK(sema_unify(TY_BF16, TY_F32) == TY_F32);
+	CHECK(sema_unify(TY_BF16, TY_F64) == TY_F64);
+	CHECK(sema_unify(TY_F16, TY_BF16) == TY_ERROR);      /* neither holds the other */
+	CHECK(sema_unify(TY_I8, TY_BF16) == TY_ERROR);
+	CHECK(sema_unify(TY_FLOAT_LIT, TY_BF16) == TY_BF16);
 	CHECK(sema_unify(TY_FLOAT_LIT, TY_I32) == TY_ERROR);
 	CHECK(sema_unify(TY_INT_LIT, TY_FLOAT_LIT) == TY_FLOAT_LIT);
 	CHECK(sema_unify(TY_BOOL, TY_INT_LIT) == TY_ERROR);
