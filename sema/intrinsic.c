@@ -15,7 +15,8 @@
  *                    16 x 16 int8 weight tile into 16 int32 accumulators.
  *
  *   mma (cuda)       c[i, j] = sum(k < 16) f32(a[i, k]) * f32(b[k, j]) with
- *                    a and b f16[16, 16]: a warp's block on the tensor cores.
+ *                    a and b f16[16, 16] or bf16[16, 16]: a warp's block on the
+ *                    tensor cores.
  *   alu (vta)        c[j] = OP(a[j], b[j]) or OP(a[j], imm): one operation of
  *                    VTA's ALU on a row of 16 int32 (min, max, +, *, >>).
  *
@@ -34,7 +35,7 @@ typedef struct {
 static const IntrinsicKind intrinsic_kinds[] = {
 	{ "cpu", "fma_outer", "c[i, j] = sum(k < K) a[i, k] * b[k, j] in f32" },
 	{ "vta", "gemm", "c[j] = sum(k < 16) i32(a[k]) * i32(b[j, k]), a and b i8, c i32" },
-	{ "cuda", "mma", "c[i, j] = sum(k < 16) f32(a[i, k]) * f32(b[k, j]), a and b f16, c f32" },
+	{ "cuda", "mma", "c[i, j] = sum(k < 16) f32(a[i, k]) * f32(b[k, j]), a and b f16 or bf16, c f32" },
 	{ "vta", "alu", "c[j] = OP(a[j], b[j]) or OP(a[j], imm), OP min, max, +, * or >>, on i32[16]" },
 };
 enum { NKINDS = sizeof intrinsic_kinds / sizeof *intrinsic_kinds };
@@ -192,11 +193,12 @@ check_mma(Kernel *k, Rule *r)
 		    "a[%s, %s] * b[%s, %s] of two inputs: %s", k->name, i, kk, kk, j, form);
 		return;
 	}
-	if (a->call.tensor->elem != TY_F16 || b->call.tensor->elem != TY_F16 ||
+	ScalarType ta = a->call.tensor->elem;
+	if ((ta != TY_F16 && ta != TY_BF16) || b->call.tensor->elem != ta ||
 	    const_dim(a->call.tensor, 0) != 16 || const_dim(a->call.tensor, 1) != 16 ||
 	    const_dim(b->call.tensor, 0) != 16 || const_dim(b->call.tensor, 1) != 16)
-		diag_error(body->loc, "intrinsic '%s' (mma) multiplies f16[16, 16] tiles (the "
-		    "tensor cores' m16n8k16 shape, twice)", k->name);
+		diag_error(body->loc, "intrinsic '%s' (mma) multiplies two f16[16, 16] or two "
+		    "bf16[16, 16] tiles (the tensor cores' m16n8k16 shape, twice)", k->name);
 }
 
 /* alu (vta): one lane-wise operation of VTA's ALU on a row of 16 int32

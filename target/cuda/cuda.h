@@ -80,6 +80,8 @@ typedef struct {
 /* ---- gpu_mma.c: the tensor cores' intrinsic ------------------------------ */
 bool gpu_mma_is(IrExpr *e);             /* a call of GPU_MMA */
 bool gpu_mma_in(IrStmt *s);             /* s holds one */
+bool gpu_mma_in_type(IrStmt *s, ScalarType t);   /* one with t inputs */
+ScalarType gpu_mma_input_type(IrExpr *e);        /* f16 or bf16 */
 /* s with every lane of the warp running it: the calls in step, the rest
  * of it (a partial tile's scalar loops) on lane 0. */
 IrStmt *gpu_mma_warp(IrStmt *s);

@@ -40,11 +40,12 @@ dim_of(IrExpr *e)
 }
 
 /* The tensor cores' block (gpu_mma.c) in CUDA C: the lane's fragments of
- * a, b (f16 bits) and c, and two mma.sync.m16n8k16 in inline PTX. */
+ * a, b (f16 or bf16 bits) and c, and two mma.sync.m16n8k16 in inline
+ * PTX; a printf format, the type's name for each %s. */
 static const char mma_helper[] =
-"/* c[16][16] += a[16][16] * b[16][16] (f16 products, f32 sums) by the 32\n"
+"/* c[16][16] += a[16][16] * b[16][16] (%s products, f32 sums) by the 32\n"
 " * threads of a warp together: each loads its fragments, two mma.sync */\n"
-"static __device__ void txc_mma_16x16x16(float *c, int64_t ci, int64_t cj,\n"
+"static __device__ void txc_mma_16x16x16_%s(float *c, int64_t ci, int64_t cj,\n"
 "    const uint16_t *a, int64_t ai, int64_t ak, const uint16_t *b, int64_t bk, int64_t bj)\n"
 "{\n"
 "\tunsigned l = threadIdx.x & 31u, g = l >> 2, t = l & 3u;\n"
@@ -64,8 +65,8 @@ static const char mma_helper[] =
 "\t\t\tp[x] = &c[(g + 8 * (x >> 1)) * ci + (8 * h + 2 * t + (x & 1)) * cj];\n"
 "\t\t\td[x] = *p[x];\n"
 "\t\t}\n"
-"\t\tasm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 \"\n"
-"\t\t    \"{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\"\n"
+"\t\tasm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32 \"\n"
+"\t\t    \"{%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\"\n"
 "\t\t    : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
 "\t\t    : \"r\"(A[0]), \"r\"(A[1]), \"r\"(A[2]), \"r\"(A[3]), \"r\"(B[0]), \"r\"(B[1]));\n"
 "\t\tfor (int x = 0; x < 4; x++)\n"
@@ -95,7 +96,8 @@ intrinsic(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 		return "(__syncthreads(), 0)";
 	if (gpu_mma_is(e)) {
 		IrExpr **x = e->call.args;
-		char *s = arena_printf(E->a, "(txc_mma_16x16x16(%s", address(E, x[3], lane, hoist));
+		char *s = arena_printf(E->a, "(txc_mma_16x16x16_%s(%s",
+		    type_name(gpu_mma_input_type(e)), address(E, x[3], lane, hoist));
 		for (int i = 4; i < GPU_MMA_NARGS; i++)
 			s = arena_printf(E->a, "%s, %s", s, i == 6 || i == 9 ? address(E, x[i], lane, hoist) :
 			    cexpr(E, x[i], lane, hoist));
@@ -312,12 +314,16 @@ cuda_c_emit(FILE *out, GpuFunc **gf, int n, const char *source_name)
 		fputs("#include <cuda_runtime.h>\n#include <math.h>\n#include <stddef.h>\n"
 		    "#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n", out);
 		write_helpers(out, &help);
-		bool mma = false;
-		for (int i = 0; i < n; i++)
-			for (int j = 0; j < gf[i]->nk; j++)
-				mma |= gpu_mma_in(gf[i]->k[j]->fn->body);
-		if (mma)
-			fputs(mma_helper, out);
+		for (int ty = 0; ty < 2; ty++) {
+			ScalarType t = ty ? TY_BF16 : TY_F16;
+			bool mma = false;
+			for (int i = 0; i < n; i++)
+				for (int j = 0; j < gf[i]->nk; j++)
+					mma |= gpu_mma_in_type(gf[i]->k[j]->fn->body, t);
+			const char *tn = type_name(t);
+			if (mma)
+				fprintf(out, mma_helper, tn, tn, tn, tn);
+		}
 		fputs("/* every kernel's shared buffers, placed by txc */\n"
 		    "extern __shared__ __align__(16) unsigned char txc_shared[];\n\n", out);
 		nt = 0;

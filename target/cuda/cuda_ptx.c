@@ -106,21 +106,38 @@ sreg(Cg *cg, const char *which, int d)
 	return LLVMBuildZExt(cg->b, v, LLVMInt64TypeInContext(cg->ctx), "");
 }
 
+/* Two elements of a or b for one register of an mma: <2 x half> for f16,
+ * their bits packed in an i32 for bf16 (what the intrinsics take). */
+static LLVMValueRef
+mma_pair(Cg *cg, bool bf, LLVMValueRef lo, LLVMValueRef hi)
+{
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+	LLVMTypeRef pair = LLVMVectorType(bf ? LLVMInt16TypeInContext(cg->ctx) :
+	    LLVMHalfTypeInContext(cg->ctx), 2);
+	LLVMValueRef v = LLVMGetUndef(pair);
+	v = LLVMBuildInsertElement(cg->b, v, lo, LLVMConstInt(i32, 0, 0), "");
+	v = LLVMBuildInsertElement(cg->b, v, hi, LLVMConstInt(i32, 1, 0), "");
+	return bf ? LLVMBuildBitCast(cg->b, v, i32, "") : v;
+}
+
 /* The tensor cores' block (gpu_mma.c): each lane loads its fragments of a,
  * b and c as the m16n8k16 layout assigns them (lane = 4g + t: a's rows g
  * and g + 8, columns 2t, 2t + 1 and 8 more; b's rows 2t, 2t + 1 and 8
  * more, column g; c as gpu_mma_owned says), then two mma.sync (the two
- * halves of the 16 columns) and stores its 8 results. */
+ * halves of the 16 columns) and stores its 8 results.  f16 and bf16
+ * inputs have the same layout; only the instruction differs. */
 static LLVMValueRef
 ptx_mma(Cg *cg, IrExpr *e)
 {
 	LLVMContextRef ctx = cg->ctx;
-	LLVMTypeRef f16 = LLVMHalfTypeInContext(ctx), f32 = LLVMFloatTypeInContext(ctx);
-	LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx), v2h = LLVMVectorType(f16, 2);
+	bool bf = gpu_mma_input_type(e) == TY_BF16;
+	LLVMTypeRef f32 = LLVMFloatTypeInContext(ctx), i32 = LLVMInt32TypeInContext(ctx);
+	LLVMTypeRef reg = bf ? i32 : LLVMVectorType(LLVMHalfTypeInContext(ctx), 2);
 	LLVMTypeRef ret = LLVMStructTypeInContext(ctx, (LLVMTypeRef[]){ f32, f32, f32, f32 }, 4, 0);
-	LLVMTypeRef pt[10] = { v2h, v2h, v2h, v2h, v2h, v2h, f32, f32, f32, f32 };
+	LLVMTypeRef pt[10] = { reg, reg, reg, reg, reg, reg, f32, f32, f32, f32 };
 	LLVMTypeRef fty = LLVMFunctionType(ret, pt, 10, 0);
-	const char *name = "llvm.nvvm.mma.m16n8k16.row.col.f32.f32";
+	const char *name = bf ? "llvm.nvvm.mma.m16n8k16.row.col.bf16" :
+	    "llvm.nvvm.mma.m16n8k16.row.col.f32.f32";
 	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
 	if (!fn)
 		fn = LLVMAddFunction(cg->mod, name, fty);
@@ -128,15 +145,15 @@ ptx_mma(Cg *cg, IrExpr *e)
 	IrExpr *g = ir_div(lane, ir_i64c(4)), *t = ir_mod(lane, ir_i64c(4));
 	LLVMValueRef a[4];
 	for (int rs = 0; rs < 4; rs++) {
-		a[rs] = LLVMGetUndef(v2h);
+		LLVMValueRef x[2];
 		for (int q = 0; q < 2; q++) {
 			IrExpr *i = ir_add(g, ir_i64c(8 * (rs & 1)));
 			IrExpr *k = ir_add(ir_mul(t, ir_i64c(2)), ir_i64c(q + 8 * (rs >> 1)));
 			IrExpr *ld;
 			gpu_mma_element(e, i, NULL, NULL, &ld, NULL, k);
-			a[rs] = LLVMBuildInsertElement(cg->b, a[rs], cg_expr(cg, ld),
-			    LLVMConstInt(i32, (unsigned)q, 0), "");
+			x[q] = cg_expr(cg, ld);
 		}
+		a[rs] = mma_pair(cg, bf, x[0], x[1]);
 	}
 	int mark = cg_scope_mark(cg);
 	IrStmt *stores[8];
@@ -145,15 +162,14 @@ ptx_mma(Cg *cg, IrExpr *e)
 		LLVMValueRef args[10];
 		memcpy(args, a, sizeof a);
 		for (int s = 0; s < 2; s++) {
-			LLVMValueRef v = LLVMGetUndef(v2h);
+			LLVMValueRef x[2];
 			for (int q = 0; q < 2; q++) {
 				IrExpr *k = ir_add(ir_mul(t, ir_i64c(2)), ir_i64c(q + 8 * s));
 				IrExpr *j = ir_add(g, ir_i64c(8 * h)), *ld;
 				gpu_mma_element(e, NULL, j, NULL, NULL, &ld, k);
-				v = LLVMBuildInsertElement(cg->b, v, cg_expr(cg, ld),
-				    LLVMConstInt(i32, (unsigned)q, 0), "");
+				x[q] = cg_expr(cg, ld);
 			}
-			args[4 + s] = v;
+			args[4 + s] = mma_pair(cg, bf, x[0], x[1]);
 		}
 		IrExpr *cl[4];
 		for (int r = 0; r < 2; r++)

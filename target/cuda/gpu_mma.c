@@ -30,27 +30,42 @@ gpu_mma_is(IrExpr *e)
 	    !strcmp(e->call.name, GPU_MMA) && e->call.nargs == GPU_MMA_NARGS;
 }
 
+ScalarType
+gpu_mma_input_type(IrExpr *e)
+{
+	return e->call.args[6]->load.buf->elem;
+}
+
 typedef struct {
 	IrVisitor v;
+	ScalarType type;   /* TY_ERROR: any */
 	bool found;
 } Find;
 
 static void
 find_call(IrVisitor *v, IrExpr *e)
 {
-	if (gpu_mma_is(e))
-		((Find *)v)->found = true;
+	Find *f = (Find *)v;
+	if (gpu_mma_is(e) && (f->type == TY_ERROR || gpu_mma_input_type(e) == f->type))
+		f->found = true;
 	ir_visit_expr_children(v, e);
+}
+
+bool
+gpu_mma_in_type(IrStmt *s, ScalarType t)
+{
+	Find f;
+	memset(&f, 0, sizeof f);
+	f.type = t;
+	f.v.expr[IR_CALL] = find_call;
+	ir_visit_stmt(&f.v, s);
+	return f.found;
 }
 
 bool
 gpu_mma_in(IrStmt *s)
 {
-	Find f;
-	memset(&f, 0, sizeof f);
-	f.v.expr[IR_CALL] = find_call;
-	ir_visit_stmt(&f.v, s);
-	return f.found;
+	return gpu_mma_in_type(s, TY_ERROR);
 }
 
 static IrExpr *
