@@ -410,7 +410,11 @@ call_args(IrFunc *f, uint64_t *slots, Arg *args)
 	return a;
 }
 
-/* The largest |x - ref| / max(1, |ref|) over the outputs. */
+/* The largest |x - ref| / max(1, |ref|) over the outputs: relative where
+ * values are large, absolute near 0.  Equal values are equal, infinities
+ * of one sign included (a maximum over an empty range, log(0)), and so
+ * are NaNs in the same places; a NaN or an infinity against anything
+ * else is an infinite difference. */
 static double
 max_error(IrFunc *f, Arg *got, Arg *ref)
 {
@@ -422,7 +426,8 @@ max_error(IrFunc *f, Arg *got, Arg *ref)
 		for (size_t j = 0; j < ref[i].elems; j++) {
 			double x = get(got[i].data, j, ref[i].buf->elem);
 			double r = get(ref[i].data, j, ref[i].buf->elem);
-			double d = isnan(x) && isnan(r) ? 0 : fabs(x - r) / fmax(1, fabs(r));
+			double d = x == r || (isnan(x) && isnan(r)) ? 0 :
+			    fabs(x - r) / fmax(1, fabs(r));
 			if (isnan(d) || d > worst)
 				worst = isnan(d) ? INFINITY : d;
 		}
