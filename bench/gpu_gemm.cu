@@ -6,9 +6,10 @@
  * (bench/kernels/sgemm_cuda.tx, compiled with --target=cuda, launched
  * through libtxrt) and cublasSgemm; then cuBLAS's HGEMM (fp16 inputs, fp32
  * accumulation, tensor cores) beside txc's tensor-core kernel
- * (bench/kernels/hgemm_cuda.tx).  Each prints the best of `runs` timed runs (each followed by
+ * (bench/kernels/hgemm_cuda.tx), and the same with bf16 inputs
+ * (cublasGemmEx on CUDA_R_16BF; bench/kernels/bgemm_cuda.tx).  Each prints the best of `runs` timed runs (each followed by
  * a device synchronisation; txc's entry point waits for its kernels
- * itself) in TFLOP/s, the ratio to cuBLAS (SGEMM, HGEMM), and txc's largest
+ * itself) in TFLOP/s, the ratio to cuBLAS, and txc's largest
  * relative difference from cuBLAS.  The GPU's name comes first.  Built
  * with nvcc (host code only) against the CUDA runtime and cuBLAS
  * (-lcublas); nothing here asserts a speed.
@@ -20,6 +21,7 @@
 #include <time.h>
 
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -28,6 +30,8 @@
 extern "C" int sgemm_cuda(int64_t M, int64_t N, int64_t K, const float *A, const float *B,
     float *C);
 extern "C" int hgemm_cuda(int64_t M, int64_t N, int64_t K, const uint16_t *A,
+    const uint16_t *B, float *C);
+extern "C" int bgemm_cuda(int64_t M, int64_t N, int64_t K, const uint16_t *A,
     const uint16_t *B, float *C);
 
 #define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
@@ -66,6 +70,7 @@ typedef struct {
 	int64_t M, N, K;
 	float *A, *B, *C;
 	__half *Ah, *Bh;
+	__nv_bfloat16 *Ab, *Bb;
 	cublasHandle_t h;
 } Gemm;
 
@@ -89,6 +94,16 @@ run_txc_h(void *arg)
 	}
 }
 
+static void
+run_txc_b(void *arg)
+{
+	Gemm *g = (Gemm *)arg;
+	if (bgemm_cuda(g->M, g->N, g->K, (const uint16_t *)g->Ab, (const uint16_t *)g->Bb, g->C) != 0) {
+		fprintf(stderr, "gpu_gemm: bgemm_cuda: %s\n", txrt_last_error());
+		exit(1);
+	}
+}
+
 /* row-major C = A B is column-major C^T = B^T A^T */
 static void
 run_sgemm(void *arg)
@@ -106,6 +121,16 @@ run_hgemm(void *arg)
 	const float one = 1, zero = 0;
 	CHECKB(cublasGemmEx(g->h, CUBLAS_OP_N, CUBLAS_OP_N, (int)g->N, (int)g->M, (int)g->K, &one,
 	    g->Bh, CUDA_R_16F, (int)g->N, g->Ah, CUDA_R_16F, (int)g->K, &zero, g->C, CUDA_R_32F,
+	    (int)g->N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+static void
+run_bgemm(void *arg)
+{
+	Gemm *g = (Gemm *)arg;
+	const float one = 1, zero = 0;
+	CHECKB(cublasGemmEx(g->h, CUBLAS_OP_N, CUBLAS_OP_N, (int)g->N, (int)g->M, (int)g->K, &one,
+	    g->Bb, CUDA_R_16BF, (int)g->N, g->Ab, CUDA_R_16BF, (int)g->K, &zero, g->C, CUDA_R_32F,
 	    (int)g->N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
@@ -139,20 +164,24 @@ main(int argc, char **argv)
 	float *ha = (float *)malloc(na * sizeof *ha), *hb = (float *)malloc(nb * sizeof *hb);
 	float *c1 = (float *)malloc(nc * sizeof *c1), *c2 = (float *)malloc(nc * sizeof *c2);
 	__half *hah = (__half *)malloc(na * sizeof *hah), *hbh = (__half *)malloc(nb * sizeof *hbh);
-	if (!ha || !hb || !c1 || !c2 || !hah || !hbh)
+	__nv_bfloat16 *hab = (__nv_bfloat16 *)malloc(na * sizeof *hab);
+	__nv_bfloat16 *hbb = (__nv_bfloat16 *)malloc(nb * sizeof *hbb);
+	if (!ha || !hb || !c1 || !c2 || !hah || !hbh || !hab || !hbb)
 		return 1;
 	srand(1);
 	for (size_t i = 0; i < na; i++) {
 		ha[i] = (float)rand() / RAND_MAX - 0.5f;
 		hah[i] = __float2half(ha[i]);
+		hab[i] = __float2bfloat16(ha[i]);
 	}
 	for (size_t i = 0; i < nb; i++) {
 		hb[i] = (float)rand() / RAND_MAX - 0.5f;
 		hbh[i] = __float2half(hb[i]);
+		hbb[i] = __float2bfloat16(hb[i]);
 	}
 	struct cudaDeviceProp prop;
 	CHECK(cudaGetDeviceProperties(&prop, 0));
-	Gemm g = { M, N, K, NULL, NULL, NULL, NULL, NULL, NULL };
+	Gemm g = { M, N, K, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
 	CHECK(cudaMalloc((void **)&g.A, na * sizeof *ha));
 	CHECK(cudaMalloc((void **)&g.B, nb * sizeof *hb));
 	CHECK(cudaMalloc((void **)&g.C, nc * sizeof *c1));
@@ -162,6 +191,10 @@ main(int argc, char **argv)
 	CHECK(cudaMemcpy(g.B, hb, nb * sizeof *hb, cudaMemcpyHostToDevice));
 	CHECK(cudaMemcpy(g.Ah, hah, na * sizeof *hah, cudaMemcpyHostToDevice));
 	CHECK(cudaMemcpy(g.Bh, hbh, nb * sizeof *hbh, cudaMemcpyHostToDevice));
+	CHECK(cudaMalloc((void **)&g.Ab, na * sizeof *hab));
+	CHECK(cudaMalloc((void **)&g.Bb, nb * sizeof *hbb));
+	CHECK(cudaMemcpy(g.Ab, hab, na * sizeof *hab, cudaMemcpyHostToDevice));
+	CHECK(cudaMemcpy(g.Bb, hbb, nb * sizeof *hbb, cudaMemcpyHostToDevice));
 	CHECKB(cublasCreate(&g.h));
 
 	double flop = 2.0 * (double)M * (double)N * (double)K;
@@ -169,6 +202,7 @@ main(int argc, char **argv)
 	    prop.major, prop.minor, (long long)M, (long long)N, (long long)K, runs);
 	double ts, tt, err = pair(runs, run_sgemm, run_txc, &g, c1, c2, nc, &ts, &tt);
 	double th, tth, errh = pair(runs, run_hgemm, run_txc_h, &g, c1, c2, nc, &th, &tth);
+	double tb, ttb, errb = pair(runs, run_bgemm, run_txc_b, &g, c1, c2, nc, &tb, &ttb);
 	printf("  %-28s %10.3f ms %8.2f TFLOP/s\n", "cuBLAS SGEMM (fp32)", ts * 1e3, flop / ts * 1e-12);
 	printf("  %-28s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
 	    "txc sgemm_cuda (fp32 SIMT)", tt * 1e3, flop / tt * 1e-12, ts / tt, err);
@@ -176,6 +210,10 @@ main(int argc, char **argv)
 	    flop / th * 1e-12);
 	printf("  %-28s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
 	    "txc hgemm_cuda (tensor cores)", tth * 1e3, flop / tth * 1e-12, th / tth, errh);
+	printf("  %-28s %10.3f ms %8.2f TFLOP/s\n", "cuBLAS GemmEx (bf16, fp32 acc)", tb * 1e3,
+	    flop / tb * 1e-12);
+	printf("  %-28s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
+	    "txc bgemm_cuda (tensor cores)", ttb * 1e3, flop / ttb * 1e-12, tb / ttb, errb);
 	cublasDestroy(g.h);
-	return err > 1e-3 || errh > 1e-2;
+	return err > 1e-3 || errh > 1e-2 || errb > 1e-2;
 }

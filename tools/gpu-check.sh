@@ -17,8 +17,9 @@
 #      sizes); any report fails;
 #   3. bench/gpu_gemm.cu: txc's SIMT sgemm (bench/kernels/sgemm_cuda.tx)
 #      beside cuBLAS SGEMM at 4096^3, and txc's tensor-core hgemm
-#      (bench/kernels/hgemm_cuda.tx) beside cuBLAS HGEMM, with the GPU's
-#      name (GPU_GEMM_SIZES='M N K' changes the size).
+#      (bench/kernels/hgemm_cuda.tx) beside cuBLAS HGEMM, and its bf16
+#      twin (bench/kernels/bgemm_cuda.tx) beside cuBLAS's bf16 GemmEx,
+#      with the GPU's name (GPU_GEMM_SIZES='M N K' changes the size).
 #
 # --build-only builds what part 3 and the device harness need and runs
 # nothing (make check does this where the CUDA toolkit is installed, so
@@ -49,10 +50,13 @@ build_gemm() {
 	    { fail "txc --target=cuda bench/kernels/sgemm_cuda.tx"; return 1; }
 	"$TXC" --target=cuda "$srcdir/bench/kernels/hgemm_cuda.tx" -o "$work/hgemm_cuda.o" ||
 	    { fail "txc --target=cuda bench/kernels/hgemm_cuda.tx"; return 1; }
+	"$TXC" --target=cuda "$srcdir/bench/kernels/bgemm_cuda.tx" -o "$work/bgemm_cuda.o" ||
+	    { fail "txc --target=cuda bench/kernels/bgemm_cuda.tx"; return 1; }
 	# nvcc compiles, $CC links (libtxrt may be built with sanitizers)
 	"$nvcc" -O2 -I"$srcdir/rt" -c -o "$work/gpu_gemm.o" "$srcdir/bench/gpu_gemm.cu" \
 	    >"$work/nvcc.log" 2>&1 &&
-	    $CC -o "$work/gpu_gemm" "$work/gpu_gemm.o" "$work/sgemm_cuda.o" "$work/hgemm_cuda.o" "$txrt" \
+	    $CC -o "$work/gpu_gemm" "$work/gpu_gemm.o" "$work/sgemm_cuda.o" "$work/hgemm_cuda.o" \
+	    "$work/bgemm_cuda.o" "$txrt" \
 	    -L"$cuda/lib64" -lcublas -lcudart -lstdc++ -lpthread -ldl -lm >>"$work/nvcc.log" 2>&1 ||
 	    { fail "bench/gpu_gemm.cu does not build"; cat "$work/nvcc.log"; return 1; }
 	"$TXC" -k sgemm_cuda --emit=harness -o "$work/h.c" "$srcdir/bench/kernels/sgemm_cuda.tx" &&

@@ -2,8 +2,8 @@
 # dlpack_llvm.sh: txc --dlpack puts NAME_dlpack in the LLVM object, as the
 # -H header declares it (txc(1) --dlpack).  A C program built against
 # libdlpack-dev's dlpack.h calls it with good tensors (plain, with NULL
-# strides, explicit compact strides, a byte_offset, a bool and an f16
-# tensor) and bad ones (NULL, NULL data, wrong device, dtype, lanes, ndim,
+# strides, explicit compact strides, a byte_offset, a bool, an f16 and a
+# bf16 (kDLBfloat) tensor) and bad ones (NULL, NULL data, wrong device, dtype, lanes, ndim,
 # shape, strides, misaligned byte_offset), and checks return codes
 # (TXC_ERR_NULL 1, TXC_ERR_DLPACK 5) and txrt_last_error() messages.  The
 # same program runs against the C backend's output built with -DTXC_DLPACK,
@@ -31,6 +31,11 @@ kernel half(N) {
   out y: f32[N];
   y[i] = f32(x[i]) * 2.0;
 }
+kernel brain(N) {
+  in  x: bf16[N];
+  out y: bf16[N];
+  y[i] = x[i] * 3.0;
+}
 TX
 cat >main.c <<'C'
 #include <stdint.h>
@@ -41,10 +46,12 @@ cat >main.c <<'C'
 #ifdef USE_C
 #define LAST_ERROR() addrow_last_error()
 #define LAST_ERROR_HALF() half_last_error()
+#define LAST_ERROR_BRAIN() brain_last_error()
 #else
 #include "txrt.h"
 #define LAST_ERROR() txrt_last_error()
 #define LAST_ERROR_HALF() txrt_last_error()
+#define LAST_ERROR_BRAIN() txrt_last_error()
 #endif
 
 enum { M = 3, N = 5 };
@@ -166,6 +173,20 @@ main(void)
 	X.dtype.bits = 32;
 	if (half_dlpack(1, &X, &Y) != 5) {
 		printf("FAIL: f16 tensor with 32 bits accepted\n");
+		fails++;
+	}
+
+	/* bf16 is kDLBfloat with 16 bits; 1.5 * 3 = 4.5 (0x4090) */
+	uint16_t bx[1] = { 0x3fc0 }, by[1] = { 0 };
+	DLTensor BX = tensor(bx, kDLBfloat, 16, 1, s1), BY = tensor(by, kDLBfloat, 16, 1, s1);
+	if (brain_dlpack(1, &BX, &BY) != 0 || by[0] != 0x4090) {
+		printf("FAIL: bf16: rc %s, y = %04x\n", LAST_ERROR_BRAIN(), by[0]);
+		fails++;
+	}
+	BX.dtype.code = kDLFloat;
+	if (brain_dlpack(1, &BX, &BY) != 5 ||
+	    !strstr(LAST_ERROR_BRAIN(), "DLTensor 'x' has the wrong data type")) {
+		printf("FAIL: bf16 as kDLFloat: %s\n", LAST_ERROR_BRAIN());
 		fails++;
 	}
 	return fails != 0;
