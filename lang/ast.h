@@ -162,6 +162,12 @@ typedef struct {
 	int naxes;
 	Expr *value;          /* may be an EXPR_REDUCE (only at the top) */
 	Tensor *tensor;       /* sema */
+	/* An initial value of a scan (tx.5 SCANS): `s[0, i] = x[0, i];` has an
+	 * integer step where the scan axis goes; axes[init_dim] is NULL. */
+	bool init;
+	int init_dim;
+	int64_t init_step;
+	Loc init_loc;         /* the step */
 } Rule;
 
 /* A tensor: an input, an output, or an intermediate stage.  Intermediates
@@ -182,6 +188,12 @@ struct Tensor {
 	int abi_index;        /* sema: position among ABI tensor arguments, or -1 */
 	int stage_index;      /* sema: position in compute order (topological,
 	                         ties in source order), -1 for inputs */
+	/* sema: a scan (tx.5 SCANS): rule is the update, inits[s] the initial
+	 * value of step s (ninits steps); scan_dim the scan axis; scans updated
+	 * in the same steps share scan_group (the first one's index). */
+	Rule **inits; int ninits;
+	int scan_dim;
+	int scan_group;
 };
 
 /* A kernel statement, kept in source order for --format. */

@@ -198,7 +198,10 @@ dump_kernel(Dump *d, Kernel *k)
 		} else if (r) {
 			fprintf(fp, "Rule %s[", str_or(r->name));
 			for (int j = 0; j < r->naxes; j++)
-				fprintf(fp, "%s%s", j ? ", " : "", str_or(r->axes[j]));
+				if (r->init && j == r->init_dim)
+					fprintf(fp, "%s%lld", j ? ", " : "", (long long)r->init_step);
+				else
+					fprintf(fp, "%s%s", j ? ", " : "", str_or(r->axes[j]));
 			fputc(']', fp);
 			at(d, r->loc);
 			dump_expr(d, r->value, 2, NULL);
@@ -486,7 +489,10 @@ format_kernel(FILE *fp, Kernel *k)
 			if (r->naxes > 0) {
 				fputc('[', fp);
 				for (int j = 0; j < r->naxes; j++)
-					fprintf(fp, "%s%s", j ? ", " : "", str_or(r->axes[j]));
+					if (r->init && j == r->init_dim)
+						fprintf(fp, "%s%lld", j ? ", " : "", (long long)r->init_step);
+					else
+						fprintf(fp, "%s%s", j ? ", " : "", str_or(r->axes[j]));
 				fputc(']', fp);
 			}
 			fputs(" = ", fp);

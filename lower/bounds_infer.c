@@ -777,11 +777,22 @@ infer(Lower *L)
 			s->dmax[s->ndims + k] = lin_normalize(ir_sub(ir_add(s->rmin[k], s->rext[k]), ir_i64c(1)));
 		}
 		computed_where(L, s);
-		if (s->output) {
+		if (s->output || s->scan) {
+			/* a scan is computed whole (its steps read each other); one
+			 * of a group one step at a time, in its lead's scan loop */
 			for (int d = 0; d < s->ndims; d++) {
 				s->dmin[d] = s->amin[d] = ir_i64c(0);
 				s->dext[d] = s->aext[d] = s->shape[d];
 				s->dmax[d] = lin_normalize(ir_sub(s->shape[d], ir_i64c(1)));
+				if (s->scan && s->scan_lead != s && d == s->scan_dim) {
+					LStage *ld = s->scan_lead;
+					s->dmin[d] = s->dmax[d] = ir_var(ld->axes[ld->scan_dim].var);
+					s->dext[d] = ir_i64c(1);
+				}
+				if (!s->output) {
+					s->buf->min[d] = s->amin[d];
+					s->buf->extent[d] = s->aext[d];
+				}
 			}
 		} else {
 			int e = diag_errors();

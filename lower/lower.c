@@ -150,7 +150,13 @@ build(Lower *L, LStage *s)
 		idx[d] = ir_var(s->axes[d].var);
 	IrStmt *body;
 	if (!s->red) {
-		body = guarded(guards(s, false), ir_store(s->buf, idx, s->ndims, s->value, NULL));
+		IrExpr *v = s->value;
+		if (s->scan && v->kind == IR_SELECT)   /* a scan: its update reads step t - 1 only where t >= m */
+			body = ir_if(v->a, ir_store(s->buf, idx, s->ndims, v->b, NULL),
+			    ir_store(s->buf, idx, s->ndims, v->c, NULL));
+		else
+			body = ir_store(s->buf, idx, s->ndims, v, NULL);
+		body = guarded(guards(s, false), body);
 		body = nest(L, s, 0, s->nleaves, false, true, body);
 	} else {
 		int r = 0;
@@ -201,7 +207,7 @@ lower_stages(Lower *L)
 	/* compute_at stages stored at root */
 	for (int i = L->nstages - 1; i >= 0; i--) {
 		LStage *s = L->stages[i];
-		if (s->bounded && s->compute.kind == LEVEL_AT && s->store_set &&
+		if (s->bounded && s->compute.kind == LEVEL_AT && s->store_set && !s->output &&
 		    s->store.kind == LEVEL_ROOT)
 			body = allocate_at(s, body);
 	}

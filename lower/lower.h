@@ -105,6 +105,13 @@ struct LStage {
 	IrExpr **rmin, **rext; /* their domains */
 	IrExpr *rbody;         /* S = S op rbody */
 	IrExpr *rpred;         /* only where this holds (rfactor), or NULL */
+	/* a scan (tx.5 SCANS): value is select(t < scan_init, the initial
+	 * values, the update) over root axis scan_dim, and lower.c stores one
+	 * or the other under an If; scan_lead is the scan whose scan loop the
+	 * steps of its group run in (the last of them in compute order) */
+	bool scan;
+	int scan_dim, scan_init;
+	LStage *scan_lead;
 	Loc loc;
 	/* the schedule */
 	Axis *axes; int naxes, capaxes;
@@ -211,6 +218,11 @@ bool lin_is_static(IrExpr *e, VarRange *r);       /* only size parameters */
 bool lin_varies(IrExpr *e, VarRange *r);          /* uses a ranging variable of r */
 void lin_assume_ge(VarRange *r, IrExpr *e, int64_t lo);
 IrExpr *lin_extent(IrExpr *lo, IrExpr *hi);            /* hi - lo + 1 */
+
+/* scan.c: the schedule of every scan checked (its scan loops serial and
+ * in order, computed at root, cpu only) and the scans of a group computed
+ * in the steps of its last one. */
+bool scan_schedule(Lower *L);
 
 /* bounds_infer.c: regions of every stage, access checks. */
 bool bounds_infer_stages(Lower *L);

@@ -3,6 +3,7 @@
  *   stage         kernel tensors to stages with IR definitions   stage.c
  *   sched         schedule primitives, with legality checks      sched.c
  *   inline        compute levels resolved, inline stages folded  sched.c
+ *                 and scans' loops checked, groups placed          scan.c
  *   bounds_infer  regions of every stage, accesses proved        bounds_infer.c
  *   lower         loop nests from the stages                     lower.c
  *   simplify      folding, guards proved true removed            simplify.c
@@ -161,6 +162,8 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	dump_stages(opt, "sched", L);
 	t0 = now_ms();
 	if (!sched_finish(L))
+		return NULL;
+	if (!scan_schedule(L))
 		return NULL;
 	timed(&r, "inline", t0);
 	dump_stages(opt, "inline", L);

@@ -497,6 +497,21 @@ define(Lower *L, LStage *s)
 	} else {
 		s->value = conv_to(L, s, v, s->elem);
 	}
+	if (s->t->ninits > 0) {
+		/* a scan: step t < m takes initial value t, the others the update */
+		Tensor *t = s->t;
+		IrExpr *tv = ir_var(s->axes[t->scan_dim].var);
+		IrExpr *init = conv_to(L, s, t->inits[t->ninits - 1]->value, s->elem);
+		for (int j = t->ninits - 2; j >= 0; j--)
+			init = ir_select(ir_binop(IR_LT, tv, ir_i64c(j + 1)),
+			    conv_to(L, s, t->inits[j]->value, s->elem), init);
+		s->value = ir_select(ir_binop(IR_LT, tv, ir_i64c(t->ninits)), init, s->value);
+		s->value->loc = r->loc;
+		s->scan = true;
+		s->scan_dim = t->scan_dim;
+		s->scan_init = t->ninits;
+		s->scan_lead = s;
+	}
 	s->leaves = arena_alloc(ir_arena, (s->naxes + 1) * sizeof *s->leaves);
 	s->nleaves = s->capleaves = s->naxes;
 	for (int i = 0; i < s->naxes; i++)

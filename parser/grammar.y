@@ -241,7 +241,9 @@ decl(Token start, TensorRole role, Token name, Token type, ExprList *dims, Token
 }
 
 /* `NAME[i, j] = value;`: the left-hand side is parsed as expressions so
- * that a misplaced index expression gets a clear message. */
+ * that a misplaced index expression gets a clear message.  One integer in
+ * place of an axis makes the initial value of a scan at that step
+ * (`s[0, i] = x[0, i];`, tx.5 SCANS). */
 static KernelItem
 rule(Token name, ExprList *lhs, PExpr value, Token end)
 {
@@ -253,8 +255,19 @@ rule(Token name, ExprList *lhs, PExpr value, Token end)
 	int cap = 0, lcap = 0, n2 = 0;
 	for (int i = 0; lhs && i < lhs->n; i++) {
 		Expr *e = lhs->v[i];
+		if (e->kind == EXPR_INT && !r->init) {
+			r->init = true;
+			r->init_dim = i;
+			r->init_step = e->ival;
+			r->init_loc = e->loc;
+			*ARENA_PUSH(perm, r->axes, r->naxes, cap) = NULL;
+			*ARENA_PUSH(perm, r->axis_locs, n2, lcap) = e->loc;
+			continue;
+		}
 		if (e->kind != EXPR_NAME) {
-			diag_error(e->loc, "an index on the left of '=' must be an axis name"
+			diag_error(e->loc, e->kind == EXPR_INT ? "only one index on the left of '=' "
+			    "may be a step (the initial value of a scan names its other axes)" :
+			    "an index on the left of '=' must be an axis name"
 			    " (index expressions belong on the right-hand side)");
 			continue;
 		}

@@ -39,6 +39,7 @@ check_program(Program *p)
 		resolve_kernel(k);
 		shapes_kernel(k);
 		reduce_kernel(k);
+		scans_kernel(k);
 		stages_kernel(k);
 		types_kernel(k);
 	}

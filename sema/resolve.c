@@ -147,6 +147,39 @@ resolve_decls(Kernel *k)
 	}
 }
 
+/* The initial value of a scan at one step (tx.5 SCANS): the tensor is
+ * declared (a scan is computed over its whole shape) and defined here. */
+static void
+resolve_init(Kernel *k, Tensor *t, Rule *r)
+{
+	if (!t || t->role == ROLE_IN) {
+		if (t) {
+			diag_error(r->name_loc, "cannot define input '%s'", r->name);
+			diag_note(t->loc, "'%s' declared here as an input", r->name);
+		} else if (!resolve_param(k, r->name)) {
+			diag_error(r->name_loc, "scan '%s' must be declared with its shape "
+			    "('%s: f32[T, N];' before its rules)", r->name, r->name);
+		} else {
+			diag_error(r->name_loc, "cannot define parameter '%s'", r->name);
+		}
+		return;
+	}
+	if (r->naxes != t->ndims) {
+		diag_error(r->name_loc, "'%s' has %d dimension%s but its initial value names %d",
+		    t->name, t->ndims, t->ndims == 1 ? "" : "s", r->naxes);
+		diag_note(t->loc, "'%s' declared here", t->name);
+		return;
+	}
+	if (r->init_step < 0) {
+		diag_error(r->init_loc, "a step of scan '%s' cannot be negative", t->name);
+		return;
+	}
+	int n = t->ninits, cap = n;
+	*ARENA_PUSH(perm, t->inits, n, cap) = r;
+	t->ninits = n;
+	r->tensor = t;
+}
+
 /* Binds each rule to its tensor, making undeclared intermediates. */
 static void
 resolve_rules(Kernel *k)
@@ -161,6 +194,10 @@ resolve_rules(Kernel *k)
 		if (!t && pa) {
 			diag_error(r->name_loc, "cannot define parameter '%s'", r->name);
 			diag_note(pa->loc, "'%s' declared here", r->name);
+			continue;
+		}
+		if (r->init) {
+			resolve_init(k, t, r);
 			continue;
 		}
 		if (!t) {
@@ -227,6 +264,8 @@ resolve_defined(void)
 {
 	for (int i = 0; i < ndecls; i++) {
 		Tensor *t = decls[i];
+		if (t->ninits > 0 && !t->rule)
+			continue;      /* a scan without its update: scans.c */
 		if (t->rule || !t->declared)
 			continue;
 		if (t->role == ROLE_OUT)

@@ -213,6 +213,10 @@ check_arg(State *S, SchedPrim *sp, SStage *ss, SchedArg *a, int n, const PrimArg
 		if (i >= 0 && pa->kind == PARG_RED_AXIS && !ss->axes[i].red) {
 			diag_error(a->loc, "'%s' needs a reduction axis; '%s' is a pure axis of '%s'",
 			    sp->prim, a->str, ss->name);
+			if (ss->t && ss->t->ninits)
+				diag_note(a->loc, "'%s' is a scan: each step reads the one before, an "
+				    "update that is not an associative reduction, so it has no axis to "
+				    "rfactor (tx.5 SCANS)", ss->name);
 			S->bad = true;
 			return -1;
 		}

@@ -20,7 +20,7 @@
  *    EXPR_CALL builtins and SchedPrim.prim_id are filled.
  *
  * The passes run in this order for each kernel: resolve (names), shapes,
- * reduce, stages (order), types; then every schedule is validated.
+ * reduce, scans, stages (order), types; then every schedule is validated.
  */
 #ifndef TXC_SEMA_H
 #define TXC_SEMA_H
@@ -78,6 +78,14 @@ bool shapes_size_expr(Expr *e, const char *what);
 
 /* ---- reduce.c: where reductions may appear, their ranges and axes. -- */
 void reduce_kernel(Kernel *k);
+
+/* ---- scans.c: scans (recurrences): initial steps, the steps an update
+ * reads, groups of scans updated together (Tensor.scan_dim, scan_group). */
+void scans_kernel(Kernel *k);
+/* How many steps back access (to a scan) reads from the current step of
+ * scan reader (1: t - 1, 0: t, -1: t + 1); false when its index along the
+ * scan axis is not the reader's scan axis plus or minus a constant. */
+bool scans_step_back(Tensor *reader, Expr *access, int64_t *back);
 
 /* ---- stages.c: dependencies, cycles, compute order, unused stages. --- */
 void stages_kernel(Kernel *k);

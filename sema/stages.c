@@ -43,6 +43,12 @@ add_edge(Expr *e, void *ctx)
 	if (to < 0)
 		return true;
 	Node *s = &g->nodes[g->cur];
+	/* a scan reading its own or its group's earlier steps (scans.c) */
+	Tensor *ct = s->t;
+	int64_t back;
+	if (t->ninits && ct->ninits && t->scan_group == ct->scan_group &&
+	    (t == ct || (scans_step_back(ct, e, &back) && back >= 1)))
+		return true;
 	for (int i = 0; i < s->ndeps; i++)
 		if (s->deps[i].to == to)
 			return true;
@@ -74,6 +80,9 @@ report_cycle(Graph *g, int from)
 	Tensor *ft = g->nodes[first].t;
 	if (len == 1) {
 		diag_error(edge_loc(g, first, first), "stage '%s' reads itself", ft->name);
+		diag_note(ft->rule->name_loc, "a recurrence is a scan: give its first steps "
+		    "(%s[0%s] = ...;) and read only earlier ones (tx.5 SCANS)", ft->name,
+		    ft->ndims > 1 ? ", ..." : "");
 		return;
 	}
 	char *msg = arena_strdup(perm, ft->name);
@@ -208,6 +217,54 @@ order(Graph *g, Kernel *k)
 	}
 }
 
+/* The scans of a group advance in the same steps (one loop, lowering):
+ * a stage that reads one of them comes after the last of them in compute
+ * order, not between them. */
+static void
+group_scans(Graph *g, Kernel *k)
+{
+	for (int last = k->nstages - 1; last >= 0; last--) {
+		Tensor *t = k->stages[last];
+		if (!t->ninits)
+			continue;
+		int first = last;
+		for (int i = 0; i < last; i++)
+			if (k->stages[i]->ninits && k->stages[i]->scan_group == t->scan_group) {
+				first = i;
+				break;
+			}
+		if (first == last)
+			continue;
+		/* between first and last: members stay, readers of members move */
+		bool *moved = arena_alloc(perm, (size_t)(k->nstages + 1) * sizeof *moved);
+		Tensor **out = arena_alloc(perm, (size_t)(k->nstages + 1) * sizeof *out);
+		int n = 0, nm = 0;
+		Tensor **mv = arena_alloc(perm, (size_t)(k->nstages + 1) * sizeof *mv);
+		for (int i = first; i <= last; i++) {
+			Tensor *s = k->stages[i];
+			bool member = s->ninits && s->scan_group == t->scan_group;
+			Node *nd = &g->nodes[g->num[s->index]];
+			for (int j = 0; !member && j < nd->ndeps && !moved[i]; j++) {
+				Tensor *d = g->nodes[nd->deps[j].to].t;
+				if ((d->ninits && d->scan_group == t->scan_group) ||
+				    (d->stage_index >= first && d->stage_index < i && moved[d->stage_index]))
+					moved[i] = true;
+			}
+			if (moved[i])
+				mv[nm++] = s;
+			else
+				out[n++] = s;
+		}
+		for (int i = 0; i < nm; i++)
+			out[n++] = mv[i];
+		for (int i = 0; i < n; i++) {
+			k->stages[first + i] = out[i];
+			out[i]->stage_index = first + i;
+		}
+		last = first;   /* the group is done: go on below it */
+	}
+}
+
 void
 stages_kernel(Kernel *k)
 {
@@ -226,13 +283,16 @@ stages_kernel(Kernel *k)
 		g.num[r->tensor->index] = g.n - 1;
 	}
 	for (g.cur = 0; g.cur < g.n; g.cur++)
-		check_walk(g.nodes[g.cur].t->rule->value, add_edge, &g);
+		for (int j = -1; j < g.nodes[g.cur].t->ninits; j++)
+			check_walk(j < 0 ? g.nodes[g.cur].t->rule->value :
+			    g.nodes[g.cur].t->inits[j]->value, add_edge, &g);
 	g.path = arena_alloc(perm, (size_t)(g.n + 1) * sizeof *g.path);
 	int *edge = arena_alloc(perm, (size_t)(g.n + 1) * sizeof *edge);
 	for (int i = 0; i < g.n; i++)
 		if (g.nodes[i].color == 0)
 			dfs(&g, i, edge);
 	order(&g, k);
+	group_scans(&g, k);
 	for (int i = 0; i < g.n; i++)
 		if (g.nodes[i].t->role == ROLE_TEMP && !g.nodes[i].read)
 			diag_warn(g.nodes[i].t->rule->name_loc, "stage '%s' is never used",

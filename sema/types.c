@@ -451,7 +451,7 @@ check_rule(Ctx *c, Rule *r)
 {
 	Expr *v = r->value;
 	ScalarType t = check(c, v);
-	Tensor *d = r->tensor && r->tensor->rule == r ? r->tensor : NULL;
+	Tensor *d = r->tensor && (r->tensor->rule == r || r->init) ? r->tensor : NULL;
 	if (!d || t == TY_ERROR || !v)
 		return;
 	if (!d->declared) {
