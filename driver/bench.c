@@ -62,6 +62,7 @@ usage(FILE *fp)
 	fputs("usage: txc bench FILE.tx -D SIZE=N ... [options]\n"
 	    "  -D NAME=VALUE        a size (required for each) or scalar parameter\n"
 	    "  -k KERNEL            the kernel (default: the file's first)\n"
+	    "  -K NAME=VALUE        a knob's value (schedule templates; as for txc)\n"
 	    "  -s NAME              the schedule to time (default: the unnamed one)\n"
 	    "  --schedules=A,B,...  compare several schedules ('default': unnamed)\n"
 	    "  --runs=N             timed runs (default: as many as fit in ~1 s, 3..1000)\n"
@@ -143,7 +144,7 @@ parse(Bench *b, int argc, char **argv)
 	b->llvm.opt_level = 3;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":D:k:s:I:O:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":D:K:k:s:I:O:h", lo, NULL)) != -1) {
 		char *end;
 		long long iv;
 		switch (c) {
@@ -158,6 +159,10 @@ parse(Bench *b, int argc, char **argv)
 			break;
 		}
 		case 'k': b->kernel = intern_cstr(optarg); break;
+		case 'K':
+			if (!knobs_request_arg(optarg))
+				return bad("bad -K '%s': expected NAME=VALUE (a knob and one of its values)", optarg);
+			break;
 		case 's': *ARENA_PUSH(perm, b->scheds, b->nscheds, caps) = intern_cstr(optarg); break;
 		case 'I': *ARENA_PUSH(perm, b->drv.incdirs, b->drv.nincdirs, capi) = optarg; break;
 		case 'O':
@@ -588,7 +593,8 @@ bench(Bench *b)
 	if (!file)
 		return 1;
 	prog = parse_program(file);
-	if (diag_errors() || !import_resolve(prog, &b->drv) || !sema_check(prog))
+	if (diag_errors() || !import_resolve(prog, &b->drv) || !sema_check(prog) ||
+	    !knobs_check_requests())
 		return 1;
 	for (int i = 0; i < prog->nkernels && !k; i++)
 		if (b->kernel ? prog->kernels[i]->name == b->kernel :

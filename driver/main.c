@@ -58,6 +58,7 @@ usage(FILE *fp)
 "  -s NAME              use the schedule named NAME\n"
 "  --no-schedule        ignore every schedule: the kernel as written\n"
 "  -D NAME=VALUE        fix size parameter NAME at compile time\n"
+"  -K NAME=VALUE        give knob NAME of a schedule template the value VALUE\n"
 "  --print-loops        print the lowered loop nest (same as --emit=loops -o -)\n"
 "  --trace-schedule     print the loop nest after each schedule primitive\n"
 "  --dump-after=PASS    print the loop nest after lowering pass PASS (or 'all')\n"
@@ -181,7 +182,7 @@ parse_args(int argc, char **argv, Options *o)
 	o->opt_level = 3;
 	o->target = "cpu";
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:SH:cI:k:s:D:O:ghV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:SH:cI:k:s:D:K:O:ghV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case 'S': o->emit = OUT_ASM; break;
@@ -193,6 +194,10 @@ parse_args(int argc, char **argv, Options *o)
 		case 'D':
 			if (!add_def(o, optarg))
 				return bad_usage("bad -D '%s': expected NAME=VALUE with a non-negative integer VALUE", optarg);
+			break;
+		case 'K':
+			if (!knobs_request_arg(optarg))
+				return bad_usage("bad -K '%s': expected NAME=VALUE (a knob and one of its values)", optarg);
 			break;
 		case 'O':
 			if (strlen(optarg) != 1 || optarg[0] < '0' || optarg[0] > '3')
@@ -360,6 +365,19 @@ check_defs(const Options *o, Program *prog)
 	return true;
 }
 
+/* After errors: the knob point of each template that was compiled (an
+ * illegal point is reported as one). */
+static void
+note_knob_points(const Options *o, Program *prog)
+{
+	for (int i = 0; i < prog->nschedules; i++) {
+		Schedule *s = prog->schedules[i];
+		if (s && s->nknobs && s->k && compiled(o, prog, s->k) && s->name == o->schedule &&
+		    !strcmp(s->target ? s->target : "", o->target))
+			knobs_note_point(s);
+	}
+}
+
 static int
 compile(Options *o)
 {
@@ -413,7 +431,13 @@ compile(Options *o)
 		ast_dump(stdout, prog);
 		return 0;
 	}
-	if (!import_resolve(prog, o) || !sema_check(prog))
+	if (!import_resolve(prog, o))
+		return 1;
+	if (!sema_check(prog)) {
+		note_knob_points(o, prog);
+		return 1;
+	}
+	if (!knobs_check_requests())
 		return 1;
 	if (o->time_passes)
 		fprintf(stderr, "txc: front end           %8.3f ms\n", clock_ms(CLOCK_MONOTONIC) - t0);
@@ -457,8 +481,10 @@ compile(Options *o)
 		if (f)
 			*ARENA_PUSH(perm, funcs, nfuncs, cap) = f;
 	}
-	if (diag_errors())
+	if (diag_errors()) {
+		note_knob_points(o, prog);
 		return 1;
+	}
 	if (o->trace_schedule && o->emit == OUT_LOOPS)
 		return 0;
 	if (nfuncs == 0) {

@@ -247,7 +247,16 @@ struct SchedArg {
 /* One primitive: `STAGE.prim(args) -> (outs);`, or a specialization
  * `specialize (cond) { prims }` (prim "specialize", stage NULL, cond and
  * body set): the schedule so far plus body, used when cond holds at run
- * time. */
+ * time.  A schedule template may also hold knob declarations
+ * `knob NAME in [v, ...];` and compile-time choices `when (cond) { prims }`
+ * over its knobs; sema (sema/knobs.c) replaces them by the primitives of
+ * one knob point before anything else reads the schedule. */
+typedef enum {
+	SCHED_PRIM,          /* STAGE.prim(args) -> outs; (or specialize: cond set) */
+	SCHED_KNOB,          /* knob NAME in [values]; */
+	SCHED_WHEN,          /* when (cond) { body } */
+} SchedForm;
+
 typedef struct SchedPrim SchedPrim;
 struct SchedPrim {
 	Loc loc;              /* the whole statement */
@@ -258,8 +267,12 @@ struct SchedPrim {
 	int prim_id;          /* sema: index into the primitive table */
 	SchedArg *args; int nargs;
 	const char **outs; Loc *out_locs; int nouts;
-	Expr *cond;           /* specialize: a bool over the kernel's parameters */
-	SchedPrim *body; int nbody;   /* specialize: its primitives */
+	Expr *cond;           /* specialize: a bool over the kernel's parameters;
+	                         when: a bool over the schedule's knobs */
+	SchedPrim *body; int nbody;   /* specialize, when: its primitives */
+	SchedForm form;
+	const char *knob;     /* SCHED_KNOB: the knob's name (args: its values) */
+	Loc knob_loc;
 };
 
 typedef struct {
@@ -272,6 +285,12 @@ typedef struct {
 	Loc target_loc;
 	SchedPrim *prims; int nprims;
 	Kernel *k;            /* sema */
+	/* sema (knobs.c), for a template (a schedule with knobs or whens): the
+	 * statements as written; its knob declarations; the point that
+	 * `prims` now holds (an index into each knob's values). */
+	SchedPrim *tmpl; int ntmpl;
+	SchedPrim **knobs; int nknobs;
+	int *point;
 } Schedule;
 
 typedef struct {
@@ -315,5 +334,7 @@ Tensor *ast_find_tensor(Kernel *k, const char *name);
 void ast_dump(FILE *fp, Program *p);
 void ast_format(FILE *fp, Program *p);
 void ast_format_expr(FILE *fp, Expr *e);
+/* A schedule with the primitives of its current knob point (no knobs). */
+void ast_format_schedule(FILE *fp, Schedule *s, const char *name);
 
 #endif

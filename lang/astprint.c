@@ -218,8 +218,15 @@ dump_prims(Dump *d, SchedPrim *prims, int n, int depth)
 	for (int i = 0; i < n; i++) {
 		SchedPrim *p = &prims[i];
 		indent(d, depth, NULL);
+		if (p->form == SCHED_KNOB) {
+			fprintf(fp, "Knob %s", str_or(p->knob));
+			at(d, p->loc);
+			for (int j = 0; j < p->nargs; j++)
+				dump_arg(d, &p->args[j], depth + 1);
+			continue;
+		}
 		if (p->cond) {
-			fputs("Specialize", fp);
+			fputs(p->form == SCHED_WHEN ? "When" : "Specialize", fp);
 			at(d, p->loc);
 			dump_expr(d, p->cond, depth + 1, NULL);
 			dump_prims(d, p->body, p->nbody, depth + 1);
@@ -246,7 +253,10 @@ dump_schedule(Dump *d, Schedule *s)
 		fprintf(fp, " as %s", s->name);
 	fprintf(fp, " for %s", str_or(s->target));
 	at(d, s->loc);
-	dump_prims(d, s->prims, s->nprims, 1);
+	if (s->tmpl)
+		dump_prims(d, s->tmpl, s->ntmpl, 1);
+	else
+		dump_prims(d, s->prims, s->nprims, 1);
 }
 
 void
@@ -512,6 +522,22 @@ format_schedule(FILE *fp, Schedule *s)
 	if (s->name)
 		fprintf(fp, " as %s", s->name);
 	fprintf(fp, " for %s {\n", str_or(s->target));
+	if (s->tmpl)
+		format_prims(fp, s->tmpl, s->ntmpl, 1);
+	else
+		format_prims(fp, s->prims, s->nprims, 1);
+	fputs("}\n", fp);
+}
+
+/* The primitives of the knob point s now holds, as an ordinary schedule
+ * called name (NULL: s's own name), for txc tune -o. */
+void
+ast_format_schedule(FILE *fp, Schedule *s, const char *name)
+{
+	fprintf(fp, "schedule %s", str_or(s->kernel));
+	if (name || s->name)
+		fprintf(fp, " as %s", name ? name : s->name);
+	fprintf(fp, " for %s {\n", str_or(s->target));
 	format_prims(fp, s->prims, s->nprims, 1);
 	fputs("}\n", fp);
 }
@@ -522,8 +548,18 @@ format_prims(FILE *fp, SchedPrim *prims, int n, int depth)
 	for (int i = 0; i < n; i++) {
 		SchedPrim *p = &prims[i];
 		fprintf(fp, "%*s", 2 * depth, "");
+		if (p->form == SCHED_KNOB) {
+			fprintf(fp, "knob %s in [", str_or(p->knob));
+			for (int j = 0; j < p->nargs; j++) {
+				if (j)
+					fputs(", ", fp);
+				format_arg(fp, &p->args[j]);
+			}
+			fputs("];\n", fp);
+			continue;
+		}
 		if (p->cond) {
-			fputs("specialize (", fp);
+			fputs(p->form == SCHED_WHEN ? "when (" : "specialize (", fp);
 			ast_format_expr(fp, p->cond);
 			fputs(") {\n", fp);
 			format_prims(fp, p->body, p->nbody, depth + 1);

@@ -384,15 +384,18 @@ prim(Token stage, Token name, ArgList *args, NameList *outs, Token end)
 	return p;
 }
 
-/* `specialize (cond) { prims }`: the only statement of a schedule that is
- * not STAGE.prim(...); the word is not reserved elsewhere. */
+/* `specialize (cond) { prims }` and a template's `when (cond) { prims }`:
+ * the statements of a schedule that are blocks; the words are not
+ * reserved elsewhere. */
 static SchedPrim
 specialize(Token word, PExpr cond, PrimList *body, Token end)
 {
 	SchedPrim p = { 0 };
-	if (word.str != intern_cstr("specialize")) {
-		diag_error(word.loc, "expected 'STAGE.primitive(...);' or 'specialize (condition) "
-		    "{ ... }', not '%s (...) {'", word.str);
+	if (word.str == intern_cstr("when"))
+		p.form = SCHED_WHEN;
+	else if (word.str != intern_cstr("specialize")) {
+		diag_error(word.loc, "expected 'STAGE.primitive(...);', 'specialize (condition) "
+		    "{ ... }' or 'when (knob == value) { ... }', not '%s (...) {'", word.str);
 		return p;
 	}
 	p.loc = loc_span(word.loc, end.loc);
@@ -401,6 +404,27 @@ specialize(Token word, PExpr cond, PrimList *body, Token end)
 	p.cond = cond.e;
 	p.body = body->v;
 	p.nbody = body->n;
+	return p;
+}
+
+/* `knob NAME in [v, ...];`: a template's tunable value (sema/knobs.c). */
+static SchedPrim
+knob(Token word, Token name, SchedArg vals, Token end)
+{
+	SchedPrim p = { 0 };
+	if (vals.kind != ARG_LIST || vals.nlist == 0) {
+		diag_error(vals.loc, "a knob's values are a non-empty list: 'knob %s in "
+		    "[4, 8, 16];'", name.str);
+		return p;
+	}
+	p.loc = loc_span(word.loc, end.loc);
+	p.form = SCHED_KNOB;
+	p.prim = intern_cstr("knob");
+	p.prim_loc = word.loc;
+	p.knob = name.str;
+	p.knob_loc = name.loc;
+	p.args = vals.list;
+	p.nargs = vals.nlist;
 	return p;
 }
 
@@ -521,6 +545,7 @@ add_schedule(ParseState *ps, Schedule *s)
 %token RESERVED.
 /* Added after the others so that earlier TK_ numbers stay as they were. */
 %token INTRINSIC.
+%token KNOB.
 
 /* ---- program and top-level items --------------------------------------
  * After an error at the top level, tokens are skipped up to the start of
@@ -634,7 +659,8 @@ expr(A) ::= LP(O) expr(B) RP(C).               { A = paren(O, B, C); }
 
 /* ---- schedules -------------------------------------------------------------
  * `schedule KERNEL [as NAME] for TARGET { STAGE.prim(args) -> outs; ... }`,
- * where a statement may also be `specialize (cond) { STAGE.prim(...); ... }` */
+ * where a statement may also be `specialize (cond) { STAGE.prim(...); ... }`,
+ * and, in a template, `knob NAME in [values];` or `when (cond) { ... }` */
 %type schedule {Schedule *}
 schedule(A) ::= SCHEDULE(B) IDENT(K) FOR IDENT(T) LC prims(P) RC(E).
                                                { A = schedule(B, K, NULL, T, &P, E); }
@@ -659,6 +685,8 @@ prim(A) ::= IDENT(W) LP expr(C) RP LC prims(P) RC(E).
                                                { A = specialize(W, C, &P, E); }
 prim(A) ::= IDENT(W) LP expr(C) RP LC prims(P) error RC(E).
                                                { A = specialize(W, C, &P, E); yyerrok; }
+prim(A) ::= KNOB(W) IDENT(N) IN value(V) SEMI(E).
+                                               { A = knob(W, N, V, E); }
 
 %type args {ArgList}
 %type arglist {ArgList}

@@ -345,6 +345,7 @@ lexer_next(Lexer *lx, Token *t)
 		"true"                  { KW(TRUE); }
 		"false"                 { KW(FALSE); }
 		"intrinsic"             { KW(INTRINSIC); }
+		"knob"                  { KW(KNOB); }
 		"knob" | "scan"         { KW(RESERVED); }
 		"bool"                  { TYPE(TY_BOOL); }
 		"i8"                    { TYPE(TY_I8); }

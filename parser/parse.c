@@ -36,7 +36,7 @@ static const char *const token_names[] = {
 	[TK_SHR] = "'>>'", [TK_PLUS] = "'+'", [TK_MINUS] = "'-'",
 	[TK_STAR] = "'*'", [TK_SLASH] = "'/'", [TK_PERCENT] = "'%'",
 	[TK_BANG] = "'!'", [TK_TILDE] = "'~'", [TK_RESERVED] = "a reserved word",
-	[TK_INTRINSIC] = "'intrinsic'",
+	[TK_INTRINSIC] = "'intrinsic'", [TK_KNOB] = "'knob'",
 };
 
 const char *
@@ -86,7 +86,7 @@ parse_syntax_error(ParseState *ps, const Token *t, const unsigned char *expected
 	char what[96];
 	if (t->kind == 0)
 		snprintf(what, sizeof what, "unexpected end of file");
-	else if (t->kind == TK_RESERVED)
+	else if (t->kind == TK_RESERVED || t->kind == TK_KNOB)   /* knob: only in a schedule */
 		snprintf(what, sizeof what, "'%.*s' is a reserved word", len, text);
 	else if (len > 40)
 		snprintf(what, sizeof what, "unexpected '%.32s...'", text);

@@ -44,6 +44,7 @@ check_program(Program *p)
 		types_kernel(k);
 	}
 	intrinsic_program(p);
+	knobs_program(p);
 	schedule_check(p);
 }
 

@@ -689,3 +689,11 @@ schedule_check(Program *p)
 		check_unique(p, i);
 	}
 }
+
+bool
+schedule_check_one(Program *p, Schedule *s)
+{
+	int before = diag_errors();
+	check_schedule(p, s);
+	return diag_errors() == before;
+}

@@ -20,7 +20,9 @@
  *    EXPR_CALL builtins and SchedPrim.prim_id are filled.
  *
  * The passes run in this order for each kernel: resolve (names), shapes,
- * reduce, scans, stages (order), types; then every schedule is validated.
+ * reduce, scans, stages (order), types; then each schedule template gets
+ * the primitives of its knob point (knobs.c) and every schedule is
+ * validated.
  */
 #ifndef TXC_SEMA_H
 #define TXC_SEMA_H
@@ -172,5 +174,27 @@ bool intrinsic_alu_has(Program *p, int op, bool imm);
 
 /* ---- schedule.c: schedule validation (names, kinds, counts). -------- */
 void schedule_check(Program *p);
+/* One schedule again (txc tune, after knobs_resolve): false after errors. */
+bool schedule_check_one(Program *p, Schedule *s);
+
+/* ---- knobs.c: schedule templates (knob declarations, when blocks) -----
+ * knobs_program checks each template once and gives it the primitives of
+ * its default point (each knob's first value, or what -K asked for). */
+void knobs_program(Program *p);
+/* txc -K NAME=VALUE: the value every template declaring NAME takes;
+ * false if arg is not NAME=VALUE. */
+bool knobs_request_arg(const char *arg);
+/* After sema_check: an error for each -K no schedule declared. */
+bool knobs_check_requests(void);
+/* s->prims := the primitives of a point (an index into each knob's
+ * values; NULL: the default point). */
+void knobs_resolve(Schedule *s, const int *point);
+/* "ti=8, tj=16": s's current point. */
+const char *knobs_describe(Schedule *s);
+/* A note after errors naming s's point; false (nothing) if s has no knobs. */
+bool knobs_note_point(Schedule *s);
+const char *knobs_value_text(const SchedArg *v);
+/* A hash of the template's text: one knob space, one hash. */
+uint64_t knobs_space_hash(Schedule *s);
 
 #endif

@@ -309,13 +309,13 @@ buf_size(IrFunc *f, Buffer *b, double *params)
 static int checks, failures, skipped;
 
 static void
-compare(Program *p, Kernel *k, Schedule *s, const char *file)
+compare_as(Program *p, Kernel *k, Schedule *s, const char *file, const char *label)
 {
 	LowerOptions ref = { .no_schedule = true, .stop_after = "simplify" };
 	LowerOptions opt = { .target = "cpu", .schedule = s->name, .stop_after = "simplify" };
 	IrFunc *f0 = lower_kernel(p, k, &ref), *f1 = lower_kernel(p, k, &opt);
 	if (!f0 || !f1) {
-		printf("FAIL %s: %s (%s): does not lower\n", file, k->name, s->name ? s->name : "default");
+		printf("FAIL %s: %s (%s): does not lower\n", file, k->name, label);
 		failures++;
 		return;
 	}
@@ -352,7 +352,7 @@ compare(Program *p, Kernel *k, Schedule *s, const char *file)
 		} else if (r1 > 0) {
 			skipped++;
 		} else if (r1 < 0) {
-			printf("FAIL %s: %s (%s): %s\n", file, k->name, s->name ? s->name : "default", failure);
+			printf("FAIL %s: %s (%s): %s\n", file, k->name, label, failure);
 			failures++;
 		} else {
 			for (int i = 0; i < f0->nargs; i++)
@@ -360,7 +360,7 @@ compare(Program *p, Kernel *k, Schedule *s, const char *file)
 					double a = d0[i][j], b = d1[i][j];
 					if (fabs(a - b) > 1e-3 * (1 + fabs(a)) || isnan(a) != isnan(b)) {
 						printf("FAIL %s: %s (%s): %s[%lld] is %g, unscheduled %g (sizes", file,
-						    k->name, s->name ? s->name : "default", f0->args[i]->name,
+						    k->name, label, f0->args[i]->name,
 						    (long long)j, b, a);
 						for (int q = 0; q < k->nparams; q++)
 							printf(" %s=%g", k->params[q].name, params[q]);
@@ -376,6 +376,55 @@ compare(Program *p, Kernel *k, Schedule *s, const char *file)
 			free(d1[i]);
 		}
 	}
+}
+
+static void
+compare(Program *p, Kernel *k, Schedule *s, const char *file)
+{
+	compare_as(p, k, s, file, s->name ? s->name : "default");
+}
+
+/* A template: every knob point (knobs.c), each checked and compared as a
+ * schedule of its own; a point the schedule checks reject is counted as
+ * illegal, not failed (txc tune skips it too). */
+static int points, illegal;
+
+static void
+knob_points(Program *p, Kernel *k, Schedule *s, const char *file)
+{
+	int *pt = calloc((size_t)s->nknobs + 1, sizeof *pt);
+	for (;;) {
+		knobs_resolve(s, pt);
+		points++;
+		diag_mute(true);
+		bool ok = schedule_check_one(p, s);
+		diag_mute(false);
+		if (!ok) {
+			illegal++;
+		} else {
+			const char *label = arena_printf(perm, "%s %s", s->name ? s->name : "default",
+			    knobs_describe(s));
+			const char *name = s->name;
+			int before = diag_errors();
+			diag_mute(true);
+			LowerOptions opt = { .target = "cpu", .schedule = name, .stop_after = "simplify" };
+			IrFunc *f = lower_kernel(p, k, &opt);
+			diag_mute(false);
+			if (!f)
+				illegal++;
+			else
+				compare_as(p, k, s, file, label);
+			if (diag_errors() != before)
+				diag_reset();
+		}
+		int i = 0;
+		while (i < s->nknobs && ++pt[i] == s->knobs[i]->nargs)
+			pt[i++] = 0;
+		if (i == s->nknobs)
+			break;
+	}
+	free(pt);
+	knobs_resolve(s, NULL);
 }
 
 int
@@ -402,12 +451,17 @@ main(int argc, char **argv)
 			Kernel *k = s ? s->k : NULL;
 			if (!k || !s->target || strcmp(s->target, "cpu"))
 				continue;
+			if (s->nknobs) {
+				knob_points(p, k, s, argv[a]);
+				continue;
+			}
 			int before = diag_errors();
 			compare(p, k, s, argv[a]);
 			if (diag_errors() != before)
 				diag_reset();
 		}
 	}
+	printf("%d knob points, %d illegal (skipped)\n", points, illegal);
 	printf("%d runs, %d failed, %d skipped (entry checks)\n", checks, failures, skipped);
 	return failures ? 1 : 0;
 }
