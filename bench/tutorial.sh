@@ -1,0 +1,119 @@
+#!/bin/sh
+# tutorial.sh: `make tutorial`: the bench table of every step of the
+# scheduling tutorial (examples/tutorial/), in one run.
+#
+#     bench/tutorial.sh [--repeat=N] [--series=matmul,blur]
+#
+# For each series, each step's schedule is timed with `txc bench` at the
+# tutorial's sizes (matmul 1024^3, blur 2048 x 2048; a step without a
+# schedule is timed as an empty schedule, the same way as the others),
+# and printed with its time, GFLOP/s, its share of the machine's fp32
+# FMA peak measured in the same run (bench/peak.c, all threads), and its
+# speed-up over the step before.  The matmul series ends with the
+# stdlib's tuned matmul (stdlib/tuned/matmul.tx -s fast), the blur series
+# with the stdlib's blur3x3 as points of comparison.  The table is
+# printed N times (default 2) so that the machine's noise shows.  Nothing
+# is asserted: this is a benchmark (README.md of the tutorial shows one
+# run and the machine it came from).
+# Environment: TXC, CC, abs_top_srcdir; TXC_THREADS (default: libtxrt's).
+set -u
+srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+TXC=${TXC:-$srcdir/txc}
+CC=${CC:-cc}
+repeat=2
+series="matmul blur"
+for a in "$@"; do
+	case $a in
+	--repeat=*) repeat=${a#--repeat=} ;;
+	--series=*) series=$(echo "${a#--series=}" | tr , ' ') ;;
+	*) echo "usage: tutorial.sh [--repeat=N] [--series=matmul,blur]" >&2; exit 2 ;;
+	esac
+done
+[ -x "$TXC" ] || { echo "tutorial.sh: no txc at $TXC" >&2; exit 2; }
+tut=$srcdir/examples/tutorial
+work=$(mktemp -d "${TMPDIR:-/tmp}/txc-tutorial.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT
+threads=
+[ -n "${TXC_THREADS:-}" ] && threads=--threads=$TXC_THREADS
+
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+isa=$(grep -o -w 'avx512f\|avx2\|fma' /proc/cpuinfo 2>/dev/null | sort -u | tr '\n' ' ')
+echo "tutorial: ${cpu:-unknown CPU}, $(nproc 2>/dev/null || echo '?') cores, ${isa:-no AVX}"
+peak=
+if $CC -O2 -mavx2 -mfma -pthread "$srcdir/bench/peak.c" -o "$work/peak" 2>/dev/null; then
+	"$work/peak" "$(nproc 2>/dev/null || echo 1)" >"$work/peak.txt" 2>/dev/null
+	peak=$(awk '/peak_gflops_[0-9]+T/ { if ($2 > m) m = $2 } END { if (m) print m }' "$work/peak.txt")
+fi
+if [ -n "$peak" ]; then
+	echo "fp32 FMA peak, all cores: $peak GFLOP/s (bench/peak.c, this run)"
+else
+	echo "fp32 FMA peak: not measured (bench/peak.c needs AVX2 and FMA)"
+fi
+
+# step LABEL FILE SIZES [SCHEDULE]: one row; the file's kernel is its first
+step() {
+	label=$1 file=$2 sizes=$3 sched=${4:-default}
+	kernel=$(sed -n 's/^[[:space:]]*kernel[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$file" | head -n 1)
+	cp "$file" "$work/step.tx"
+	if [ "$sched" = default ] && ! grep -q "^[[:space:]]*schedule[[:space:]]\{1,\}$kernel[[:space:]]\{1,\}for[[:space:]]\{1,\}cpu" "$file"; then
+		printf '\nschedule %s as none for cpu {\n}\n' "$kernel" >>"$work/step.tx"
+		sched=none
+	fi
+	dflags=
+	for s in $sizes; do dflags="$dflags -D $s"; done
+	# shellcheck disable=SC2086
+	if ! "$TXC" bench -I "$srcdir/stdlib" -k "$kernel" --schedules="$sched" $threads $dflags \
+	    "$work/step.tx" >"$work/bench.txt" 2>&1; then
+		printf '%-34s %s\n' "$label" "txc bench failed: $(tail -n 1 "$work/bench.txt")"
+		prev=
+		return
+	fi
+	line=$(awk -v r="$sched" '$1 == r' "$work/bench.txt")
+	ms=$(echo "$line" | awk '{ print $2 }')
+	gf=$(echo "$line" | awk '{ print $4 }')
+	pct=-
+	[ -n "$peak" ] && pct=$(awk -v g="$gf" -v p="$peak" 'BEGIN { printf "%.1f%%", 100 * g / p }')
+	up=-
+	[ -n "$prev" ] && up=$(awk -v g="$gf" -v p="$prev" 'BEGIN { printf "%.2fx", g / p }')
+	printf '%-34s %10s ms %9s GFLOP/s %7s %8s\n' "$label" "$ms" "$gf" "$pct" "$up"
+	case $label in
+	*"(reference)"*) ;;
+	*) prev=$gf ;;
+	esac
+}
+
+table() {
+	for s in $series; do
+		case $s in
+		matmul)
+			sz='M=1024 N=1024 K=1024'
+			echo
+			printf '%-34s %13s %17s %7s %8s\n' "matmul 1024^3" "time" "rate" "peak" "vs prev"
+			prev=
+			for f in "$tut"/matmul-[0-9]*.tx; do
+				step "$(basename "$f" .tx)" "$f" "$sz"
+			done
+			step "tuned/matmul.tx -s fast (reference)" "$srcdir/stdlib/tuned/matmul.tx" "$sz" fast
+			;;
+		blur)
+			sz='H=2048 W=2048'
+			echo
+			printf '%-34s %13s %17s %7s %8s\n' "blur 2048 x 2048" "time" "rate" "peak" "vs prev"
+			prev=
+			for f in "$tut"/blur-[0-9]*.tx; do
+				step "$(basename "$f" .tx)" "$f" "$sz"
+			done
+			step "stdlib blur.tx (reference)" "$srcdir/stdlib/blur.tx" "$sz"
+			;;
+		*) echo "tutorial.sh: unknown series '$s'" >&2; exit 2 ;;
+		esac
+	done
+}
+
+r=1
+while [ "$r" -le "$repeat" ]; do
+	echo
+	echo "== run $r of $repeat"
+	table
+	r=$((r + 1))
+done
