@@ -6,7 +6,7 @@
  * unscheduled one (tests/run/diffcheck.sh, tests/tools/txcmp.c):
  *
  *     ./h M=37 N=1 K=5 [alpha=0.5] [seed=3] [out=FILE] [poison=0x5a]
- *         [checkargs=1] [expect=CODE]
+ *         [checkargs=1] [expect=CODE] [special=1]
  *     ./h --params      prints the size and scalar parameters
  *
  * Sizes must be given; scalars default to a value drawn from the seed.
@@ -17,7 +17,9 @@
  * outputs start filled with the `poison` byte (0xff: NaN for floats), so an
  * element the kernel forgets to write shows as a difference.  checkargs=1
  * first calls the kernel with each tensor NULL (expecting TXC_ERR_NULL) and
- * each size -1 (expecting TXC_ERR_SIZE); checkargs=2 does only that.  Exit status: 0 ok, 1 a check
+ * each size -1 (expecting TXC_ERR_SIZE); checkargs=2 does only that.
+ * special=1 makes about one float input in 8 NaN, +inf or -inf (the
+ * schedule fuzzer checks schedules against them).  Exit status: 0 ok, 1 a check
  * failed, 2 usage, 5 the sizes give a negative extent and the kernel
  * rejected them with TXC_ERR_SIZE as it must, 10 + code when the kernel
  * returned an error code (expect=CODE turns exactly that code into 0).
@@ -102,7 +104,7 @@ static const char runtime[] =
 "\tconst char *val[64];  /* NAME=VALUE given for each parameter */\n"
 "\tuint64_t seed;\n"
 "\tconst char *out;\n"
-"\tint poison, checkargs, expect, has_expect;\n"
+"\tint poison, checkargs, expect, has_expect, special;\n"
 "} TxhOpts;\n"
 "\n"
 "static uint64_t txh_state;\n"
@@ -173,7 +175,7 @@ static const char runtime[] =
 "\tfprintf(stderr, \"usage: %s\", prog);\n"
 "\tfor (int i = 0; i < np; i++)\n"
 "\t\tfprintf(stderr, pr[i].type == TXH_SIZE ? \" %s=N\" : \" [%s=V]\", pr[i].name);\n"
-"\tfprintf(stderr, \" [seed=N] [out=FILE] [poison=BYTE] [checkargs=1] [expect=CODE]\\n\");\n"
+"\tfprintf(stderr, \" [seed=N] [out=FILE] [poison=BYTE] [checkargs=1] [expect=CODE] [special=1]\\n\");\n"
 "\texit(2);\n"
 "}\n"
 "\n"
@@ -202,6 +204,7 @@ static const char runtime[] =
 "\t\telse if (n == 3 && strncmp(arg, \"out\", 3) == 0) o->out = eq + 1;\n"
 "\t\telse if (n == 6 && strncmp(arg, \"poison\", 6) == 0) o->poison = (int)strtol(eq + 1, NULL, 0) & 0xff;\n"
 "\t\telse if (n == 9 && strncmp(arg, \"checkargs\", 9) == 0) o->checkargs = atoi(eq + 1);\n"
+"\t\telse if (n == 7 && strncmp(arg, \"special\", 7) == 0) o->special = atoi(eq + 1);\n"
 "\t\telse if (n == 6 && strncmp(arg, \"expect\", 6) == 0) o->expect = atoi(eq + 1), o->has_expect = 1;\n"
 "\t\telse { fprintf(stderr, \"%s: unknown argument '%s'\\n\", argv[0], argv[a]); txh_usage(argv[0], pr, np); }\n"
 "\t}\n"
@@ -238,12 +241,23 @@ static const char runtime[] =
 "}\n"
 "\n"
 "/* Inputs: floats in [-1, 1]; integers in a small range, so that an\n"
-" * int8 x int8 -> int32 gemm or a chain of products cannot overflow. */\n"
+" * int8 x int8 -> int32 gemm or a chain of products cannot overflow.\n"
+" * special=1: about one float in 8 is NaN, +inf or -inf instead. */\n"
+"static int txh_special;\n"
+"static double txh_bits(uint64_t u)\n"
+"{\n"
+"\tdouble d;\n"
+"\tmemcpy(&d, &u, sizeof d);\n"
+"\treturn d;\n"
+"}\n"
 "static void txh_fill(TxhBuf *b)\n"
 "{\n"
 "\tfor (int64_t i = 0; i < b->count; i++) {\n"
 "\t\tuint64_t r = txh_next();\n"
 "\t\tdouble u = 2.0 * txh_unit() - 1.0;\n"
+"\t\tif (txh_special && (r >> 40) % 8 == 0)\n"
+"\t\t\tu = txh_bits((r >> 50) % 3 == 0 ? 0x7ff8000000000000ull :\n"
+"\t\t\t    (r >> 50) % 3 == 1 ? 0x7ff0000000000000ull : 0xfff0000000000000ull);\n"
 "\t\tswitch (b->type) {\n"
 "\t\tcase TXH_BOOL: ((uint8_t *)b->p)[i] = (uint8_t)(r & 1); break;\n"
 "\t\tcase TXH_I8: ((int8_t *)b->p)[i] = (int8_t)((int)(r % 17) - 8); break;\n"
@@ -312,6 +326,7 @@ static const char runtime[] =
 "\t\tp[i] = b[i].p;\n"
 "\t\tif (b[i].input) {\n"
 "\t\t\ttxh_state = o->seed * 0x9e3779b97f4a7c15ull + 1000003u * (uint64_t)(i + 1);\n"
+"\t\t\ttxh_special = o->special;\n"
 "\t\t\ttxh_fill(&b[i]);\n"
 "\t\t\tb[i].hash = txh_hash(&b[i]);\n"
 "\t\t} else {\n"

@@ -242,9 +242,14 @@ write_typed(FILE *out, int kind, ScalarType t)
 	switch (kind) {
 	case HT_MIN:
 	case HT_MAX:
-		if (t == TY_F32 || t == TY_F64)
-			fprintf(out, "/* a %c b ? a : b (b when either is NaN) */\n",
-			    kind == HT_MIN ? '<' : '>');
+		if (t == TY_F16 || t == TY_BF16 || t == TY_F32 || t == TY_F64) {
+			/* tx(5): a NaN operand gives NaN, whichever it is */
+			fprintf(out, "/* NaN where a or b is NaN (tx(5) REDUCTIONS) */\n"
+			    "static inline %s\ntxc_%s_%s(%s a, %s b)\n{\n"
+			    "\treturn a %c b || a != a ? a : b;\n}\n\n", c,
+			    kind == HT_MIN ? "min" : "max", s, c, c, kind == HT_MIN ? '<' : '>');
+			break;
+		}
 		fprintf(out, "static inline %s\ntxc_%s_%s(%s a, %s b)\n{\n"
 		    "\treturn a %c b ? a : b;\n}\n\n", c,
 		    kind == HT_MIN ? "min" : "max", s, c, c, kind == HT_MIN ? '<' : '>');

@@ -33,8 +33,9 @@
  *   arithmetic for signed types, logical for unsigned ones.
  * Bitwise & | ^ ~: on the two's complement bits.
  * Comparisons: IEEE (ordered, so NaN < x is false; NaN != x is true).
- * min(a, b) = a < b ? a : b; max(a, b) = a > b ? a : b (for floats: b when
- *   either is NaN, as x86's minps/maxps and LLVM's fcmp+select);
+ * min(a, b) = a < b ? a : b; max(a, b) = a > b ? a : b; for floats a NaN
+ *   operand gives NaN (a < b || a != a ? a : b), as tx(5) says and LLVM's
+ *   fcmp+select in the native object computes it;
  *   clamp(x, lo, hi) = min(max(x, lo), hi).
  * select(c, a, b): only the chosen operand is evaluated (loads under a
  *   false condition do not happen); so are the right operands of && and

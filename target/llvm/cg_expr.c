@@ -170,12 +170,16 @@ gen_min_max(Cg *cg, IrType t, bool is_min, LLVMValueRef a, LLVMValueRef b)
 {
 	LLVMValueRef c;
 
-	if (ir_is_float(t))
+	if (ir_is_float(t)) {
+		/* tx(5): a NaN operand gives NaN, whichever it is (a if a is
+		 * NaN, else b, NaN or not, where a < b fails) */
 		c = LLVMBuildFCmp(cg->b, is_min ? LLVMRealOLT : LLVMRealOGT, a, b, "");
-	else if (ir_is_uint(t) || ir_is_bool(t))
+		c = LLVMBuildOr(cg->b, c, LLVMBuildFCmp(cg->b, LLVMRealUNO, a, a, ""), "");
+	} else if (ir_is_uint(t) || ir_is_bool(t)) {
 		c = LLVMBuildICmp(cg->b, is_min ? LLVMIntULT : LLVMIntUGT, a, b, "");
-	else
+	} else {
 		c = LLVMBuildICmp(cg->b, is_min ? LLVMIntSLT : LLVMIntSGT, a, b, "");
+	}
 	return LLVMBuildSelect(cg->b, c, a, b, is_min ? "min" : "max");
 }
 

@@ -28,11 +28,11 @@ txc_alloc(int64_t n, size_t size)
 	return malloc(n > 0 ? (size_t)n * size : 1);
 }
 
-/* a > b ? a : b (b when either is NaN) */
+/* NaN where a or b is NaN (tx(5) REDUCTIONS) */
 static inline float
 txc_max_f32(float a, float b)
 {
-	return a > b ? a : b;
+	return a > b || a != a ? a : b;
 }
 
 /* ---- rowmax ---- */
