@@ -12,13 +12,18 @@
  * loops, vectorizes constant inner loops, parallelizes pure loops,
  * partitions a loop now and then (from a random stream of its own), attaches
  * a producer only to its single consumer's final loops, inlines only
- * non-reductions, keeps parallel loops out of store_at ranges.
+ * non-reductions, keeps parallel loops out of store_at ranges.  A scan
+ * (tx.5 SCANS) stays at root and keeps its scan loops serial and in order
+ * (other loops go outside them only where its update reads its earlier
+ * steps at its own index along them; a group's scan loop is left alone).
  *
  * About PERCENT (-i, default 15) percent of the schedules get one
  * primitive that is certainly illegal (an axis that does not exist, fuse
  * of loops that are not adjacent, parallel over a reduction axis,
  * shift_inward on a reduction axis, compute_inline of an output, a zero
- * factor, compute_at on a loop split away, compute_at on its own stage).
+ * factor, compute_at on a loop split away, compute_at on its own stage;
+ * for a scan: its scan axis parallel, vectorized or fused, the scan
+ * inlined).
  * The first line of each file says which:
  *
  *     // schedgen: expect ok
@@ -47,7 +52,8 @@
  * one certainly illegal GPU primitive: thread loops with no block loop,
  * two loops on one blockIdx dimension, a reduction axis bound to threads,
  * blocks of more than 1024 threads, parallel.  schedgen exits 3 when no
- * cuda schedule can run the kernel (an output with no pure axis).
+ * cuda schedule can run the kernel (an output with no pure axis, or a scan:
+ * scans compile for the cpu only).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -66,6 +72,7 @@ typedef struct {
 	bool red;          /* a reduction axis, or made from one */
 	int ext;           /* constant extent, 0: not known to be constant */
 	bool par, vec;
+	bool scan;         /* made from a scan axis: serial, in order */
 	/* cuda mode */
 	int gb;            /* G_SERIAL, G_BLOCK or G_THREAD */
 	int gd;            /* its dimension: 0 x, 1 y, 2 z */
@@ -87,6 +94,10 @@ typedef struct {
 	int redirect;      /* cache_write or rfactor moved its reads to this stage, or -1 */
 	int gk;            /* cuda mode: GK_KERNEL, GK_INLINE, GK_SHARED or GK_LOCAL */
 	bool gfused;       /* cuda mode: two of its loops fused (regions of / and %) */
+	bool scan;         /* a scan (tx.5 SCANS): computed at root */
+	bool rows;         /* its update reads earlier steps at its own index along
+	                      every other axis: those loops may go outside the scan loops */
+	bool pinned;       /* one of a group of scans: its scan loop stays as it is */
 } Stage;
 
 static Stage st[MAXS];
@@ -241,6 +252,44 @@ reads(Expr *e, int c, int *inputs, int *ninputs)
 /* The inputs each stage reads (tensor indices). */
 static int in_reads[MAXS][MAXS], nin_reads[MAXS];
 
+/* ---- scans (tx.5 SCANS) ----------------------------------------------------- */
+
+static bool
+row_read(Expr *e, void *ctx)
+{
+	Stage *s = ctx;
+	if (e->kind != EXPR_ACCESS || e->call.tensor != s->t)
+		return true;
+	for (int d = 0; d < e->call.nargs; d++) {
+		Expr *x = e->call.args[d];
+		if (d != s->t->scan_dim && !(x->kind == EXPR_NAME && x->id.ref == REF_PURE_AXIS &&
+		    x->id.axis == d))
+			s->rows = false;
+	}
+	return true;
+}
+
+static void
+scan_setup(Stage *s)
+{
+	s->scan = true;
+	s->rows = true;
+	check_walk(s->t->rule->value, row_read, s);
+	for (int i = 0; i < kern->ntensors; i++) {
+		Tensor *u = kern->tensors[i];
+		if (u != s->t && u->ninits > 0 && u->scan_group == s->t->scan_group)
+			s->pinned = true;
+	}
+}
+
+/* Whether a primitive may move or split loop l of s. */
+static bool
+movable(Stage *s, Loop *l)
+{
+	return !l->scan || !s->pinned;
+}
+
+
 static void
 setup(void)
 {
@@ -259,6 +308,7 @@ setup(void)
 			Loop *l = &s->loops[s->nloops++];
 			l->name = r->axes[d];
 			l->ext = t->shape && d < t->ndims ? const_of(t->shape[d]) : 0;
+			l->scan = t->ninits > 0 && d == t->scan_dim;
 		}
 		if (r && r->value && r->value->kind == EXPR_REDUCE) {
 			s->reduction = true;
@@ -276,6 +326,10 @@ setup(void)
 		nin_reads[i] = 0;
 		if (st[i].t->rule)
 			reads(st[i].t->rule->value, i, in_reads[i], &nin_reads[i]);
+		for (int j = 0; j < st[i].t->ninits; j++)
+			reads(st[i].t->inits[j]->value, i, in_reads[i], &nin_reads[i]);
+		if (st[i].t->ninits > 0)
+			scan_setup(&st[i]);
 	}
 }
 
@@ -286,7 +340,7 @@ pure_loop(Stage *s)
 {
 	int c[MAXL], n = 0;
 	for (int i = 0; i < s->nloops; i++)
-		if (!s->loops[i].red)
+		if (!s->loops[i].red && !s->loops[i].scan)
 			c[n++] = i;
 	return n ? c[rnd(n)] : -1;
 }
@@ -324,7 +378,7 @@ static bool no_exact;      /* rfactor follows: exact splits of reductions are re
 static void
 do_split(Stage *s, int i)
 {
-	if (s->nloops + 1 >= MAXL)
+	if (s->nloops + 1 >= MAXL || !movable(s, &s->loops[i]))
 		return;
 	Loop l = s->loops[i];
 	int f = factors[rnd(7)];
@@ -340,8 +394,8 @@ do_split(Stage *s, int i)
 		tail = ", tail = round_up";
 	const char *o = fresh_name(l.name), *in = fresh_name(l.name);
 	emit("  %s.split(%s, %d%s) -> (%s, %s);\n", s->name, l.name, f, tail, o, in);
-	Loop lo = { .name = o, .red = l.red, .ext = l.ext ? (l.ext + f - 1) / f : 0 };
-	Loop li = { .name = in, .red = l.red, .ext = f };
+	Loop lo = { .name = o, .red = l.red, .ext = l.ext ? (l.ext + f - 1) / f : 0, .scan = l.scan };
+	Loop li = { .name = in, .red = l.red, .ext = f, .scan = l.scan };
 	drop(s, i);
 	insert(s, i, li);
 	insert(s, i, lo);
@@ -352,7 +406,9 @@ do_tile(Stage *s)
 {
 	int c[MAXL], n = 0;
 	for (int i = 0; i + 1 < s->nloops; i++)
-		if (s->loops[i].red == s->loops[i + 1].red)
+		if (s->loops[i].red == s->loops[i + 1].red && movable(s, &s->loops[i]) &&
+		    movable(s, &s->loops[i + 1]) && !(s->loops[i].scan && s->loops[i + 1].scan) &&
+		    (s->rows || !(s->loops[i].scan || s->loops[i + 1].scan)))
 			c[n++] = i;
 	if (!n || s->nloops + 2 >= MAXL)
 		return;
@@ -367,10 +423,10 @@ do_tile(Stage *s)
 	drop(s, i + 1);
 	drop(s, i);
 	Loop l[4] = {
-		{ .name = xo, .red = x.red, .ext = x.ext ? (x.ext + fx - 1) / fx : 0 },
-		{ .name = yo, .red = y.red, .ext = y.ext ? (y.ext + fy - 1) / fy : 0 },
-		{ .name = xi, .red = x.red, .ext = fx },
-		{ .name = yi, .red = y.red, .ext = fy },
+		{ .name = xo, .red = x.red, .ext = x.ext ? (x.ext + fx - 1) / fx : 0, .scan = x.scan },
+		{ .name = yo, .red = y.red, .ext = y.ext ? (y.ext + fy - 1) / fy : 0, .scan = y.scan },
+		{ .name = xi, .red = x.red, .ext = fx, .scan = x.scan },
+		{ .name = yi, .red = y.red, .ext = fy, .scan = y.scan },
 	};
 	for (int j = 3; j >= 0; j--)
 		insert(s, i, l[j]);
@@ -381,7 +437,8 @@ do_fuse(Stage *s)
 {
 	int c[MAXL], n = 0;
 	for (int i = 0; i + 1 < s->nloops; i++)
-		if (s->loops[i].red == s->loops[i + 1].red && !s->loops[i].vec && !s->loops[i + 1].vec)
+		if (s->loops[i].red == s->loops[i + 1].red && !s->loops[i].vec && !s->loops[i + 1].vec &&
+		    !s->loops[i].scan && !s->loops[i + 1].scan)
 			c[n++] = i;
 	if (!n)
 		return;
@@ -417,6 +474,32 @@ do_reorder(Stage *s)
 	Loop perm_[MAXL];
 	for (int i = 0; i < n; i++)
 		perm_[i] = s->loops[idx[i]];
+	if (s->scan) {
+		/* the scan loops keep their order; other loops go outside them only
+		 * over independent rows; a group's scan loop stays */
+		Loop after[MAXL];
+		memcpy(after, s->loops, sizeof after);
+		for (int i = 0; i < n; i++)
+			after[pos[i]] = perm_[i];
+		int last = -1;
+		for (int i = 0; i < s->nloops; i++) {
+			if (!movable(s, &after[i]) && after[i].name != s->loops[i].name)
+				return;
+			if (after[i].scan)
+				last = i;
+		}
+		for (int i = 0, k = 0; i < s->nloops; i++) {
+			if (!after[i].scan)
+				continue;
+			while (!s->loops[k].scan)
+				k++;
+			if (after[i].name != s->loops[k++].name)
+				return;
+		}
+		for (int i = 0; i < last && !s->rows; i++)
+			if (!after[i].scan)
+				return;
+	}
 	emit("  %s.reorder(", s->name);
 	for (int i = 0; i < n; i++)
 		emit("%s%s", i ? ", " : "", perm_[i].name);
@@ -443,7 +526,7 @@ do_vectorize(Stage *s)
 	if (!s->nloops)
 		return;
 	Loop *l = &s->loops[s->nloops - 1];
-	if (l->red || !l->ext || l->ext > 32 || l->par || l->vec)
+	if (l->red || !l->ext || l->ext > 32 || l->par || l->vec || l->scan)
 		return;
 	emit("  %s.vectorize(%s);\n", s->name, l->name);
 	l->vec = true;
@@ -455,7 +538,7 @@ do_parallel(Stage *s)
 	/* the outermost pure loop, mostly */
 	int i = -1;
 	for (int j = 0; j < s->nloops; j++)
-		if (!s->loops[j].red) {
+		if (!s->loops[j].red && !s->loops[j].scan) {
 			i = j;
 			break;
 		}
@@ -563,10 +646,58 @@ attach(Stage *s)
 
 /* ---- certainly illegal primitives --------------------------------------------- */
 
+/* One illegal primitive on scan s: its scan axis parallel, vectorized or
+ * fused, or the scan computed somewhere else than at root. */
+static void
+scan_inject(Stage *s, char *why)
+{
+	int c[MAXL], n = 0;
+	for (int i = 0; i < s->nloops; i++)
+		if (s->loops[i].scan)
+			c[n++] = i;
+	int i = n ? c[rnd(n)] : 0;
+	const char *l = n ? s->loops[i].name : NULL;
+	switch (n ? rnd(4) : 3) {
+	case 0:
+		emit("  %s.parallel(%s);\n", s->name, l);
+		snprintf(why, 160, "parallel over scan axis '%s' of '%s'", l, s->name);
+		return;
+	case 1:
+		emit("  %s.vectorize(%s);\n", s->name, l);
+		snprintf(why, 160, "vectorize of scan axis '%s' of '%s'", l, s->name);
+		return;
+	case 2:
+		if (s->nloops >= 2 && ((i + 1 < s->nloops && !s->loops[i + 1].scan) ||
+		    (i > 0 && !s->loops[i - 1].scan))) {
+			/* with a loop of another axis (two parts of the scan axis fuse back) */
+			int j = i + 1 < s->nloops && !s->loops[i + 1].scan ? i : i - 1;
+			emit("  %s.fuse(%s, %s) -> %s;\n", s->name, s->loops[j].name,
+			    s->loops[j + 1].name, fresh_name("f"));
+			snprintf(why, 160, "fuse of scan axis '%s' of '%s'", l, s->name);
+			return;
+		}
+		/* fall through */
+	default:
+		if (!s->output) {
+			emit("  %s.compute_inline();\n", s->name);
+			snprintf(why, 160, "compute_inline of scan '%s'", s->name);
+		} else {
+			emit("  %s.parallel(nosuch);\n", s->name);
+			snprintf(why, 160, "parallel of an axis that '%s' does not have", s->name);
+		}
+		return;
+	}
+}
+
 static void
 inject(Stage *s)
 {
 	char *why = arena_alloc(perm, 160);   /* lives as long as the run */
+	if (s->scan && chance(70)) {
+		scan_inject(s, why);
+		illegal(why);
+		return;
+	}
 	switch (rnd(8)) {
 	case 0:
 		emit("  %s.split(nosuch, 4) -> (%s, %s);\n", s->name, fresh_name("q"), fresh_name("q"));
@@ -661,6 +792,8 @@ generate(int illegal_pct)
 			else
 				place = 3;
 		}
+		if (s->scan)      /* computed whole, at root */
+			place = chance(50) ? 0 : 1;
 		if (place == 2) {
 			emit("  %s.compute_inline();\n", s->name);
 			s->inlined = true;
@@ -669,7 +802,7 @@ generate(int illegal_pct)
 			continue;
 		}
 		/* cache_write or rfactor, rarely, before the loops change */
-		if (chance(6) && nst < MAXS) {
+		if (!s->scan && chance(6) && nst < MAXS) {
 			const char *n = fresh_name("W");
 			emit("  %s.cache_write(local) -> %s;\n", s->name, n);
 			Stage *w = &st[nst++];
@@ -1592,6 +1725,9 @@ static const char *
 cuda_unbindable(void)
 {
 	setup();
+	for (int i = 0; i < nst; i++)
+		if (st[i].scan)
+			return st[i].name;     /* scans compile for the cpu only */
 	for (int i = 0; i < nst; i++) {
 		int npure = 0;
 		for (int j = 0; j < st[i].nloops; j++)
@@ -1682,8 +1818,13 @@ main(int argc, char **argv)
 	}
 	const char *zero = gpu_mode ? cuda_unbindable() : NULL;
 	if (zero) {
-		fprintf(stderr, "schedgen: %s: output '%s' of kernel '%s' has no pure axis to bind "
-		    "to GPU blocks: no cuda schedule can run it\n", file, zero, kern->name);
+		Tensor *zt = ast_find_tensor(kern, zero);
+		if (zt && zt->ninits > 0)
+			fprintf(stderr, "schedgen: %s: '%s' of kernel '%s' is a scan: scans compile "
+			    "for the cpu only\n", file, zero, kern->name);
+		else
+			fprintf(stderr, "schedgen: %s: output '%s' of kernel '%s' has no pure axis "
+			    "to bind to GPU blocks: no cuda schedule can run it\n", file, zero, kern->name);
 		return 3;
 	}
 	for (int n = 1; n <= count; n++) {
