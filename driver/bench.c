@@ -30,6 +30,7 @@
 #include "rt/vta.h"
 #include "sema/sema.h"
 #include "target/target.h"
+#include "tune/tune.h"
 
 typedef struct {
 	const char *input;
@@ -47,6 +48,7 @@ typedef struct {
 	bool vta;                          /* --target=vta: the simulator, its statistics */
 	const char *cuda_arch;             /* --cuda-arch */
 	bool emulated;                     /* the kernels run in libtxrt's emulator */
+	const char *tuning_log;            /* --tuning-log=FILE */
 } Bench;
 
 /* One tensor argument, allocated once per kernel variant. */
@@ -63,6 +65,7 @@ usage(FILE *fp)
 	    "  -D NAME=VALUE        a size (required for each) or scalar parameter\n"
 	    "  -k KERNEL            the kernel (default: the file's first)\n"
 	    "  -K NAME=VALUE        a knob's value (schedule templates; as for txc)\n"
+	    "  --tuning-log=FILE    templates take the best point FILE holds (as for txc)\n"
 	    "  -s NAME              the schedule to time (default: the unnamed one)\n"
 	    "  --schedules=A,B,...  compare several schedules ('default': unnamed)\n"
 	    "  --runs=N             timed runs (default: as many as fit in ~1 s, 3..1000)\n"
@@ -118,7 +121,7 @@ static int
 parse(Bench *b, int argc, char **argv)
 {
 	enum { O_SCHEDS = 256, O_RUNS, O_WARMUP, O_THREADS, O_SEED, O_TOL, O_CPU, O_FEAT,
-		O_BEST, O_COUNT, O_TARGET, O_ARCH };
+		O_BEST, O_COUNT, O_TARGET, O_ARCH, O_TLOG };
 	static const struct option lo[] = {
 		{ "schedules", required_argument, NULL, O_SCHEDS },
 		{ "runs", required_argument, NULL, O_RUNS },
@@ -132,6 +135,7 @@ parse(Bench *b, int argc, char **argv)
 		{ "features", required_argument, NULL, O_FEAT },
 		{ "target", required_argument, NULL, O_TARGET },
 		{ "cuda-arch", required_argument, NULL, O_ARCH },
+		{ "tuning-log", required_argument, NULL, O_TLOG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -203,6 +207,7 @@ parse(Bench *b, int argc, char **argv)
 			break;
 		case O_CPU: b->llvm.cpu = optarg; break;
 		case O_FEAT: b->llvm.features = optarg; break;
+		case O_TLOG: b->tuning_log = optarg; break;
 		case O_TARGET:
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "vta"))
 				return bad("bad --target '%s': txc bench runs cpu, cuda or vta schedules", optarg);
@@ -596,6 +601,14 @@ bench(Bench *b)
 	if (diag_errors() || !import_resolve(prog, &b->drv) || !sema_check(prog) ||
 	    !knobs_check_requests())
 		return 1;
+	if (b->tuning_log) {
+		int64_t *v = arena_alloc(perm, (b->ndefs + 1) * sizeof *v);
+		for (int i = 0; i < b->ndefs; i++)
+			v[i] = (int64_t)b->values[i];
+		if (!tunelog_apply(prog, b->tuning_log, b->cuda ? "cuda" : b->vta ? "vta" : "cpu",
+		    b->names, v, b->ndefs))
+			return 1;
+	}
 	for (int i = 0; i < prog->nkernels && !k; i++)
 		if (b->kernel ? prog->kernels[i]->name == b->kernel :
 		    prog->kernels[i]->loc.file == prog->file)
@@ -761,4 +774,88 @@ bench_main(int argc, char **argv)
 	rc = bench(&b);
 	diag_flush();
 	return rc;
+}
+
+/* ---- for txc tune (tune/): bench's data and checks ------------------------
+ * The tuner runs candidates the way bench runs schedules: the same seeded
+ * random inputs, outputs filled with -77, the same error measure. */
+struct BenchData {
+	IrFunc *ref;
+	Arg *args;            /* the reference's: inputs, then its outputs */
+	uint64_t *slots;      /* size and scalar values */
+};
+
+struct BenchRun {
+	IrFunc *f;
+	Arg *args;
+	void **argv;
+};
+
+BenchData *
+bench_data_new(Kernel *k, IrFunc *ref, const int64_t *params, unsigned seed)
+{
+	BenchData *d = arena_alloc(perm, sizeof *d);
+	d->ref = ref;
+	d->slots = arena_alloc(perm, (k->nparams + 1) * sizeof *d->slots);
+	for (int i = 0; i < k->nparams; i++)
+		put(&d->slots[i], 0, k->params[i].is_size ? TY_I64 : k->params[i].type,
+		    (double)params[i]);
+	d->args = arena_alloc(perm, (ref->nargs + 1) * sizeof *d->args);
+	rng_state = seed;
+	for (int i = 0; i < ref->nargs; i++) {
+		Buffer *buf = ref->args[i];
+		int64_t e, n = 1;
+		for (int j = 0; j < buf->ndims; j++) {
+			if (!benchops_eval(ref, params, buf->extent[j], &e) || e < 0) {
+				diag_error(loc_none, "cannot work out the shape of '%s'", buf->name);
+				return NULL;
+			}
+			n *= e;
+		}
+		d->args[i].buf = buf;
+		d->args[i].elems = (size_t)n;
+		d->args[i].esize = type_bits(buf->elem) <= 8 ? 1 : (size_t)type_bits(buf->elem) / 8;
+		d->args[i].data = txrt_alloc(d->args[i].elems * d->args[i].esize);
+		if (!d->args[i].data)
+			diag_fatal("out of memory for tensor '%s'", buf->name);
+		for (size_t j = 0; j < d->args[i].elems; j++)
+			put(d->args[i].data, j, buf->elem, buf->is_input ? random_value(buf->elem) : -77);
+	}
+	return d;
+}
+
+void **
+bench_data_argv(BenchData *d)
+{
+	return call_args(d->ref, d->slots, d->args);
+}
+
+BenchRun *
+bench_run_new(BenchData *d, IrFunc *f)
+{
+	BenchRun *r = arena_alloc(perm, sizeof *r);
+	r->f = f;
+	r->args = outputs_like(f, d->args);
+	r->argv = call_args(f, d->slots, r->args);
+	return r;
+}
+
+void **
+bench_run_argv(BenchRun *r)
+{
+	return r->argv;
+}
+
+double
+bench_run_error(BenchData *d, BenchRun *r)
+{
+	return max_error(r->f, r->args, d->args);
+}
+
+void
+bench_run_free(BenchRun *r)
+{
+	for (int i = 0; i < r->f->nargs; i++)
+		if (!r->f->args[i]->is_input)
+			txrt_free(r->args[i].data);
 }

@@ -44,6 +44,7 @@ typedef struct {
 	const char *cpu, *features; /* --cpu, --features */
 	const char *cuda_arch;      /* --cuda-arch=sm_NN (default sm_80) */
 	const char *schedule;       /* -s */
+	const char *tuning_log;     /* --tuning-log=FILE (tune/tunelog.c) */
 	const char **kernels; int nkernels;   /* -k (repeatable) */
 	const char **defs; int64_t *def_values; int ndefs;  /* -D */
 	const char **incdirs; int nincdirs;   /* -I */
@@ -79,6 +80,21 @@ bool output_commit_path(const char *tmp);
 /* bench.c: `txc bench FILE.tx ...`; returns the exit status.  argv[0]
  * is "bench". */
 int bench_main(int argc, char **argv);
+
+/* bench.c, for txc tune: one kernel's arguments at fixed sizes (params in
+ * the kernel's order), inputs filled as bench fills them; ref is the
+ * unscheduled lowering, whose outputs (after running it on
+ * bench_data_argv) are the reference.  A BenchRun is a variant's argument
+ * array with outputs of its own; bench_run_error compares them with the
+ * reference as bench does (relative to max(1, |reference|)). */
+typedef struct BenchData BenchData;
+typedef struct BenchRun BenchRun;
+BenchData *bench_data_new(Kernel *k, IrFunc *ref, const int64_t *params, unsigned seed);
+void **bench_data_argv(BenchData *d);
+BenchRun *bench_run_new(BenchData *d, IrFunc *f);
+void **bench_run_argv(BenchRun *r);
+double bench_run_error(BenchData *d, BenchRun *r);
+void bench_run_free(BenchRun *r);
 
 /* viz.c: `txc viz FILE.tx ...` (pictures of a schedule, viz/viz.h); returns
  * the exit status.  argv[0] is "viz". */

@@ -4,6 +4,7 @@
  *     txc --check FILE.tx          run the front end only
  *     txc bench FILE.tx -D M=1024  JIT, run, time and check (bench.c)
  *     txc viz FILE.tx -D M=8 ...   pictures of a schedule (viz.c, viz/)
+ *     txc tune FILE.tx -k K -D ... search a template's knobs (tune/)
  *
  * Parses options, loads the source and its imports, runs the front end,
  * lowers the chosen kernels and hands them to a backend.  Errors go
@@ -25,6 +26,7 @@
 #include "parser/parser.h"
 #include "sema/sema.h"
 #include "target/target.h"
+#include "tune/tune.h"
 
 /* Backends that are built in; see target/target.h. */
 static bool emit_backend(IrFunc **funcs, int n, const Options *o, const char *out);
@@ -36,6 +38,7 @@ usage(FILE *fp)
 "usage: txc [options] FILE.tx          compile the kernels of FILE.tx\n"
 "       txc bench FILE.tx [options]    run, time and check a kernel\n"
 "       txc viz FILE.tx -D SIZE=N ...  draw a schedule as a web page\n"
+"       txc tune FILE.tx -k KERNEL -D SIZE=N ...  search a template's knobs\n"
 "\n"
 "Output:\n"
 "  -o FILE              write the output to FILE ('-': standard output)\n"
@@ -59,6 +62,8 @@ usage(FILE *fp)
 "  --no-schedule        ignore every schedule: the kernel as written\n"
 "  -D NAME=VALUE        fix size parameter NAME at compile time\n"
 "  -K NAME=VALUE        give knob NAME of a schedule template the value VALUE\n"
+"  --tuning-log=FILE    give each schedule template the best point FILE (txc tune\n"
+"                       --log) holds for it, this machine and the -D sizes\n"
 "  --print-loops        print the lowered loop nest (same as --emit=loops -o -)\n"
 "  --trace-schedule     print the loop nest after each schedule primitive\n"
 "  --dump-after=PASS    print the loop nest after lowering pass PASS (or 'all')\n"
@@ -87,7 +92,7 @@ enum {
 	OPT_EMIT = 256, OPT_CHECK, OPT_DUMP_AST, OPT_FORMAT, OPT_NO_SCHEDULE,
 	OPT_PRINT_LOOPS, OPT_TRACE, OPT_DUMP_AFTER, OPT_TARGET, OPT_CPU,
 	OPT_FEATURES, OPT_COLOR, OPT_MAX_ERRORS, OPT_DLPACK, OPT_LOCAL_INTRINSICS,
-	OPT_RUNTIME_KERNELS, OPT_CODEGEN_THREADS, OPT_CUDA_ARCH,
+	OPT_RUNTIME_KERNELS, OPT_CODEGEN_THREADS, OPT_CUDA_ARCH, OPT_TUNING_LOG,
 };
 
 static const struct option longopts[] = {
@@ -109,6 +114,7 @@ static const struct option longopts[] = {
 	{ "runtime-kernels", no_argument, NULL, OPT_RUNTIME_KERNELS },
 	{ "codegen-threads", required_argument, NULL, OPT_CODEGEN_THREADS },
 	{ "cuda-arch", required_argument, NULL, OPT_CUDA_ARCH },
+	{ "tuning-log", required_argument, NULL, OPT_TUNING_LOG },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -241,6 +247,7 @@ parse_args(int argc, char **argv, Options *o)
 				return bad_usage("unknown target '%s': use cpu, cuda, vta or an LLVM triple such as aarch64-linux-gnu", optarg);
 			break;
 		case OPT_CPU: o->cpu = optarg; break;
+		case OPT_TUNING_LOG: o->tuning_log = optarg; break;
 		case OPT_CUDA_ARCH:
 			if (strncmp(optarg, "sm_", 3) || !optarg[3] || strspn(optarg + 3, "0123456789a") != strlen(optarg + 3))
 				return bad_usage("bad --cuda-arch '%s': expected an SM name such as sm_80 or sm_90", optarg);
@@ -439,6 +446,9 @@ compile(Options *o)
 	}
 	if (!knobs_check_requests())
 		return 1;
+	if (o->tuning_log && !tunelog_apply(prog, o->tuning_log, o->target, o->defs, o->def_values,
+	    o->ndefs))
+		return 1;
 	if (o->time_passes)
 		fprintf(stderr, "txc: front end           %8.3f ms\n", clock_ms(CLOCK_MONOTONIC) - t0);
 	if (o->check_only)
@@ -564,6 +574,8 @@ main(int argc, char **argv)
 		return bench_main(argc - 1, argv + 1);   /* driver/bench.c */
 	if (argc > 1 && strcmp(argv[1], "viz") == 0)
 		return viz_main(argc - 1, argv + 1);     /* driver/viz.c */
+	if (argc > 1 && strcmp(argv[1], "tune") == 0)
+		return tune_main(argc - 1, argv + 1);    /* tune/tune.c */
 
 	jmp_buf top;
 	diag_catch = &top;

@@ -117,6 +117,8 @@ bool llvm_check_options(const LlvmOptions *o);
 /* The host's triple and CPU name (for messages and `txc --version`). */
 const char *llvm_host_triple(void);
 const char *llvm_host_cpu(void);
+/* Its enabled features, "+avx2,+fma,..." (for tuning logs). */
+const char *llvm_host_features(void);
 
 /* ---- cuda/: --target=cuda ---------------------------------------------
  * GPU kernels from the loops bound to blocks and threads, as PTX (LLVM's

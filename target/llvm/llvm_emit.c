@@ -96,6 +96,25 @@ llvm_host_cpu(void)
 	return buf;
 }
 
+/* The host's enabled features, "+avx2,+fma,...", in LLVM's order (tuning
+ * logs record them beside the CPU name). */
+const char *
+llvm_host_features(void)
+{
+	static char *buf;
+
+	if (!buf) {
+		char *all = LLVMGetHostCPUFeatures();
+		size_t n = strlen(all), k = 0;
+		buf = arena_alloc(perm, n + 1);
+		for (char *t = strtok(all, ","); t; t = strtok(NULL, ","))
+			if (t[0] == '+')
+				k += (size_t)sprintf(buf + k, "%s%s", k ? "," : "", t);
+		LLVMDisposeMessage(all);
+	}
+	return buf;
+}
+
 /* LLVM's form of a feature list: "+avx2,-fma", every item signed (LLVM
  * would take the first letter of "avx2" for the sign). */
 static bool

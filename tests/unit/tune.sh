@@ -1,0 +1,103 @@
+#!/bin/sh
+# tune.sh: `txc tune` on a small template at tiny sizes, fixed seed: the
+# structure of what it does, never its timings.  Every point is tried (a
+# space smaller than --trials), the illegal ones (a parallel reduction
+# axis) are recorded as illegal and skipped, a candidate that crashes the
+# worker and one that hangs are recorded as failed and tuning goes on;
+# the log has one valid line per point plus the confirmations and the
+# winner; later compiles reuse it (a miss is one warning; a malformed line
+# an error at its line); -o writes a schedule that compiles and computes
+# what the unscheduled kernel does.
+: "${TXC:?TXC must name the txc binary}"
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 99
+fail() { echo "FAIL: $*"; cat out.txt err.txt 2>/dev/null; exit 1; }
+
+cat >mm.tx <<'TX'
+kernel mm(M, N, K) {
+  in  A: f32[M, K];
+  in  B: f32[K, N];
+  out C: f32[M, N];
+  C[i, j] = sum(k < K) A[i, k] * B[k, j];
+}
+
+schedule mm for cpu {
+  knob ti in [4, 8, 16];
+  knob tj in [8, 16];
+  knob p in [io, k];
+  C.tile(i, j, ti, tj) -> (io, jo, ii, ji);
+  C.reorder(io, jo, ii, k, ji);
+  when (tj == 16) { C.vectorize(ji); }
+  C.parallel(p);
+}
+
+schedule mm as plain for cpu {
+  C.parallel(i);
+}
+TX
+sizes="-D M=19 -D N=23 -D K=7"
+opts="--seed=3 --samples=3 --min-sample-ms=0.02 --top=2 --threads=2 --timeout=2"
+# shellcheck disable=SC2086
+TXC_TUNE_CRASH_AT="ti=8 tj=8 p=io" TXC_TUNE_HANG_AT="ti=16 tj=16 p=io" \
+	"$TXC" tune mm.tx -k mm $sizes $opts --trials=20 --log=log.jsonl -o best.tx \
+	>out.txt 2>err.txt || fail "txc tune exited $?"
+grep -q '^tuning mm (schedule default of mm.tx): 12 knob points, every point' out.txt ||
+	fail "no header line"
+grep -q '^tune: .* trials' err.txt || fail "no progress line"
+grep -q '6 trials, 6 illegal points skipped, 2 failed' out.txt || fail "wrong trial counts"
+grep -q '^  rank ' out.txt || fail "no table of the best points"
+
+# the log: 12 search records (6 illegal, a crash, a timeout), up to 2
+# confirmations, one winner; every line a valid record
+[ "$(grep -c '"phase":"search"' log.jsonl)" = 12 ] || fail "not one search record per point"
+[ "$(grep -c '"error":"illegal: cannot parallelize reduction axis' log.jsonl)" = 6 ] ||
+	fail "illegal points not recorded as such"
+grep -q '"knobs":{"ti":"8","tj":"8","p":"io"}.*"error":"crash: crashed (signal 11)"' log.jsonl ||
+	fail "the crash is not recorded"
+grep -q '"knobs":{"ti":"16","tj":"16","p":"io"}.*"error":"timeout: ' log.jsonl ||
+	fail "the timeout is not recorded"
+[ "$(grep -c '"phase":"best"' log.jsonl)" = 1 ] || fail "not one winner record"
+grep -q '"sizes":{"M":19,"N":23,"K":7},"threads":2,' log.jsonl || fail "no record at 2 threads"
+for f in kernel schedule space target cpu features sizes threads knobs phase time_ms \
+    vs_default error txc date; do
+	[ "$(grep -c "\"$f\":" log.jsonl)" = "$(wc -l <log.jsonl)" ] || fail "a record lacks $f"
+done
+# shellcheck disable=SC2086
+"$TXC" --check --tuning-log=log.jsonl mm.tx $sizes >out.txt 2>err.txt ||
+	fail "the log does not read back"
+[ ! -s err.txt ] || fail "a matching log warns"
+
+# -o: an ordinary named schedule that compiles and matches
+grep -q '^import "mm.tx";' best.tx || fail "best.tx does not import mm.tx"
+grep -q '^schedule mm as tuned for cpu {' best.tx || fail "best.tx has no named schedule"
+grep -q '^ *knob \|^ *when (' best.tx && fail "best.tx still has knobs"
+# shellcheck disable=SC2086
+"$TXC" bench best.tx -k mm -s tuned $sizes --runs=1 --warmup=0 >out.txt 2>err.txt ||
+	fail "best.tx does not compile or match"
+# the point the log chose is the one best.tx holds
+# shellcheck disable=SC2086
+"$TXC" --print-loops --tuning-log=log.jsonl mm.tx $sizes >a.loops 2>err.txt || fail "--tuning-log"
+# shellcheck disable=SC2086
+"$TXC" --print-loops best.tx -k mm -s tuned $sizes >b.loops 2>err.txt || fail "best.tx loops"
+cmp -s a.loops b.loops || fail "--tuning-log and best.tx give different nests"
+
+# a miss: one warning naming the nearest record
+"$TXC" --check --tuning-log=log.jsonl mm.tx -D M=20 >out.txt 2>err.txt || fail "a miss is an error"
+[ "$(grep -c 'warning: no record of log.jsonl matches mm (default) here; the nearest, line [0-9]*, does not: it is for M=19 N=23 K=7' err.txt)" = 1 ] ||
+	fail "no warning naming the nearest record"
+
+# a malformed line: an error at its line, not a crash
+cp log.jsonl bad.jsonl
+echo '{"kernel":"mm","threads":"two"}' >>bad.jsonl
+n=$(wc -l <bad.jsonl)
+"$TXC" --check --tuning-log=bad.jsonl mm.tx >out.txt 2>err.txt
+[ $? = 1 ] || fail "a malformed line is not an error (exit 1)"
+grep -q "^bad.jsonl:$n:[0-9]*: error: not a tuning record" err.txt || fail "no line number"
+
+# a schedule without knobs, another target: clear errors
+"$TXC" tune mm.tx -s plain -D M=4 -D N=4 -D K=4 >out.txt 2>err.txt && fail "tuned a plain schedule"
+grep -q "declares no knobs" err.txt || fail "no message for a schedule without knobs"
+"$TXC" tune mm.tx --target=vta -D M=4 -D N=4 -D K=4 >out.txt 2>err.txt && fail "tuned for vta"
+grep -q "measures cpu schedules" err.txt || fail "no message for --target=vta"
+exit 0

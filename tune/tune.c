@@ -1,0 +1,729 @@
+/* tune.c: `txc tune FILE.tx -k KERNEL -s SCHEDULE -D SIZE=N ...`.
+ *
+ * Searches the knob points of a schedule template (sema/knobs.c) for the
+ * fastest on this machine at the given sizes:
+ *
+ *  1. the default point (every knob's first value) is measured first and
+ *     is the first incumbent;
+ *  2. candidates: every point when the space is no larger than --trials
+ *     (in a seeded random order), else --trials distinct random points;
+ *     a point that does not compile is recorded as illegal and skipped
+ *     (lowering runs here, cheaply, before the worker JIT-compiles it);
+ *  3. each candidate runs in the worker process (worker.c) on one thread:
+ *     checked once against the unscheduled kernel, then timed sample by
+ *     sample alternately with the incumbent; it replaces the incumbent
+ *     when the median of their ratios beats 1 by more than the spread;
+ *  4. the best few are confirmed at --threads, each interleaved with the
+ *     default point; the winner must beat it by more than the spread,
+ *     else the default stays;
+ *  5. a table of the best points, the tuning log (tunelog.c) and, with
+ *     -o, the winner as an ordinary named schedule.
+ *
+ * While it runs, a progress line on standard error: trials done, the best
+ * so far, its speed, the time left.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tune/tune.h"
+
+#include "lower/lower.h"
+#include "parser/parser.h"
+#include "rt/txrt.h"
+#include "sema/sema.h"
+#include "target/target.h"
+
+typedef struct {
+	const char *input, *kernel, *schedule, *log, *out, *name;
+	const char **names; int64_t *values; int ndefs;   /* -D */
+	int trials, threads, samples, top;
+	unsigned seed;
+	double timeout, tolerance, min_sample_ms;
+	Options drv;                 /* for imports (-I) */
+	LlvmOptions llvm;
+} Tune;
+
+/* One measured point. */
+typedef struct {
+	int point[TUNE_MAX_KNOBS];
+	MeasStatus status;
+	double time_ms, vs_default, spread;
+	double confirm;              /* at --threads, against the default; 0: not confirmed */
+	double confirm_spread, confirm_ms;
+} Trial;
+
+static void
+usage(FILE *fp)
+{
+	fputs("usage: txc tune FILE.tx -k KERNEL [-s SCHEDULE] -D SIZE=N ... [options]\n"
+	    "  -k KERNEL            the kernel (default: the file's first)\n"
+	    "  -s NAME              the schedule template (default: the unnamed one)\n"
+	    "  -D NAME=VALUE        a size (required for each) or scalar parameter\n"
+	    "  --trials=N           candidates to measure (default 64)\n"
+	    "  --threads=T          the thread count the winner is confirmed at (default:\n"
+	    "                       libtxrt's); the search itself runs on one thread\n"
+	    "  --log=FILE           append a JSON line per measurement to FILE\n"
+	    "  --seed=S             the search's random seed (default 1)\n"
+	    "  -o FILE              write the winner as an ordinary schedule to FILE\n"
+	    "  --name=NAME          the written schedule's name (default tuned)\n"
+	    "  --samples=N          interleaved samples per comparison (default 7)\n"
+	    "  --min-sample-ms=X    a sample lasts at least X ms (default 1)\n"
+	    "  --top=N              points confirmed at --threads (default 3)\n"
+	    "  --timeout=S          seconds a candidate may take (default 20)\n"
+	    "  --tolerance=X        largest relative difference accepted (default 1e-3)\n"
+	    "  --target=cpu         the schedules tuned (cpu: measured on this machine)\n"
+	    "  --cpu=NAME --features=LIST -O0..3 -I DIR   as for txc\n", fp);
+}
+
+static int
+bad(const char *fmt, const char *arg)
+{
+	fputs("txc tune: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs(" (see 'txc tune --help')\n", stderr);
+	return 1;
+}
+
+static bool
+num_arg(const char *s, double lo, double hi, double *v)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(s, &end);
+	if (errno || end == s || *end || !(x >= lo && x <= hi))
+		return false;
+	*v = x;
+	return true;
+}
+
+static int
+parse(Tune *t, int argc, char **argv)
+{
+	enum { O_TRIALS = 256, O_THREADS, O_LOG, O_SEED, O_NAME, O_SAMPLES, O_MINMS, O_TOP,
+		O_TIMEOUT, O_TOL, O_TARGET, O_CPU, O_FEAT };
+	static const struct option lo[] = {
+		{ "trials", required_argument, NULL, O_TRIALS },
+		{ "threads", required_argument, NULL, O_THREADS },
+		{ "log", required_argument, NULL, O_LOG },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "name", required_argument, NULL, O_NAME },
+		{ "samples", required_argument, NULL, O_SAMPLES },
+		{ "min-sample-ms", required_argument, NULL, O_MINMS },
+		{ "top", required_argument, NULL, O_TOP },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "tolerance", required_argument, NULL, O_TOL },
+		{ "target", required_argument, NULL, O_TARGET },
+		{ "cpu", required_argument, NULL, O_CPU },
+		{ "features", required_argument, NULL, O_FEAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static int capd, capv, capi;
+	int c;
+	double v;
+
+	t->trials = 64;
+	t->samples = 7;
+	t->top = 3;
+	t->seed = 1;
+	t->timeout = 20;
+	t->tolerance = 1e-3;
+	t->min_sample_ms = 1;
+	t->name = "tuned";
+	t->llvm.opt_level = 3;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":D:k:s:I:O:o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'D': {
+			const char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || !num_arg(eq + 1, -9e15, 9e15, &v) || v != floor(v))
+				return bad("bad -D '%s': expected NAME=VALUE with an integer VALUE", optarg);
+			int n = t->ndefs;
+			*ARENA_PUSH(perm, t->names, t->ndefs, capd) = intern(optarg, (size_t)(eq - optarg));
+			*ARENA_PUSH(perm, t->values, n, capv) = (int64_t)v;
+			break;
+		}
+		case 'k': t->kernel = intern_cstr(optarg); break;
+		case 's': t->schedule = intern_cstr(optarg); break;
+		case 'o': t->out = optarg; break;
+		case 'I': *ARENA_PUSH(perm, t->drv.incdirs, t->drv.nincdirs, capi) = optarg; break;
+		case 'O':
+			if (optarg[0] < '0' || optarg[0] > '3' || optarg[1])
+				return bad("bad -O%s: use -O0 to -O3", optarg);
+			t->llvm.opt_level = optarg[0] - '0';
+			break;
+		case O_TRIALS:
+			if (!num_arg(optarg, 1, 1e7, &v) || v != floor(v))
+				return bad("bad --trials '%s': expected a positive integer", optarg);
+			t->trials = (int)v;
+			break;
+		case O_THREADS:
+			if (!num_arg(optarg, 1, 4096, &v) || v != floor(v))
+				return bad("bad --threads '%s': expected a positive integer", optarg);
+			t->threads = (int)v;
+			break;
+		case O_LOG: t->log = optarg; break;
+		case O_SEED:
+			if (!num_arg(optarg, 0, UINT_MAX, &v) || v != floor(v))
+				return bad("bad --seed '%s': expected a non-negative integer", optarg);
+			t->seed = (unsigned)v;
+			break;
+		case O_NAME:
+			for (const char *p = optarg; *p; p++)
+				if (!(*p == '_' || ((*p | 32) >= 'a' && (*p | 32) <= 'z') ||
+				    (p > optarg && *p >= '0' && *p <= '9')))
+					return bad("bad --name '%s': expected a schedule name", optarg);
+			if (!*optarg)
+				return bad("bad --name '%s': expected a schedule name", optarg);
+			t->name = optarg;
+			break;
+		case O_SAMPLES:
+			if (!num_arg(optarg, 3, 64, &v) || v != floor(v))
+				return bad("bad --samples '%s': expected an integer from 3 to 64", optarg);
+			t->samples = (int)v;
+			break;
+		case O_MINMS:
+			if (!num_arg(optarg, 0.001, 10000, &v))
+				return bad("bad --min-sample-ms '%s': expected a positive number of ms", optarg);
+			t->min_sample_ms = v;
+			break;
+		case O_TOP:
+			if (!num_arg(optarg, 1, 100, &v) || v != floor(v))
+				return bad("bad --top '%s': expected an integer from 1 to 100", optarg);
+			t->top = (int)v;
+			break;
+		case O_TIMEOUT:
+			if (!num_arg(optarg, 0.01, 1e6, &v))
+				return bad("bad --timeout '%s': expected a positive number of seconds", optarg);
+			t->timeout = v;
+			break;
+		case O_TOL:
+			if (!num_arg(optarg, 0, 1e300, &v))
+				return bad("bad --tolerance '%s': expected a non-negative number", optarg);
+			t->tolerance = v;
+			break;
+		case O_TARGET:
+			if (strcmp(optarg, "cpu"))
+				return bad("--target=%s: txc tune measures cpu schedules on this machine "
+				    "(the GPU emulator and the VTA simulator check, they do not time)", optarg);
+			break;
+		case O_CPU: t->llvm.cpu = optarg; break;
+		case O_FEAT: t->llvm.features = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case ':':
+			return bad("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			if (optopt && optopt < 256) {
+				char o[3] = { '-', (char)optopt, 0 };
+				return bad("unknown option '%s'", o);
+			}
+			return bad("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind == argc)
+		return bad("%s", "no input file");
+	if (optind != argc - 1)
+		return bad("more than one input file ('%s')", argv[optind + 1]);
+	t->input = argv[optind];
+	if (!strcmp(t->input, "-"))
+		return bad("%s", "the input must be a file (the tuning log and -o name it)");
+	return -1;
+}
+
+/* ---- helpers -------------------------------------------------------------------- */
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static const char *
+utc_date(void)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	char buf[32];
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return arena_strdup(perm, buf);
+}
+
+/* Whether point compiles (in this process: schedule checks and lowering,
+ * no code generation); the first error in msg otherwise. */
+static bool
+legal(Program *prog, Kernel *k, Schedule *s, const WorkerConfig *wc, const int *point,
+    char *msg, size_t cap)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	jmp_buf top, *saved = diag_catch;
+	volatile bool ok = false;
+
+	if (fp)
+		diag_set_stream(fp);
+	diag_catch = &top;
+	if (!setjmp(top)) {
+		knobs_resolve(s, point);
+		if (schedule_check_one(prog, s)) {
+			LowerOptions lo = { .target = "cpu", .schedule = s->name,
+			    .def_names = wc->def_names, .def_values = wc->def_values, .ndefs = wc->ndefs };
+			ok = lower_kernel(prog, k, &lo) != NULL;
+		}
+	}
+	diag_catch = saved;
+	diag_set_stream(stderr);
+	if (fp)
+		fclose(fp);
+	if (!ok) {
+		const char *e = buf ? strstr(buf, "error: ") : NULL;
+		const char *from = e ? e + 7 : "does not compile";
+		snprintf(msg, cap, "%.*s", (int)strcspn(from, "\n"), from);
+	}
+	free(buf);
+	diag_reset();
+	return ok;
+}
+
+/* The relative path from the folder of `from` to `to` (both made absolute). */
+static const char *
+relative_path(const char *from, const char *to)
+{
+	char *a = realpath(to, NULL);
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", from);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(dir, sizeof dir, ".");
+	char *b = realpath(dir, NULL);
+	const char *r = to;
+	if (a && b) {
+		size_t i = 0, last = 0;
+		while (a[i] && a[i] == b[i]) {
+			if (a[i] == '/')
+				last = i;
+			i++;
+		}
+		if (!b[i] && a[i] == '/')
+			last = i;   /* the folder holds the file */
+		const char *up = "";
+		for (const char *p = b + last; *p; p++)
+			if (*p == '/' && p[1])
+				up = arena_printf(perm, "%s../", up);
+		r = arena_printf(perm, "%s%s", up, a + last + 1);
+	}
+	free(a);
+	free(b);
+	return r;
+}
+
+/* ---- the run ----------------------------------------------------------------------- */
+
+typedef struct {
+	Tune *t;
+	Space sp;
+	Schedule *s;
+	Kernel *k;
+	FILE *log;
+	TuneRecord base;             /* the fields every record shares */
+	Trial *trials; int ntrials, cap;
+	int nillegal, nfailed;
+	double ops;                  /* operations of one run (-1: unknown) */
+	bool fl;
+	double t0;
+	int best;                    /* index of the best trial so far (vs the default) */
+	int planned;
+	bool tty;
+} Run;
+
+static void
+record(Run *r, const int *point, const char *phase, int threads, const Meas *m,
+    double vs_default, const char *illegal)
+{
+	if (!r->log)
+		return;
+	TuneRecord rec = r->base;
+	rec.phase = phase;
+	rec.threads = threads;
+	rec.knob_names = arena_alloc(perm, (r->sp.nknobs + 1) * sizeof *rec.knob_names);
+	rec.knob_values = arena_alloc(perm, (r->sp.nknobs + 1) * sizeof *rec.knob_values);
+	rec.nknobs = r->sp.nknobs;
+	for (int i = 0; i < r->sp.nknobs; i++) {
+		rec.knob_names[i] = r->s->knobs[i]->knob;
+		rec.knob_values[i] = knobs_value_text(&r->s->knobs[i]->args[point[i]]);
+	}
+	if (illegal)
+		rec.error = arena_printf(perm, "illegal: %s", illegal);
+	else if (m->status != MEAS_OK)
+		rec.error = arena_printf(perm, "%s: %s", m->status == MEAS_MISMATCH ? "mismatch" :
+		    m->status == MEAS_CRASH ? "crash" : m->status == MEAS_TIMEOUT ? "timeout" :
+		    m->status == MEAS_ILLEGAL ? "illegal" : "failed", m->msg);
+	else {
+		rec.time_ms = m->time_ms;
+		rec.vs_default = vs_default;
+	}
+	rec.date = utc_date();
+	tunelog_write(r->log, &rec);
+}
+
+static void
+progress(Run *r, bool last)
+{
+	int done = r->ntrials;
+	double el = now_s() - r->t0;
+	Trial *b = &r->trials[r->best];
+	double left = done > 0 ? el / done * (r->planned - done) : 0;
+	char rate[48] = "";
+	if (r->ops > 0 && b->time_ms > 0)
+		snprintf(rate, sizeof rate, ", %.2f %s", r->ops / (b->time_ms * 1e-3) * 1e-9,
+		    r->fl ? "GFLOP/s" : "GOP/s");
+	if (r->tty)
+		fprintf(stderr, "\r\033[K");
+	fprintf(stderr, "tune: %d/%d trials (%d illegal, %d failed), best %.4g ms%s (%.2fx the "
+	    "default) at %s, %.0f s left%s", done, r->planned, r->nillegal, r->nfailed, b->time_ms,
+	    rate, 1 / b->vs_default, space_describe(&r->sp, b->point, false), left,
+	    r->tty && !last ? "" : "\n");
+	fflush(stderr);
+}
+
+static int
+by_speed(const void *a, const void *b)
+{
+	const Trial *x = *(Trial *const *)a, *y = *(Trial *const *)b;
+	double u = x->status == MEAS_OK ? x->vs_default : INFINITY;
+	double v = y->status == MEAS_OK ? y->vs_default : INFINITY;
+	return (u > v) - (u < v);
+}
+
+static bool
+write_best(Run *r, const int *point, double speedup)
+{
+	Tune *t = r->t;
+	FILE *fp = output_open(t->out, false);
+	if (!fp)
+		return false;
+	knobs_resolve(r->s, point);
+	fprintf(fp, "// %s: the knob point txc tune chose for %s (schedule %s of %s) at",
+	    t->out, r->k->name, r->s->name ? r->s->name : "default", t->input);
+	for (int i = 0; i < r->base.nsizes; i++)
+		fprintf(fp, " %s=%lld", r->base.size_names[i], (long long)r->base.size_values[i]);
+	fprintf(fp, ",\n// %d thread%s on %s: %s, %.2fx the default point (txc %s, %s).\n",
+	    t->threads, t->threads == 1 ? "" : "s", r->base.cpu, space_describe(&r->sp, point, false),
+	    speedup, PACKAGE_VERSION, r->base.date);
+	fprintf(fp, "//     txc %s -k %s -s %s\n", t->out, r->k->name, t->name);
+	fprintf(fp, "import \"%s\";\n\n", relative_path(t->out, t->input));
+	ast_format_schedule(fp, r->s, t->name);
+	knobs_resolve(r->s, NULL);
+	return output_commit(fp) && output_finish_all();
+}
+
+static int
+tune(Tune *t)
+{
+	uint32_t file = source_load(t->input);
+	if (!file)
+		return 1;
+	Program *prog = parse_program(file);
+	if (diag_errors() || !import_resolve(prog, &t->drv) || !sema_check(prog))
+		return 1;
+	Kernel *k = NULL;
+	for (int i = 0; i < prog->nkernels && !k; i++)
+		if (t->kernel ? prog->kernels[i]->name == t->kernel :
+		    prog->kernels[i]->loc.file == prog->file)
+			k = prog->kernels[i];
+	if (!k) {
+		diag_error(loc_none, t->kernel ? "no kernel named '%s' in '%s'" : "%s'%s' has no kernel",
+		    t->kernel ? t->kernel : "", t->input);
+		return 1;
+	}
+	LowerOptions flo = { .target = "cpu", .schedule = t->schedule };
+	Schedule *s = lower_find_schedule(prog, k, &flo);
+	if (!s || s->nknobs == 0) {
+		diag_error(s ? s->loc : k->name_loc, "%s %s of '%s' for cpu %s; txc tune searches "
+		    "the knobs of a template (txc-schedule(7) TEMPLATES)",
+		    t->schedule ? "schedule" : "the", t->schedule ? t->schedule : "unnamed schedule",
+		    k->name, s ? "declares no knobs" : "does not exist");
+		return 1;
+	}
+	if (s->nknobs > TUNE_MAX_KNOBS) {
+		diag_error(s->loc, "a template of more than %d knobs", TUNE_MAX_KNOBS);
+		return 1;
+	}
+
+	Run r = { .t = t, .s = s, .k = k, .sp = space_of(s), .best = 0 };
+	WorkerConfig *wc = arena_alloc(perm, sizeof *wc);
+	wc->prog = prog;
+	wc->k = k;
+	wc->s = s;
+	wc->target = "cpu";
+	wc->params = arena_alloc(perm, (k->nparams + 1) * sizeof *wc->params);
+	bool ok = true;
+	int capn = 0, capv = 0;
+	for (int i = 0; i < k->nparams; i++) {
+		Param *pa = &k->params[i];
+		bool found = false;
+		for (int d = 0; d < t->ndefs; d++)
+			if (t->names[d] == pa->name) {
+				wc->params[i] = t->values[d];
+				found = true;
+			}
+		if (!found && pa->is_size) {
+			diag_error(pa->loc, "size '%s' needs a value: txc tune -D %s=N", pa->name, pa->name);
+			ok = false;
+		}
+		if (!found)
+			wc->params[i] = 1;
+		if (pa->is_size && found) {
+			int n = wc->ndefs;
+			*ARENA_PUSH(perm, wc->def_names, wc->ndefs, capn) = pa->name;
+			*ARENA_PUSH(perm, wc->def_values, n, capv) = wc->params[i];
+		}
+	}
+	for (int d = 0; d < t->ndefs; d++) {
+		bool known = false;
+		for (int i = 0; i < k->nparams; i++)
+			known |= k->params[i].name == t->names[d];
+		if (!known) {
+			diag_error(loc_none, "-D %s: kernel '%s' has no parameter '%s'", t->names[d],
+			    k->name, t->names[d]);
+			ok = false;
+		}
+	}
+	if (!ok)
+		return 1;
+	wc->seed = t->seed;
+	wc->tolerance = t->tolerance;
+	wc->samples = t->samples;
+	wc->min_sample_ms = t->min_sample_ms;
+	wc->llvm = t->llvm;
+	if (t->threads == 0)
+		t->threads = txrt_get_num_threads();
+
+	/* the operation count, for the rate in the progress line */
+	LowerOptions ulo = { .no_schedule = true, .target = "cpu", .def_names = wc->def_names,
+	    .def_values = wc->def_values, .ndefs = wc->ndefs };
+	IrFunc *uf = lower_kernel(prog, k, &ulo);
+	if (!uf)
+		return 1;
+	r.ops = benchops_count(k, uf, wc->params, &r.fl);
+
+	/* what every record shares */
+	r.base.kernel = k->name;
+	r.base.schedule = s->name ? s->name : "default";
+	r.base.space = arena_printf(perm, "%016llx", (unsigned long long)knobs_space_hash(s));
+	r.base.target = "cpu";
+	r.base.cpu = t->llvm.cpu ? t->llvm.cpu : tunelog_cpu();
+	r.base.features = t->llvm.features ? t->llvm.features : tunelog_features();
+	r.base.size_names = wc->def_names;
+	r.base.size_values = wc->def_values;
+	r.base.nsizes = wc->ndefs;
+	r.base.version = PACKAGE_VERSION;
+	r.base.date = utc_date();
+	if (t->log) {
+		r.log = fopen(t->log, "a");
+		if (!r.log) {
+			diag_error(loc_none, "cannot open the tuning log '%s': %s", t->log, strerror(errno));
+			return 1;
+		}
+	}
+	r.tty = isatty(2);
+
+	/* the candidates: a sweep of a small space, else distinct random points */
+	uint64_t rng = t->seed * 0x9e3779b97f4a7c15ULL + 1;
+	uint64_t nidx = r.sp.size <= (double)t->trials + 1 ? (uint64_t)r.sp.size : 0;
+	uint64_t *order = NULL;
+	if (nidx) {
+		order = arena_alloc(perm, nidx * sizeof *order);
+		for (uint64_t i = 0; i < nidx; i++)
+			order[i] = i;
+		for (uint64_t i = nidx - 1; i > 1; i--) {   /* index 0 (the default) stays first */
+			uint64_t j = 1 + space_rand(&rng) % i;
+			uint64_t x = order[i];
+			order[i] = order[j];
+			order[j] = x;
+		}
+	}
+	r.planned = nidx ? (int)nidx : t->trials + 1;
+	printf("tuning %s (schedule %s of %s): %.0f knob points, %s; %d trial%s on 1 thread, "
+	    "the best %d confirmed at %d thread%s\n", k->name, r.base.schedule, t->input,
+	    r.sp.size, nidx ? "every point" : "random points", r.planned,
+	    r.planned == 1 ? "" : "s", t->top, t->threads, t->threads == 1 ? "" : "s");
+	fflush(stdout);
+
+	Worker *w = worker_start(wc);
+	if (!w) {
+		diag_error(loc_none, "cannot start a worker process: %s", strerror(errno));
+		return 1;
+	}
+	r.t0 = now_s();
+	int inc[TUNE_MAX_KNOBS] = { 0 }, point[TUNE_MAX_KNOBS] = { 0 };
+	double inc_vs = 1;
+	char msg[200];
+	uint64_t *seen = NULL;
+	int nseen = 0, capseen = 0;
+	int attempts = 0, max_attempts = 20 * r.planned + 100;
+	for (uint64_t n = 0; r.ntrials < r.planned && attempts < max_attempts; n++) {
+		attempts++;
+		if (nidx) {
+			if (n >= nidx)
+				break;
+			space_point(&r.sp, order[n], point);
+		} else if (n == 0) {
+			memset(point, 0, sizeof point);
+		} else {
+			/* a point not tried yet */
+			uint64_t idx;
+			bool dup;
+			int tries = 0;
+			do {
+				space_random(&r.sp, &rng, point);
+				idx = space_index(&r.sp, point);
+				dup = false;
+				for (int i = 0; i < nseen && !dup; i++)
+					dup = seen[i] == idx;
+			} while (dup && ++tries < 1000);
+			if (dup)
+				break;   /* the space is exhausted */
+		}
+		*ARENA_PUSH(perm, seen, nseen, capseen) = space_index(&r.sp, point);
+		if (!legal(prog, k, s, wc, point, msg, sizeof msg)) {
+			if (n == 0) {
+				diag_error(s->loc, "the default point of the template does not compile: %s",
+				    msg);
+				worker_stop(w);
+				return 1;
+			}
+			r.nillegal++;
+			if (nidx)
+				r.planned--;
+			record(&r, point, "search", 1, NULL, 0, msg);
+			continue;
+		}
+		Meas m;
+		worker_measure(w, point, n == 0 ? point : inc, 1, t->timeout, &m);
+		Trial *tr = ARENA_PUSH(perm, r.trials, r.ntrials, r.cap);
+		memset(tr, 0, sizeof *tr);
+		memcpy(tr->point, point, sizeof tr->point);
+		tr->status = m.status;
+		if (n == 0 && m.status != MEAS_OK) {
+			diag_error(s->loc, "the default point of the template fails: %s", m.msg);
+			worker_stop(w);
+			return 1;
+		}
+		if (m.status == MEAS_OK) {
+			tr->time_ms = m.time_ms;
+			tr->vs_default = n == 0 ? 1 : m.ratio * inc_vs;
+			tr->spread = m.spread;
+			if (n > 0 && m.ratio + m.spread < 1) {
+				memcpy(inc, point, sizeof inc);
+				inc_vs = tr->vs_default;
+			}
+			if (tr->vs_default < r.trials[r.best].vs_default)
+				r.best = r.ntrials - 1;
+		} else {
+			r.nfailed++;
+			if (m.status == MEAS_MISMATCH)
+				fprintf(stderr, "%stxc tune: %s %s: a wrong result (a compiler bug; please "
+				    "report it)\n", r.tty ? "\n" : "", k->name,
+				    space_describe(&r.sp, point, true));
+		}
+		record(&r, point, "search", 1, &m, tr->vs_default, NULL);
+		if (r.tty || r.ntrials % (r.planned / 10 + 1) == 0)
+			progress(&r, false);
+	}
+	if (r.ntrials > 0)
+		progress(&r, true);
+
+	/* confirm the best few at --threads, each against the default point */
+	Trial **rank = arena_alloc(perm, (r.ntrials + 1) * sizeof *rank);
+	for (int i = 0; i < r.ntrials; i++)
+		rank[i] = &r.trials[i];
+	qsort(rank, r.ntrials, sizeof *rank, by_speed);
+	int ntop = 0;
+	Trial *winner = &r.trials[0];   /* the default point */
+	int zero[TUNE_MAX_KNOBS] = { 0 };
+	for (int i = 0; i < r.ntrials && ntop < t->top; i++) {
+		Trial *tr = rank[i];
+		if (tr->status != MEAS_OK || tr == &r.trials[0])
+			continue;
+		ntop++;
+		Meas m;
+		worker_measure(w, tr->point, zero, t->threads, t->timeout, &m);
+		if (m.status != MEAS_OK) {
+			record(&r, tr->point, "confirm", t->threads, &m, 0, NULL);
+			continue;
+		}
+		tr->confirm = m.ratio;
+		tr->confirm_spread = m.spread;
+		tr->confirm_ms = m.time_ms;
+		record(&r, tr->point, "confirm", t->threads, &m, m.ratio, NULL);
+		if (m.ratio + m.spread < 1 && (winner == &r.trials[0] || m.ratio < winner->confirm))
+			winner = tr;
+	}
+	worker_stop(w);
+	if (winner == &r.trials[0]) {
+		/* the default point at --threads, for the record and -o */
+		winner->confirm = 1;
+	}
+	Meas wm = { .status = MEAS_OK, .time_ms = winner->confirm_ms ? winner->confirm_ms :
+	    winner->time_ms };
+	record(&r, winner->point, "best", t->threads, &wm, winner->confirm, NULL);
+
+	/* the table */
+	printf("\n  %-4s %-40s %12s %10s %16s\n", "rank", "knobs", "1 thread", "vs default",
+	    arena_printf(perm, "%d thread%s", t->threads, t->threads == 1 ? "" : "s"));
+	int shown = 0;
+	for (int i = 0; i < r.ntrials && shown < 8; i++) {
+		Trial *tr = rank[i];
+		if (tr->status != MEAS_OK)
+			continue;
+		shown++;
+		char conf[48] = "-";
+		if (tr->confirm > 0 && tr != &r.trials[0])
+			snprintf(conf, sizeof conf, "%.2fx (+-%.0f%%)", 1 / tr->confirm,
+			    100 * tr->confirm_spread / tr->confirm);
+		printf("  %-4d %-40s %9.4g ms %9.2fx %16s%s%s\n", shown,
+		    space_describe(&r.sp, tr->point, false), tr->time_ms, 1 / tr->vs_default, conf,
+		    tr == &r.trials[0] ? "  (default)" : "", tr == winner ? "  <- chosen" : "");
+	}
+	printf("\n%d trials, %d illegal points skipped, %d failed; ", r.ntrials, r.nillegal,
+	    r.nfailed);
+	if (winner == &r.trials[0])
+		printf("no point beat the default by more than the noise at %d thread%s: "
+		    "the default stays\n", t->threads, t->threads == 1 ? "" : "s");
+	else
+		printf("chosen: %s, %.2fx the default at %d thread%s\n",
+		    space_describe(&r.sp, winner->point, false), 1 / winner->confirm, t->threads,
+		    t->threads == 1 ? "" : "s");
+	if (r.log)
+		fclose(r.log);
+	if (t->out && !write_best(&r, winner->point, 1 / winner->confirm))
+		return 1;
+	return 0;
+}
+
+int
+tune_main(int argc, char **argv)
+{
+	Tune t = { 0 };
+	int rc = parse(&t, argc, argv);
+	if (rc >= 0)
+		return rc;
+	rc = tune(&t);
+	diag_flush();
+	if (rc)
+		output_abort_all();
+	return rc;
+}

@@ -1,0 +1,126 @@
+/* tune.h: autotuning of schedule templates (`txc tune`, txc(1) TUNE).
+ *
+ * Takes a checked program, one kernel and one of its schedule templates
+ * (sema/knobs.c), and sizes; searches the template's knob points,
+ * measuring each candidate in a worker process (worker.c) against the
+ * best point so far, and writes a tuning log (tunelog.c) that later
+ * compiles reuse.  It drives lowering and the JIT as txc bench does and
+ * reads the IR only through lower/'s interface.  The layering: tune sits
+ * beside driver/ and uses its helpers (driver.h).
+ */
+#ifndef TXC_TUNE_H
+#define TXC_TUNE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "driver/driver.h"
+#include "lang/ast.h"
+#include "target/target.h"
+
+#define TUNE_MAX_KNOBS 32
+
+/* ---- space.c: a template's knob points -------------------------------- */
+typedef struct {
+	Schedule *s;
+	int nknobs;
+	int *nvalues;          /* per knob */
+	double size;           /* the number of points (may exceed 2^53: a double) */
+} Space;
+
+Space space_of(Schedule *s);
+/* The point with index idx (0 <= idx < size), mixed-radix, knob 0 fastest. */
+void space_point(const Space *sp, uint64_t idx, int *point);
+uint64_t space_index(const Space *sp, const int *point);
+/* A random point; a neighbour (one knob moved to another value). */
+void space_random(const Space *sp, uint64_t *rng, int *point);
+void space_neighbour(const Space *sp, uint64_t *rng, const int *from, int *to);
+uint64_t space_rand(uint64_t *rng);   /* xorshift64* */
+/* "mr=6 nr=16" as -K arguments would name them: "-K mr=6 -K nr=16". */
+const char *space_describe(const Space *sp, const int *point, bool as_flags);
+
+/* ---- worker.c: the measuring process --------------------------------------
+ * A child process that compiles candidates (lowering, LLVM JIT), checks
+ * each against the unscheduled kernel once and times it interleaved with
+ * the incumbent.  It is forked before anything starts threads or LLVM, so
+ * a candidate that crashes or hangs only takes the worker down: the
+ * tuner records a failed trial and forks another. */
+typedef struct {
+	Program *prog;
+	Kernel *k;
+	Schedule *s;
+	const char *target;          /* "cpu" */
+	const char **def_names; int64_t *def_values; int ndefs;   /* -D sizes */
+	int64_t *params;             /* every parameter, in kernel order */
+	unsigned seed;
+	double tolerance;
+	int samples;                 /* interleaved samples per comparison */
+	double min_sample_ms;        /* a sample runs the kernel this long at least */
+	LlvmOptions llvm;
+} WorkerConfig;
+
+typedef enum {
+	MEAS_OK,
+	MEAS_ILLEGAL,       /* the point does not compile (msg: the first error) */
+	MEAS_MISMATCH,      /* its result differs from the unscheduled kernel's */
+	MEAS_FAILED,        /* its entry point returned an error */
+	MEAS_CRASH,         /* the worker died (a signal) */
+	MEAS_TIMEOUT,       /* the worker ran past the time limit */
+} MeasStatus;
+
+typedef struct {
+	MeasStatus status;
+	double time_ms;      /* the candidate's median sample, per run */
+	double inc_ms;       /* the incumbent's, interleaved with it */
+	double ratio;        /* median of candidate / incumbent over the samples */
+	double spread;       /* half the interquartile range of those ratios */
+	double error;        /* largest relative difference from the reference */
+	int samples;
+	char msg[200];
+} Meas;
+
+typedef struct Worker Worker;
+Worker *worker_start(const WorkerConfig *c);
+/* Measures point cand against point inc at `threads` threads; a crash or
+ * a run past timeout_s restarts the worker and is reported in m. */
+void worker_measure(Worker *w, const int *cand, const int *inc, int threads,
+    double timeout_s, Meas *m);
+void worker_stop(Worker *w);
+
+/* ---- tunelog.c: tuning logs (JSON lines) ----------------------------------
+ * One line per measurement: kernel, schedule, the space's hash, target,
+ * CPU name and features, sizes, threads, knob values, times, error, txc
+ * version, date.  Appended and flushed line by line, so an interrupted
+ * run keeps what it measured. */
+typedef struct {
+	int line;
+	const char *kernel, *schedule, *space, *target, *cpu, *features;
+	const char *phase;            /* "search", "confirm", "best" */
+	const char **size_names; int64_t *size_values; int nsizes;
+	const char **knob_names; const char **knob_values; int nknobs;
+	int threads;
+	double time_ms, vs_default;   /* vs_default: time / the default point's */
+	const char *error;            /* NULL: a good measurement */
+	const char *version, *date;
+} TuneRecord;
+
+/* Reads a log; false after a diagnostic (file:line:col, never a crash). */
+bool tunelog_read(const char *path, TuneRecord **out, int *n);
+/* Parses one line (exposed for the fuzz test); false with *why set. */
+bool tunelog_parse_line(const char *text, size_t len, TuneRecord *r, const char **why,
+    size_t *at);
+void tunelog_write(FILE *fp, const TuneRecord *r);
+/* The host's CPU name and features, as records hold them. */
+const char *tunelog_cpu(void);
+const char *tunelog_features(void);
+/* txc --tuning-log F (and bench): gives every template of prog that a record
+ * of F matches (kernel, schedule, space, target, CPU, the sizes that -D fixes)
+ * the best matching point; a template with records but none that matches
+ * gets one warning naming the nearest.  False after errors. */
+bool tunelog_apply(Program *prog, const char *path, const char *target,
+    const char **def_names, const int64_t *def_values, int ndefs);
+
+/* ---- tune.c: `txc tune FILE.tx ...`; returns the exit status. ---------- */
+int tune_main(int argc, char **argv);
+
+#endif
