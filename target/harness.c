@@ -16,7 +16,8 @@
  * inputs are hashed before and after (a kernel must not write them), and
  * outputs start filled with the `poison` byte (0xff: NaN for floats), so an
  * element the kernel forgets to write shows as a difference.  checkargs=1
- * first calls the kernel with each tensor NULL (expecting TXC_ERR_NULL) and
+ * first calls the kernel with each tensor NULL (expecting TXC_ERR_NULL, or
+ * no such error for a tensor of no elements) and
  * each size -1 (expecting TXC_ERR_SIZE); checkargs=2 does only that.
  * special=1 makes about one float input in 8 NaN, +inf or -inf (the
  * schedule fuzzer checks schedules against them).  Exit status: 0 ok, 1 a check
@@ -351,7 +352,10 @@ static const char runtime[] =
 "\t\t\t\tp[i] = NULL;\n"
 "\t\t\t\trc = call(s, p);\n"
 "\t\t\t\tp[i] = b[i].p;\n"
-"\t\t\t\tif (rc != 1) { fprintf(stderr, \"harness: %s with '%s' NULL returned %d, not 1 (TXC_ERR_NULL)\\n\", kname, b[i].name, rc); fail = 1; }\n"
+"\t\t\t\tif (b[i].count == 0) {   /* no elements: NULL is fine */\n"
+"\t\t\t\t\tif (rc == 1) { fprintf(stderr, \"harness: %s with '%s' NULL returned 1 (TXC_ERR_NULL), but '%s' has no elements\\n\", kname, b[i].name, b[i].name); fail = 1; }\n"
+"\t\t\t\t}\n"
+"\t\t\t\telse if (rc != 1) { fprintf(stderr, \"harness: %s with '%s' NULL returned %d, not 1 (TXC_ERR_NULL)\\n\", kname, b[i].name, rc); fail = 1; }\n"
 "\t\t\t\telse if (!lasterr() || !*lasterr()) { fprintf(stderr, \"harness: %s returned 1 without a message\\n\", kname); fail = 1; }\n"
 "\t\t\t\telse {\n"
 "\t\t\t\t\tchar want[128];\n"

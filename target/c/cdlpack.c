@@ -3,10 +3,12 @@
  *     int NAME_dlpack(int64_t size..., scalar..., const DLTensor *in...,
  *                     DLTensor *out...);
  *
- * checks each DLTensor (not NULL, data not NULL, device kDLCPU, dtype
+ * checks each DLTensor (not NULL, device kDLCPU, dtype
  * code/bits with one lane, ndim, shape equal to what the sizes give,
  * compact row-major strides or NULL strides, a byte_offset that keeps
- * elements aligned) and calls NAME with the data pointers.  Everything is
+ * elements aligned, then data not NULL unless the tensor has no elements)
+ * as the native object does (target/llvm/cg_dlpack.c), and calls NAME
+ * with the data pointers (NULL for NULL data).  Everything is
  * behind `#ifdef TXC_DLPACK`, so the file needs dlpack/dlpack.h only when
  * the user asks for these entry points.
  */
@@ -25,7 +27,7 @@ static const char prelude[] =
 "{\n"
 "\tint64_t stride = 1;\n"
 "\tint d;\n"
-"\tif (t == NULL || t->data == NULL) {\n"
+"\tif (t == NULL) {\n"
 "\t\t*why = \"is NULL\";\n"
 "\t\treturn 1;   /* TXC_ERR_NULL */\n"
 "\t}\n"
@@ -40,6 +42,8 @@ static const char prelude[] =
 "\t\t*why = \"has the wrong number of dimensions\";\n"
 "\telse if (t->byte_offset % (uint64_t)(bits / 8) != 0)\n"
 "\t\t*why = \"has a byte_offset that misaligns its elements\";\n"
+"\tif (*why == NULL && ndim > 0 && t->shape == NULL)\n"
+"\t\t*why = \"has a NULL shape\";\n"
 "\tfor (d = 0; *why == NULL && d < ndim; d++)\n"
 "\t\tif (t->shape[d] != shape[d])\n"
 "\t\t\t*why = \"has the wrong shape\";\n"
@@ -48,7 +52,23 @@ static const char prelude[] =
 "\t\t\t*why = \"is not compact row-major\";\n"
 "\t\tstride *= t->shape[d];\n"
 "\t}\n"
-"\treturn *why ? 5 : 0;   /* TXC_ERR_DLPACK */\n"
+"\tif (*why)\n"
+"\t\treturn 5;   /* TXC_ERR_DLPACK */\n"
+"\t/* NULL data only for a tensor of no elements (PyTorch's empty ones) */\n"
+"\tfor (d = 0; t->data == NULL && d < ndim && shape[d] != 0; d++)\n"
+"\t\t;\n"
+"\tif (t->data == NULL && d == ndim) {\n"
+"\t\t*why = \"has NULL data\";\n"
+"\t\treturn 1;   /* TXC_ERR_NULL */\n"
+"\t}\n"
+"\treturn 0;\n"
+"}\n"
+"\n"
+"/* The element pointer: data + byte_offset, NULL for NULL data. */\n"
+"static void *\n"
+"txc_dl_data(const DLTensor *t)\n"
+"{\n"
+"\treturn t->data ? (void *)((char *)t->data + t->byte_offset) : NULL;\n"
 "}\n"
 "\n"
 "/* what followed by why in buf (size bytes). */\n"
@@ -125,11 +145,9 @@ cdlpack_emit(FILE *out, CEmit *E)
 		const char *cn = cname_get(E->names, b, b->name);
 		const char *ct = target_c_type(b->elem);
 		if (b->is_input)
-			fprintf(out, "%s\n\t    (const %s *)(const void *)((const char *)%s->data + %s->byte_offset)",
-			    *sep ? "," : "", ct, cn, cn);
+			fprintf(out, "%s\n\t    (const %s *)txc_dl_data(%s)", *sep ? "," : "", ct, cn);
 		else
-			fprintf(out, "%s\n\t    (%s *)(void *)((char *)%s->data + %s->byte_offset)",
-			    *sep ? "," : "", ct, cn, cn);
+			fprintf(out, "%s\n\t    (%s *)txc_dl_data(%s)", *sep ? "," : "", ct, cn);
 	}
 	fputs(");\n}\n\n", out);
 }

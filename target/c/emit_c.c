@@ -698,7 +698,13 @@ emit_func(CEmit *E, IrFunc *f, const char *head, bool kernel)
 	E->indent = 1;
 	for (int i = 0; !kernel && i < f->nargs; i++) {
 		Buffer *b = f->args[i];
-		line(E, "if (%s == NULL) {", cname_get(E->names, b, b->name));
+		/* NULL is fine for a tensor of no elements (PyTorch's empty
+		 * tensors): the loops touch none of it */
+		const char *some = "";
+		for (int d = 0; d < b->ndims; d++)
+			some = arena_printf(E->a, "%s && %s != 0", some, b->extent[d] ?
+			    cexpr(E, b->extent[d], NULL, false) : "0");
+		line(E, "if (%s == NULL%s) {", cname_get(E->names, b, b->name), some);
 		E->indent++;
 		fail(E, arena_printf(E->a, "%s: argument '%s' is NULL", f->name,
 		    b->name), "1");

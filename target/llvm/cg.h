@@ -126,6 +126,9 @@ void cg_fn_end(Cg *cg);
  * through the failure exit with code rc (an i32); continues in a fresh
  * block. */
 void cg_fail_if(Cg *cg, LLVMValueRef cond, LLVMValueRef rc, const char *msg);
+/* An i1: whether a tensor argument has no elements (an extent is 0), so
+ * that a NULL pointer for it is accepted (the entry points, DLPack). */
+LLVMValueRef cg_no_elements(Cg *cg, Buffer *b);
 /* Calls txrt_set_error("%s", msg). */
 void cg_set_error(Cg *cg, const char *msg);
 LLVMValueRef cg_runtime(Cg *cg, const char *name, LLVMTypeRef *fty);

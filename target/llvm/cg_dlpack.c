@@ -4,14 +4,16 @@
  *                     DLTensor *out...);
  *
  * (txc --dlpack; header.c declares it.)  For each tensor, in order: not
- * NULL with non-NULL data (TXC_ERR_NULL), then device kDLCPU (kDLCUDA for
+ * NULL (TXC_ERR_NULL), then device kDLCPU (kDLCUDA for
  * the cuda target: Cg.dlpack_device), dtype (code,
  * bits, one lane; bool is kDLUInt or kDLBool with 8 bits), ndim, a
  * byte_offset that keeps elements aligned, the shape the sizes give, and
  * NULL or compact row-major strides (a dimension of extent 1 may have
  * any stride); a failure returns TXC_ERR_DLPACK with "NAME: DLTensor 'x'
- * has the wrong shape" (and the like) through txrt_set_error.  Then it
- * calls NAME with data + byte_offset and returns what NAME returns.  The
+ * has the wrong shape" (and the like) through txrt_set_error; last, data
+ * not NULL unless the tensor has no elements (TXC_ERR_NULL).  Then it
+ * calls NAME with data + byte_offset (NULL for NULL data) and returns
+ * what NAME returns.  The
  * checks are the C backend's (target/c/cdlpack.c), so both agree.
  *
  * DLTensor is laid out as dlpack.h (0.6 and later) declares it:
@@ -74,7 +76,6 @@ check(Dl *d, LLVMValueRef t, Buffer *b)
 
 	fail(d, LLVMBuildIsNull(B, t, ""), TXC_ERR_NULL, b, "is NULL");
 	LLVMValueRef data = field(d, t, F_DATA, d->ptr, "data");
-	fail(d, LLVMBuildIsNull(B, data, ""), TXC_ERR_NULL, b, "has NULL data");
 
 	LLVMValueRef dev = LLVMBuildStructGEP2(B, d->t_tensor, t, F_DEVICE, "");
 	LLVMValueRef devtype = LLVMBuildLoad2(B, d->i32,
@@ -161,7 +162,13 @@ check(Dl *d, LLVMValueRef t, Buffer *b)
 		LLVMBuildBr(B, done);
 		LLVMPositionBuilderAtEnd(B, done);
 	}
-	return LLVMBuildGEP2(B, d->i8, data, &off, 1, b->name);
+	/* NULL data only for a tensor of no elements (PyTorch exports empty
+	 * tensors so), which the kernel receives as NULL */
+	LLVMValueRef none = cg_no_elements(d->cg, b);
+	fail(d, LLVMBuildAnd(B, LLVMBuildIsNull(B, data, ""), LLVMBuildNot(B, none, ""), ""),
+	    TXC_ERR_NULL, b, "has NULL data");
+	return LLVMBuildSelect(B, LLVMBuildIsNull(B, data, ""), data,
+	    LLVMBuildGEP2(B, d->i8, data, &off, 1, ""), b->name);
 }
 
 void

@@ -325,6 +325,21 @@ fail_first(Cg *cg, int n, LLVMValueRef *bad, const int *rc, const char **msg)
 	}
 }
 
+LLVMValueRef
+cg_no_elements(Cg *cg, Buffer *b)
+{
+	LLVMTypeRef i1 = LLVMInt1TypeInContext(cg->ctx);
+	LLVMValueRef any = LLVMConstInt(i1, 0, 0);
+	for (int k = 0; k < b->ndims; k++) {
+		if (!b->extent[k])
+			return LLVMConstInt(i1, 1, 0);
+		LLVMValueRef e = cg_expr(cg, b->extent[k]);
+		any = LLVMBuildOr(cg->b, any, LLVMBuildICmp(cg->b, LLVMIntEQ, e,
+		    LLVMConstNull(LLVMTypeOf(e)), ""), "");
+	}
+	return any;
+}
+
 static void
 gen_entry(Cg *cg, IrFunc *f)
 {
@@ -365,7 +380,10 @@ gen_entry(Cg *cg, IrFunc *f)
 		LLVMValueRef p = LLVMGetParam(fn, f->nparams + i);
 		msg[n] = arena_printf(ir_arena, "%s: argument '%s' is NULL", f->name, b->name);
 		LLVMSetValueName2(p, b->name, strlen(b->name));
-		bad[n] = LLVMBuildIsNull(cg->b, p, "");
+		/* NULL is fine for a tensor of no elements (PyTorch's empty
+		 * tensors): the loops touch none of it */
+		bad[n] = LLVMBuildAnd(cg->b, LLVMBuildIsNull(cg->b, p, ""),
+		    LLVMBuildNot(cg->b, cg_no_elements(cg, b), ""), "");
 		rc[n] = TXC_ERR_NULL;
 		cg_bind_buf(cg, b, p);
 	}

@@ -67,11 +67,11 @@ scale_last_error(void)
 int
 scale(int64_t N, const double *x, double *y)
 {
-	if (x == NULL) {
+	if (x == NULL && N != 0) {
 		txc_error_scale = "scale: argument 'x' is NULL";
 		return 1;
 	}
-	if (y == NULL) {
+	if (y == NULL && N != 0) {
 		txc_error_scale = "scale: argument 'y' is NULL";
 		return 1;
 	}
@@ -105,7 +105,7 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 {
 	int64_t stride = 1;
 	int d;
-	if (t == NULL || t->data == NULL) {
+	if (t == NULL) {
 		*why = "is NULL";
 		return 1;   /* TXC_ERR_NULL */
 	}
@@ -120,6 +120,8 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 		*why = "has the wrong number of dimensions";
 	else if (t->byte_offset % (uint64_t)(bits / 8) != 0)
 		*why = "has a byte_offset that misaligns its elements";
+	if (*why == NULL && ndim > 0 && t->shape == NULL)
+		*why = "has a NULL shape";
 	for (d = 0; *why == NULL && d < ndim; d++)
 		if (t->shape[d] != shape[d])
 			*why = "has the wrong shape";
@@ -128,7 +130,23 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 			*why = "is not compact row-major";
 		stride *= t->shape[d];
 	}
-	return *why ? 5 : 0;   /* TXC_ERR_DLPACK */
+	if (*why)
+		return 5;   /* TXC_ERR_DLPACK */
+	/* NULL data only for a tensor of no elements (PyTorch's empty ones) */
+	for (d = 0; t->data == NULL && d < ndim && shape[d] != 0; d++)
+		;
+	if (t->data == NULL && d == ndim) {
+		*why = "has NULL data";
+		return 1;   /* TXC_ERR_NULL */
+	}
+	return 0;
+}
+
+/* The element pointer: data + byte_offset, NULL for NULL data. */
+static void *
+txc_dl_data(const DLTensor *t)
+{
+	return t->data ? (void *)((char *)t->data + t->byte_offset) : NULL;
 }
 
 /* what followed by why in buf (size bytes). */
@@ -174,8 +192,8 @@ scale_dlpack(int64_t N, const DLTensor *x, DLTensor *y)
 		}
 	}
 	return scale(N,
-	    (const double *)(const void *)((const char *)x->data + x->byte_offset),
-	    (double *)(void *)((char *)y->data + y->byte_offset));
+	    (const double *)txc_dl_data(x),
+	    (double *)txc_dl_data(y));
 }
 
 #endif /* TXC_DLPACK */

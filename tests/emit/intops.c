@@ -141,35 +141,35 @@ intops_last_error(void)
 int
 intops(int64_t N, const int32_t *x, const float *f, int32_t *q, int32_t *r, int8_t *b, int32_t *s, uint16_t *h, uint8_t *c)
 {
-	if (x == NULL) {
+	if (x == NULL && N != 0) {
 		txc_error_intops = "intops: argument 'x' is NULL";
 		return 1;
 	}
-	if (f == NULL) {
+	if (f == NULL && N != 0) {
 		txc_error_intops = "intops: argument 'f' is NULL";
 		return 1;
 	}
-	if (q == NULL) {
+	if (q == NULL && N != 0) {
 		txc_error_intops = "intops: argument 'q' is NULL";
 		return 1;
 	}
-	if (r == NULL) {
+	if (r == NULL && N != 0) {
 		txc_error_intops = "intops: argument 'r' is NULL";
 		return 1;
 	}
-	if (b == NULL) {
+	if (b == NULL && N != 0) {
 		txc_error_intops = "intops: argument 'b' is NULL";
 		return 1;
 	}
-	if (s == NULL) {
+	if (s == NULL && N != 0) {
 		txc_error_intops = "intops: argument 's' is NULL";
 		return 1;
 	}
-	if (h == NULL) {
+	if (h == NULL && N != 0) {
 		txc_error_intops = "intops: argument 'h' is NULL";
 		return 1;
 	}
-	if (c == NULL) {
+	if (c == NULL && N != 0) {
 		txc_error_intops = "intops: argument 'c' is NULL";
 		return 1;
 	}
@@ -216,7 +216,7 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 {
 	int64_t stride = 1;
 	int d;
-	if (t == NULL || t->data == NULL) {
+	if (t == NULL) {
 		*why = "is NULL";
 		return 1;   /* TXC_ERR_NULL */
 	}
@@ -231,6 +231,8 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 		*why = "has the wrong number of dimensions";
 	else if (t->byte_offset % (uint64_t)(bits / 8) != 0)
 		*why = "has a byte_offset that misaligns its elements";
+	if (*why == NULL && ndim > 0 && t->shape == NULL)
+		*why = "has a NULL shape";
 	for (d = 0; *why == NULL && d < ndim; d++)
 		if (t->shape[d] != shape[d])
 			*why = "has the wrong shape";
@@ -239,7 +241,23 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 			*why = "is not compact row-major";
 		stride *= t->shape[d];
 	}
-	return *why ? 5 : 0;   /* TXC_ERR_DLPACK */
+	if (*why)
+		return 5;   /* TXC_ERR_DLPACK */
+	/* NULL data only for a tensor of no elements (PyTorch's empty ones) */
+	for (d = 0; t->data == NULL && d < ndim && shape[d] != 0; d++)
+		;
+	if (t->data == NULL && d == ndim) {
+		*why = "has NULL data";
+		return 1;   /* TXC_ERR_NULL */
+	}
+	return 0;
+}
+
+/* The element pointer: data + byte_offset, NULL for NULL data. */
+static void *
+txc_dl_data(const DLTensor *t)
+{
+	return t->data ? (void *)((char *)t->data + t->byte_offset) : NULL;
 }
 
 /* what followed by why in buf (size bytes). */
@@ -339,14 +357,14 @@ intops_dlpack(int64_t N, const DLTensor *x, const DLTensor *f, DLTensor *q, DLTe
 		}
 	}
 	return intops(N,
-	    (const int32_t *)(const void *)((const char *)x->data + x->byte_offset),
-	    (const float *)(const void *)((const char *)f->data + f->byte_offset),
-	    (int32_t *)(void *)((char *)q->data + q->byte_offset),
-	    (int32_t *)(void *)((char *)r->data + r->byte_offset),
-	    (int8_t *)(void *)((char *)b->data + b->byte_offset),
-	    (int32_t *)(void *)((char *)s->data + s->byte_offset),
-	    (uint16_t *)(void *)((char *)h->data + h->byte_offset),
-	    (uint8_t *)(void *)((char *)c->data + c->byte_offset));
+	    (const int32_t *)txc_dl_data(x),
+	    (const float *)txc_dl_data(f),
+	    (int32_t *)txc_dl_data(q),
+	    (int32_t *)txc_dl_data(r),
+	    (int8_t *)txc_dl_data(b),
+	    (int32_t *)txc_dl_data(s),
+	    (uint16_t *)txc_dl_data(h),
+	    (uint8_t *)txc_dl_data(c));
 }
 
 #endif /* TXC_DLPACK */

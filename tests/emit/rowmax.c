@@ -52,11 +52,11 @@ rowmax_last_error(void)
 int
 rowmax(int64_t M, int64_t N, const float *x, float *m)
 {
-	if (x == NULL) {
+	if (x == NULL && M != 0 && N != 0) {
 		txc_error_rowmax = "rowmax: argument 'x' is NULL";
 		return 1;
 	}
-	if (m == NULL) {
+	if (m == NULL && M != 0) {
 		txc_error_rowmax = "rowmax: argument 'm' is NULL";
 		return 1;
 	}
@@ -103,7 +103,7 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 {
 	int64_t stride = 1;
 	int d;
-	if (t == NULL || t->data == NULL) {
+	if (t == NULL) {
 		*why = "is NULL";
 		return 1;   /* TXC_ERR_NULL */
 	}
@@ -118,6 +118,8 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 		*why = "has the wrong number of dimensions";
 	else if (t->byte_offset % (uint64_t)(bits / 8) != 0)
 		*why = "has a byte_offset that misaligns its elements";
+	if (*why == NULL && ndim > 0 && t->shape == NULL)
+		*why = "has a NULL shape";
 	for (d = 0; *why == NULL && d < ndim; d++)
 		if (t->shape[d] != shape[d])
 			*why = "has the wrong shape";
@@ -126,7 +128,23 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 			*why = "is not compact row-major";
 		stride *= t->shape[d];
 	}
-	return *why ? 5 : 0;   /* TXC_ERR_DLPACK */
+	if (*why)
+		return 5;   /* TXC_ERR_DLPACK */
+	/* NULL data only for a tensor of no elements (PyTorch's empty ones) */
+	for (d = 0; t->data == NULL && d < ndim && shape[d] != 0; d++)
+		;
+	if (t->data == NULL && d == ndim) {
+		*why = "has NULL data";
+		return 1;   /* TXC_ERR_NULL */
+	}
+	return 0;
+}
+
+/* The element pointer: data + byte_offset, NULL for NULL data. */
+static void *
+txc_dl_data(const DLTensor *t)
+{
+	return t->data ? (void *)((char *)t->data + t->byte_offset) : NULL;
 }
 
 /* what followed by why in buf (size bytes). */
@@ -172,8 +190,8 @@ rowmax_dlpack(int64_t M, int64_t N, const DLTensor *x, DLTensor *m)
 		}
 	}
 	return rowmax(M, N,
-	    (const float *)(const void *)((const char *)x->data + x->byte_offset),
-	    (float *)(void *)((char *)m->data + m->byte_offset));
+	    (const float *)txc_dl_data(x),
+	    (float *)txc_dl_data(m));
 }
 
 #endif /* TXC_DLPACK */

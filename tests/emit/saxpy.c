@@ -54,15 +54,15 @@ saxpy_last_error(void)
 int
 saxpy(int64_t N, float a, const float *x, const float *y, float *z)
 {
-	if (x == NULL) {
+	if (x == NULL && N != 0) {
 		txc_error_saxpy = "saxpy: argument 'x' is NULL";
 		return 1;
 	}
-	if (y == NULL) {
+	if (y == NULL && N != 0) {
 		txc_error_saxpy = "saxpy: argument 'y' is NULL";
 		return 1;
 	}
-	if (z == NULL) {
+	if (z == NULL && N != 0) {
 		txc_error_saxpy = "saxpy: argument 'z' is NULL";
 		return 1;
 	}
@@ -99,7 +99,7 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 {
 	int64_t stride = 1;
 	int d;
-	if (t == NULL || t->data == NULL) {
+	if (t == NULL) {
 		*why = "is NULL";
 		return 1;   /* TXC_ERR_NULL */
 	}
@@ -114,6 +114,8 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 		*why = "has the wrong number of dimensions";
 	else if (t->byte_offset % (uint64_t)(bits / 8) != 0)
 		*why = "has a byte_offset that misaligns its elements";
+	if (*why == NULL && ndim > 0 && t->shape == NULL)
+		*why = "has a NULL shape";
 	for (d = 0; *why == NULL && d < ndim; d++)
 		if (t->shape[d] != shape[d])
 			*why = "has the wrong shape";
@@ -122,7 +124,23 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 			*why = "is not compact row-major";
 		stride *= t->shape[d];
 	}
-	return *why ? 5 : 0;   /* TXC_ERR_DLPACK */
+	if (*why)
+		return 5;   /* TXC_ERR_DLPACK */
+	/* NULL data only for a tensor of no elements (PyTorch's empty ones) */
+	for (d = 0; t->data == NULL && d < ndim && shape[d] != 0; d++)
+		;
+	if (t->data == NULL && d == ndim) {
+		*why = "has NULL data";
+		return 1;   /* TXC_ERR_NULL */
+	}
+	return 0;
+}
+
+/* The element pointer: data + byte_offset, NULL for NULL data. */
+static void *
+txc_dl_data(const DLTensor *t)
+{
+	return t->data ? (void *)((char *)t->data + t->byte_offset) : NULL;
 }
 
 /* what followed by why in buf (size bytes). */
@@ -177,9 +195,9 @@ saxpy_dlpack(int64_t N, float a, const DLTensor *x, const DLTensor *y, DLTensor 
 		}
 	}
 	return saxpy(N, a,
-	    (const float *)(const void *)((const char *)x->data + x->byte_offset),
-	    (const float *)(const void *)((const char *)y->data + y->byte_offset),
-	    (float *)(void *)((char *)z->data + z->byte_offset));
+	    (const float *)txc_dl_data(x),
+	    (const float *)txc_dl_data(y),
+	    (float *)txc_dl_data(z));
 }
 
 #endif /* TXC_DLPACK */

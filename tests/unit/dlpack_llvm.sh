@@ -4,7 +4,9 @@
 # libdlpack-dev's dlpack.h calls it with good tensors (plain, with NULL
 # strides, explicit compact strides, a byte_offset, a bool, an f16 and a
 # bf16 (kDLBfloat) tensor) and bad ones (NULL, NULL data, wrong device, dtype, lanes, ndim,
-# shape, strides, misaligned byte_offset), and checks return codes
+# shape, strides, misaligned byte_offset), empty tensors with NULL data
+# (accepted, in DLPack and the plain entry point, where a tensor has no
+# elements; not where it has some), and checks return codes
 # (TXC_ERR_NULL 1, TXC_ERR_DLPACK 5) and txrt_last_error() messages.  The
 # same program runs against the C backend's output built with -DTXC_DLPACK,
 # so both backends agree.
@@ -159,6 +161,34 @@ main(void)
 	t.byte_offset = 2;
 	expect("byte_offset", addrow_dlpack(M, N, 0.5f, &t, &mt, &B), 5, "byte_offset");
 	expect("negative size", addrow_dlpack(-1, N, 0.5f, &A, &mt, &B), 5, "wrong shape");
+
+	/* empty tensors (PyTorch exports them with NULL data): NULL is fine
+	 * where a tensor has no elements, here A and B with M = 0; a tensor
+	 * with elements still needs its data, checked after the shape */
+	int64_t ea[2] = { 0, N + 1 }, eb[2] = { 0, N };
+	DLTensor EA = tensor(NULL, kDLFloat, 32, 2, ea), EB = tensor(NULL, kDLFloat, 32, 2, eb);
+	expect("empty A and B", addrow_dlpack(0, N, 0.5f, &EA, &mt, &EB), 0, NULL);
+	EA.byte_offset = 8;
+	expect("empty A with an offset", addrow_dlpack(0, N, 0.5f, &EA, &mt, &EB), 0, NULL);
+	t = mt;
+	t.data = NULL;
+	expect("NULL data with elements", addrow_dlpack(0, N, 0.5f, &EA, &t, &EB), 1,
+	    "addrow: DLTensor 'm' has NULL data");
+	expect("empty, wrong shape first", addrow_dlpack(0, N - 1, 0.5f, &EA, &t, &EB), 5,
+	    "addrow: DLTensor 'A' has the wrong shape");
+	t = EB;
+	t.shape = NULL;
+	expect("NULL shape", addrow_dlpack(0, N, 0.5f, &EA, &mt, &t), 5,
+	    "addrow: DLTensor 'B' has a NULL shape");
+	/* the plain entry point: NULL for A and B of no elements, not for m */
+	expect("plain, empty A and B", addrow(0, N, 0.5f, NULL, mk, NULL), 0, NULL);
+	expect("plain, NULL m", addrow(0, N, 0.5f, NULL, NULL, NULL), 1, "addrow: argument 'm' is NULL");
+	expect("plain, NULL A with elements", addrow(M, N, 0.5f, NULL, mk, b), 1,
+	    "addrow: argument 'A' is NULL");
+	/* N = 0: m and B have no elements, A has M (N + 1 = 1 column) */
+	expect("plain, N = 0", addrow(M, 0, 0.5f, a, NULL, NULL), 0, NULL);
+	expect("plain, N = 0, NULL A", addrow(M, 0, 0.5f, NULL, NULL, NULL), 1,
+	    "addrow: argument 'A' is NULL");
 
 	/* an extent-1 dimension may have any stride */
 	int64_t s1[1] = { 1 }, st1[1] = { 99 };
