@@ -2,7 +2,7 @@
 # tutorial.sh: `make tutorial`: the bench table of every step of the
 # scheduling tutorial (examples/tutorial/), in one run.
 #
-#     bench/tutorial.sh [--repeat=N] [--series=matmul,blur]
+#     bench/tutorial.sh [--repeat=N] [--series=matmul,blur,gpu,vta]
 #
 # For each series, each step's schedule is timed with `txc bench` at the
 # tutorial's sizes (matmul 1024^3, blur 2048 x 2048; a step without a
@@ -11,7 +11,11 @@
 # FMA peak measured in the same run (bench/peak.c, all threads), and its
 # speed-up over the step before.  The matmul series ends with the
 # stdlib's tuned matmul (stdlib/tuned/matmul.tx -s fast), the blur series
-# with the stdlib's blur3x3 as points of comparison.  The table is
+# with the stdlib's blur3x3 as points of comparison.  The GPU series runs
+# on the GPU where there is one (`txc bench --target=cuda`; without one
+# its steps are checked in libtxrt's emulator and not timed), the VTA
+# series in libtxrt's simulator, in modelled cycles and GEMM utilisation
+# (`txc bench --target=vta`, 64 x 64 x 64).  The table is
 # printed N times (default 2) so that the machine's noise shows.  Nothing
 # is asserted: this is a benchmark (README.md of the tutorial shows one
 # run and the machine it came from).
@@ -21,12 +25,12 @@ srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 TXC=${TXC:-$srcdir/txc}
 CC=${CC:-cc}
 repeat=2
-series="matmul blur"
+series="matmul blur gpu vta"
 for a in "$@"; do
 	case $a in
 	--repeat=*) repeat=${a#--repeat=} ;;
 	--series=*) series=$(echo "${a#--series=}" | tr , ' ') ;;
-	*) echo "usage: tutorial.sh [--repeat=N] [--series=matmul,blur]" >&2; exit 2 ;;
+	*) echo "usage: tutorial.sh [--repeat=N] [--series=matmul,blur,gpu,vta]" >&2; exit 2 ;;
 	esac
 done
 [ -x "$TXC" ] || { echo "tutorial.sh: no txc at $TXC" >&2; exit 2; }
@@ -82,6 +86,53 @@ step() {
 	esac
 }
 
+# gpu_step LABEL FILE SIZES: a cuda step (its time on a GPU, or "emulated")
+gpu_step() {
+	label=$1 file=$2 sizes=$3
+	dflags=
+	for s in $sizes; do dflags="$dflags -D $s"; done
+	# shellcheck disable=SC2086
+	if ! "$TXC" bench --target=cuda -I "$srcdir/stdlib" $dflags "$file" >"$work/bench.txt" 2>&1; then
+		printf '%-34s %s\n' "$label" "txc bench failed: $(tail -n 1 "$work/bench.txt")"
+		prev=
+		return
+	fi
+	line=$(awk '$1 == "default"' "$work/bench.txt")
+	case $line in
+	*emulated*)
+		printf '%-34s %13s\n' "$label" "emulated (no GPU): result checked, not timed"
+		prev=
+		return
+		;;
+	esac
+	ms=$(echo "$line" | awk '{ print $2 }')
+	gf=$(echo "$line" | awk '{ print $4 }')
+	up=-
+	[ -n "$prev" ] && up=$(awk -v g="$gf" -v p="$prev" 'BEGIN { printf "%.2fx", g / p }')
+	printf '%-34s %10s ms %9s GFLOP/s %7s %8s\n' "$label" "$ms" "$gf" "-" "$up"
+	prev=$gf
+}
+
+# vta_step LABEL FILE SIZES: a VTA step in the simulator's cycle model
+vta_step() {
+	label=$1 file=$2 sizes=$3
+	dflags=
+	for s in $sizes; do dflags="$dflags -D $s"; done
+	# shellcheck disable=SC2086
+	if ! "$TXC" bench --target=vta -I "$srcdir/stdlib" $dflags "$file" >"$work/bench.txt" 2>&1; then
+		printf '%-34s %s\n' "$label" "txc bench failed: $(tail -n 1 "$work/bench.txt")"
+		prev=
+		return
+	fi
+	line=$(awk '$1 == "default"' "$work/bench.txt")
+	cyc=$(echo "$line" | awk '{ print $5 }')
+	util=$(echo "$line" | awk '{ print $6 }')
+	up=-
+	[ -n "$prev" ] && up=$(awk -v c="$cyc" -v p="$prev" 'BEGIN { printf "%.2fx", p / c }')
+	printf '%-34s %13s cycles %8s GEMM %8s\n' "$label" "$cyc" "$util" "$up"
+	prev=$cyc
+}
+
 table() {
 	for s in $series; do
 		case $s in
@@ -104,6 +155,23 @@ table() {
 				step "$(basename "$f" .tx)" "$f" "$sz"
 			done
 			step "stdlib blur.tx (reference)" "$srcdir/stdlib/blur.tx" "$sz"
+			;;
+		gpu)
+			sz='M=1024 N=1024 K=1024'
+			echo
+			printf '%-34s %13s %17s %7s %8s\n' "gpu matmul 1024^3" "time" "rate" "peak" "vs prev"
+			prev=
+			for f in "$tut"/gpu-[0-9]*.tx; do
+				gpu_step "$(basename "$f" .tx)" "$f" "$sz"
+			done
+			;;
+		vta)
+			echo
+			printf '%-34s %20s %13s %8s\n' "vta matmul 64 x 64 x 64 (int8)" "modelled" "utilisation" "vs prev"
+			prev=
+			for f in "$tut"/vta-[0-9]*.tx; do
+				vta_step "$(basename "$f" .tx)" "$f" 'O=64 N=64 M=64'
+			done
 			;;
 		*) echo "tutorial.sh: unknown series '$s'" >&2; exit 2 ;;
 		esac
