@@ -58,16 +58,19 @@ fi
 step() {
 	label=$1 file=$2 sizes=$3 sched=${4:-default}
 	kernel=$(sed -n 's/^[[:space:]]*kernel[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$file" | head -n 1)
-	cp "$file" "$work/step.tx"
+	timed=$file
 	if [ "$sched" = default ] && ! grep -q "^[[:space:]]*schedule[[:space:]]\{1,\}$kernel[[:space:]]\{1,\}for[[:space:]]\{1,\}cpu" "$file"; then
-		printf '\nschedule %s as none for cpu {\n}\n' "$kernel" >>"$work/step.tx"
+		# no schedule: an empty one, timed like the others (imports of
+		# the copy resolve through -I the original's folder)
+		timed=$work/step.tx
+		cp "$file" "$timed" && printf '\nschedule %s as none for cpu {\n}\n' "$kernel" >>"$timed"
 		sched=none
 	fi
 	dflags=
 	for s in $sizes; do dflags="$dflags -D $s"; done
 	# shellcheck disable=SC2086
-	if ! "$TXC" bench -I "$srcdir/stdlib" -k "$kernel" --schedules="$sched" $threads $dflags \
-	    "$work/step.tx" >"$work/bench.txt" 2>&1; then
+	if ! "$TXC" bench -I "$(dirname "$file")" -I "$srcdir/stdlib" -k "$kernel" --schedules="$sched" $threads $dflags \
+	    "$timed" >"$work/bench.txt" 2>&1; then
 		printf '%-34s %s\n' "$label" "txc bench failed: $(tail -n 1 "$work/bench.txt")"
 		prev=
 		return
