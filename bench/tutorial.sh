@@ -9,9 +9,12 @@
 # schedule is timed as an empty schedule, the same way as the others),
 # and printed with its time, GFLOP/s, its share of the machine's fp32
 # FMA peak measured in the same run (bench/peak.c, all threads), and its
-# speed-up over the step before.  The matmul series ends with the
+# speed-up over the step before (the ratio of their times; the references
+# are compared with the series' last step).  The matmul series ends with the
 # stdlib's tuned matmul (stdlib/tuned/matmul.tx -s fast), the blur series
-# with the stdlib's blur3x3 as points of comparison.  The GPU series runs
+# with the stdlib's blur3x3 and, where Halide 14 is installed, Halide's
+# schedule of the same blur (bench/halide_gen.cpp), as points of
+# comparison; GFLOP/s count 8 operations a pixel for every blur.  The GPU series runs
 # on the GPU where there is one (`txc bench --target=cuda`; without one
 # its steps are checked in libtxrt's emulator and not timed), the VTA
 # series in libtxrt's simulator, in modelled cycles and GEMM utilisation
@@ -54,6 +57,41 @@ else
 	echo "fp32 FMA peak: not measured (bench/peak.c needs AVX2 and FMA)"
 fi
 
+# Halide 14's schedule of the same blur (bench/halide_gen.cpp: Halide's
+# own line-buffered schedule), where libhalide14-0-dev is installed, as
+# bench/run.sh builds it (AVX2 target)
+halide=
+if [ -f /usr/include/halide14/Halide.h ] && [ -f /usr/src/halide14/GenGen.cpp ] &&
+	(cd "$work" && c++ -O1 -std=c++17 -I/usr/include/halide14 "$srcdir/bench/halide_gen.cpp" \
+	    /usr/src/halide14/GenGen.cpp -o halide_gen -lHalide14 -lpthread -ldl &&
+	 ./halide_gen -g halide_matmul -o . -e static_library,h target=x86-64-linux-avx-avx2-f16c-fma-sse41 &&
+	 ./halide_gen -g halide_blur -o . -e static_library,h target=x86-64-linux-avx-avx2-f16c-fma-sse41 &&
+	 $CC -O2 -I/usr/include/halide14 -I. -I"$srcdir/bench" -I"$srcdir/rt" "$srcdir/bench/halide_run.c" halide_matmul.a \
+	    halide_blur.a -o halide_run -lpthread -ldl -lm) >"$work/halide.log" 2>&1; then
+	halide=$work/halide_run
+fi
+
+# halide_step: Halide's blur at 2048 x 2048 (its own timing: bench/bench.h)
+halide_step() {
+	label="Halide 14 blur (reference)"
+	if [ -z "$halide" ]; then
+		printf '%-34s %s\n' "$label" "not run (apt-get install -y libhalide14-0-dev)"
+		return
+	fi
+	n=${TXC_THREADS:-$(nproc 2>/dev/null || echo 1)}
+	line=$(BENCH_THREADS=$n HL_NUM_THREADS=$n "$halide" blur 2050 2050 2>/dev/null | tail -n 1)
+	ms=$(echo "$line" | sed -n 's/.* ms=\([0-9.]*\).*/\1/p')
+	[ -n "$ms" ] || { printf '%-34s %s\n' "$label" "failed"; return; }
+	# GFLOP/s as txc bench counts the same blur (the row before)
+	gf=-
+	[ -n "$flops" ] && gf=$(awk -v f="$flops" -v t="$ms" 'BEGIN { printf "%.2f", f / t }')
+	pct=-
+	[ -n "$peak" ] && [ "$gf" != - ] && pct=$(awk -v g="$gf" -v p="$peak" 'BEGIN { printf "%.1f%%", 100 * g / p }')
+	up=-
+	[ -n "$prev" ] && up=$(awk -v t="$ms" -v p="$prev" 'BEGIN { printf "%.2fx", p / t }')
+	printf '%-34s %10s ms %9s GFLOP/s %7s %8s\n' "$label" "$ms" "$gf" "$pct" "$up"
+}
+
 # step LABEL FILE SIZES [SCHEDULE]: one row; the file's kernel is its first
 step() {
 	label=$1 file=$2 sizes=$3 sched=${4:-default}
@@ -81,11 +119,12 @@ step() {
 	pct=-
 	[ -n "$peak" ] && pct=$(awk -v g="$gf" -v p="$peak" 'BEGIN { printf "%.1f%%", 100 * g / p }')
 	up=-
-	[ -n "$prev" ] && up=$(awk -v g="$gf" -v p="$prev" 'BEGIN { printf "%.2fx", g / p }')
+	[ -n "$prev" ] && up=$(awk -v t="$ms" -v p="$prev" 'BEGIN { printf "%.2fx", p / t }')
 	printf '%-34s %10s ms %9s GFLOP/s %7s %8s\n' "$label" "$ms" "$gf" "$pct" "$up"
+	flops=$(awk -v g="$gf" -v t="$ms" 'BEGIN { print g * t }')
 	case $label in
 	*"(reference)"*) ;;
-	*) prev=$gf ;;
+	*) prev=$ms ;;
 	esac
 }
 
@@ -158,6 +197,7 @@ table() {
 				step "$(basename "$f" .tx)" "$f" "$sz"
 			done
 			step "stdlib blur.tx (reference)" "$srcdir/stdlib/blur.tx" "$sz"
+			halide_step
 			;;
 		gpu)
 			sz='M=1024 N=1024 K=1024'
