@@ -128,21 +128,28 @@ step() {
 	esac
 }
 
-# gpu_step LABEL FILE SIZES: a cuda step (its time on a GPU, or "emulated")
-gpu_step() {
-	label=$1 file=$2 sizes=$3
+# run_target TARGET LABEL FILE SIZES: txc bench --target=TARGET on a file
+# into $work/bench.txt, and its default row into $line; false (with a row
+# saying so) when it fails
+run_target() {
+	target=$1 label=$2 file=$3
 	dflags=
-	for s in $sizes; do dflags="$dflags -D $s"; done
+	for s in $4; do dflags="$dflags -D $s"; done
 	# shellcheck disable=SC2086
-	if ! "$TXC" bench --target=cuda -I "$srcdir/stdlib" $dflags "$file" >"$work/bench.txt" 2>&1; then
+	if ! "$TXC" bench --target="$target" -I "$srcdir/stdlib" $dflags "$file" >"$work/bench.txt" 2>&1; then
 		printf '%-34s %s\n' "$label" "txc bench failed: $(tail -n 1 "$work/bench.txt")"
 		prev=
-		return
+		return 1
 	fi
 	line=$(awk '$1 == "default"' "$work/bench.txt")
+}
+
+# gpu_step LABEL FILE SIZES: a cuda step (its time on a GPU, or "emulated")
+gpu_step() {
+	run_target cuda "$@" || return
 	case $line in
 	*emulated*)
-		printf '%-34s %13s\n' "$label" "emulated (no GPU): result checked, not timed"
+		printf '%-34s %13s\n' "$1" "emulated (no GPU): result checked, not timed"
 		prev=
 		return
 		;;
@@ -150,29 +157,27 @@ gpu_step() {
 	ms=$(echo "$line" | awk '{ print $2 }')
 	gf=$(echo "$line" | awk '{ print $4 }')
 	up=-
-	[ -n "$prev" ] && up=$(awk -v g="$gf" -v p="$prev" 'BEGIN { printf "%.2fx", g / p }')
-	printf '%-34s %10s ms %9s GFLOP/s %7s %8s\n' "$label" "$ms" "$gf" "-" "$up"
-	prev=$gf
+	[ -n "$prev" ] && up=$(awk -v t="$ms" -v p="$prev" 'BEGIN { printf "%.2fx", p / t }')
+	printf '%-34s %10s ms %9s GFLOP/s %7s %8s\n' "$1" "$ms" "$gf" "-" "$up"
+	prev=$ms
 }
 
 # vta_step LABEL FILE SIZES: a VTA step in the simulator's cycle model
 vta_step() {
-	label=$1 file=$2 sizes=$3
-	dflags=
-	for s in $sizes; do dflags="$dflags -D $s"; done
-	# shellcheck disable=SC2086
-	if ! "$TXC" bench --target=vta -I "$srcdir/stdlib" $dflags "$file" >"$work/bench.txt" 2>&1; then
-		printf '%-34s %s\n' "$label" "txc bench failed: $(tail -n 1 "$work/bench.txt")"
-		prev=
-		return
-	fi
-	line=$(awk '$1 == "default"' "$work/bench.txt")
+	run_target vta "$@" || return
 	cyc=$(echo "$line" | awk '{ print $5 }')
 	util=$(echo "$line" | awk '{ print $6 }')
 	up=-
 	[ -n "$prev" ] && up=$(awk -v c="$cyc" -v p="$prev" 'BEGIN { printf "%.2fx", p / c }')
-	printf '%-34s %13s cycles %8s GEMM %8s\n' "$label" "$cyc" "$util" "$up"
+	printf '%-34s %13s cycles %8s GEMM %8s\n' "$1" "$cyc" "$util" "$up"
 	prev=$cyc
+}
+
+# header TITLE: a series' column heads
+header() {
+	echo
+	printf '%-34s %13s %17s %7s %8s\n' "$1" "time" "rate" "peak" "vs prev"
+	prev=
 }
 
 table() {
@@ -180,9 +185,7 @@ table() {
 		case $s in
 		matmul)
 			sz='M=1024 N=1024 K=1024'
-			echo
-			printf '%-34s %13s %17s %7s %8s\n' "matmul 1024^3" "time" "rate" "peak" "vs prev"
-			prev=
+			header "matmul 1024^3"
 			for f in "$tut"/matmul-[0-9]*.tx; do
 				step "$(basename "$f" .tx)" "$f" "$sz"
 			done
@@ -190,9 +193,7 @@ table() {
 			;;
 		blur)
 			sz='H=2048 W=2048'
-			echo
-			printf '%-34s %13s %17s %7s %8s\n' "blur 2048 x 2048" "time" "rate" "peak" "vs prev"
-			prev=
+			header "blur 2048 x 2048"
 			for f in "$tut"/blur-[0-9]*.tx; do
 				step "$(basename "$f" .tx)" "$f" "$sz"
 			done
@@ -201,9 +202,7 @@ table() {
 			;;
 		gpu)
 			sz='M=1024 N=1024 K=1024'
-			echo
-			printf '%-34s %13s %17s %7s %8s\n' "gpu matmul 1024^3" "time" "rate" "peak" "vs prev"
-			prev=
+			header "gpu matmul 1024^3"
 			for f in "$tut"/gpu-[0-9]*.tx; do
 				gpu_step "$(basename "$f" .tx)" "$f" "$sz"
 			done
