@@ -576,8 +576,10 @@ check_walk(Check *c, IrExpr *e, Fact *f)
 			IrExpr *top = lin_normalize(ir_sub(t->shape[d], ir_i64c(1)));
 			Loc at = in->loc.file ? in->loc : e->loc.file ? e->loc : c->stage;
 			bool bounded = lin_interval(in, c->scope, f, &lo, &hi);
+			lin_gave_up();
 			bool lo_ok = bounded && lin_prove_le(ir_i64c(0), lo, c->scope);
 			bool hi_ok = bounded && lin_prove_le(hi, top, c->scope);
+			bool gave_up = lin_gave_up();
 			if (c->L->rounding && bounded && (!lo_ok || !hi_ok) && in_lanes(c->s, in)) {
 				/* along vector lanes a clamp would be a gather: a masked
 				 * load instead (zero where the block runs past the end) */
@@ -607,6 +609,10 @@ check_walk(Check *c, IrExpr *e, Fact *f)
 					diag_error(at, "index '%s' of '%s' may be out of bounds: needs [%s, %s] "
 					    "but '%s' has extent %s in dimension %d", text, t->name,
 					    ir_expr_str(lo), ir_expr_str(hi), t->name, ir_expr_str(t->shape[d]), d);
+				if (gave_up)
+					diag_note(at, "txc's prover gave up on this access: its bounds nest "
+					    "too deep (a chain of compute_at levels, each bounded by the "
+					    "next) or need too many steps; it may well be in bounds");
 				explain(c, at, text, in, lo, hi, top, lo_ok, hi_ok);
 			}
 		}

@@ -360,6 +360,14 @@ lin_expr(const Lin *l)
 	return e;
 }
 
+/* How far lin_prove_le goes: bounds substituted one inside another (a
+ * stage computed at a loop of a stage computed at a loop ... substitutes
+ * one variable per level: a chain of 13 compute_ats failed at the old 12)
+ * and steps in all; past either it gives up, and says so (lin_gave_up). */
+enum { PROVE_DEPTH = 64, PROVE_STEPS = 20000 };
+static int steps;
+static bool exhausted, gave_up;
+
 static bool prove_nonneg(Tree *t, VarRange *r, int depth);
 
 static IrExpr *
@@ -369,13 +377,18 @@ tree_expr(Tree *t)
 		return lin_expr(&t->lin);
 	IrExpr *a = tree_expr(t->a), *b = tree_expr(t->b);
 	/* fold when one side is provably the answer without any ranges */
+	/* a shallow question of its own: it does not count as giving up */
+	bool was = exhausted;
+	int was_steps = steps;
+	IrExpr *r = NULL;
 	Tree *d = combine(t->b, t->a, -1);    /* b - a */
 	if (prove_nonneg(d, NULL, 2))         /* a <= b */
-		return t->kind == IR_MIN ? a : b;
-	d = combine(t->a, t->b, -1);
-	if (prove_nonneg(d, NULL, 2))
-		return t->kind == IR_MIN ? b : a;
-	return ir_binop(t->kind, a, b);
+		r = t->kind == IR_MIN ? a : b;
+	else if (d = combine(t->a, t->b, -1), prove_nonneg(d, NULL, 2))
+		r = t->kind == IR_MIN ? b : a;
+	exhausted = was;
+	steps = was_steps;
+	return r ? r : ir_binop(t->kind, a, b);
 }
 
 IrExpr *
@@ -545,8 +558,10 @@ prove_nonneg(Tree *t, VarRange *r, int depth)
 	Lin *l = &t->lin;
 	if (l->n == 0)
 		return l->k >= 0;
-	if (depth <= 0)
+	if (depth <= 0 || ++steps > PROVE_STEPS) {
+		exhausted = true;
 		return false;
+	}
 	if (prove_minmax_div(l, r, depth))
 		return true;
 	/* replace the innermost bounded atom by the bound that minimises */
@@ -607,9 +622,21 @@ lin_prove_le(IrExpr *a, IrExpr *b, VarRange *r)
 	distribute = true;
 	budget = 200;
 	Tree *d = combine(tree_of(b), tree_of(a), -1);
-	bool ok = prove_nonneg(d, r, 12);
+	steps = 0;
+	exhausted = false;
+	bool ok = prove_nonneg(d, r, PROVE_DEPTH);
 	distribute = was;
+	if (!ok && exhausted)
+		gave_up = true;
 	return ok;
+}
+
+bool
+lin_gave_up(void)
+{
+	bool g = gave_up;
+	gave_up = false;
+	return g;
 }
 
 IrExpr *

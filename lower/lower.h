@@ -206,6 +206,10 @@ IrExpr *axes_guards(LStage *s, bool pure, bool red);  /* tail=guard conditions, 
 
 /* lin.c: linear forms, a small prover and interval arithmetic. */
 bool lin_prove_le(IrExpr *a, IrExpr *b, VarRange *r);  /* a <= b for all values */
+/* Whether a lin_prove_le since the last call gave up (too deep a chain
+ * of bounds or too many steps) rather than found a counterexample path;
+ * clears the flag. */
+bool lin_gave_up(void);
 IrExpr *lin_normalize(IrExpr *e);                 /* canonical sum, folded */
 IrExpr *lin_min(IrExpr *a, IrExpr *b, VarRange *r);  /* folds when provable */
 IrExpr *lin_max(IrExpr *a, IrExpr *b, VarRange *r);

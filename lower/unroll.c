@@ -4,13 +4,20 @@
  * A loop whose extent is not a constant but has a constant bound
  * (min(6, M - io*6): a tile clamped at the edge) becomes that many copies,
  * each under `if (i < extent)`.  Any other non-constant extent, or one
- * above UNROLL_MAX, stays a serial loop.
+ * above UNROLL_MAX, stays a serial loop.  Nested unrolled loops that
+ * would make more than UNROLL_COPIES_MAX copies of their innermost body
+ * are an error naming the product and the limit (64 x 64 x 64 took
+ * minutes and gigabytes).
  * Variables bound inside the body (lets) get fresh names in each copy, so
  * that a backend never sees one variable bound twice in one scope.
  */
+#include <string.h>
+
 #include "lower/ir.h"
 
-enum { UNROLL_MAX = 64 };
+/* The longest loop unrolled, and the most copies of a body that nested
+ * unrolled loops may make (txc-schedule(7) unroll). */
+enum { UNROLL_MAX = 64, UNROLL_COPIES_MAX = 1024 };
 
 /* Gives the lets in a copy of a body fresh variables. */
 static IrStmt *
@@ -79,9 +86,67 @@ unroll_for(IrMutator *m, IrStmt *s)
 	return unroll_loop(inner);
 }
 
+/* The copies nested unrolled loops make of their innermost body: the
+ * product of their extents along the worst chain of them (64 x 64 x 64
+ * took minutes and gigabytes), and that chain's loops. */
+typedef struct {
+	IrVisitor v;
+	int64_t prod, worst;
+	IrStmt *chain[16], *worst_chain[16];
+	int depth, worst_depth;
+} Copies;
+
+static void
+copies_for(IrVisitor *v, IrStmt *s)
+{
+	Copies *c = (Copies *)v;
+	int64_t n;
+	IrExpr *ext = s->loop.extent;
+	bool counted = s->loop.fk == FOR_UNROLLED &&
+	    (ir_is_const(ext, &n) || bounds_const_max(ext, &n)) && n >= 1 && n <= UNROLL_MAX;
+	if (!counted) {
+		ir_visit_stmt_children(v, s);
+		return;
+	}
+	int64_t keep = c->prod;
+	c->prod = c->prod > INT64_MAX / n ? INT64_MAX : c->prod * n;
+	if (c->depth < 16)
+		c->chain[c->depth] = s;
+	c->depth++;
+	if (c->prod > c->worst) {
+		c->worst = c->prod;
+		c->worst_depth = c->depth < 16 ? c->depth : 16;
+		memcpy(c->worst_chain, c->chain, (size_t)c->worst_depth * sizeof *c->chain);
+	}
+	ir_visit_stmt_children(v, s);
+	c->depth--;
+	c->prod = keep;
+}
+
 IrStmt *
 unroll_loops(IrStmt *s)
 {
+	Copies c = { .v = {.stmt = {[IS_FOR] = copies_for}}, .prod = 1, .worst = 1 };
+	ir_visit_stmt(&c.v, s);
+	if (c.worst > UNROLL_COPIES_MAX) {
+		const char *how = "";
+		for (int i = 0; i < c.worst_depth; i++) {
+			int64_t n;
+			IrExpr *ext = c.worst_chain[i]->loop.extent;
+			if (!ir_is_const(ext, &n))
+				bounds_const_max(ext, &n);
+			how = arena_printf(ir_arena, "%s%s%s %lld", how, i ? " x " : "",
+			    c.worst_chain[i]->loop.var->name, (long long)n);
+		}
+		IrStmt *at = c.worst_chain[0];
+		for (int i = 0; i < c.worst_depth && !at->loc.file; i++)
+			at = c.worst_chain[i];
+		diag_error(at->loc, "unrolling makes %lld copies of a loop body (%s), more than "
+		    "the limit of %d", (long long)c.worst, how, UNROLL_COPIES_MAX);
+		diag_note(at->loc, "unroll fewer of these loops, or split them by smaller factors "
+		    "first");
+		return NULL;
+	}
 	IrMutator m = {.stmt = {[IS_FOR] = unroll_for}};
 	return ir_mutate_stmt(&m, s);
 }
