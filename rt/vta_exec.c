@@ -360,6 +360,30 @@ alu(int op, int32_t a, int32_t b)
 	}
 }
 
+/* The hardware's pipelined GEMM and ALU read acc, compute and write it
+ * back without checking that a micro-op reads what one of the two before
+ * it is still writing (VTA-ISA.md, the runtime's hazard rule): the micro-op
+ * at (u, y, x) may not read or write an acc element (d, or sr for an ALU
+ * tensor operand) that one of the two micro-ops before it in execution
+ * order writes.  The reset form only writes, and is not checked. */
+static int
+pipeline_hazard(const VtaSim *s, const txrt_vta_insn *in, const uint64_t recent[2],
+    const uint32_t rec_u[2], uint32_t d, uint32_t sr, uint32_t u, uint32_t y, uint32_t x)
+{
+	for (int k = 0; k < 2; k++) {
+		if (recent[k] == UINT64_MAX || (recent[k] != d && recent[k] != sr))
+			continue;
+		return vta_error(s, "pipeline hazard: the micro-op %" PRIu32 " in iteration %" PRIu32
+		    ",%" PRIu32 " %s ACC element %" PRIu64 ", which micro-op %" PRIu32 ", %d before it, "
+		    "writes (the hardware does not wait for a write to acc before a read of it "
+		    "two micro-ops later: order the micro-ops so that they alternate among at "
+		    "least three outputs)", u, y, x, recent[k] == d ? "updates" : "reads", recent[k],
+		    rec_u[k], k + 1);
+	}
+	(void)in;
+	return 0;
+}
+
 static int
 loops(VtaSim *s, const txrt_vta_insn *in)
 {
@@ -383,11 +407,15 @@ loops(VtaSim *s, const txrt_vta_insn *in)
 	    (gemm && !reset && check_range(s, in, &wgt, 2) != 0))
 		return -1;
 
-	/* pass 0: the shadows, pass 1: the arithmetic, both in execution order */
+	/* pass 0: the shadows and the pipeline hazards, pass 1: the
+	 * arithmetic, both in execution order */
 	size_t lanes = (size_t)c->batch * (size_t)c->block_out;
 	int fast = c->batch == 1 && c->block_in == 16 && c->block_out == 16;
 	const int32_t *acc = s->acc;
 	for (int pass = s->check ? 0 : 1; pass < 2; pass++) {
+		/* the acc elements the last two micro-ops wrote, and where */
+		uint64_t recent[2] = { UINT64_MAX, UINT64_MAX };
+		uint32_t rec_u[2] = { 0, 0 };
 		for (uint32_t y = 0; y < in->iter_out; y++)
 			for (uint32_t x = 0; x < in->iter_in; x++)
 				for (uint32_t u = in->uop_bgn; u < in->uop_end; u++) {
@@ -397,6 +425,13 @@ loops(VtaSim *s, const txrt_vta_insn *in)
 					sr += y * src.fo + x * src.fi;
 					w += y * wgt.fo + x * wgt.fi;
 					if (pass == 0) {
+						if (!reset && pipeline_hazard(s, in, recent, rec_u, d,
+						    !gemm && use_src ? sr : UINT32_MAX, u, y, x) != 0)
+							return -1;
+						recent[1] = recent[0];
+						rec_u[1] = rec_u[0];
+						recent[0] = d;
+						rec_u[0] = u;
 						if ((!reset && sh_read(s, ACC, d) != 0) ||
 						    (use_src && sh_read(s, src.mem, sr) != 0) ||
 						    (gemm && !reset && sh_read(s, WGT, w) != 0) ||

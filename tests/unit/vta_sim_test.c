@@ -11,7 +11,8 @@
  * not last, no FINISH, SRAM indices out of range (LOAD and GEMM), a read
  * of SRAM never written, tokens left over, a deadlock, a flag the module
  * lacks, too many outstanding tokens, the fetch-order hang, DRAM outside
- * the regions.  The interleavings mode must find a race that changes the
+ * the regions, a micro-op updating the acc element the one before it
+ * writes (the pipeline hazard).  The interleavings mode must find a race that changes the
  * output with the checks off; the statistics must count right, and the
  * cycle model must run a double-buffered stream faster than the same work
  * serialized.  A configuration of batch 2 and 8x4 blocks must run too.
@@ -616,9 +617,11 @@ test_config(void)
 	Stream s = { 0 };
 	int8_t *a = region(&d, "A", 0x1000, 2 * 16);
 	int8_t *w = region(&d, "W", 0x2000, 2 * 32);
-	unsigned char *u = region(&d, "uops", 0x3000, 4);
+	unsigned char *u = region(&d, "uops", 0x3000, 8);
 	int8_t *out = region(&d, "C", 0x4000, 8);
-	static const uint32_t uops[1][3] = { { 0, 0, 0 } };
+	/* the two halves of k, one instruction each: one output updated twice
+	 * in a row within an instruction is a pipeline hazard */
+	static const uint32_t uops[2][3] = { { 0, 0, 0 }, { 0, 1, 1 } };
 	int8_t A[2][16], W[4][16];
 
 	cfg.batch = 2;
@@ -634,15 +637,27 @@ test_config(void)
 		for (int j = 0; j < 4; j++)
 			w[(k / 8) * 32 + j * 8 + k % 8] = W[j][k] = (int8_t)rnd(-2, 2);
 	}
-	put_uops(u, uops, 1);
-	emit(&s, ld(TXRT_VTA_MEM_INP, 0, 0x1000 / 16, 1, 2, 2, 0));
-	emit(&s, ld(TXRT_VTA_MEM_WGT, 0, 0x2000 / 32, 1, 2, 2, HN));
-	emit(&s, ld(TXRT_VTA_MEM_UOP, 0, 0x3000 / 4, 1, 1, 1, 0));
-	emit(&s, reset(0, 1, 1, 1, 0, 0, 0));
-	emit(&s, gemm(0, 1, 1, 2, 0, 0, 0, 1, 0, 1, PP));
-	emit(&s, alu(TXRT_VTA_ALU_ADD, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, HN));
-	emit(&s, sto(0, 0x4000 / 8, 1, 1, 1, PP));
-	end_stream(&s);
+	put_uops(u, uops, 2);
+	for (int hazard = 1; hazard >= 0; hazard--) {
+		s.n = 0;
+		emit(&s, ld(TXRT_VTA_MEM_INP, 0, 0x1000 / 16, 1, 2, 2, 0));
+		emit(&s, ld(TXRT_VTA_MEM_WGT, 0, 0x2000 / 32, 1, 2, 2, HN));
+		emit(&s, ld(TXRT_VTA_MEM_UOP, 0, 0x3000 / 4, 1, 2, 2, 0));
+		emit(&s, reset(0, 1, 1, 1, 0, 0, 0));
+		if (hazard)   /* k's halves as the hardware's inner loop: a hazard */
+			emit(&s, gemm(0, 1, 1, 2, 0, 0, 0, 1, 0, 1, PP));
+		else {
+			emit(&s, gemm(0, 1, 1, 1, 0, 0, 0, 0, 0, 0, PP));
+			emit(&s, gemm(1, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0));
+		}
+		emit(&s, alu(TXRT_VTA_ALU_ADD, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, HN));
+		emit(&s, sto(0, 0x4000 / 8, 1, 1, 1, PP));
+		end_stream(&s);
+		if (hazard)
+			expect_error(__LINE__, "pipeline hazard", &s, &d, &(txrt_vta_options){ &cfg, 1, 1, 0 },
+			    "vta: insn 4 (GEMM  uop=[0,1) iter=1x2", "pipeline hazard: the micro-op 0 in "
+			    "iteration 0,1 updates ACC element 0, which micro-op 0, 1 before it, writes", NULL);
+	}
 	const txrt_vta_options o = { &cfg, 1, 1, 0 };
 	expect_ok(__LINE__, "batch 2, 8x4 blocks", &s, &d, &o);
 	for (int b = 0; b < 2; b++)
