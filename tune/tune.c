@@ -39,12 +39,15 @@
 #include "sema/sema.h"
 #include "target/target.h"
 
+enum { MODEL_AUTO, MODEL_XGBOOST, MODEL_NONE };
+
 typedef struct {
 	const char *input, *kernel, *schedule, *log, *out, *name;
 	const char **names; int64_t *values; int ndefs;   /* -D */
 	int trials, threads, samples, top;
 	unsigned seed;
 	double timeout, tolerance, min_sample_ms;
+	int model;                   /* MODEL_AUTO, MODEL_XGBOOST, MODEL_NONE */
 	Options drv;                 /* for imports (-I) */
 	LlvmOptions llvm;
 } Tune;
@@ -70,6 +73,8 @@ usage(FILE *fp)
 	    "                       libtxrt's); the search itself runs on one thread\n"
 	    "  --log=FILE           append a JSON line per measurement to FILE\n"
 	    "  --seed=S             the search's random seed (default 1)\n"
+	    "  --model=M            auto (default: XGBoost when libxgboost.so.0 loads),\n"
+	    "                       xgboost (required) or none (random search)\n"
 	    "  -o FILE              write the winner as an ordinary schedule to FILE\n"
 	    "  --name=NAME          the written schedule's name (default tuned)\n"
 	    "  --samples=N          interleaved samples per comparison (default 7)\n"
@@ -106,7 +111,7 @@ static int
 parse(Tune *t, int argc, char **argv)
 {
 	enum { O_TRIALS = 256, O_THREADS, O_LOG, O_SEED, O_NAME, O_SAMPLES, O_MINMS, O_TOP,
-		O_TIMEOUT, O_TOL, O_TARGET, O_CPU, O_FEAT };
+		O_TIMEOUT, O_TOL, O_TARGET, O_CPU, O_FEAT, O_MODEL };
 	static const struct option lo[] = {
 		{ "trials", required_argument, NULL, O_TRIALS },
 		{ "threads", required_argument, NULL, O_THREADS },
@@ -121,6 +126,7 @@ parse(Tune *t, int argc, char **argv)
 		{ "target", required_argument, NULL, O_TARGET },
 		{ "cpu", required_argument, NULL, O_CPU },
 		{ "features", required_argument, NULL, O_FEAT },
+		{ "model", required_argument, NULL, O_MODEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -213,6 +219,16 @@ parse(Tune *t, int argc, char **argv)
 			if (strcmp(optarg, "cpu"))
 				return bad("--target=%s: txc tune measures cpu schedules on this machine "
 				    "(the GPU emulator and the VTA simulator check, they do not time)", optarg);
+			break;
+		case O_MODEL:
+			if (!strcmp(optarg, "auto"))
+				t->model = MODEL_AUTO;
+			else if (!strcmp(optarg, "xgboost"))
+				t->model = MODEL_XGBOOST;
+			else if (!strcmp(optarg, "none"))
+				t->model = MODEL_NONE;
+			else
+				return bad("bad --model '%s': use auto, xgboost or none", optarg);
 			break;
 		case O_CPU: t->llvm.cpu = optarg; break;
 		case O_FEAT: t->llvm.features = optarg; break;
@@ -429,6 +445,48 @@ write_best(Run *r, const int *point, double speedup)
 	return output_commit(fp) && output_finish_all();
 }
 
+/* Training rows from an earlier log (--log) for the same template on this
+ * machine: its records of other sizes too, each size set a group.  The
+ * number of rows, or -1 after a diagnostic (a malformed log). */
+static int
+warm_start(Run *r, Search *x)
+{
+	TuneRecord *recs;
+	int n, rows = 0;
+	const char **groups = NULL;
+	int ngroups = 0, capg = 0;
+	FILE *fp = fopen(r->t->log, "r");
+	if (!fp)
+		return 0;
+	int c = fgetc(fp);
+	fclose(fp);
+	if (c == EOF)
+		return 0;
+	if (!tunelog_read(r->t->log, &recs, &n))
+		return -1;
+	int point[TUNE_MAX_KNOBS];
+	for (int i = 0; i < n; i++) {
+		TuneRecord *rec = &recs[i];
+		if (rec->error || strcmp(rec->phase, "search") || strcmp(rec->kernel, r->base.kernel) ||
+		    strcmp(rec->schedule, r->base.schedule) || strcmp(rec->space, r->base.space) ||
+		    strcmp(rec->target, r->base.target) || strcmp(rec->cpu, r->base.cpu) ||
+		    !tunelog_point(rec, r->s, point))
+			continue;
+		const char *key = "";
+		for (int j = 0; j < rec->nsizes; j++)
+			key = arena_printf(perm, "%s %s=%lld", key, rec->size_names[j],
+			    (long long)rec->size_values[j]);
+		unsigned g = 0;
+		while ((int)g < ngroups && strcmp(groups[g], key))
+			g++;
+		if ((int)g == ngroups)
+			*ARENA_PUSH(perm, groups, ngroups, capg) = key;
+		search_prior(x, point, 1 / rec->vs_default, g + 1);
+		rows++;
+	}
+	return rows;
+}
+
 static int
 tune(Tune *t)
 {
@@ -567,12 +625,39 @@ tune(Tune *t)
 		diag_error(loc_none, "cannot start a worker process: %s", strerror(errno));
 		return 1;
 	}
+
+	/* the cost model, where the budget does not cover the space (loaded after
+	 * the worker is forked: the worker never has XGBoost in it) */
+	Model *model = NULL;
+	char why[256] = "";
+	if (!nidx && t->model != MODEL_NONE) {
+		model = model_open(why, sizeof why);
+		if (!model && t->model == MODEL_XGBOOST) {
+			diag_error(loc_none, "--model=xgboost: cannot load XGBoost (%s); install "
+			    "libxgboost-dev, or tune with --model=none", why);
+			worker_stop(w);
+			return 1;
+		}
+	}
+	if (!nidx)
+		printf("model: %s\n", model ? "XGBoost (libxgboost.so.0, rank:pairwise), refitted on "
+		    "every batch; simulated annealing over its scores" : t->model == MODEL_NONE ?
+		    "none (--model=none): random points" : arena_printf(perm, "none, XGBoost is not "
+		    "available (%s; Debian's libxgboost-dev has it): random points", why));
+	int batch = t->trials / 8 < 4 ? 4 : t->trials / 8 > 16 ? 16 : t->trials / 8;
+	Search *x = search_new(prog, k, s, &r.sp, wc, model, t->seed, (int)batch);
+	int nprior = model ? warm_start(&r, x) : 0;
+	if (nprior < 0) {
+		worker_stop(w);
+		return 1;
+	}
+	if (nprior > 0)
+		printf("model: warm-started from %d records of %s\n", nprior, t->log);
+	fflush(stdout);
 	r.t0 = now_s();
 	int inc[TUNE_MAX_KNOBS] = { 0 }, point[TUNE_MAX_KNOBS] = { 0 };
 	double inc_vs = 1;
 	char msg[200];
-	uint64_t *seen = NULL;
-	int nseen = 0, capseen = 0;
 	int attempts = 0, max_attempts = 20 * r.planned + 100;
 	for (uint64_t n = 0; r.ntrials < r.planned && attempts < max_attempts; n++) {
 		attempts++;
@@ -583,21 +668,11 @@ tune(Tune *t)
 		} else if (n == 0) {
 			memset(point, 0, sizeof point);
 		} else {
-			/* a point not tried yet */
-			uint64_t idx;
-			bool dup;
-			int tries = 0;
-			do {
-				space_random(&r.sp, &rng, point);
-				idx = space_index(&r.sp, point);
-				dup = false;
-				for (int i = 0; i < nseen && !dup; i++)
-					dup = seen[i] == idx;
-			} while (dup && ++tries < 1000);
-			if (dup)
+			/* a point not tried yet (search.c) */
+			if (!search_next(x, point))
 				break;   /* the space is exhausted */
 		}
-		*ARENA_PUSH(perm, seen, nseen, capseen) = space_index(&r.sp, point);
+		search_seen(x, point);
 		if (!legal(prog, k, s, wc, point, msg, sizeof msg)) {
 			if (n == 0) {
 				diag_error(s->loc, "the default point of the template does not compile: %s",
@@ -639,6 +714,7 @@ tune(Tune *t)
 				    "report it)\n", r.tty ? "\n" : "", k->name,
 				    space_describe(&r.sp, point, true));
 		}
+		search_result(x, point, m.status == MEAS_OK ? 1 / tr->vs_default : 0);
 		record(&r, point, "search", 1, &m, tr->vs_default, NULL);
 		if (r.tty || r.ntrials % (r.planned / 10 + 1) == 0)
 			progress(&r, false);
@@ -698,6 +774,9 @@ tune(Tune *t)
 		    space_describe(&r.sp, tr->point, false), tr->time_ms, 1 / tr->vs_default, conf,
 		    tr == &r.trials[0] ? "  (default)" : "", tr == winner ? "  <- chosen" : "");
 	}
+	if (model)
+		printf("\nthe model was fitted %d times", search_fits(x));
+	model_close(model);
 	printf("\n%d trials, %d illegal points skipped, %d failed; ", r.ntrials, r.nillegal,
 	    r.nfailed);
 	if (winner == &r.trials[0])

@@ -117,8 +117,40 @@ const char *tunelog_features(void);
  * of F matches (kernel, schedule, space, target, CPU, the sizes that -D fixes)
  * the best matching point; a template with records but none that matches
  * gets one warning naming the nearest.  False after errors. */
+/* The point a record names in template s; false if it is not one of s's. */
+bool tunelog_point(const TuneRecord *r, Schedule *s, int *point);
 bool tunelog_apply(Program *prog, const char *path, const char *target,
     const char **def_names, const int64_t *def_values, int ndefs);
+
+/* ---- features.c: the cost model's view of a loop nest -------------------
+ * f lowered up to simplify (the nest --print-loops shows); out has
+ * features_count floats. */
+extern const int features_count;
+void features_of(IrFunc *f, float *out);
+
+/* ---- model.c: XGBoost through its C API, loaded with dlopen -------------
+ * model_open: NULL (and why) when libxgboost.so.0 cannot be loaded.  fit:
+ * rank:pairwise on rows X (n x features_count) with labels y (higher is
+ * faster), group[i] the task of row i (rows of one task are compared);
+ * predict: scores, higher is faster. */
+typedef struct Model Model;
+Model *model_open(char *why, size_t cap);
+bool model_fit(Model *m, const float *X, const float *y, const unsigned *group, int n);
+bool model_predict(Model *m, const float *X, int n, float *out);
+void model_close(Model *m);
+
+/* ---- search.c: the next point to measure in a space larger than the budget:
+ * random without a model; with one, simulated annealing over the model's
+ * scores, refitted on every measurement (and on an earlier log's records of
+ * other sizes, each size set a group of its own). */
+typedef struct Search Search;
+Search *search_new(Program *prog, Kernel *k, Schedule *s, const Space *sp,
+    const WorkerConfig *wc, Model *m, uint64_t seed, int batch);
+bool search_next(Search *x, int *point);          /* false: nothing left */
+void search_seen(Search *x, const int *point);    /* never propose it again */
+void search_result(Search *x, const int *point, double speed);   /* 0: failed */
+void search_prior(Search *x, const int *point, double speed, unsigned group);
+int search_fits(Search *x);
 
 /* ---- tune.c: `txc tune FILE.tx ...`; returns the exit status. ---------- */
 int tune_main(int argc, char **argv);

@@ -386,8 +386,8 @@ rec_size(const TuneRecord *r, const char *name, bool *found)
 }
 
 /* The point r names in s (false if a knob or value is not s's). */
-static bool
-rec_point(const TuneRecord *r, Schedule *s, int *point)
+bool
+tunelog_point(const TuneRecord *r, Schedule *s, int *point)
 {
 	if (r->nknobs != s->nknobs)
 		return false;
@@ -442,7 +442,7 @@ apply_one(Program *prog, Schedule *s, TuneRecord *recs, int n, const char *path,
 				sizes_ok = false;
 		}
 		agree += sizes_ok;
-		if (agree == 15 && rec_point(r, s, point)) {
+		if (agree == 15 && tunelog_point(r, s, point)) {
 			/* the best: a run's winner over its search records, then the fastest
 			 * against its run's default */
 			bool rb = !strcmp(r->phase, "best");
@@ -455,7 +455,7 @@ apply_one(Program *prog, Schedule *s, TuneRecord *recs, int n, const char *path,
 		}
 	}
 	if (best) {
-		rec_point(best, s, point);
+		tunelog_point(best, s, point);
 		knobs_resolve(s, point);
 		if (!schedule_check_one(prog, s))
 			diag_note(s->loc, "the point of line %d of %s", best->line, path);
