@@ -273,8 +273,10 @@ test_hooks(const WorkerConfig *c, const int *point)
 		return;
 	Space sp = space_of(c->s);
 	const char *d = space_describe(&sp, point, false);
-	if (crash && !strcmp(crash, d))
+	if (crash && !strcmp(crash, d)) {
+		signal(SIGSEGV, SIG_DFL);   /* not a sanitizer's handler: die of it */
 		raise(SIGSEGV);
+	}
 	if (hang && !strcmp(hang, d))
 		for (;;)
 			pause();
