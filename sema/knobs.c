@@ -118,6 +118,15 @@ kernel_name_kind(Kernel *k, const char *name)
 	return NULL;
 }
 
+static bool
+in_words(const char *const *w, const char *name)
+{
+	for (; *w; w++)
+		if (!strcmp(*w, name))
+			return true;
+	return false;
+}
+
 static void
 check_decl(Schedule *s, SchedPrim *kn)
 {
@@ -125,6 +134,10 @@ check_decl(Schedule *s, SchedPrim *kn)
 	if (kind)
 		diag_error(kn->knob_loc, "knob '%s' has the name of %s of kernel '%s'; give the "
 		    "knob another name", kn->knob, kind, s->k->name);
+	else if (in_words(prim_scope_values, kn->knob) || in_words(prim_tail_values, kn->knob))
+		diag_error(kn->knob_loc, "knob '%s' has the name of a memory scope or a tail "
+		    "strategy, which primitives take as arguments; give the knob another name",
+		    kn->knob);
 	int prev = find_knob(s, kn->knob);
 	if (prev >= 0) {
 		diag_error(kn->knob_loc, "knob '%s' is declared twice", kn->knob);
