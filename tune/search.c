@@ -361,3 +361,12 @@ search_next(Search *x, int *point)
 	}
 	return false;
 }
+
+bool
+search_features(Search *x, const int *point, float *out)
+{
+	float *f = features(x, point);
+	if (f)
+		memcpy(out, f, (size_t)features_count * sizeof *out);
+	return f != NULL;
+}

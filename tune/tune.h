@@ -151,6 +151,9 @@ void search_seen(Search *x, const int *point);    /* never propose it again */
 void search_result(Search *x, const int *point, double speed);   /* 0: failed */
 void search_prior(Search *x, const int *point, double speed, unsigned group);
 int search_fits(Search *x);
+/* A point's features (features.c), lowered once and cached; false if it does
+ * not lower. */
+bool search_features(Search *x, const int *point, float *out);
 
 /* ---- tune.c: `txc tune FILE.tx ...`; returns the exit status. ---------- */
 int tune_main(int argc, char **argv);
