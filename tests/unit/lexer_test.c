@@ -107,7 +107,7 @@ test_tokens(void)
 	CHECK(toks[1].kind == TK_IDENT && toks[2].kind == TK_IDENT);
 
 	lex("intrinsic knob scan kernels _x1 x_");
-	CHECK(toks[0].kind == TK_INTRINSIC && toks[1].kind == TK_RESERVED && toks[2].kind == TK_RESERVED);
+	CHECK(toks[0].kind == TK_INTRINSIC && toks[1].kind == TK_KNOB && toks[2].kind == TK_RESERVED);
 	CHECK(toks[3].kind == TK_IDENT && toks[4].kind == TK_IDENT && toks[5].kind == TK_IDENT);
 }
 
