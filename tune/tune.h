@@ -155,6 +155,23 @@ int search_fits(Search *x);
  * not lower. */
 bool search_features(Search *x, const int *point, float *out);
 
+/* ---- options.c: txc tune's command line -------------------------------- */
+enum { MODEL_AUTO, MODEL_XGBOOST, MODEL_NONE };
+
+typedef struct {
+	const char *input, *kernel, *schedule, *log, *out, *name;
+	const char **names; int64_t *values; int ndefs;   /* -D */
+	int trials, threads, samples, top;
+	unsigned seed;
+	double timeout, tolerance, min_sample_ms;
+	int model;                   /* MODEL_AUTO, MODEL_XGBOOST, MODEL_NONE */
+	Options drv;                 /* for imports (-I) */
+	LlvmOptions llvm;
+} Tune;
+
+/* -1 to go on, or the exit status (--help: 0; a bad option: 1). */
+int options_parse(Tune *t, int argc, char **argv);
+
 /* ---- tune.c: `txc tune FILE.tx ...`; returns the exit status. ---------- */
 int tune_main(int argc, char **argv);
 

@@ -1,0 +1,204 @@
+/* options.c: the command line of `txc tune` (txc(1) TUNE): options into a
+ * Tune, each checked, with a one-line message and exit status 1 for a bad
+ * one, as txc's own options.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune/tune.h"
+
+static void
+usage(FILE *fp)
+{
+	fputs("usage: txc tune FILE.tx -k KERNEL [-s SCHEDULE] -D SIZE=N ... [options]\n"
+	    "  -k KERNEL            the kernel (default: the file's first)\n"
+	    "  -s NAME              the schedule template (default: the unnamed one)\n"
+	    "  -D NAME=VALUE        a size (required for each) or scalar parameter\n"
+	    "  --trials=N           candidates to measure (default 64)\n"
+	    "  --threads=T          the thread count the winner is confirmed at (default:\n"
+	    "                       libtxrt's); the search itself runs on one thread\n"
+	    "  --log=FILE           append a JSON line per measurement to FILE\n"
+	    "  --seed=S             the search's random seed (default 1)\n"
+	    "  --model=M            auto (default: XGBoost when libxgboost.so.0 loads),\n"
+	    "                       xgboost (required) or none (random search)\n"
+	    "  -o FILE              write the winner as an ordinary schedule to FILE\n"
+	    "  --name=NAME          the written schedule's name (default tuned)\n"
+	    "  --samples=N          interleaved samples per comparison (default 7)\n"
+	    "  --min-sample-ms=X    a sample lasts at least X ms (default 1)\n"
+	    "  --top=N              points confirmed at --threads (default 3)\n"
+	    "  --timeout=S          seconds a candidate may take (default 20)\n"
+	    "  --tolerance=X        largest relative difference accepted (default 1e-3)\n"
+	    "  --target=cpu         the schedules tuned (cpu: measured on this machine)\n"
+	    "  --cpu=NAME --features=LIST -O0..3 -I DIR   as for txc\n", fp);
+}
+
+static int
+bad(const char *fmt, const char *arg)
+{
+	fputs("txc tune: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs(" (see 'txc tune --help')\n", stderr);
+	return 1;
+}
+
+static bool
+num_arg(const char *s, double lo, double hi, double *v)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(s, &end);
+	if (errno || end == s || *end || !(x >= lo && x <= hi))
+		return false;
+	*v = x;
+	return true;
+}
+
+int
+options_parse(Tune *t, int argc, char **argv)
+{
+	enum { O_TRIALS = 256, O_THREADS, O_LOG, O_SEED, O_NAME, O_SAMPLES, O_MINMS, O_TOP,
+		O_TIMEOUT, O_TOL, O_TARGET, O_CPU, O_FEAT, O_MODEL };
+	static const struct option lo[] = {
+		{ "trials", required_argument, NULL, O_TRIALS },
+		{ "threads", required_argument, NULL, O_THREADS },
+		{ "log", required_argument, NULL, O_LOG },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "name", required_argument, NULL, O_NAME },
+		{ "samples", required_argument, NULL, O_SAMPLES },
+		{ "min-sample-ms", required_argument, NULL, O_MINMS },
+		{ "top", required_argument, NULL, O_TOP },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "tolerance", required_argument, NULL, O_TOL },
+		{ "target", required_argument, NULL, O_TARGET },
+		{ "cpu", required_argument, NULL, O_CPU },
+		{ "features", required_argument, NULL, O_FEAT },
+		{ "model", required_argument, NULL, O_MODEL },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static int capd, capv, capi;
+	int c;
+	double v;
+
+	t->trials = 64;
+	t->samples = 7;
+	t->top = 3;
+	t->seed = 1;
+	t->timeout = 20;
+	t->tolerance = 1e-3;
+	t->min_sample_ms = 1;
+	t->name = "tuned";
+	t->llvm.opt_level = 3;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":D:k:s:I:O:o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'D': {
+			const char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || !num_arg(eq + 1, -9e15, 9e15, &v) || v != floor(v))
+				return bad("bad -D '%s': expected NAME=VALUE with an integer VALUE", optarg);
+			int n = t->ndefs;
+			*ARENA_PUSH(perm, t->names, t->ndefs, capd) = intern(optarg, (size_t)(eq - optarg));
+			*ARENA_PUSH(perm, t->values, n, capv) = (int64_t)v;
+			break;
+		}
+		case 'k': t->kernel = intern_cstr(optarg); break;
+		case 's': t->schedule = intern_cstr(optarg); break;
+		case 'o': t->out = optarg; break;
+		case 'I': *ARENA_PUSH(perm, t->drv.incdirs, t->drv.nincdirs, capi) = optarg; break;
+		case 'O':
+			if (optarg[0] < '0' || optarg[0] > '3' || optarg[1])
+				return bad("bad -O%s: use -O0 to -O3", optarg);
+			t->llvm.opt_level = optarg[0] - '0';
+			break;
+		case O_TRIALS:
+			if (!num_arg(optarg, 1, 1e7, &v) || v != floor(v))
+				return bad("bad --trials '%s': expected a positive integer", optarg);
+			t->trials = (int)v;
+			break;
+		case O_THREADS:
+			if (!num_arg(optarg, 1, 4096, &v) || v != floor(v))
+				return bad("bad --threads '%s': expected a positive integer", optarg);
+			t->threads = (int)v;
+			break;
+		case O_LOG: t->log = optarg; break;
+		case O_SEED:
+			if (!num_arg(optarg, 0, UINT_MAX, &v) || v != floor(v))
+				return bad("bad --seed '%s': expected a non-negative integer", optarg);
+			t->seed = (unsigned)v;
+			break;
+		case O_NAME:
+			for (const char *p = optarg; *p; p++)
+				if (!(*p == '_' || ((*p | 32) >= 'a' && (*p | 32) <= 'z') ||
+				    (p > optarg && *p >= '0' && *p <= '9')))
+					return bad("bad --name '%s': expected a schedule name", optarg);
+			if (!*optarg)
+				return bad("bad --name '%s': expected a schedule name", optarg);
+			t->name = optarg;
+			break;
+		case O_SAMPLES:
+			if (!num_arg(optarg, 3, 64, &v) || v != floor(v))
+				return bad("bad --samples '%s': expected an integer from 3 to 64", optarg);
+			t->samples = (int)v;
+			break;
+		case O_MINMS:
+			if (!num_arg(optarg, 0.001, 10000, &v))
+				return bad("bad --min-sample-ms '%s': expected a positive number of ms", optarg);
+			t->min_sample_ms = v;
+			break;
+		case O_TOP:
+			if (!num_arg(optarg, 1, 100, &v) || v != floor(v))
+				return bad("bad --top '%s': expected an integer from 1 to 100", optarg);
+			t->top = (int)v;
+			break;
+		case O_TIMEOUT:
+			if (!num_arg(optarg, 0.01, 1e6, &v))
+				return bad("bad --timeout '%s': expected a positive number of seconds", optarg);
+			t->timeout = v;
+			break;
+		case O_TOL:
+			if (!num_arg(optarg, 0, 1e300, &v))
+				return bad("bad --tolerance '%s': expected a non-negative number", optarg);
+			t->tolerance = v;
+			break;
+		case O_TARGET:
+			if (strcmp(optarg, "cpu"))
+				return bad("--target=%s: txc tune measures cpu schedules on this machine "
+				    "(the GPU emulator and the VTA simulator check, they do not time)", optarg);
+			break;
+		case O_MODEL:
+			if (!strcmp(optarg, "auto"))
+				t->model = MODEL_AUTO;
+			else if (!strcmp(optarg, "xgboost"))
+				t->model = MODEL_XGBOOST;
+			else if (!strcmp(optarg, "none"))
+				t->model = MODEL_NONE;
+			else
+				return bad("bad --model '%s': use auto, xgboost or none", optarg);
+			break;
+		case O_CPU: t->llvm.cpu = optarg; break;
+		case O_FEAT: t->llvm.features = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case ':':
+			return bad("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			if (optopt && optopt < 256) {
+				char o[3] = { '-', (char)optopt, 0 };
+				return bad("unknown option '%s'", o);
+			}
+			return bad("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind == argc)
+		return bad("%s", "no input file");
+	if (optind != argc - 1)
+		return bad("more than one input file ('%s')", argv[optind + 1]);
+	t->input = argv[optind];
+	if (!strcmp(t->input, "-"))
+		return bad("%s", "the input must be a file (the tuning log and -o name it)");
+	return -1;
+}
