@@ -368,6 +368,16 @@ simp_div(IrExpr *a, IrExpr *b, BoundsScope *scope)
 	if (a->kind == IR_DIV && ir_is_const(a->b, &c1) && c1 > 0 &&
 	    c1 <= INT32_MAX && c <= INT32_MAX)
 		return simp_div(a->a, konst(a->type, c1 * c), scope);
+	/* (x / c1 + k) / c -> (x + k*c1) / (c1*c) (floor divisions by
+	 * positive constants): the extents of a chain of splits, ((N + 1)/2 +
+	 * 1)/2 ..., stay one division instead of growing with the chain */
+	int64_t k, kc1, cc;
+	if (a->kind == IR_ADD && a->a->kind == IR_DIV && ir_is_const(a->a->b, &c1) &&
+	    c1 > 0 && ir_is_const(a->b, &k) && !__builtin_mul_overflow(k, c1, &kc1) &&
+	    !__builtin_mul_overflow(c1, c, &cc) && cc <= INT64_MAX / 2 &&
+	    kc1 >= -(INT64_C(1) << 40) && kc1 <= INT64_C(1) << 40)
+		return simp_div(simp(ir_add(a->a->a, konst(a->type, kc1)), scope),
+		    konst(a->type, cc), scope);
 	IrExpr *q, *r;
 	split_by(a, c, &q, &r);
 	Interval iv = bounds_of_expr(r, scope);

@@ -57,6 +57,14 @@ test_partition_rules(void)
 	CHECK_STR(S(ir_binop(IR_MIN, c(6), sub(MM, mul(X, c(6)))), NULL), "min(M - x*6, 6)");
 	/* x/c <= (x + k)/c for k >= 0 */
 	CHECK_STR(S(ir_binop(IR_MIN, dv(add(MM, c(7)), c(8)), dv(MM, c(8))), NULL), "M/8");
+	/* the extents of a chain of splits stay one division (issue 24):
+	 * ((M + 1)/2 + 1)/2 is (M + 3)/4, and 100 levels are not 100 deep */
+	CHECK_STR(S(dv(add(dv(add(MM, c(1)), c(2)), c(1)), c(2)), NULL), "(M + 3)/4");
+	CHECK_STR(S(dv(sub(dv(MM, c(3)), c(2)), c(5)), NULL), "(M + 9)/15 - 1");   /* (M - 6)/15 */
+	IrExpr *chain = MM;
+	for (int i = 0; i < 100; i++)
+		chain = dv(add(chain, c(1)), c(2));
+	CHECK(strlen(ir_expr_str(S(chain, NULL))) < 400);
 	int64_t u;
 	CHECK(bounds_const_max(ir_binop(IR_MIN, c(6), sub(MM, X)), &u) && u == 6);
 	CHECK(bounds_const_max(dv(ir_binop(IR_MIN, add(MM, c(7)), c(23)), c(8)), &u) && u == 2);
