@@ -648,6 +648,8 @@ tails(Lower *L, LStage *s)
 	bool changed = false;
 	const char *where = L->sched && L->sched->name ?
 	    arena_printf(ir_arena, "schedule '%s'", L->sched->name) : "the default schedule";
+	if (L->opt && L->opt->special)
+		where = arena_printf(ir_arena, "specialize (%s) of %s", L->opt->special, where);
 	for (int i = 0; i < s->nrels; i++) {
 		Rel *r = &s->rels[i];
 		if (r->fuse || r->tail == TAIL_GUARD)

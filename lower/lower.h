@@ -29,6 +29,9 @@ typedef struct {
 	/* Stop after this pass (a file stem, e.g. "simplify" for --print-loops:
 	 * loops with their kinds, before flatten, unroll and vectorize); NULL: all. */
 	const char *stop_after;
+	/* A specialization's condition as written ("M == 7"), for messages
+	 * that name where a primitive is (pipeline.c sets it); NULL: none. */
+	const char *special;
 } LowerOptions;
 
 /* pipeline.c: the whole lowering; NULL after diagnostics. */

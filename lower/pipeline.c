@@ -377,6 +377,7 @@ special_options(const LowerOptions *opt, Expr *cond)
 		o->def_values[i] = opt->def_values[i];
 	}
 	fixed_sizes(cond, o, cap);
+	o->special = stage_loc_text(cond->loc);
 	return o;
 }
 

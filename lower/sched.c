@@ -689,10 +689,12 @@ sched_finish(Lower *L)
 					diag_error(s->compute.loc, "loop '%s' of '%s' does not enclose every "
 					    "use of '%s': '%s' uses it %s", ln, t->name, s->name, d->name,
 					    where_computed(d));
+					/* a reduction or an output cannot be inlined: no such hint */
 					if (depends(L, t, d, 0))
 						diag_note(s->compute.loc, "'%s' reads '%s' through '%s': compute "
-						    "'%s' inside that loop first (%s.compute_at(%s, %s)), or inline it",
-						    t->name, s->name, d->name, d->name, d->name, t->name, ln);
+						    "'%s' inside that loop first (%s.compute_at(%s, %s))%s",
+						    t->name, s->name, d->name, d->name, d->name, t->name, ln,
+						    d->nred == 0 && !d->output ? ", or inline it" : "");
 					else
 						diag_note(s->compute.loc, "compute '%s' at root, or at a loop that "
 						    "encloses '%s' as well", s->name, d->name);

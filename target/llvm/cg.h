@@ -126,6 +126,9 @@ void cg_fn_end(Cg *cg);
  * through the failure exit with code rc (an i32); continues in a fresh
  * block. */
 void cg_fail_if(Cg *cg, LLVMValueRef cond, LLVMValueRef rc, const char *msg);
+/* The same with txrt_set_error(fmt, args...): values in the message. */
+void cg_fail_if_fmt(Cg *cg, LLVMValueRef cond, LLVMValueRef rc, const char *fmt,
+    LLVMValueRef *args, int nargs);
 /* An i1: whether a tensor argument has no elements (an extent is 0), so
  * that a NULL pointer for it is accepted (the entry points, DLPack). */
 LLVMValueRef cg_no_elements(Cg *cg, Buffer *b);

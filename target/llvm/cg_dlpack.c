@@ -129,6 +129,7 @@ check(Dl *d, LLVMValueRef t, Buffer *b)
 	if (n > 0) {
 		LLVMValueRef shape = field(d, t, F_SHAPE, d->ptr, "shape");
 		LLVMValueRef *want = arena_alloc(ir_arena, n * sizeof *want);
+		LLVMValueRef *vals = arena_alloc(ir_arena, 2 * n * sizeof *vals);
 		LLVMValueRef bad = LLVMConstInt(LLVMInt1TypeInContext(d->cg->ctx), 0, 0);
 		fail(d, LLVMBuildIsNull(B, shape, ""), TXC_ERR_DLPACK, b, "has a NULL shape");
 		for (int k = 0; k < n; k++) {
@@ -139,8 +140,17 @@ check(Dl *d, LLVMValueRef t, Buffer *b)
 			LLVMValueRef got = LLVMBuildLoad2(B, d->i64,
 			    LLVMBuildGEP2(B, d->i64, shape, &idx, 1, ""), "");
 			bad = LLVMBuildOr(B, bad, ne(d, got, want[k]), "");
+			vals[k] = got;
+			vals[n + k] = want[k];
 		}
-		fail(d, bad, TXC_ERR_DLPACK, b, "has the wrong shape");
+		/* "has the wrong shape [3, 4], want [3, 5]", as the C output says */
+		const char *fmt = arena_printf(ir_arena, "%s: DLTensor '%s' has the wrong shape [",
+		    d->f->name, b->name);
+		for (int pass = 0; pass < 2; pass++)
+			for (int k = 0; k < n; k++)
+				fmt = arena_printf(ir_arena, "%s%s%%lld%s", fmt, k ? ", " : "",
+				    k < n - 1 ? "" : pass ? "]" : "], want [");
+		cg_fail_if_fmt(d->cg, bad, LLVMConstInt(d->i32, TXC_ERR_DLPACK, 0), fmt, vals, 2 * n);
 
 		/* strides: NULL, or compact row-major where the extent is not 1 */
 		LLVMValueRef strides = field(d, t, F_STRIDES, d->ptr, "strides");

@@ -240,6 +240,21 @@ cg_fail_if(Cg *cg, LLVMValueRef cond, LLVMValueRef rc, const char *msg)
 	leave_with(cg, rc, cont);
 }
 
+void
+cg_fail_if_fmt(Cg *cg, LLVMValueRef cond, LLVMValueRef rc, const char *fmt,
+    LLVMValueRef *args, int nargs)
+{
+	LLVMBasicBlockRef cont = error_block(cg, cond);
+	LLVMTypeRef fty;
+	LLVMValueRef fn = cg_runtime(cg, "txrt_set_error", &fty);
+	LLVMValueRef *a = arena_alloc(ir_arena, (size_t)(nargs + 1) * sizeof *a);
+	a[0] = cg_cstring(cg, fmt);
+	for (int i = 0; i < nargs; i++)
+		a[i + 1] = args[i];
+	LLVMBuildCall2(cg->b, fty, fn, a, (unsigned)nargs + 1, "");
+	leave_with(cg, rc, cont);
+}
+
 /* The ABI type of a size or scalar parameter. */
 LLVMTypeRef
 cg_abi_type(Cg *cg, IrType t)

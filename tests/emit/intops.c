@@ -205,6 +205,7 @@ intops(int64_t N, const int32_t *x, const float *f, int32_t *q, int32_t *r, int8
 }
 
 #ifdef TXC_DLPACK
+#include <stdio.h>
 #include <dlpack/dlpack.h>
 
 /* 0 when t can be passed as a compact row-major CPU tensor with the
@@ -234,8 +235,20 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 	if (*why == NULL && ndim > 0 && t->shape == NULL)
 		*why = "has a NULL shape";
 	for (d = 0; *why == NULL && d < ndim; d++)
-		if (t->shape[d] != shape[d])
-			*why = "has the wrong shape";
+		if (t->shape[d] != shape[d]) {
+			/* "has the wrong shape [3, 4], want [3, 5]", as the object says */
+			static TXC_THREAD_LOCAL char buf[120];
+			size_t n = 0;
+			int e, k;
+			for (e = 0; e < 2; e++)
+				for (k = 0; k < ndim && n < sizeof buf; k++) {
+					int m = snprintf(buf + n, sizeof buf - n, "%s%s%lld%s",
+					    k ? "" : e ? ", want [" : "has the wrong shape [", k ? ", " : "",
+					    (long long)(e ? shape[k] : t->shape[k]), k < ndim - 1 ? "" : "]");
+					n += m > 0 ? (size_t)m : 0;
+				}
+			*why = buf;
+		}
 	for (d = ndim - 1; *why == NULL && d >= 0; d--) {
 		if (t->strides != NULL && t->shape[d] != 1 && t->strides[d] != stride)
 			*why = "is not compact row-major";

@@ -7,7 +7,8 @@
 # shape, strides, misaligned byte_offset), empty tensors with NULL data
 # (accepted, in DLPack and the plain entry point, where a tensor has no
 # elements; not where it has some), and checks return codes
-# (TXC_ERR_NULL 1, TXC_ERR_DLPACK 5) and txrt_last_error() messages.  The
+# (TXC_ERR_NULL 1, TXC_ERR_DLPACK 5) and txrt_last_error() messages (a
+# wrong shape gives both shapes).  The
 # same program runs against the C backend's output built with -DTXC_DLPACK,
 # so both backends agree.
 : "${TXC:?TXC must name the txc binary}" "${abs_top_builddir:?}" "${abs_top_srcdir:?}"
@@ -148,11 +149,13 @@ main(void)
 	t = B;
 	t.ndim = 1;
 	expect("ndim", addrow_dlpack(M, N, 0.5f, &A, &mt, &t), 5, "has the wrong number of dimensions");
-	expect("shape", addrow_dlpack(M, N + 1, 0.5f, &A, &mt, &B), 5, "DLTensor 'A' has the wrong shape");
+	expect("shape", addrow_dlpack(M, N + 1, 0.5f, &A, &mt, &B), 5,
+	    "addrow: DLTensor 'A' has the wrong shape [3, 6], want [3, 7]");
 	int64_t bad[2] = { M, N - 1 };
 	t = B;
 	t.shape = bad;
-	expect("shape 2", addrow_dlpack(M, N, 0.5f, &A, &mt, &t), 5, "DLTensor 'B' has the wrong shape");
+	expect("shape 2", addrow_dlpack(M, N, 0.5f, &A, &mt, &t), 5,
+	    "addrow: DLTensor 'B' has the wrong shape [3, 4], want [3, 5]");
 	int64_t cm[2] = { 1, M };   /* column-major */
 	t = B;
 	t.strides = cm;
