@@ -99,6 +99,7 @@ struct RedAxis {
 	const char *name;
 	Expr *lo;         /* NULL: 0 */
 	Expr *hi;         /* exclusive upper bound */
+	bool incl;        /* written `k <= N` (hi is then N + 1) */
 	int index;        /* sema: position among the rule's reduction axes */
 };
 
@@ -107,6 +108,7 @@ typedef struct {
 	RedAxis *axes;
 	int naxes;
 	Expr *body;
+	Expr *where;      /* `where COND`: only the points where it holds, or NULL */
 } Reduce;
 
 struct Expr {

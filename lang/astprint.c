@@ -140,6 +140,8 @@ dump_expr(Dump *d, Expr *e, int depth, const char *label)
 				dump_expr(d, ax->lo, depth + 2, "lo: ");
 			dump_expr(d, ax->hi, depth + 2, "hi: ");
 		}
+		if (e->reduce.where)
+			dump_expr(d, e->reduce.where, depth + 1, "where: ");
 		dump_expr(d, e->reduce.body, depth + 1, "body: ");
 		break;
 	default:
@@ -425,8 +427,13 @@ format_expr(FILE *fp, Expr *e, int need)
 				format_expr(fp, ax->lo, P_REL);
 				fputs(" <= ", fp);
 			}
-			fprintf(fp, "%s < ", str_or(ax->name));
-			format_expr(fp, ax->hi, P_REL + 1);
+			fprintf(fp, "%s %s ", str_or(ax->name), ax->incl ? "<=" : "<");
+			format_expr(fp, ax->incl && ax->hi->kind == EXPR_BINARY ? ax->hi->bin.a : ax->hi,
+			    P_REL + 1);
+		}
+		if (e->reduce.where) {
+			fputs(" where ", fp);
+			format_expr(fp, e->reduce.where, P_SELECT);
 		}
 		fputs(") ", fp);
 		format_expr(fp, e->reduce.body, P_SELECT);

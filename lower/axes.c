@@ -211,3 +211,21 @@ axes_guards(LStage *s, bool pure, bool red)
 	}
 	return c;
 }
+
+/* The root axes axis a of s is made from, as bits by their position among
+ * dmin/dext (pure axes, then reduction axes; past 63 left out). */
+uint64_t
+axes_roots(LStage *s, int a)
+{
+	int k = root_index(s, a);
+	if (k >= 0)
+		return k < 64 ? (uint64_t)1 << k : 0;
+	for (int i = s->nrels - 1; i >= 0; i--) {
+		Rel *r = &s->rels[i];
+		if (!r->fuse && (r->outer == a || r->inner == a))
+			return axes_roots(s, r->parent);
+		if (r->fuse && r->parent == a)
+			return axes_roots(s, r->outer) | axes_roots(s, r->inner);
+	}
+	return 0;
+}

@@ -140,6 +140,23 @@ add_need(Need *n, int d, IrExpr *lo, IrExpr *hi)
 	n->hi[d] = lin_max(n->hi[d], hi, r);
 }
 
+/* lin_interval, and where the bounds still vary (a loop bounded by another
+ * ranging loop: k in [0, i] for sum(k <= i) with i ranging too) the
+ * bounds' own ranges, until only symbols are left. */
+static bool
+deep_interval(IrExpr *e, VarRange *r, Fact *f, IrExpr **lo, IrExpr **hi)
+{
+	if (!lin_interval(e, r, f, lo, hi))
+		return false;
+	for (int it = 0; it < 8 && *lo && *hi && (lin_varies(*lo, r) || lin_varies(*hi, r)); it++) {
+		IrExpr *l1, *h1, *l2, *h2;
+		if (!lin_interval(*lo, r, NULL, &l1, &h1) || !lin_interval(*hi, r, NULL, &l2, &h2))
+			break;
+		*lo = l1, *hi = h2;
+	}
+	return true;
+}
+
 static void
 walk(Need *n, IrExpr *e, Fact *f)
 {
@@ -156,11 +173,21 @@ walk(Need *n, IrExpr *e, Fact *f)
 			walk(n, e->load.idx[d], f);
 			if (e->load.buf == n->p->buf) {
 				IrExpr *lo, *hi;
-				if (!lin_interval(e->load.idx[d], n->scope, f, &lo, &hi) && !n->bad) {
+				if (!deep_interval(e->load.idx[d], n->scope, f, &lo, &hi) && !n->bad) {
 					diag_error(e->load.idx[d]->loc.file ? e->load.idx[d]->loc : e->loc,
 					    "cannot bound index '%s' of '%s': txc needs index expressions whose "
 					    "range follows from the loops", stage_loc_text(e->load.idx[d]->loc),
 					    n->p->name);
+				}
+				/* a loop bounded by another ranging loop (sum(k <= i), i ranging
+				 * too): the bound's own range, until only symbols are left */
+				for (int it = 0; it < 8 && lo && hi &&
+				    (lin_varies(lo, n->scope) || lin_varies(hi, n->scope)); it++) {
+					IrExpr *l1, *h1, *l2, *h2;
+					if (!lin_interval(lo, n->scope, NULL, &l1, &h1) ||
+					    !lin_interval(hi, n->scope, NULL, &l2, &h2))
+						break;
+					lo = l1, hi = h2;
 				}
 				add_need(n, d, lo, hi);
 			}
@@ -256,8 +283,8 @@ needs(Lower *L, LStage *p, LStage *c, int leaf, Need *out)
 			IrExpr *l1, *h1, *l2, *h2;
 			/* over c's loops inside leaf, where d runs (c's body may not) */
 			VarRange *ds = stage_scope_from(L, c, leaf, facts_scope(L, base, L->guards ? d->gfloor : NULL));
-			lin_interval(dn.lo[k], ds, NULL, &l1, &h1);
-			lin_interval(dn.hi[k], ds, NULL, &l2, &h2);
+			deep_interval(dn.lo[k], ds, NULL, &l1, &h1);
+			deep_interval(dn.hi[k], ds, NULL, &l2, &h2);
 			add_need(&m, k, l1, h2);
 		}
 		n.bad |= dn.bad || m.bad;

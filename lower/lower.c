@@ -174,11 +174,13 @@ build(Lower *L, LStage *s)
 		upd = ir_produce(s->name, true, nest(L, s, r, s->nleaves, false, true, upd));
 		body = nest(L, s, 0, r, false, true, ir_seq(init, upd));
 	}
-	/* the original axes in terms of the loops */
-	for (int k = 0; k < s->ndims + s->nred; k++) {
+	/* the original axes in terms of the loops: reduction axes first (a
+	 * range may name a pure axis, sum(k <= i), whose value follows) */
+	for (int k = s->ndims + s->nred - 1; k >= 0; k--) {
 		int ax = k < s->ndims ? k : s->rax[k - s->ndims];
 		if (!s->axes[ax].leaf)
-			body = ir_substitute_stmt(body, s->axes[ax].var, axes_root_value(s, ax));
+			body = ir_substitute_stmt(body, s->axes[ax].var,
+			    k < s->ndims ? reddom_root_value(s, ax) : axes_root_value(s, ax));
 	}
 	/* the root values name loops of one iteration that are gone (a split's
 	 * outer loop over fewer elements than the factor): substitute again */

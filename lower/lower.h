@@ -206,6 +206,7 @@ void stagedump_print(FILE *fp, Lower *L);
 void axes_extents(LStage *s);                     /* Axis ext, pos, tainted */
 IrExpr *axes_root_value(LStage *s, int r);        /* axis r in leaf vars */
 IrExpr *axes_guards(LStage *s, bool pure, bool red);  /* tail=guard conditions, or NULL */
+uint64_t axes_roots(LStage *s, int a);             /* root axes a is made from, as bits */
 
 /* lin.c: linear forms, a small prover and interval arithmetic. */
 bool lin_prove_le(IrExpr *a, IrExpr *b, VarRange *r);  /* a <= b for all values */
@@ -230,6 +231,12 @@ IrExpr *lin_extent(IrExpr *lo, IrExpr *hi);            /* hi - lo + 1 */
  * in order, computed at root, cpu only) and the scans of a group computed
  * in the steps of its last one. */
 bool scan_schedule(Lower *L);
+
+/* reddom.c: the loops of a reduction whose range depends on pure axes
+ * inside theirs, no rfactor of it. */
+bool reddom_check(Lower *L);
+/* Pure axis d in the loops, clamped where a range depends on it. */
+IrExpr *reddom_root_value(LStage *s, int d);
 
 /* bounds_infer.c: regions of every stage, access checks. */
 bool bounds_infer_stages(Lower *L);

@@ -4,6 +4,7 @@
  *   sched         schedule primitives, with legality checks      sched.c
  *   inline        compute levels resolved, inline stages folded  sched.c
  *                 and scans' loops checked, groups placed          scan.c
+ *                 and the loops of ranges that depend on pure axes   reddom.c
  *   bounds_infer  regions of every stage, accesses proved        bounds_infer.c
  *   lower         loop nests from the stages                     lower.c
  *   simplify      folding, guards proved true removed            simplify.c
@@ -163,7 +164,7 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	t0 = now_ms();
 	if (!sched_finish(L))
 		return NULL;
-	if (!scan_schedule(L))
+	if (!scan_schedule(L) || !reddom_check(L))
 		return NULL;
 	timed(&r, "inline", t0);
 	dump_stages(opt, "inline", L);

@@ -16,22 +16,6 @@
 
 #include "lower/lower.h"
 
-/* The root axes axis `a` of s is made from, as bits. */
-static uint64_t
-roots_of(LStage *s, int a)
-{
-	if (a < s->ndims + s->nred && a < 64)
-		return (uint64_t)1 << a;
-	for (int i = s->nrels - 1; i >= 0; i--) {
-		Rel *r = &s->rels[i];
-		if (!r->fuse && (r->outer == a || r->inner == a))
-			return roots_of(s, r->parent);
-		if (r->fuse && r->parent == a)
-			return roots_of(s, r->outer) | roots_of(s, r->inner);
-	}
-	return 0;
-}
-
 /* The loops made from axis a by splits, outermost first. */
 static void
 split_order(LStage *s, int a, int *out, int *n)
@@ -107,7 +91,7 @@ check_one(Lower *L, LStage *s)
 	int last = -1;
 	for (int p = 0; p < s->nleaves; p++) {
 		Axis *a = &s->axes[s->leaves[p]];
-		uint64_t rb = roots_of(s, s->leaves[p]);
+		uint64_t rb = axes_roots(s, s->leaves[p]);
 		if (!(rb & sbit))
 			continue;
 		last = p;
@@ -132,7 +116,7 @@ check_one(Lower *L, LStage *s)
 	int order[64], n = 0, k = 0;
 	split_order(s, s->scan_dim, order, &n);
 	for (int p = 0; p < s->nleaves; p++) {
-		if (!(roots_of(s, s->leaves[p]) & sbit))
+		if (!(axes_roots(s, s->leaves[p]) & sbit))
 			continue;
 		if (k < n && order[k] != s->leaves[p]) {
 			diag_error(s->axes[order[k]].made.file ? s->axes[order[k]].made : s->loc,
@@ -149,7 +133,7 @@ check_one(Lower *L, LStage *s)
 		r.same[d] = true;
 	stage_map(s->value, self_read, &r);
 	for (int p = 0; p < last; p++) {
-		uint64_t rb = roots_of(s, s->leaves[p]);
+		uint64_t rb = axes_roots(s, s->leaves[p]);
 		if (rb & sbit)
 			continue;
 		for (int d = 0; d < s->ndims; d++)

@@ -211,7 +211,13 @@ sched_cache_write(Lower *L, LStage *s, SchedPrim *sp)
 	n->scope_loc = sp->loc;
 	int *map = copy_axes(L, s, n);
 	n->red = s->red, n->rop = s->rop, n->nred = s->nred;
-	n->rmin = s->rmin, n->rext = s->rext;
+	/* a range may use the pure axes (sum(k <= i)): in the copy's names */
+	n->rmin = arena_alloc(ir_arena, (s->nred + 1) * sizeof *n->rmin);
+	n->rext = arena_alloc(ir_arena, (s->nred + 1) * sizeof *n->rext);
+	for (int i = 0; i < s->nred; i++) {
+		n->rmin[i] = rename_roots(s, s->rmin[i], n, map);
+		n->rext[i] = rename_roots(s, s->rext[i], n, map);
+	}
 	n->rax = arena_alloc(ir_arena, (s->nred + 1) * sizeof *n->rax);
 	for (int i = 0; i < s->nred; i++)
 		n->rax[i] = map[s->rax[i]];
@@ -291,6 +297,10 @@ sched_rfactor(Lower *L, LStage *s, SchedPrim *sp)
 	for (int i = 0; i < s->nred; i++) {
 		int r = s->rax[i];
 		IrExpr *v = axes_root_value(s, r);
+		/* an unsplit axis is a loop of n from 0: its value starts at the
+		 * range's lower bound (sum(2 <= k < N), sum(k <= i + 2 ...)) */
+		if (s->axes[r].leaf)
+			v = lin_normalize(ir_add(s->rmin[i], v));
 		body = stage_subst(body, s->axes[r].var, v);
 		pred = stage_subst(pred, s->axes[r].var, v);
 	}
@@ -304,6 +314,10 @@ sched_rfactor(Lower *L, LStage *s, SchedPrim *sp)
 		}
 	n->rbody = body;
 	n->rpred = pred;
+	/* a range that depends on a pure axis (sum(k <= i)): in n's names */
+	for (int j = 0; j < n->nred; j++)
+		for (int d = 0; d < s->ndims; d++)
+			n->rext[j] = stage_subst(n->rext[j], s->axes[d].var, ir_var(n->axes[map[d]].var));
 	/* s now reduces n over the factored axis */
 	IrExpr *fext = s->axes[fa].ext;
 	int k = stage_add_axis(L, s, s->axes[fa].name, true);

@@ -494,6 +494,8 @@ define(Lower *L, LStage *s)
 			s->rext[i] = lin_normalize(ir_sub(conv_to(L, s, ra->hi, TY_I64), s->rmin[i]));
 		}
 		s->rbody = conv_to(L, s, v->reduce.body, s->elem);
+		if (v->reduce.where)   /* only where it holds (tx.5 REDUCTIONS) */
+			s->rpred = conv_to(L, s, v->reduce.where, TY_BOOL);
 	} else {
 		s->value = conv_to(L, s, v, s->elem);
 	}

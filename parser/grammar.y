@@ -160,34 +160,44 @@ push_expr(ExprList *l, PExpr e)
 
 /* A reduction range is parsed as an expression and taken apart here:
  * `k < N` is BINARY(LT, NAME k, N) and `lo <= k < hi` is
- * BINARY(LT, BINARY(LE, lo, NAME k), hi) under C's left associativity. */
+ * BINARY(LT, BINARY(LE, lo, NAME k), hi) under C's left associativity;
+ * `k <= N` and `lo <= k <= hi` have LE on top, and their upper bound
+ * becomes the exclusive hi + 1 (incl keeps the spelling for --format).
+ * The bounds may use the rule's pure axes (tx.5 REDUCTIONS). */
 static void
 range_of(RedAxis *ax, Expr *e)
 {
 	ax->loc = e->loc;
-	if (e->kind == EXPR_BINARY && e->bin.op == OP_LT) {
+	if (e->kind == EXPR_BINARY && (e->bin.op == OP_LT || e->bin.op == OP_LE)) {
 		Expr *a = e->bin.a;
 		if (a->kind == EXPR_NAME) {
 			ax->name = a->id.name;
 			ax->hi = e->bin.b;
-			return;
-		}
-		if (a->kind == EXPR_BINARY && a->bin.op == OP_LE && a->bin.b->kind == EXPR_NAME) {
+		} else if (a->kind == EXPR_BINARY && a->bin.op == OP_LE && a->bin.b->kind == EXPR_NAME) {
 			ax->name = a->bin.b->id.name;
 			ax->lo = a->bin.a;
 			ax->hi = e->bin.b;
-			return;
 		}
+		if (ax->name && e->bin.op == OP_LE) {
+			Expr *hi = ax->hi;
+			ax->hi = ast_binary(OP_ADD, e->bin.op_loc, hi, ast_int(hi->loc, 1));
+			ax->hi->loc = hi->loc;
+			ax->incl = true;
+		}
+		if (ax->name)
+			return;
 	}
-	diag_error(e->loc, "a reduction range must be 'k < N' or 'lo <= k < hi'");
+	diag_error(e->loc, "a reduction range must be 'k < N', 'k <= N', 'lo <= k < hi' or "
+	    "'lo <= k <= hi'");
 }
 
 static PExpr
-reduce(ParseState *ps, Token op, ExprList *ranges, PExpr body)
+reduce(ParseState *ps, Token op, ExprList *ranges, PExpr *where, PExpr body)
 {
 	Expr *e = ast_expr(EXPR_REDUCE, loc_span(op.loc, body.e->loc));
 	e->reduce.op = (ReduceOp)op.ival;
 	e->reduce.body = body.e;
+	e->reduce.where = where ? where->e : NULL;
 	int cap = 0;
 	for (int i = 0; i < ranges->n; i++) {
 		RedAxis ax = { 0 };
@@ -198,7 +208,8 @@ reduce(ParseState *ps, Token op, ExprList *ranges, PExpr body)
 	}
 	if (e->reduce.naxes == 0)
 		return mk(ps, body.e, body.depth);   /* every range was reported */
-	return mk(ps, e, 1 + max2(body.depth, ranges->depth));
+	int d = max2(body.depth, ranges->depth);
+	return mk(ps, e, 1 + (where ? max2(d, where->depth) : d));
 }
 
 static void
@@ -546,6 +557,8 @@ add_schedule(ParseState *ps, Schedule *s)
 /* Added after the others so that earlier TK_ numbers stay as they were. */
 %token INTRINSIC.
 %token KNOB.
+/* `where` in a reduction: sum(k < N where c) (issue 22). */
+%token WHERE.
 
 /* ---- program and top-level items --------------------------------------
  * After an error at the top level, tokens are skipped up to the start of
@@ -643,9 +656,12 @@ expr(A) ::= MINUS|BANG|TILDE(O) expr(B). [BANG]
                                                { A = unary(ps, O, B); }
 
 /* Reductions: `sum(k < K, 0 <= r < R) body`; each range is an expression
- * taken apart by range_of(). */
+ * taken apart by range_of(); `where COND` after the ranges keeps
+ * only the points where COND holds (tx.5 REDUCTIONS). */
 expr(A) ::= REDOP(O) LP exprs(R) RP expr(B). [REDOP]
-                                               { A = reduce(ps, O, &R, B); }
+                                               { A = reduce(ps, O, &R, NULL, B); }
+expr(A) ::= REDOP(O) LP exprs(R) WHERE expr(W) RP expr(B). [REDOP]
+                                               { A = reduce(ps, O, &R, &W, B); }
 
 expr(A) ::= INT|FLOAT|TRUE|FALSE(T).           { A = leaf(ps, T); }
 expr(A) ::= IDENT(T).                          { A = leaf(ps, T); }

@@ -346,6 +346,7 @@ lexer_next(Lexer *lx, Token *t)
 		"false"                 { KW(FALSE); }
 		"intrinsic"             { KW(INTRINSIC); }
 		"knob"                  { KW(KNOB); }
+		"where"                 { KW(WHERE); }
 		"knob" | "scan"         { KW(RESERVED); }
 		"bool"                  { TYPE(TY_BOOL); }
 		"i8"                    { TYPE(TY_I8); }

@@ -208,6 +208,7 @@ check_walk(Expr *e, CheckExprFn fn, void *ctx)
 			check_walk(e->reduce.axes[i].lo, fn, ctx);
 			check_walk(e->reduce.axes[i].hi, fn, ctx);
 		}
+		check_walk(e->reduce.where, fn, ctx);
 		check_walk(e->reduce.body, fn, ctx);
 		break;
 	default:

@@ -2,8 +2,9 @@
  *
  * A reduction is the whole right-hand side of its rule (anything else
  * would need a temporary per use: the message says to make it a stage of
- * its own), reductions do not nest, range bounds use only size parameters
- * and constants (a stage's iteration domain is then a box known at entry),
+ * its own), reductions do not nest, range bounds use size parameters,
+ * constants and the rule's pure axes (a triangle, a window around i; never
+ * another reduction axis), a `where` condition holds no reduction,
  * and reduction axis names are distinct and shadow nothing.
  */
 #include "sema/sema.h"
@@ -15,9 +16,9 @@ check_axes(Kernel *k, Rule *r, Reduce *red)
 		RedAxis *ax = &red->axes[i];
 		ax->index = i;
 		if (ax->lo)
-			shapes_size_expr(ax->lo, "a reduction bound");
+			shapes_bound_expr(ax->lo);
 		if (ax->hi)
-			shapes_size_expr(ax->hi, "a reduction bound");
+			shapes_bound_expr(ax->hi);
 		if (!ax->name)
 			continue;
 		bool bad = false;
@@ -63,6 +64,7 @@ scan(Kernel *k, Rule *r, Expr *e, bool top, bool inside)
 			    "rule; compute it in a stage of its own");
 		check_axes(k, r, &e->reduce);
 		scan(k, r, e->reduce.body, false, true);
+		scan(k, r, e->reduce.where, false, true);
 		break;
 	case EXPR_ACCESS: case EXPR_CALL: case EXPR_CAST: case EXPR_SELECT:
 		for (int i = 0; i < e->call.nargs; i++)

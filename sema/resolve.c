@@ -463,6 +463,7 @@ resolve_expr(Scope *s, Expr *e)
 		s->ranges = outer;
 		if (s->nscope < (int)(sizeof s->scope / sizeof s->scope[0])) {
 			s->scope[s->nscope++] = &e->reduce;
+			resolve_expr(s, e->reduce.where);
 			resolve_expr(s, e->reduce.body);
 			s->nscope--;
 		}

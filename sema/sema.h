@@ -77,6 +77,9 @@ void shapes_kernel(Kernel *k);
  * integer constants, + - * / % and min/max; `what` names the context in
  * messages ("a shape", "a reduction bound").  A valid one is typed i64. */
 bool shapes_size_expr(Expr *e, const char *what);
+/* The same for a reduction bound, which may also use the pure axes of its
+ * rule (`sum(k <= i)`, tx.5 REDUCTIONS). */
+bool shapes_bound_expr(Expr *e);
 
 /* ---- reduce.c: where reductions may appear, their ranges and axes. -- */
 void reduce_kernel(Kernel *k);

@@ -8,6 +8,16 @@
  */
 #include "sema/sema.h"
 
+/* A reduction bound may also use the rule's pure axes (shapes_bound_expr). */
+static bool pure_ok;
+
+static const char *
+allowed(void)
+{
+	return pure_ok ? "size parameters, the rule's pure axes and constants" :
+	    "size parameters and constants";
+}
+
 static bool
 size_expr(Expr *e, const char *what)
 {
@@ -21,20 +31,24 @@ size_expr(Expr *e, const char *what)
 		case REF_SIZE:
 			return true;
 		case REF_SCALAR:
-			diag_error(e->loc, "%s cannot use the scalar parameter '%s'; only size "
-			    "parameters and constants", what, e->id.name);
+			diag_error(e->loc, "%s cannot use the scalar parameter '%s'; only %s", what,
+			    e->id.name, allowed());
 			return false;
-		case REF_PURE_AXIS: case REF_RED_AXIS:
-			diag_error(e->loc, "%s cannot use the axis '%s'; only size parameters "
-			    "and constants", what, e->id.name);
+		case REF_PURE_AXIS:
+			if (pure_ok)
+				return true;
+			/* fall through */
+		case REF_RED_AXIS:
+			diag_error(e->loc, "%s cannot use the axis '%s'; only %s", what, e->id.name,
+			    allowed());
 			return false;
 		default:
 			return false;   /* already reported */
 		}
 	case EXPR_ACCESS:
 		if (e->call.tensor)
-			diag_error(e->loc, "%s cannot read the tensor '%s'; only size parameters "
-			    "and constants", what, e->call.name);
+			diag_error(e->loc, "%s cannot read the tensor '%s'; only %s", what,
+			    e->call.name, allowed());
 		return false;
 	case EXPR_UNARY:
 		if (e->bin.op == OP_NEG)
@@ -62,7 +76,11 @@ size_expr(Expr *e, const char *what)
 	default:
 		break;
 	}
-	diag_error(e->loc, "%s may only use size parameters, integer constants, "
+	if (pure_ok)
+		diag_error(e->loc, "%s may only use size parameters, the rule's pure axes, "
+		    "integer constants, + - * / %%, min and max", what);
+	else
+			diag_error(e->loc, "%s may only use size parameters, integer constants, "
 	    "+ - * / %%, min and max", what);
 	return false;
 }
@@ -184,4 +202,13 @@ shapes_kernel(Kernel *k)
 	for (int i = 0; i < k->nitems; i++)
 		if (k->items[i].rule)
 			check_walk(k->items[i].rule->value, count_indices, NULL);
+}
+
+bool
+shapes_bound_expr(Expr *e)
+{
+	pure_ok = true;
+	bool ok = shapes_size_expr(e, "a reduction bound");
+	pure_ok = false;
+	return ok;
 }

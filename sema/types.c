@@ -368,6 +368,12 @@ static ScalarType
 check_reduce(Ctx *c, Expr *e)
 {
 	/* the bounds were checked and typed by shapes_size_expr */
+	if (e->reduce.where) {
+		ScalarType w = check(c, e->reduce.where);
+		if (w != TY_ERROR && w != TY_BOOL)
+			diag_error(e->reduce.where->loc, "the condition of 'where' must be bool, not %s",
+			    tyname(w));
+	}
 	ScalarType t = check(c, e->reduce.body);
 	if (t == TY_BOOL && (e->reduce.op == RED_SUM || e->reduce.op == RED_PROD)) {
 		diag_error(e->loc, "'%s' of bool values; convert them to a number, e.g. i32(...)",

@@ -16,6 +16,8 @@
  * (tx.5 SCANS) stays at root and keeps its scan loops serial and in order
  * (other loops go outside them only where its update reads its earlier
  * steps at its own index along them; a group's scan loop is left alone).
+ * A reordering that would put a loop of a pure axis inside the loops of a
+ * reduction whose range uses that axis (sum(k <= i)) is left out.
  *
  * About PERCENT (-i, default 15) percent of the schedules get one
  * primitive that is certainly illegal (an axis that does not exist, fuse
@@ -73,6 +75,8 @@ typedef struct {
 	int ext;           /* constant extent, 0: not known to be constant */
 	bool par, vec;
 	bool scan;         /* made from a scan axis: serial, in order */
+	unsigned roots;    /* the root axes it is made from: pure d as bit d, reduction
+	                      axis a as bit 16 + a */
 	/* cuda mode */
 	int gb;            /* G_SERIAL, G_BLOCK or G_THREAD */
 	int gd;            /* its dimension: 0 x, 1 y, 2 z */
@@ -98,6 +102,8 @@ typedef struct {
 	bool rows;         /* its update reads earlier steps at its own index along
 	                      every other axis: those loops may go outside the scan loops */
 	bool pinned;       /* one of a group of scans: its scan loop stays as it is */
+	unsigned dep[16];  /* per reduction axis: the pure axes its range uses (sum(k <= i)),
+	                      whose loops stay outside its loops */
 } Stage;
 
 static Stage st[MAXS];
@@ -282,6 +288,29 @@ scan_setup(Stage *s)
 	}
 }
 
+/* The pure axes an expression uses, as bits (a reduction's range). */
+static bool
+pure_uses(Expr *e, void *ctx)
+{
+	if (e->kind == EXPR_NAME && e->id.ref == REF_PURE_AXIS && e->id.axis < 16)
+		*(unsigned *)ctx |= 1u << e->id.axis;
+	return true;
+}
+
+/* Whether loops l[0..n) keep the loops of every pure axis a reduction's
+ * range uses outside that reduction's loops. */
+static bool
+order_ok(Stage *s, const Loop *l, int n)
+{
+	for (int p = 0; p < n; p++)
+		for (int a = 0; a < 16; a++)
+			if ((l[p].roots >> (16 + a) & 1) && s->dep[a])
+				for (int q = p + 1; q < n; q++)
+					if (l[q].roots & s->dep[a])
+						return false;
+	return true;
+}
+
 /* Whether a primitive may move or split loop l of s. */
 static bool
 movable(Stage *s, Loop *l)
@@ -309,6 +338,7 @@ setup(void)
 			l->name = r->axes[d];
 			l->ext = t->shape && d < t->ndims ? const_of(t->shape[d]) : 0;
 			l->scan = t->ninits > 0 && d == t->scan_dim;
+			l->roots = d < 16 ? 1u << d : 0;
 		}
 		if (r && r->value && r->value->kind == EXPR_REDUCE) {
 			s->reduction = true;
@@ -317,6 +347,13 @@ setup(void)
 				Loop *l = &s->loops[s->nloops++];
 				l->name = rd->axes[a].name;
 				l->red = true;
+				l->roots = a < 16 ? 1u << (16 + a) : 0;
+				if (a < 16) {
+					check_walk(rd->axes[a].lo, pure_uses, &s->dep[a]);
+					check_walk(rd->axes[a].hi, pure_uses, &s->dep[a]);
+				}
+				if (s->dep[a])
+					continue;      /* its extent varies */
 				if (!rd->axes[a].lo)
 					l->ext = const_of(rd->axes[a].hi);
 			}
@@ -394,8 +431,8 @@ do_split(Stage *s, int i)
 		tail = ", tail = round_up";
 	const char *o = fresh_name(l.name), *in = fresh_name(l.name);
 	emit("  %s.split(%s, %d%s) -> (%s, %s);\n", s->name, l.name, f, tail, o, in);
-	Loop lo = { .name = o, .red = l.red, .ext = l.ext ? (l.ext + f - 1) / f : 0, .scan = l.scan };
-	Loop li = { .name = in, .red = l.red, .ext = f, .scan = l.scan };
+	Loop lo = { .name = o, .red = l.red, .ext = l.ext ? (l.ext + f - 1) / f : 0, .scan = l.scan, .roots = l.roots };
+	Loop li = { .name = in, .red = l.red, .ext = f, .scan = l.scan, .roots = l.roots };
 	drop(s, i);
 	insert(s, i, li);
 	insert(s, i, lo);
@@ -423,10 +460,10 @@ do_tile(Stage *s)
 	drop(s, i + 1);
 	drop(s, i);
 	Loop l[4] = {
-		{ .name = xo, .red = x.red, .ext = x.ext ? (x.ext + fx - 1) / fx : 0, .scan = x.scan },
-		{ .name = yo, .red = y.red, .ext = y.ext ? (y.ext + fy - 1) / fy : 0, .scan = y.scan },
-		{ .name = xi, .red = x.red, .ext = fx, .scan = x.scan },
-		{ .name = yi, .red = y.red, .ext = fy, .scan = y.scan },
+		{ .name = xo, .red = x.red, .ext = x.ext ? (x.ext + fx - 1) / fx : 0, .scan = x.scan, .roots = x.roots },
+		{ .name = yo, .red = y.red, .ext = y.ext ? (y.ext + fy - 1) / fy : 0, .scan = y.scan, .roots = y.roots },
+		{ .name = xi, .red = x.red, .ext = fx, .scan = x.scan, .roots = x.roots },
+		{ .name = yi, .red = y.red, .ext = fy, .scan = y.scan, .roots = y.roots },
 	};
 	for (int j = 3; j >= 0; j--)
 		insert(s, i, l[j]);
@@ -447,7 +484,7 @@ do_fuse(Stage *s)
 	const char *f = fresh_name("f");
 	emit("  %s.fuse(%s, %s) -> %s;\n", s->name, a.name, b.name, f);
 	Loop l = { .name = f, .red = a.red, .ext = a.ext && b.ext ? a.ext * b.ext : 0,
-		.par = a.par || b.par };
+		.par = a.par || b.par, .roots = a.roots | b.roots };
 	drop(s, i + 1);
 	s->loops[i] = l;
 }
@@ -474,13 +511,15 @@ do_reorder(Stage *s)
 	Loop perm_[MAXL];
 	for (int i = 0; i < n; i++)
 		perm_[i] = s->loops[idx[i]];
+	Loop after[MAXL];
+	memcpy(after, s->loops, sizeof after);
+	for (int i = 0; i < n; i++)
+		after[pos[i]] = perm_[i];
+	if (!order_ok(s, after, s->nloops))
+		return;     /* a loop a reduction's range uses inside that reduction */
 	if (s->scan) {
 		/* the scan loops keep their order; other loops go outside them only
 		 * over independent rows; a group's scan loop stays */
-		Loop after[MAXL];
-		memcpy(after, s->loops, sizeof after);
-		for (int i = 0; i < n; i++)
-			after[pos[i]] = perm_[i];
 		int last = -1;
 		for (int i = 0; i < s->nloops; i++) {
 			if (!movable(s, &after[i]) && after[i].name != s->loops[i].name)

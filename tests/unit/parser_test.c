@@ -95,6 +95,11 @@ sx(FILE *fp, Expr *e)
 			sx(fp, ax->hi);
 			fputc(')', fp);
 		}
+		if (e->reduce.where) {
+			fputs(" (where ", fp);
+			sx(fp, e->reduce.where);
+			fputc(')', fp);
+		}
 		fputc(' ', fp);
 		sx(fp, e->reduce.body);
 		fputc(')', fp);
@@ -165,10 +170,15 @@ test_reductions(void)
 	SX("maximum(1 <= r < R - 1, k < 3) A[r, k]", "(maximum (r 1 (- R 1)) (k 3) ([]A r k))");
 	SX("minimum(k < N) prod(j < 2) x", "(minimum (k N) (prod (j 2) x))");
 	SX("sum(0 <= k < K + 1) a", "(sum (k 0 (+ K 1)) a)");
+	/* inclusive bounds become exclusive ones; pure axes in bounds; where */
+	SX("sum(k <= i) a", "(sum (k (+ i 1)) a)");
+	SX("sum(i - R <= k <= i + R) a", "(sum (k (- i R) (+ (+ i R) 1)) a)");
+	SX("sum(k < N where k % 2 == 0) a * b", "(sum (k N) (where (== (% k 2) 0)) (* a b))");
+	SX("maximum(j < N, k <= j where j != k) x", "(maximum (j N) (k (+ j 1)) (where (!= j k)) x)");
 
 	Program *p = parse("kernel k() { s = sum(k > 3) a; t = sum(2 < k) b; u = sum(k < 1, (x + 1) < 2) c; }");
 	CHECK(diag_errors() == 3);
-	CHECK(has("t.tx:1:22: error: a reduction range must be 'k < N' or 'lo <= k < hi'"));
+	CHECK(has("t.tx:1:22: error: a reduction range must be 'k < N', 'k <= N', 'lo <= k < hi' or 'lo <= k <= hi'"));
 	CHECK(p->nkernels == 1 && p->kernels[0]->nitems == 3);
 	/* A reduction whose ranges were all wrong leaves its body. */
 	CHECK(p->kernels[0]->items[0].rule->value->kind == EXPR_NAME);
