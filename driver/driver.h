@@ -50,6 +50,7 @@ typedef struct {
 	const char **incdirs; int nincdirs;   /* -I */
 	const char *dump_after;     /* --dump-after=PASS */
 	bool dlpack;                /* --dlpack: NAME_dlpack in the object and -H */
+	const char *prefix;         /* --prefix=P: entry points P + kernel name */
 	bool local_intrinsics;      /* --local-intrinsics */
 	int codegen_threads;        /* --codegen-threads=N (0: as suits) */
 	bool runtime_kernels;       /* --runtime-kernels: libtxrt's micro-kernels */

@@ -48,6 +48,7 @@ usage(FILE *fp)
 "  -S                   same as --emit=asm\n"
 "  -H FILE              also write a C header with the kernels' prototypes\n"
 "  --dlpack             also NAME_dlpack(), taking DLPack tensors (object, -H)\n"
+"  --prefix=P           name every entry point P + the kernel's name\n"
 "  -c                   compile to an object (the default; accepted for cc habits)\n"
 "\n"
 "Front end:\n"
@@ -91,7 +92,7 @@ usage(FILE *fp)
 enum {
 	OPT_EMIT = 256, OPT_CHECK, OPT_DUMP_AST, OPT_FORMAT, OPT_NO_SCHEDULE,
 	OPT_PRINT_LOOPS, OPT_TRACE, OPT_DUMP_AFTER, OPT_TARGET, OPT_CPU,
-	OPT_FEATURES, OPT_COLOR, OPT_MAX_ERRORS, OPT_DLPACK, OPT_LOCAL_INTRINSICS,
+	OPT_FEATURES, OPT_COLOR, OPT_MAX_ERRORS, OPT_DLPACK, OPT_PREFIX, OPT_LOCAL_INTRINSICS,
 	OPT_RUNTIME_KERNELS, OPT_CODEGEN_THREADS, OPT_CUDA_ARCH, OPT_TUNING_LOG,
 };
 
@@ -110,6 +111,7 @@ static const struct option longopts[] = {
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "max-errors", required_argument, NULL, OPT_MAX_ERRORS },
 	{ "dlpack", no_argument, NULL, OPT_DLPACK },
+	{ "prefix", required_argument, NULL, OPT_PREFIX },
 	{ "local-intrinsics", no_argument, NULL, OPT_LOCAL_INTRINSICS },
 	{ "runtime-kernels", no_argument, NULL, OPT_RUNTIME_KERNELS },
 	{ "codegen-threads", required_argument, NULL, OPT_CODEGEN_THREADS },
@@ -177,6 +179,19 @@ parse_emit(const char *s, OutKind *k)
 			return true;
 		}
 	return false;
+}
+
+/* --prefix: letters, digits and _, not starting with a digit. */
+static bool
+valid_prefix(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9')))
+			return false;
+	return true;
 }
 
 /* Returns -1 to go on, or an exit status. */
@@ -255,6 +270,11 @@ parse_args(int argc, char **argv, Options *o)
 			break;
 		case OPT_FEATURES: o->features = optarg; break;
 		case OPT_DLPACK: o->dlpack = true; break;
+		case OPT_PREFIX:
+			if (!valid_prefix(optarg))
+				return bad_usage("bad --prefix '%s': expected the start of a C identifier (letters, digits, _)", optarg);
+			o->prefix = optarg;
+			break;
 		case OPT_LOCAL_INTRINSICS: o->local_intrinsics = true; break;
 		case OPT_RUNTIME_KERNELS: o->runtime_kernels = true; break;
 		case OPT_COLOR:
@@ -501,6 +521,12 @@ compile(Options *o)
 		diag_error(loc_none, "'%s' has no kernel to compile", o->input);
 		return 1;
 	}
+	/* --prefix renames every entry point; then one check of the names for
+	 * every output (target/names.c) */
+	for (int i = 0; o->prefix && i < nfuncs; i++)
+		funcs[i]->name = arena_printf(perm, "%s%s", o->prefix, funcs[i]->name);
+	if (o->emit != OUT_LOOPS && !names_check_entries(funcs, nfuncs, o->dlpack))
+		return 1;
 	const char *out = o->output ? o->output : default_output(o);
 	if (!emit_backend(funcs, nfuncs, o, out))
 		return output_io_failed() || !diag_errors() ? 2 : 1;

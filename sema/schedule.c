@@ -372,8 +372,8 @@ check_fresh(State *S, SchedPrim *sp, SStage *ss, const PrimInfo *pi)
 				diag_error(sp->out_locs[i], "'%s' already names an axis of '%s'; "
 				    "choose a new name", n, ss->name);
 				S->bad = true;
+				continue;
 			}
-			continue;
 		}
 		SStage *o = NULL;
 		for (int j = 0; j < S->nst && !o; j++)
@@ -381,6 +381,9 @@ check_fresh(State *S, SchedPrim *sp, SStage *ss, const PrimInfo *pi)
 				o = S->st[j];
 		Tensor *t = resolve_tensor(S->k, n);
 		Param *pa = resolve_param(S->k, n);
+		/* tx(5): an axis a primitive makes, as a stage, takes a name no
+		 * tensor, stage or parameter has (g.split(y, 8) -> (f, yi) printed
+		 * g[f*8 + yi, ...]) */
 		if (o || t || pa) {
 			diag_error(sp->out_locs[i], "'%s' is already the name of %s in '%s'", n,
 			    pa ? "a parameter" : t ? "a tensor" : "a stage", S->k->name);

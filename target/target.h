@@ -42,6 +42,12 @@ const char *target_c_type(ScalarType t);
 typedef enum { HEADER_TXRT, HEADER_C, HEADER_CUDA } HeaderFor;
 bool header_emit(FILE *out, IrFunc **funcs, int n, bool dlpack, HeaderFor hf);
 
+/* names.c: false (after an error at the kernel's name) where an entry
+ * point's name, or NAME_dlpack with dlpack, is a C keyword, a C library
+ * name or in a reserved prefix (_, txrt_, txc_, DLPack's); every output
+ * checks it, so that the object, the C output and the header agree. */
+bool names_check_entries(IrFunc **funcs, int n, bool dlpack);
+
 /* ---- c/cname.c: C identifiers for IR names ------------------------------
  * Every variable and buffer gets a valid C identifier, unique in its
  * function, that cannot collide with a C keyword, a name the standard
