@@ -105,6 +105,16 @@ report_cycle(Graph *g, int from)
 		diag_note(edge_loc(g, a, b), "'%s' reads '%s' here", g->nodes[a].t->name,
 		    g->nodes[b].t->name);
 	}
+	for (int i = 0; i < len; i++) {
+		Tensor *t = g->nodes[g->path[from + i]].t;
+		if (t->ninits > 0) {
+			diag_note(t->rule->name_loc, "'%s' is a scan: a stage computed between its "
+			    "steps (reading its earlier steps, read by its update) is not supported; "
+			    "write the update as one expression of the earlier steps (tx.5 SCANS)",
+			    t->name);
+			break;
+		}
+	}
 }
 
 /* Depth-first search from s with an explicit stack (a pipeline may be a
