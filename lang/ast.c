@@ -78,6 +78,8 @@ reduce_spelling(ReduceOp r)
 	case RED_PROD: return "prod";
 	case RED_MAX: return "maximum";
 	case RED_MIN: return "minimum";
+	case RED_ARGMAX: return "argmax";
+	case RED_ARGMIN: return "argmin";
 	}
 	return "?";
 }

@@ -66,7 +66,10 @@ typedef enum {
 } Op;
 const char *op_spelling(Op op);   /* "+", "&&", "!" ... */
 
-typedef enum { RED_SUM, RED_PROD, RED_MAX, RED_MIN } ReduceOp;
+typedef enum {
+	RED_SUM, RED_PROD, RED_MAX, RED_MIN,
+	RED_ARGMAX, RED_ARGMIN,   /* parsed; sema/argmax.c rewrites them into the others */
+} ReduceOp;
 const char *reduce_spelling(ReduceOp r);   /* "sum", "prod", "maximum", "minimum" */
 
 /* The math builtins (sema resolves EXPR_CALL names to these). */

@@ -698,6 +698,9 @@ lin_facts(IrExpr *c, bool truth, Fact *f)
 		return lin_facts(c->a, !truth, f);
 	if (k == (truth ? IR_AND : IR_OR))
 		return lin_facts(c->b, truth, lin_facts(c->a, truth, f));
+	int64_t z;
+	if (truth && k == IR_SELECT && ir_is_const(c->c, &z) && z == 0)   /* a ? b : false */
+		return lin_facts(c->b, true, lin_facts(c->a, true, f));
 	if (!truth) {   /* negate the comparison */
 		switch (k) {
 		case IR_LT: k = IR_GE; break;

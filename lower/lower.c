@@ -141,6 +141,19 @@ guarded(IrExpr *c, IrStmt *s)
 	return c ? ir_if(c, s, NULL) : s;
 }
 
+/* s under a reduction's condition: select(a, b, false), as rfactor makes
+ * it (its tails, then the condition), is two Ifs, b inside a. */
+static IrStmt *
+pred_if(IrExpr *p, IrStmt *s)
+{
+	if (!p)
+		return s;
+	int64_t f;
+	if (p->kind == IR_SELECT && ir_is_const(p->c, &f) && f == 0)
+		return ir_if(p->a, pred_if(p->b, s), NULL);
+	return ir_if(p, s, NULL);
+}
+
 static IrStmt *
 build(Lower *L, LStage *s)
 {
@@ -166,11 +179,10 @@ build(Lower *L, LStage *s)
 		    ir_store(s->buf, idx, s->ndims, stage_identity(s->rop, s->elem), NULL));
 		init = nest(L, s, r, s->nleaves, true, false, init);
 		IrExpr *old = ir_load(s->buf, idx, s->ndims, NULL, 1);
-		IrExpr *c = guards(s, true);
-		if (s->rpred)
-			c = c ? ir_binop(IR_AND, c, s->rpred) : s->rpred;
-		IrStmt *upd = guarded(c, ir_store(s->buf, idx, s->ndims,
-		    stage_combine(s->rop, old, s->rbody), NULL));
+		/* the guards around the condition (where, rfactor's tails): a
+		 * condition that reads a tensor is evaluated only inside them */
+		IrStmt *upd = guarded(guards(s, true), pred_if(s->rpred, ir_store(s->buf, idx,
+		    s->ndims, stage_combine(s->rop, old, s->rbody), NULL)));
 		upd = ir_produce(s->name, true, nest(L, s, r, s->nleaves, false, true, upd));
 		body = nest(L, s, 0, r, false, true, ir_seq(init, upd));
 	}

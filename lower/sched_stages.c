@@ -305,8 +305,8 @@ sched_rfactor(Lower *L, LStage *s, SchedPrim *sp)
 		pred = stage_subst(pred, s->axes[r].var, v);
 	}
 	IrExpr *tails = axes_guards(s, false, true);   /* the reduction's guard splits */
-	if (tails)
-		pred = pred ? ir_binop(IR_AND, pred, tails) : tails;
+	if (tails)   /* the condition only inside the tails (lower.c: two Ifs) */
+		pred = pred ? ir_select(tails, pred, ir_make_const(tails->type, 0)) : tails;
 	for (int i = 0; i < s->naxes; i++)
 		if (map[i] >= 0 && (i < s->ndims || s->axes[i].red)) {
 			body = stage_subst(body, s->axes[i].var, ir_var(n->axes[map[i]].var));

@@ -175,6 +175,8 @@ stage_identity(ReduceOp op, ScalarType t)
 		if (!type_is_signed(t))
 			return ir_int(ty, type_bits(t) == 64 ? -1 : (int64_t)(((uint64_t)1 << type_bits(t)) - 1));
 		return ir_int(ty, type_bits(t) == 64 ? INT64_MAX : ((int64_t)1 << (type_bits(t) - 1)) - 1);
+	case RED_ARGMAX: case RED_ARGMIN:    /* rewritten by sema (argmax.c) */
+		break;
 	}
 	return NULL;
 }
@@ -192,6 +194,8 @@ stage_combine(ReduceOp op, IrExpr *a, IrExpr *b)
 		return ir_binop(isbool ? IR_OR : IR_MAX, a, b);
 	case RED_MIN:
 		return ir_binop(isbool ? IR_AND : IR_MIN, a, b);
+	case RED_ARGMAX: case RED_ARGMIN:    /* rewritten by sema (argmax.c) */
+		break;
 	}
 	return a;
 }

@@ -365,6 +365,8 @@ lexer_next(Lexer *lx, Token *t)
 		"prod"                  { RED(RED_PROD); }
 		"maximum"               { RED(RED_MAX); }
 		"minimum"               { RED(RED_MIN); }
+		"argmax"                { RED(RED_ARGMAX); }
+		"argmin"                { RED(RED_ARGMIN); }
 		ident                   { t->kind = TK_IDENT; t->str = intern((const char *)tok, (size_t)(lx->cur - tok)); goto done; }
 
 		"("                     { KW(LP); }

@@ -36,6 +36,7 @@ check_program(Program *p)
 		Kernel *k = p->kernels[i];
 		if (!k || !check_once(k))
 			continue;
+		argmax_kernel(k);
 		resolve_kernel(k);
 		shapes_kernel(k);
 		reduce_kernel(k);

@@ -19,7 +19,8 @@
  *    Rule.tensor, RedAxis.index, Expr name refs, EXPR_ACCESS tensors,
  *    EXPR_CALL builtins and SchedPrim.prim_id are filled.
  *
- * The passes run in this order for each kernel: resolve (names), shapes,
+ * The passes run in this order for each kernel: argmax (rewritten into two
+ * reductions), resolve (names), shapes,
  * reduce, scans, stages (order), types; then each schedule template gets
  * the primitives of its knob point (knobs.c) and every schedule is
  * validated.
@@ -47,6 +48,10 @@ bool check_suggest(void);
 /* Calls fn on e and, while fn returns true, on its children (pre-order). */
 typedef bool (*CheckExprFn)(Expr *e, void *ctx);
 void check_walk(Expr *e, CheckExprFn fn, void *ctx);
+
+/* ---- argmax.c: argmax and argmin rewritten as a maximum (minimum) stage
+ * and a minimum over the indices that reach it; before resolve. ---- */
+void argmax_kernel(Kernel *k);
 
 /* ---- resolve.c ------------------------------------------------------
  * Kernel and parameter names, tensor declarations and rules (each stage

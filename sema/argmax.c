@@ -1,0 +1,148 @@
+/* argmax.c: argmax and argmin (tx.5 REDUCTIONS) as two reductions.
+ *
+ *     y[i] = argmax(k < N) x[i, k];
+ *
+ * becomes a stage of the values and a reduction of the indices:
+ *
+ *     y_argmax[i] = maximum(k < N) x[i, k];
+ *     y[i] = minimum(k < N where x[i, k] == y_argmax[i] || x[i, k] != x[i, k]) k;
+ *
+ * so the result is the smallest index of the largest value (ties go to
+ * the first), or the first NaN's index when the row holds a NaN (as
+ * numpy's argmax); both reductions are associative and commutative, so
+ * every schedule, rfactor included, gives the same index.  Over an empty
+ * range it is minimum's identity, the largest i64.  The stage of the
+ * values is an ordinary stage: schedules name it (y_argmax).  Runs on the
+ * parsed kernel, before resolve.
+ */
+#include <string.h>
+
+#include "sema/sema.h"
+
+static Expr *
+clone(Expr *e)
+{
+	if (!e)
+		return NULL;
+	Expr *n = arena_alloc(perm, sizeof *n);
+	*n = *e;
+	switch (e->kind) {
+	case EXPR_ACCESS: case EXPR_CALL: case EXPR_CAST: case EXPR_SELECT:
+		n->call.args = arena_alloc(perm, (size_t)(e->call.nargs + 1) * sizeof *n->call.args);
+		for (int i = 0; i < e->call.nargs; i++)
+			n->call.args[i] = clone(e->call.args[i]);
+		break;
+	case EXPR_UNARY: case EXPR_BINARY:
+		n->bin.a = clone(e->bin.a);
+		n->bin.b = clone(e->bin.b);
+		break;
+	case EXPR_REDUCE:
+		n->reduce.axes = arena_alloc(perm, (size_t)(e->reduce.naxes + 1) * sizeof *n->reduce.axes);
+		for (int i = 0; i < e->reduce.naxes; i++) {
+			n->reduce.axes[i] = e->reduce.axes[i];
+			n->reduce.axes[i].lo = clone(e->reduce.axes[i].lo);
+			n->reduce.axes[i].hi = clone(e->reduce.axes[i].hi);
+		}
+		n->reduce.body = clone(e->reduce.body);
+		n->reduce.where = clone(e->reduce.where);
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+static bool
+name_taken(Kernel *k, const char *n)
+{
+	for (int i = 0; i < k->nparams; i++)
+		if (k->params[i].name == n)
+			return true;
+	for (int i = 0; i < k->nitems; i++)
+		if ((k->items[i].decl && k->items[i].decl->name == n) ||
+		    (k->items[i].rule && k->items[i].rule->name == n))
+			return true;
+	return false;
+}
+
+static Expr *
+binary(Op op, Expr *a, Expr *b)
+{
+	return ast_binary(op, a->loc, a, b);
+}
+
+static void
+rewrite(Kernel *k, Rule *r, int *cap)
+{
+	Expr *v = r->value;
+	bool amax = v->reduce.op == RED_ARGMAX;
+	if (v->reduce.naxes != 1) {
+		diag_error(v->loc, "%s takes one range (the index it gives is along one axis)",
+		    amax ? "argmax" : "argmin");
+		r->value = ast_int(v->loc, 0);
+		return;
+	}
+	for (int i = 0; i < r->naxes; i++)
+		if (!r->axes[i]) {
+			diag_error(v->loc, "%s cannot give the initial value of a scan",
+			    amax ? "argmax" : "argmin");
+			r->value = ast_int(v->loc, 0);
+			return;
+		}
+	/* the stage of the values: NAME_argmax[axes] = maximum(range) body */
+	const char *base = arena_printf(perm, "%s_%s", r->name, amax ? "argmax" : "argmin");
+	const char *name = intern_cstr(base);
+	for (int i = 2; name_taken(k, name); i++)
+		name = intern_cstr(arena_printf(perm, "%s%d", base, i));
+	Rule *m = arena_alloc(perm, sizeof *m);
+	*m = *r;
+	m->name = name;
+	m->tensor = NULL;
+	Expr *mv = clone(v);
+	mv->reduce.op = amax ? RED_MAX : RED_MIN;
+	m->value = mv;
+	/* the indices: minimum(range where (W) && (b == M[axes] || b != b)) k */
+	Expr *at = ast_expr(EXPR_ACCESS, v->loc);
+	at->call.name = name;
+	at->call.name_loc = v->loc;
+	at->call.nargs = r->naxes;
+	at->call.args = arena_alloc(perm, (size_t)(r->naxes + 1) * sizeof *at->call.args);
+	for (int i = 0; i < r->naxes; i++)
+		at->call.args[i] = ast_name(r->axis_locs[i], r->axes[i]);
+	Expr *hit = binary(OP_OR, binary(OP_EQ, clone(v->reduce.body), at),
+	    binary(OP_NE, clone(v->reduce.body), clone(v->reduce.body)));
+	Expr *w = v->reduce.where ? binary(OP_AND, v->reduce.where, hit) : hit;
+	v->reduce.op = RED_MIN;
+	v->reduce.where = w;
+	v->reduce.body = ast_name(v->reduce.axes[0].loc, v->reduce.axes[0].name);
+	/* an integer tensor takes the index in its own type */
+	for (int i = 0; i < k->nitems; i++) {
+		Tensor *t = k->items[i].decl;
+		if (!t || t->name != r->name || !type_is_int(t->elem) || t->elem == TY_I64)
+			continue;
+		Expr *c = ast_expr(EXPR_CAST, v->reduce.body->loc);
+		c->call.cast_to = t->elem;
+		c->call.name = type_name(t->elem);
+		c->call.name_loc = c->loc;
+		c->call.nargs = 1;
+		c->call.args = arena_alloc(perm, 2 * sizeof *c->call.args);
+		c->call.args[0] = v->reduce.body;
+		v->reduce.body = c;
+		break;
+	}
+	KernelItem *it = ARENA_PUSH(perm, k->items, k->nitems, *cap);
+	it->decl = NULL;
+	it->rule = m;
+}
+
+void
+argmax_kernel(Kernel *k)
+{
+	int n = k->nitems, cap = k->nitems;
+	for (int i = 0; i < n; i++) {
+		Rule *r = k->items[i].rule;
+		if (r && r->value && r->value->kind == EXPR_REDUCE &&
+		    (r->value->reduce.op == RED_ARGMAX || r->value->reduce.op == RED_ARGMIN))
+			rewrite(k, r, &cap);
+	}
+}
