@@ -32,6 +32,8 @@ usage(FILE *fp)
 	    "  --top=N              points confirmed at --threads (default 3)\n"
 	    "  --timeout=S          seconds a candidate may take (default 20)\n"
 	    "  --tolerance=X        largest relative difference accepted (default 1e-3)\n"
+	    "  --mpi                under mpirun or srun: rank 0 searches, the other ranks\n"
+	    "                       measure (./configure --with-mpi)\n"
 	    "  --target=cpu         the schedules tuned (cpu: measured on this machine)\n"
 	    "  --cpu=NAME --features=LIST -O0..3 -I DIR   as for txc\n", fp);
 }
@@ -61,7 +63,7 @@ int
 options_parse(Tune *t, int argc, char **argv)
 {
 	enum { O_TRIALS = 256, O_THREADS, O_LOG, O_SEED, O_NAME, O_SAMPLES, O_MINMS, O_TOP,
-		O_TIMEOUT, O_TOL, O_TARGET, O_CPU, O_FEAT, O_MODEL };
+		O_TIMEOUT, O_TOL, O_TARGET, O_CPU, O_FEAT, O_MODEL, O_MPI };
 	static const struct option lo[] = {
 		{ "trials", required_argument, NULL, O_TRIALS },
 		{ "threads", required_argument, NULL, O_THREADS },
@@ -77,6 +79,7 @@ options_parse(Tune *t, int argc, char **argv)
 		{ "cpu", required_argument, NULL, O_CPU },
 		{ "features", required_argument, NULL, O_FEAT },
 		{ "model", required_argument, NULL, O_MODEL },
+		{ "mpi", no_argument, NULL, O_MPI },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -170,6 +173,7 @@ options_parse(Tune *t, int argc, char **argv)
 				return bad("--target=%s: txc tune measures cpu schedules on this machine "
 				    "(the GPU emulator and the VTA simulator check, they do not time)", optarg);
 			break;
+		case O_MPI: t->mpi = true; break;
 		case O_MODEL:
 			if (!strcmp(optarg, "auto"))
 				t->model = MODEL_AUTO;

@@ -157,7 +157,17 @@ typedef struct {
 	int best;                    /* index of the best trial so far (vs the default) */
 	int planned;
 	bool tty;
+	bool mpi;                    /* --mpi: candidates measured on the other ranks */
 } Run;
+
+/* Stops the worker and, under --mpi, the other ranks. */
+static void
+stop_measuring(Run *r, Worker *w)
+{
+	worker_stop(w);
+	if (r->mpi)
+		spread_finish(true);
+}
 
 static void
 record(Run *r, const int *point, const char *phase, int threads, const Meas *m,
@@ -175,6 +185,8 @@ record(Run *r, const int *point, const char *phase, int threads, const Meas *m,
 		rec.knob_names[i] = r->s->knobs[i]->knob;
 		rec.knob_values[i] = knobs_value_text(&r->s->knobs[i]->args[point[i]]);
 	}
+	if (m && m->cpu[0])
+		rec.cpu = arena_strdup(perm, m->cpu);   /* --mpi: the rank that measured */
 	if (illegal)
 		rec.error = arena_printf(perm, "illegal: %s", illegal);
 	else if (m->status != MEAS_OK)
@@ -283,7 +295,7 @@ warm_start(Run *r, Search *x)
 }
 
 static int
-tune(Tune *t)
+tune(Tune *t, int mpi_rank)
 {
 	uint32_t file = source_load(t->input);
 	if (!file)
@@ -315,7 +327,7 @@ tune(Tune *t)
 		return 1;
 	}
 
-	Run r = { .t = t, .s = s, .k = k, .sp = space_of(s), .best = 0 };
+	Run r = { .t = t, .s = s, .k = k, .sp = space_of(s), .best = 0, .mpi = t->mpi };
 	WorkerConfig *wc = arena_alloc(perm, sizeof *wc);
 	wc->prog = prog;
 	wc->k = k;
@@ -392,6 +404,18 @@ tune(Tune *t)
 		}
 	}
 	r.tty = isatty(2);
+	if (t->mpi && mpi_rank > 0) {
+		/* a measuring rank: serve rank 0 until it is done */
+		if (r.log)
+			fclose(r.log);
+		Worker *w = worker_start(wc);
+		if (!w)
+			return 1;
+		spread_serve(w);
+		worker_stop(w);
+		spread_finish(false);
+		return 0;
+	}
 
 	/* the candidates: a sweep of a small space, else distinct random points */
 	uint64_t rng = t->seed * 0x9e3779b97f4a7c15ULL + 1;
@@ -430,7 +454,7 @@ tune(Tune *t)
 		if (!model && t->model == MODEL_XGBOOST) {
 			diag_error(loc_none, "--model=xgboost: cannot load XGBoost (%s); install "
 			    "libxgboost-dev, or tune with --model=none", why);
-			worker_stop(w);
+			stop_measuring(&r, w);
 			return 1;
 		}
 	}
@@ -439,11 +463,11 @@ tune(Tune *t)
 		    "every batch; simulated annealing over its scores" : t->model == MODEL_NONE ?
 		    "none (--model=none): random points" : arena_printf(perm, "none, XGBoost is not "
 		    "available (%s; Debian's libxgboost-dev has it): random points", why));
-	int batch = t->trials / 8 < 4 ? 4 : t->trials / 8 > 16 ? 16 : t->trials / 8;
-	Search *x = search_new(prog, k, s, &r.sp, wc, model, t->seed, (int)batch);
+	int sbatch = t->trials / 8 < 4 ? 4 : t->trials / 8 > 16 ? 16 : t->trials / 8;
+	Search *x = search_new(prog, k, s, &r.sp, wc, model, t->seed, sbatch);
 	int nprior = model ? warm_start(&r, x) : 0;
 	if (nprior < 0) {
-		worker_stop(w);
+		stop_measuring(&r, w);
 		return 1;
 	}
 	if (nprior > 0)
@@ -454,65 +478,90 @@ tune(Tune *t)
 	double inc_vs = 1;
 	char msg[200];
 	int attempts = 0, max_attempts = 20 * r.planned + 100;
-	for (uint64_t n = 0; r.ntrials < r.planned && attempts < max_attempts; n++) {
-		attempts++;
-		if (nidx) {
-			if (n >= nidx)
+	/* Candidates go in batches, one per measuring rank (--mpi), else one at
+	 * a time; each is measured against the incumbent at the batch's start.
+	 * Illegal points are recorded as they are found. */
+	int width = r.mpi ? spread_width() : 1;
+	int (*batch)[TUNE_MAX_KNOBS] = arena_alloc(perm, (size_t)width * sizeof *batch);
+	Meas *ms = arena_alloc(perm, (size_t)width * sizeof *ms);
+	uint64_t n = 0;
+	bool done = false;
+	while (!done && r.ntrials < r.planned && attempts < max_attempts) {
+		int nb = 0;
+		bool first = n == 0;
+		while (nb < (first ? 1 : width) && r.ntrials + nb < r.planned &&
+		    attempts < max_attempts) {
+			attempts++;
+			if (nidx) {
+				if (n >= nidx) {
+					done = true;
+					break;
+				}
+				space_point(&r.sp, order[n], point);
+			} else if (n == 0) {
+				memset(point, 0, sizeof point);
+			} else if (!search_next(x, point)) {   /* a point not tried yet (search.c) */
+				done = true;   /* the space is exhausted */
 				break;
-			space_point(&r.sp, order[n], point);
-		} else if (n == 0) {
-			memset(point, 0, sizeof point);
-		} else {
-			/* a point not tried yet (search.c) */
-			if (!search_next(x, point))
-				break;   /* the space is exhausted */
+			}
+			n++;
+			search_seen(x, point);
+			if (!legal(prog, k, s, wc, point, msg, sizeof msg)) {
+				if (first) {
+					diag_error(s->loc, "the default point of the template does not "
+					    "compile: %s", msg);
+					stop_measuring(&r, w);
+					return 1;
+				}
+				r.nillegal++;
+				if (nidx)
+					r.planned--;
+				record(&r, point, "search", 1, NULL, 0, msg);
+				continue;
+			}
+			memcpy(batch[nb++], point, sizeof point);
 		}
-		search_seen(x, point);
-		if (!legal(prog, k, s, wc, point, msg, sizeof msg)) {
-			if (n == 0) {
-				diag_error(s->loc, "the default point of the template does not compile: %s",
-				    msg);
-				worker_stop(w);
+		if (nb == 0)
+			continue;
+		if (r.mpi && !first)
+			spread_measure(batch, nb, inc, 1, t->timeout, ms);
+		else
+			for (int i = 0; i < nb; i++)
+				worker_measure(w, batch[i], first ? batch[i] : inc, 1, t->timeout, &ms[i]);
+		double batch_inc_vs = inc_vs;
+		for (int i = 0; i < nb; i++) {
+			Meas *m = &ms[i];
+			Trial *tr = ARENA_PUSH(perm, r.trials, r.ntrials, r.cap);
+			memset(tr, 0, sizeof *tr);
+			memcpy(tr->point, batch[i], sizeof tr->point);
+			tr->status = m->status;
+			if (first && m->status != MEAS_OK) {
+				diag_error(s->loc, "the default point of the template fails: %s", m->msg);
+				stop_measuring(&r, w);
 				return 1;
 			}
-			r.nillegal++;
-			if (nidx)
-				r.planned--;
-			record(&r, point, "search", 1, NULL, 0, msg);
-			continue;
-		}
-		Meas m;
-		worker_measure(w, point, n == 0 ? point : inc, 1, t->timeout, &m);
-		Trial *tr = ARENA_PUSH(perm, r.trials, r.ntrials, r.cap);
-		memset(tr, 0, sizeof *tr);
-		memcpy(tr->point, point, sizeof tr->point);
-		tr->status = m.status;
-		if (n == 0 && m.status != MEAS_OK) {
-			diag_error(s->loc, "the default point of the template fails: %s", m.msg);
-			worker_stop(w);
-			return 1;
-		}
-		if (m.status == MEAS_OK) {
-			tr->time_ms = m.time_ms;
-			tr->vs_default = n == 0 ? 1 : m.ratio * inc_vs;
-			tr->spread = m.spread;
-			if (n > 0 && m.ratio + m.spread < 1) {
-				memcpy(inc, point, sizeof inc);
-				inc_vs = tr->vs_default;
+			if (m->status == MEAS_OK) {
+				tr->time_ms = m->time_ms;
+				tr->vs_default = first ? 1 : m->ratio * batch_inc_vs;
+				tr->spread = m->spread;
+				if (!first && m->ratio + m->spread < 1 && tr->vs_default < inc_vs) {
+					memcpy(inc, batch[i], sizeof inc);
+					inc_vs = tr->vs_default;
+				}
+				if (tr->vs_default < r.trials[r.best].vs_default)
+					r.best = r.ntrials - 1;
+			} else {
+				r.nfailed++;
+				if (m->status == MEAS_MISMATCH)
+					fprintf(stderr, "%stxc tune: %s %s: a wrong result (a compiler bug; "
+					    "please report it)\n", r.tty ? "\n" : "", k->name,
+					    space_describe(&r.sp, batch[i], true));
 			}
-			if (tr->vs_default < r.trials[r.best].vs_default)
-				r.best = r.ntrials - 1;
-		} else {
-			r.nfailed++;
-			if (m.status == MEAS_MISMATCH)
-				fprintf(stderr, "%stxc tune: %s %s: a wrong result (a compiler bug; please "
-				    "report it)\n", r.tty ? "\n" : "", k->name,
-				    space_describe(&r.sp, point, true));
+			search_result(x, batch[i], m->status == MEAS_OK ? 1 / tr->vs_default : 0);
+			record(&r, batch[i], "search", 1, m, tr->vs_default, NULL);
+			if (r.tty || r.ntrials % (r.planned / 10 + 1) == 0)
+				progress(&r, false);
 		}
-		search_result(x, point, m.status == MEAS_OK ? 1 / tr->vs_default : 0);
-		record(&r, point, "search", 1, &m, tr->vs_default, NULL);
-		if (r.tty || r.ntrials % (r.planned / 10 + 1) == 0)
-			progress(&r, false);
 	}
 	if (r.ntrials > 0)
 		progress(&r, true);
@@ -543,7 +592,7 @@ tune(Tune *t)
 		if (m.ratio + m.spread < 1 && (winner == &r.trials[0] || m.ratio < winner->confirm))
 			winner = tr;
 	}
-	worker_stop(w);
+	stop_measuring(&r, w);
 	if (winner == &r.trials[0]) {
 		/* the default point at --threads, for the record and -o */
 		winner->confirm = 1;
@@ -595,7 +644,21 @@ tune_main(int argc, char **argv)
 	int rc = options_parse(&t, argc, argv);
 	if (rc >= 0)
 		return rc;
-	rc = tune(&t);
+	int rank = 0, size = 1;
+	if (t.mpi) {
+		char why[200];
+		if (!spread_init(&rank, &size, why, sizeof why)) {
+			fprintf(stderr, "txc tune: --mpi: %s\n", why);
+			return 1;
+		}
+		if (size < 2) {
+			fprintf(stderr, "txc tune: --mpi needs 2 ranks or more (mpirun -n 3 txc tune "
+			    "--mpi ...): rank 0 searches, the others measure\n");
+			spread_finish(false);
+			return 1;
+		}
+	}
+	rc = tune(&t, rank);
 	diag_flush();
 	if (rc)
 		output_abort_all();

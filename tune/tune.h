@@ -77,6 +77,7 @@ typedef struct {
 	double error;        /* largest relative difference from the reference */
 	int samples;
 	char msg[200];
+	char cpu[64];        /* --mpi: the CPU of the rank that measured (else empty) */
 } Meas;
 
 typedef struct Worker Worker;
@@ -155,6 +156,18 @@ int search_fits(Search *x);
  * not lower. */
 bool search_features(Search *x, const int *point, float *out);
 
+/* ---- spread.c: --mpi, measurements spread over MPI ranks ----------------
+ * spread_init: false (and why) when txc was built without MPI.  Ranks > 0
+ * serve (spread_serve: measure with their worker what rank 0 sends, until
+ * it stops them); rank 0 measures n points at once on up to
+ * spread_width() ranks. */
+bool spread_init(int *rank, int *size, char *why, size_t cap);
+void spread_serve(Worker *w);
+void spread_measure(int (*pts)[TUNE_MAX_KNOBS], int n, const int *inc, int threads,
+    double timeout, Meas *out);
+int spread_width(void);
+void spread_finish(bool root);
+
 /* ---- options.c: txc tune's command line -------------------------------- */
 enum { MODEL_AUTO, MODEL_XGBOOST, MODEL_NONE };
 
@@ -165,6 +178,7 @@ typedef struct {
 	unsigned seed;
 	double timeout, tolerance, min_sample_ms;
 	int model;                   /* MODEL_AUTO, MODEL_XGBOOST, MODEL_NONE */
+	bool mpi;                    /* --mpi (spread.c) */
 	Options drv;                 /* for imports (-I) */
 	LlvmOptions llvm;
 } Tune;
