@@ -265,6 +265,28 @@ bind_axis(Tz *t, int ax, int l)
 	return true;
 }
 
+/* The first min or max in e (a clamp), or NULL. */
+typedef struct {
+	IrVisitor v;
+	IrExpr *found;
+} Clamp;
+
+static void
+clamp_minmax(IrVisitor *v, IrExpr *e)
+{
+	Clamp *c = (Clamp *)v;
+	if (!c->found)
+		c->found = e;
+}
+
+static IrExpr *
+clamped(IrExpr *e)
+{
+	Clamp c = { .v = {.expr = {[IR_MIN] = clamp_minmax, [IR_MAX] = clamp_minmax}} };
+	ir_visit_expr(&c.v, e);
+	return c.found;
+}
+
 /* Matches one access of the intrinsic (ia, an AST access) with an access
  * of the nest; appends the tile's first element and the strides. */
 static bool
@@ -281,7 +303,18 @@ match_access(Tz *t, Expr *ia, Buffer *b, IrExpr **idx, int nidx)
 	for (int l = 0; l < t->n; l++) {
 		st[l] = loop_stride(t, b, idx, nidx, l);
 		if (!st[l]) {
-			fail(t, arena_printf(ir_arena, "an index of '%s' is not affine in loop '%s'",
+			/* a round_up tail clamps the reads past the end (min(ko*4 + ki,
+			 * K - 1)): say so, and what works (a packed copy of whole blocks) */
+			IrExpr *clamp = NULL;
+			for (int d = 0; d < nidx && !clamp; d++)
+				clamp = clamped(idx[d]);
+			fail(t, clamp ? arena_printf(ir_arena, "an index of '%s' is not affine in "
+			    "loop '%s': '%s' clamps it (as a tail=round_up split does where it "
+			    "reads past the end); "
+			    "pack '%s' with cache_read at the tile's loop, whose copy holds whole "
+			    "blocks (txc-schedule(7) tensorize)", b->name, t->var[l]->name,
+			    ir_expr_str(clamp), b->name) :
+			    arena_printf(ir_arena, "an index of '%s' is not affine in loop '%s'",
 			    b->name, t->var[l]->name));
 			return false;
 		}
