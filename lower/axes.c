@@ -82,7 +82,10 @@ ext_of(LStage *s, int a)
 			    ir_i64c(r->factor));
 		int64_t c;
 		if (x->ext && ir_is_const(p, &c))
-			x->ext = ir_i64c(r->tail == TAIL_EXACT ? c / r->factor : (c + r->factor - 1) / r->factor);
+			/* ceil(c / factor) without c + factor - 1, which passes
+			 * INT64_MAX for a size fixed near it (-D N=...) */
+			x->ext = ir_i64c(r->tail == TAIL_EXACT ? c / r->factor : c >= 0 ?
+			    c / r->factor + (c % r->factor != 0) : (c + r->factor - 1) / r->factor);
 	}
 	return x->ext;
 }

@@ -63,6 +63,35 @@ same(IrExpr *a, IrExpr *b)
 	return same(a->a, b->a) && same(a->b, b->b) && same(a->c, b->c);
 }
 
+/* Coefficients and constants past 64 bits (a size fixed with -D
+ * N=4000000000 in N*N): the question is given up, not answered wrongly.
+ * ovf is set by the checked operations below and read by the entry
+ * points (lin_normalize gives its expression back unchanged,
+ * lin_prove_le proves nothing, lin_interval bounds nothing). */
+static bool ovf;
+
+static int64_t
+ck_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r)) {
+		ovf = true;
+		return 0;
+	}
+	return r;
+}
+
+static int64_t
+ck_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_mul_overflow(a, b, &r)) {
+		ovf = true;
+		return 0;
+	}
+	return r;
+}
+
 static void
 add_term(Lin *l, IrExpr *atom, int64_t c)
 {
@@ -70,7 +99,7 @@ add_term(Lin *l, IrExpr *atom, int64_t c)
 		return;
 	for (int i = 0; i < l->n; i++)
 		if (same(l->t[i].atom, atom)) {
-			l->t[i].c += c;
+			l->t[i].c = ck_add(l->t[i].c, c);
 			if (l->t[i].c == 0) {
 				memmove(&l->t[i], &l->t[i + 1], (l->n - i - 1) * sizeof *l->t);
 				l->n--;
@@ -94,9 +123,9 @@ lin_copy(const Lin *l)
 static void
 lin_addto(Lin *to, const Lin *l, int64_t scale)
 {
-	to->k += l->k * scale;
+	to->k = ck_add(to->k, ck_mul(l->k, scale));
 	for (int i = 0; i < l->n; i++)
-		add_term(to, l->t[i].atom, l->t[i].c * scale);
+		add_term(to, l->t[i].atom, ck_mul(l->t[i].c, scale));
 }
 
 /* ---- trees --------------------------------------------------------- */
@@ -176,7 +205,7 @@ div_tree(Tree *t, int64_t d)
 	}
 	int64_t q = fold_floordiv(t->lin.k, d);
 	r->lin.k = q;
-	rest.k = t->lin.k - q * d;
+	rest.k = ck_add(t->lin.k, ck_mul(q, -d));
 	if (rest.n == 0) {
 		r->lin.k += fold_floordiv(rest.k, d);
 		return r;
@@ -213,18 +242,19 @@ fold_divmod(Lin *l)
 {
 	for (int i = 0; i < l->n; i++) {
 		IrExpr *m = l->t[i].atom;
-		int64_t d, d2, k = l->t[i].c;
-		if (m->kind != IR_MOD || !ir_is_const(m->b, &d) || d <= 0)
+		int64_t d, d2, kd, k = l->t[i].c;
+		if (m->kind != IR_MOD || !ir_is_const(m->b, &d) || d <= 0 ||
+		    __builtin_mul_overflow(k, d, &kd) || kd == INT64_MIN || k == INT64_MIN)
 			continue;
 		for (int j = 0; j < l->n; j++) {
 			IrExpr *q = l->t[j].atom;
 			if (q->kind != IR_DIV || !ir_is_const(q->b, &d2) || d2 != d ||
-			    l->t[j].c != k * d || !same(q->a, m->a))
+			    l->t[j].c != kd || !same(q->a, m->a))
 				continue;
 			Tree *x = tree_of(m->a);
 			if (x->kind)
 				break;
-			add_term(l, q, -k * d);
+			add_term(l, q, -kd);
 			add_term(l, m, -k);
 			lin_addto(l, &x->lin, k);
 			i = -1;     /* the terms moved: start again */
@@ -396,7 +426,12 @@ lin_normalize(IrExpr *e)
 {
 	if (!is_i64(e))
 		return e;
+	bool was = ovf;
+	ovf = false;
 	IrExpr *r = tree_expr(tree(e));
+	if (ovf)
+		r = e;     /* past 64 bits: as it was */
+	ovf = was;
 	if (e->loc.file && r != e && r->loc.file == 0 && r->kind != IR_INT && r->kind != IR_VAR)
 		r->loc = e->loc;
 	return r;
@@ -618,14 +653,16 @@ lin_prove_le(IrExpr *a, IrExpr *b, VarRange *r)
 {
 	if (!is_i64(a) || !is_i64(b))
 		return false;
-	bool was = distribute;
+	bool was = distribute, ovf_was = ovf;
+	ovf = false;
 	distribute = true;
 	budget = 200;
 	Tree *d = combine(tree_of(b), tree_of(a), -1);
 	steps = 0;
 	exhausted = false;
-	bool ok = prove_nonneg(d, r, PROVE_DEPTH);
+	bool ok = prove_nonneg(d, r, PROVE_DEPTH) && !ovf;
 	distribute = was;
+	ovf = ovf_was;
 	if (!ok && exhausted)
 		gave_up = true;
 	return ok;
@@ -982,6 +1019,8 @@ lin_interval(IrExpr *e, VarRange *r, Fact *f, IrExpr **lo, IrExpr **hi)
 		*lo = *hi = NULL;
 		return false;
 	}
+	bool ovf_was = ovf;
+	ovf = false;
 	interval_raw(e, r, &l, &h);
 	l = l ? lin_normalize(l) : NULL;
 	h = h ? lin_normalize(h) : NULL;
@@ -1009,6 +1048,9 @@ lin_interval(IrExpr *e, VarRange *r, Fact *f, IrExpr **lo, IrExpr **hi)
 				h = h ? lin_min(h, lin_normalize(ch), r) : lin_normalize(ch);
 		}
 	}
+	if (ovf)
+		l = h = NULL;     /* past 64 bits: no bounds */
+	ovf = ovf_was;
 	*lo = l;
 	*hi = h;
 	return l && h;
