@@ -340,6 +340,47 @@ random_value(ScalarType t)
 	return floor(rnd() * 16);
 }
 
+/* Allocates a, a tensor of f's shaped by sizes, and fills it (inputs at
+ * random, outputs with -77); false after an error (exit 1): a shape that
+ * cannot be worked out, an element or byte count past 64 bits (-D
+ * N=4294967296 on f32[N, N] wrapped to 0 and crashed), or no memory for
+ * it (a user's size, not an internal failure). */
+static bool
+arg_alloc(IrFunc *f, const int64_t *sizes, Buffer *buf, Arg *a)
+{
+	int64_t e, n = 1;
+	for (int d = 0; d < buf->ndims; d++) {
+		if (!benchops_eval(f, sizes, buf->extent[d], &e) || e < 0) {
+			diag_error(loc_none, "cannot work out the shape of '%s' (an extent "
+			    "negative, or past 64 bits)", buf->name);
+			return false;
+		}
+		if (__builtin_mul_overflow(n, e, &n)) {
+			diag_error(loc_none, "the sizes give '%s' more elements than 64 bits "
+			    "count", buf->name);
+			return false;
+		}
+	}
+	a->buf = buf;
+	a->elems = (size_t)n;
+	a->esize = type_bits(buf->elem) <= 8 ? 1 : (size_t)type_bits(buf->elem) / 8;
+	size_t bytes;
+	if (__builtin_mul_overflow(a->elems, a->esize, &bytes)) {
+		diag_error(loc_none, "the sizes give '%s' more bytes than 64 bits count",
+		    buf->name);
+		return false;
+	}
+	a->data = txrt_alloc(bytes);
+	if (!a->data) {
+		diag_error(loc_none, "out of memory for tensor '%s' (%zu bytes)", buf->name,
+		    bytes);
+		return false;
+	}
+	for (size_t j = 0; j < a->elems; j++)
+		put(a->data, j, buf->elem, buf->is_input ? random_value(buf->elem) : -77);
+	return true;
+}
+
 static double
 now(void)
 {
@@ -649,23 +690,10 @@ bench(Bench *b)
 	args = arena_alloc(perm, (ref.f->nargs + 1) * sizeof *args);
 	rng_state = b->seed;
 	for (int i = 0; i < ref.f->nargs; i++) {
-		Buffer *buf = ref.f->args[i];
-		int64_t e, n = 1;
-		for (int d = 0; d < buf->ndims; d++) {
-			if (!benchops_eval(ref.f, sizes, buf->extent[d], &e) || e < 0) {
-				diag_error(loc_none, "cannot work out the shape of '%s'", buf->name);
-				return 1;
-			}
-			n *= e;
+		if (!arg_alloc(ref.f, sizes, ref.f->args[i], &args[i])) {
+			llvm_jit_free(ref.jit);
+			return 1;
 		}
-		args[i].buf = buf;
-		args[i].elems = (size_t)n;
-		args[i].esize = type_bits(buf->elem) <= 8 ? 1 : (size_t)type_bits(buf->elem) / 8;
-		args[i].data = txrt_alloc(args[i].elems * args[i].esize);
-		if (!args[i].data)
-			diag_fatal("out of memory for tensor '%s'", buf->name);
-		for (size_t j = 0; j < args[i].elems; j++)
-			put(args[i].data, j, buf->elem, buf->is_input ? random_value(buf->elem) : -77);
 	}
 	if (b->threads > 0)
 		txrt_set_num_threads(b->threads);
@@ -803,23 +831,8 @@ bench_data_new(Kernel *k, IrFunc *ref, const int64_t *params, unsigned seed)
 	d->args = arena_alloc(perm, (ref->nargs + 1) * sizeof *d->args);
 	rng_state = seed;
 	for (int i = 0; i < ref->nargs; i++) {
-		Buffer *buf = ref->args[i];
-		int64_t e, n = 1;
-		for (int j = 0; j < buf->ndims; j++) {
-			if (!benchops_eval(ref, params, buf->extent[j], &e) || e < 0) {
-				diag_error(loc_none, "cannot work out the shape of '%s'", buf->name);
-				return NULL;
-			}
-			n *= e;
-		}
-		d->args[i].buf = buf;
-		d->args[i].elems = (size_t)n;
-		d->args[i].esize = type_bits(buf->elem) <= 8 ? 1 : (size_t)type_bits(buf->elem) / 8;
-		d->args[i].data = txrt_alloc(d->args[i].elems * d->args[i].esize);
-		if (!d->args[i].data)
-			diag_fatal("out of memory for tensor '%s'", buf->name);
-		for (size_t j = 0; j < d->args[i].elems; j++)
-			put(d->args[i].data, j, buf->elem, buf->is_input ? random_value(buf->elem) : -77);
+		if (!arg_alloc(ref, params, ref->args[i], &d->args[i]))
+			return NULL;
 	}
 	return d;
 }

@@ -45,9 +45,10 @@ benchops_eval(IrFunc *f, const int64_t *params, IrExpr *e, int64_t *out)
 	if (!benchops_eval(f, params, e->a, &a) || !benchops_eval(f, params, e->b, &c))
 		return false;
 	switch (e->kind) {
-	case IR_ADD: *out = a + c; return true;
-	case IR_SUB: *out = a - c; return true;
-	case IR_MUL: *out = a * c; return true;
+	/* past 64 bits (txc bench -D N=4294967296 on f32[N, N]): no value */
+	case IR_ADD: return !__builtin_add_overflow(a, c, out);
+	case IR_SUB: return !__builtin_sub_overflow(a, c, out);
+	case IR_MUL: return !__builtin_mul_overflow(a, c, out);
 	case IR_DIV: *out = floordiv(a, c); return true;
 	case IR_MOD: *out = c ? a - floordiv(a, c) * c : 0; return true;
 	case IR_MIN: *out = a < c ? a : c; return true;

@@ -146,4 +146,18 @@ for k in 0 7; do
 	grep -q '^  default ' out.txt || fail "no row for the non-finite kernel (K=$k)"
 	! grep -q MISMATCH out.txt || fail "equal non-finite outputs reported as a mismatch (K=$k)"
 done
+# sizes whose element count is past 64 bits: an error naming the tensor
+# (exit 1), not a count wrapped to 0 and a crash
+cat >copy.tx <<'TX'
+kernel cp(N) {
+  in  x: f32[N, N];
+  out y: f32[N, N];
+  y[i, j] = x[i, j];
+}
+TX
+"$TXC" bench copy.tx -D N=4294967296 --runs=1 >out.txt 2>err.txt
+rc=$?
+[ $rc -eq 1 ] || fail "txc bench -D N=4294967296 exited $rc, not 1"
+grep -q "the sizes give 'x' more elements than 64 bits count" err.txt ||
+	fail "no message for the element count past 64 bits"
 exit 0
