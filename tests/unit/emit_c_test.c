@@ -336,7 +336,7 @@ static const char driver[] =
 "\t\tEXPECT(red_dlpack(3, 4, &tA, &tO) == 0);\n"
 "\t\tEXPECT(out[2] == 86.0f);\n"
 "\t\tEXPECT(red_dlpack(3, 5, &tA, &tO) == 5);\n"
-"\t\tEXPECT(strcmp(red_last_error(), \"red: DLTensor 'A' has the wrong shape\") == 0);\n"
+"\t\tEXPECT(strcmp(red_last_error(), \"red: DLTensor 'A' has the wrong shape [3, 4], want [3, 5]\") == 0);\n"
 "\t\ttA.strides = bad_st;\n"
 "\t\tEXPECT(red_dlpack(3, 4, &tA, &tO) == 5);\n"
 "\t\tEXPECT(strcmp(red_last_error(), \"red: DLTensor 'A' is not compact row-major\") == 0);\n"
