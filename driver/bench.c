@@ -86,35 +86,7 @@ usage(FILE *fp)
 static int
 bad(const char *fmt, const char *arg)
 {
-	fputs("txc bench: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (see 'txc bench --help')\n", stderr);
-	return 1;
-}
-
-/* An integer option's value, lo <= v <= hi; false if s is not one. */
-static bool
-int_arg(const char *s, long long lo, long long hi, long long *v)
-{
-	char *end;
-	errno = 0;
-	long long x = strtoll(s, &end, 0);
-	if (errno || end == s || *end || x < lo || x > hi)
-		return false;
-	*v = x;
-	return true;
-}
-
-static bool
-split_list(Bench *b, const char *s)
-{
-	static int cap;
-	char *copy = arena_strdup(perm, s);
-
-	for (char *t = strtok(copy, ","); t; t = strtok(NULL, ","))
-		*ARENA_PUSH(perm, b->scheds, b->nscheds, cap) =
-		    !strcmp(t, "default") ? NULL : intern_cstr(t);
-	return b->nscheds > 0;
+	return cmdline_bad("bench", fmt, arg);
 }
 
 static int
@@ -140,7 +112,7 @@ parse(Bench *b, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static int capd, capv, capi, caps;
-	int c, n;
+	int c, n, rc;
 
 	b->warmup = 2;
 	b->seed = 1;
@@ -153,19 +125,19 @@ parse(Bench *b, int argc, char **argv)
 		long long iv;
 		switch (c) {
 		case 'D': {
-			const char *eq = strchr(optarg, '=');
+			const char *name;
 			double v;
-			if (!eq || eq == optarg || (v = strtod(eq + 1, &end), *end || end == eq + 1))
+			if (!cmdline_define(optarg, false, &name, &v))
 				return bad("bad -D '%s': expected NAME=VALUE", optarg);
 			n = b->ndefs;
-			*ARENA_PUSH(perm, b->names, b->ndefs, capd) = intern(optarg, (size_t)(eq - optarg));
+			*ARENA_PUSH(perm, b->names, b->ndefs, capd) = name;
 			*ARENA_PUSH(perm, b->values, n, capv) = v;
 			break;
 		}
 		case 'k': b->kernel = intern_cstr(optarg); break;
 		case 'K':
-			if (!knobs_request_arg(optarg))
-				return bad("bad -K '%s': expected NAME=VALUE (a knob and one of its values)", optarg);
+			if ((rc = cmdline_knob("bench", optarg)) >= 0)
+				return rc;
 			break;
 		case 's': *ARENA_PUSH(perm, b->scheds, b->nscheds, caps) = intern_cstr(optarg); break;
 		case 'I': *ARENA_PUSH(perm, b->drv.incdirs, b->drv.nincdirs, capi) = optarg; break;
@@ -175,28 +147,28 @@ parse(Bench *b, int argc, char **argv)
 			b->llvm.opt_level = optarg[0] - '0';
 			break;
 		case O_SCHEDS:
-			if (!split_list(b, optarg))
+			if (!cmdline_schedules(optarg, &b->scheds, &b->nscheds, &caps))
 				return bad("%s", "--schedules needs a list of names");
 			break;
 		case O_RUNS:
-			if (!int_arg(optarg, 1, 1000000, &iv))
+			if (!cmdline_int(optarg, 1, 1000000, &iv))
 				return bad("bad --runs '%s': expected a positive integer", optarg);
 			b->runs = (int)iv;
 			break;
 		case O_WARMUP:
-			if (!int_arg(optarg, 0, 1000000, &iv))
+			if (!cmdline_int(optarg, 0, 1000000, &iv))
 				return bad("bad --warmup '%s': expected a non-negative integer", optarg);
 			b->warmup = (int)iv;
 			break;
 		case O_BEST: b->best = true; break;
 		case O_COUNT: b->count_only = true; break;
 		case O_THREADS:
-			if (!int_arg(optarg, 1, 4096, &iv))
+			if (!cmdline_int(optarg, 1, 4096, &iv))
 				return bad("bad --threads '%s': expected a positive integer", optarg);
 			b->threads = (int)iv;
 			break;
 		case O_SEED:
-			if (!int_arg(optarg, 0, UINT_MAX, &iv))
+			if (!cmdline_int(optarg, 0, UINT_MAX, &iv))
 				return bad("bad --seed '%s': expected a non-negative integer", optarg);
 			b->seed = (unsigned)iv;
 			break;
@@ -220,20 +192,11 @@ parse(Bench *b, int argc, char **argv)
 			b->cuda_arch = optarg;
 			break;
 		case 'h': usage(stdout); return 0;
-		case ':':
-			return bad("option '%s' needs an argument", argv[optind - 1]);
-		default:
-			if (optopt && optopt < 256) {
-				char o[3] = { '-', (char)optopt, 0 };
-				return bad("unknown option '%s'", o);
-			}
-			return bad("unknown option '%s'", argv[optind - 1]);
+		default: return cmdline_getopt_error("bench", c, argv);
 		}
 	}
-	if (optind == argc)
-		return bad("%s", "no input file");
-	if (optind != argc - 1)
-		return bad("more than one input file ('%s')", argv[optind + 1]);
+	if ((rc = cmdline_input("bench", argc, argv, true)) >= 0)
+		return rc;
 	b->input = argv[optind];
 	if (b->nscheds == 0)
 		*ARENA_PUSH(perm, b->scheds, b->nscheds, caps) = NULL;
@@ -650,15 +613,8 @@ bench(Bench *b)
 		    b->names, v, b->ndefs))
 			return 1;
 	}
-	for (int i = 0; i < prog->nkernels && !k; i++)
-		if (b->kernel ? prog->kernels[i]->name == b->kernel :
-		    prog->kernels[i]->loc.file == prog->file)
-			k = prog->kernels[i];
-	if (!k) {
-		diag_error(loc_none, b->kernel ? "no kernel named '%s' in '%s'" : "%s'%s' has no kernel",
-		    b->kernel ? b->kernel : "", b->input);
+	if (!(k = cmdline_kernel(prog, b->kernel, b->input)))
 		return 1;
-	}
 	sizes = arena_alloc(perm, (k->nparams + 1) * sizeof *sizes);
 	slots = arena_alloc(perm, (k->nparams + 1) * sizeof *slots);
 	for (int i = 0; i < k->nparams; i++) {

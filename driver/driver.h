@@ -101,6 +101,32 @@ void bench_run_free(BenchRun *r);
  * the exit status.  argv[0] is "viz". */
 int viz_main(int argc, char **argv);
 
+/* cmdline.c: what the command lines of txc bench, txc viz and txc tune
+ * share.  cmd is the subcommand ("bench"): messages read "txc bench: ...
+ * (see 'txc bench --help')".  The int-returning ones return 1 after the
+ * message (the exit status) and -1 when all is well. */
+int cmdline_bad(const char *cmd, const char *fmt, const char *arg);
+/* An integer option's value (strtoll base 0), lo <= v <= hi; false if s is
+ * not one. */
+bool cmdline_int(const char *s, long long lo, long long hi, long long *v);
+/* A number lo <= v <= hi (strtod); false if s is not one. */
+bool cmdline_num(const char *s, double lo, double hi, double *v);
+/* -D NAME=VALUE: the interned name and the value, a number (bench, viz) or,
+ * with integer, an integer within +-9e15 (tune); false if arg is not one. */
+bool cmdline_define(const char *arg, bool integer, const char **name, double *v);
+/* -K NAME=VALUE: a knob's value, recorded for sema's knobs_check_requests. */
+int cmdline_knob(const char *cmd, const char *arg);
+/* --schedules=A,B,...: appended to *scheds ("default": NULL, the unnamed
+ * schedule); false if there is none at all. */
+bool cmdline_schedules(const char *s, const char ***scheds, int *n, int *cap);
+/* getopt_long's ':' (a missing argument) and '?' (an unknown option). */
+int cmdline_getopt_error(const char *cmd, int c, char **argv);
+/* The input file(s) after the options (argv[optind]); only_one: exactly one. */
+int cmdline_input(const char *cmd, int argc, char **argv, bool only_one);
+/* The kernel named name, or the input file's first (name NULL); NULL after
+ * a diagnostic. */
+Kernel *cmdline_kernel(Program *prog, const char *name, const char *input);
+
 /* benchops.c: the operation count txc bench divides by the time (txc.1,
  * "How GFLOP/s is counted"): the kernel k at sizes `params` (kernel
  * order), f its unscheduled lowering; -1 when some extent is unknown.

@@ -60,22 +60,7 @@ usage(FILE *fp)
 static int
 bad(const char *fmt, const char *arg)
 {
-	fputs("txc viz: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (see 'txc viz --help')\n", stderr);
-	return 1;
-}
-
-static bool
-int_arg(const char *s, long long lo, long long hi, long long *v)
-{
-	char *end;
-	errno = 0;
-	long long x = strtoll(s, &end, 0);
-	if (errno || end == s || *end || x < lo || x > hi)
-		return false;
-	*v = x;
-	return true;
+	return cmdline_bad("viz", fmt, arg);
 }
 
 static int
@@ -95,7 +80,7 @@ parse(Viz *z, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static int capd, capv, capi, caps;
-	int c, n;
+	int c, n, rc;
 	long long iv;
 
 	z->target = "cpu";
@@ -106,13 +91,12 @@ parse(Viz *z, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":D:k:s:I:o:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'D': {
-			const char *eq = strchr(optarg, '=');
-			char *end;
+			const char *name;
 			double v;
-			if (!eq || eq == optarg || (v = strtod(eq + 1, &end), *end || end == eq + 1))
+			if (!cmdline_define(optarg, false, &name, &v))
 				return bad("bad -D '%s': expected NAME=VALUE", optarg);
 			n = z->ndefs;
-			*ARENA_PUSH(perm, z->names, z->ndefs, capd) = intern(optarg, (size_t)(eq - optarg));
+			*ARENA_PUSH(perm, z->names, z->ndefs, capd) = name;
 			*ARENA_PUSH(perm, z->values, n, capv) = v;
 			break;
 		}
@@ -120,15 +104,10 @@ parse(Viz *z, int argc, char **argv)
 		case 's': *ARENA_PUSH(perm, z->scheds, z->nscheds, caps) = intern_cstr(optarg); break;
 		case 'I': *ARENA_PUSH(perm, z->drv.incdirs, z->drv.nincdirs, capi) = optarg; break;
 		case 'o': z->output = optarg; break;
-		case O_SCHEDS: {
-			char *copy = arena_strdup(perm, optarg);
-			for (char *t = strtok(copy, ","); t; t = strtok(NULL, ","))
-				*ARENA_PUSH(perm, z->scheds, z->nscheds, caps) =
-				    !strcmp(t, "default") ? NULL : intern_cstr(t);
-			if (z->nscheds == 0)
+		case O_SCHEDS:
+			if (!cmdline_schedules(optarg, &z->scheds, &z->nscheds, &caps))
 				return bad("%s", "--schedules needs a list of names");
 			break;
-		}
 		case O_NOSCHED: z->no_schedule = true; break;
 		case O_TARGET:
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "vta"))
@@ -136,35 +115,28 @@ parse(Viz *z, int argc, char **argv)
 			z->target = optarg;
 			break;
 		case O_FRAMES:
-			if (!int_arg(optarg, 1, 1000, &iv))
+			if (!cmdline_int(optarg, 1, 1000, &iv))
 				return bad("bad --frames '%s': expected a number of frames from 1 to 1000", optarg);
 			z->frames = (int)iv;
 			break;
 		case O_STATS: z->stats = true; break;
 		case O_DUMP: z->dump = true; break;
 		case O_THREADS:
-			if (!int_arg(optarg, 1, 256, &iv))
+			if (!cmdline_int(optarg, 1, 256, &iv))
 				return bad("bad --threads '%s': expected a number of threads from 1 to 256", optarg);
 			z->vo.threads = (int)iv;
 			break;
 		case O_SEED:
-			if (!int_arg(optarg, 0, 0xffffffffLL, &iv))
+			if (!cmdline_int(optarg, 0, 0xffffffffLL, &iv))
 				return bad("bad --seed '%s': expected a non-negative integer", optarg);
 			z->vo.seed = (unsigned)iv;
 			break;
 		case 'h': usage(stdout); return 0;
-		case ':':
-			return bad("option '%s' needs an argument", argv[optind - 1]);
-		default:
-			if (optopt && optopt < 256) {
-				char o[3] = { '-', (char)optopt, 0 };
-				return bad("unknown option '%s'", o);
-			}
-			return bad("unknown option '%s'", argv[optind - 1]);
+		default: return cmdline_getopt_error("viz", c, argv);
 		}
 	}
-	if (optind == argc)
-		return bad("%s", "no input file");
+	if ((rc = cmdline_input("viz", argc, argv, false)) >= 0)
+		return rc;
 	z->inputs = (const char **)argv + optind;
 	z->ninputs = argc - optind;
 	z->input = argv[optind];
@@ -227,15 +199,8 @@ trace_file(Viz *z, const char *input, VizTrace ***tr, int *n, int *cap)
 	Program *prog = parse_program(file);
 	if (diag_errors() || !import_resolve(prog, &z->drv) || !sema_check(prog))
 		return false;
-	for (int i = 0; i < prog->nkernels && !k; i++)
-		if (z->kernel ? prog->kernels[i]->name == z->kernel :
-		    prog->kernels[i]->loc.file == prog->file)
-			k = prog->kernels[i];
-	if (!k) {
-		diag_error(loc_none, z->kernel ? "no kernel named '%s' in '%s'" : "%s'%s' has no kernel",
-		    z->kernel ? z->kernel : "", input);
+	if (!(k = cmdline_kernel(prog, z->kernel, input)))
 		return false;
-	}
 	double *params = arena_alloc(perm, (k->nparams + 1) * sizeof *params);
 	for (int d = 0; d < z->ndefs; d++) {
 		bool found = false;

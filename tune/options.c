@@ -41,22 +41,7 @@ usage(FILE *fp)
 static int
 bad(const char *fmt, const char *arg)
 {
-	fputs("txc tune: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (see 'txc tune --help')\n", stderr);
-	return 1;
-}
-
-static bool
-num_arg(const char *s, double lo, double hi, double *v)
-{
-	char *end;
-	errno = 0;
-	double x = strtod(s, &end);
-	if (errno || end == s || *end || !(x >= lo && x <= hi))
-		return false;
-	*v = x;
-	return true;
+	return cmdline_bad("tune", fmt, arg);
 }
 
 int
@@ -84,7 +69,7 @@ options_parse(Tune *t, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static int capd, capv, capi;
-	int c;
+	int c, rc;
 	double v;
 
 	t->trials = 64;
@@ -101,11 +86,11 @@ options_parse(Tune *t, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":D:k:s:I:O:o:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'D': {
-			const char *eq = strchr(optarg, '=');
-			if (!eq || eq == optarg || !num_arg(eq + 1, -9e15, 9e15, &v) || v != floor(v))
+			const char *name;
+			if (!cmdline_define(optarg, true, &name, &v))
 				return bad("bad -D '%s': expected NAME=VALUE with an integer VALUE", optarg);
 			int n = t->ndefs;
-			*ARENA_PUSH(perm, t->names, t->ndefs, capd) = intern(optarg, (size_t)(eq - optarg));
+			*ARENA_PUSH(perm, t->names, t->ndefs, capd) = name;
 			*ARENA_PUSH(perm, t->values, n, capv) = (int64_t)v;
 			break;
 		}
@@ -119,18 +104,18 @@ options_parse(Tune *t, int argc, char **argv)
 			t->llvm.opt_level = optarg[0] - '0';
 			break;
 		case O_TRIALS:
-			if (!num_arg(optarg, 1, 1e7, &v) || v != floor(v))
+			if (!cmdline_num(optarg, 1, 1e7, &v) || v != floor(v))
 				return bad("bad --trials '%s': expected a positive integer", optarg);
 			t->trials = (int)v;
 			break;
 		case O_THREADS:
-			if (!num_arg(optarg, 1, 4096, &v) || v != floor(v))
+			if (!cmdline_num(optarg, 1, 4096, &v) || v != floor(v))
 				return bad("bad --threads '%s': expected a positive integer", optarg);
 			t->threads = (int)v;
 			break;
 		case O_LOG: t->log = optarg; break;
 		case O_SEED:
-			if (!num_arg(optarg, 0, UINT_MAX, &v) || v != floor(v))
+			if (!cmdline_num(optarg, 0, UINT_MAX, &v) || v != floor(v))
 				return bad("bad --seed '%s': expected a non-negative integer", optarg);
 			t->seed = (unsigned)v;
 			break;
@@ -144,27 +129,27 @@ options_parse(Tune *t, int argc, char **argv)
 			t->name = optarg;
 			break;
 		case O_SAMPLES:
-			if (!num_arg(optarg, 3, 64, &v) || v != floor(v))
+			if (!cmdline_num(optarg, 3, 64, &v) || v != floor(v))
 				return bad("bad --samples '%s': expected an integer from 3 to 64", optarg);
 			t->samples = (int)v;
 			break;
 		case O_MINMS:
-			if (!num_arg(optarg, 0.001, 10000, &v))
+			if (!cmdline_num(optarg, 0.001, 10000, &v))
 				return bad("bad --min-sample-ms '%s': expected a positive number of ms", optarg);
 			t->min_sample_ms = v;
 			break;
 		case O_TOP:
-			if (!num_arg(optarg, 1, 100, &v) || v != floor(v))
+			if (!cmdline_num(optarg, 1, 100, &v) || v != floor(v))
 				return bad("bad --top '%s': expected an integer from 1 to 100", optarg);
 			t->top = (int)v;
 			break;
 		case O_TIMEOUT:
-			if (!num_arg(optarg, 0.01, 1e6, &v))
+			if (!cmdline_num(optarg, 0.01, 1e6, &v))
 				return bad("bad --timeout '%s': expected a positive number of seconds", optarg);
 			t->timeout = v;
 			break;
 		case O_TOL:
-			if (!num_arg(optarg, 0, 1e300, &v))
+			if (!cmdline_num(optarg, 0, 1e300, &v))
 				return bad("bad --tolerance '%s': expected a non-negative number", optarg);
 			t->tolerance = v;
 			break;
@@ -187,20 +172,11 @@ options_parse(Tune *t, int argc, char **argv)
 		case O_CPU: t->llvm.cpu = optarg; break;
 		case O_FEAT: t->llvm.features = optarg; break;
 		case 'h': usage(stdout); return 0;
-		case ':':
-			return bad("option '%s' needs an argument", argv[optind - 1]);
-		default:
-			if (optopt && optopt < 256) {
-				char o[3] = { '-', (char)optopt, 0 };
-				return bad("unknown option '%s'", o);
-			}
-			return bad("unknown option '%s'", argv[optind - 1]);
+		default: return cmdline_getopt_error("tune", c, argv);
 		}
 	}
-	if (optind == argc)
-		return bad("%s", "no input file");
-	if (optind != argc - 1)
-		return bad("more than one input file ('%s')", argv[optind + 1]);
+	if ((rc = cmdline_input("tune", argc, argv, true)) >= 0)
+		return rc;
 	t->input = argv[optind];
 	if (!strcmp(t->input, "-"))
 		return bad("%s", "the input must be a file (the tuning log and -o name it)");

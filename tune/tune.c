@@ -303,16 +303,9 @@ tune(Tune *t, int mpi_rank)
 	Program *prog = parse_program(file);
 	if (diag_errors() || !import_resolve(prog, &t->drv) || !sema_check(prog))
 		return 1;
-	Kernel *k = NULL;
-	for (int i = 0; i < prog->nkernels && !k; i++)
-		if (t->kernel ? prog->kernels[i]->name == t->kernel :
-		    prog->kernels[i]->loc.file == prog->file)
-			k = prog->kernels[i];
-	if (!k) {
-		diag_error(loc_none, t->kernel ? "no kernel named '%s' in '%s'" : "%s'%s' has no kernel",
-		    t->kernel ? t->kernel : "", t->input);
+	Kernel *k = cmdline_kernel(prog, t->kernel, t->input);
+	if (!k)
 		return 1;
-	}
 	LowerOptions flo = { .target = "cpu", .schedule = t->schedule };
 	Schedule *s = lower_find_schedule(prog, k, &flo);
 	if (!s || s->nknobs == 0) {

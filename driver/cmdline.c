@@ -1,0 +1,120 @@
+/* cmdline.c: what the command lines of `txc bench`, `txc viz` and `txc
+ * tune` share: their one-line messages for a bad option (exit status 1),
+ * number and -D NAME=VALUE parsing, -K knob values, --schedules lists,
+ * getopt's own errors, the input file count and choosing the kernel.
+ * Each command keeps its own options, defaults and wording; these are
+ * the parts that were the same.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/driver.h"
+#include "sema/sema.h"
+
+int
+cmdline_bad(const char *cmd, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "txc %s: ", cmd);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see 'txc %s --help')\n", cmd);
+	return 1;
+}
+
+bool
+cmdline_int(const char *s, long long lo, long long hi, long long *v)
+{
+	char *end;
+	errno = 0;
+	long long x = strtoll(s, &end, 0);
+	if (errno || end == s || *end || x < lo || x > hi)
+		return false;
+	*v = x;
+	return true;
+}
+
+bool
+cmdline_num(const char *s, double lo, double hi, double *v)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(s, &end);
+	if (errno || end == s || *end || !(x >= lo && x <= hi))
+		return false;
+	*v = x;
+	return true;
+}
+
+bool
+cmdline_define(const char *arg, bool integer, const char **name, double *v)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg)
+		return false;
+	if (integer) {
+		if (!cmdline_num(eq + 1, -9e15, 9e15, v) || *v != floor(*v))
+			return false;
+	} else {
+		char *end;
+		*v = strtod(eq + 1, &end);
+		if (*end || end == eq + 1)
+			return false;
+	}
+	*name = intern(arg, (size_t)(eq - arg));
+	return true;
+}
+
+int
+cmdline_knob(const char *cmd, const char *arg)
+{
+	if (knobs_request_arg(arg))
+		return -1;
+	return cmdline_bad(cmd, "bad -K '%s': expected NAME=VALUE (a knob and one of its values)",
+	    arg);
+}
+
+bool
+cmdline_schedules(const char *s, const char ***scheds, int *n, int *cap)
+{
+	char *copy = arena_strdup(perm, s);
+
+	for (char *t = strtok(copy, ","); t; t = strtok(NULL, ","))
+		*ARENA_PUSH(perm, *scheds, *n, *cap) = !strcmp(t, "default") ? NULL : intern_cstr(t);
+	return *n > 0;
+}
+
+int
+cmdline_getopt_error(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		return cmdline_bad(cmd, "option '%s' needs an argument", argv[optind - 1]);
+	if (optopt && optopt < 256) {
+		char o[3] = { '-', (char)optopt, 0 };
+		return cmdline_bad(cmd, "unknown option '%s'", o);
+	}
+	return cmdline_bad(cmd, "unknown option '%s'", argv[optind - 1]);
+}
+
+int
+cmdline_input(const char *cmd, int argc, char **argv, bool only_one)
+{
+	if (optind == argc)
+		return cmdline_bad(cmd, "%s", "no input file");
+	if (only_one && optind != argc - 1)
+		return cmdline_bad(cmd, "more than one input file ('%s')", argv[optind + 1]);
+	return -1;
+}
+
+Kernel *
+cmdline_kernel(Program *prog, const char *name, const char *input)
+{
+	for (int i = 0; i < prog->nkernels; i++)
+		if (name ? prog->kernels[i]->name == name :
+		    prog->kernels[i]->loc.file == prog->file)
+			return prog->kernels[i];
+	diag_error(loc_none, name ? "no kernel named '%s' in '%s'" : "%s'%s' has no kernel",
+	    name ? name : "", input);
+	return NULL;
+}
