@@ -12,7 +12,8 @@
  * max(1, |reference|).  --schedules a,b,c times
  * several named schedules ("default" is the unnamed one) in one table.
  * Exit status: 0; 1 on a compile error, a failing kernel or a difference
- * above --tolerance.
+ * above --tolerance.  The data and the error measure, which txc tune
+ * shares, are benchdata.c; the command line's common parts cmdline.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -50,13 +51,6 @@ typedef struct {
 	bool emulated;                     /* the kernels run in libtxrt's emulator */
 	const char *tuning_log;            /* --tuning-log=FILE */
 } Bench;
-
-/* One tensor argument, allocated once per kernel variant. */
-typedef struct {
-	Buffer *buf;
-	size_t elems, esize;
-	void *data;
-} Arg;
 
 static void
 usage(FILE *fp)
@@ -217,133 +211,6 @@ def_value(Bench *b, const char *name, bool *found)
 	return 0;
 }
 
-/* ---- data ------------------------------------------------------------------ */
-
-static uint64_t rng_state;
-
-static double
-rnd(void)
-{
-	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (double)(rng_state >> 11) / 9007199254740992.0;   /* [0, 1) */
-}
-
-/* A value v of type t (exactly representable for f16: k / 64). */
-static void
-put(void *p, size_t i, ScalarType t, double v)
-{
-	switch (t) {
-	case TY_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-	case TY_I8: ((int8_t *)p)[i] = (int8_t)v; break;
-	case TY_I16: ((int16_t *)p)[i] = (int16_t)v; break;
-	case TY_I32: ((int32_t *)p)[i] = (int32_t)v; break;
-	case TY_I64: ((int64_t *)p)[i] = (int64_t)v; break;
-	case TY_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-	case TY_U16: ((uint16_t *)p)[i] = (uint16_t)v; break;
-	case TY_U32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-	case TY_U64: ((uint64_t *)p)[i] = (uint64_t)v; break;
-	case TY_F16: {
-		/* |v| <= 1 in steps of 1/64: exact in binary16 */
-		double m = fabs(v);
-		uint16_t bits = v < 0 ? 0x8000 : 0;
-		if (m != 0) {
-			int e;
-			double f = frexp(m, &e);          /* m = f * 2^e, f in [0.5, 1) */
-			bits |= (uint16_t)((e - 1 + 15) << 10);
-			bits |= (uint16_t)((f * 2 - 1) * 1024);
-		}
-		((uint16_t *)p)[i] = bits;
-		break;
-	}
-	case TY_BF16: ((uint16_t *)p)[i] = ir_bf16_bits(v); break;   /* exact too */
-	case TY_F32: ((float *)p)[i] = (float)v; break;
-	default: ((double *)p)[i] = v; break;
-	}
-}
-
-static double
-get(const void *p, size_t i, ScalarType t)
-{
-	switch (t) {
-	case TY_BOOL: case TY_U8: return ((const uint8_t *)p)[i];
-	case TY_I8: return ((const int8_t *)p)[i];
-	case TY_I16: return ((const int16_t *)p)[i];
-	case TY_I32: return ((const int32_t *)p)[i];
-	case TY_I64: return (double)((const int64_t *)p)[i];
-	case TY_U16: return ((const uint16_t *)p)[i];
-	case TY_U32: return ((const uint32_t *)p)[i];
-	case TY_U64: return (double)((const uint64_t *)p)[i];
-	case TY_F16: {
-		uint16_t h = ((const uint16_t *)p)[i];
-		int e = h >> 10 & 31, m = h & 1023;
-		double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) :
-		    ldexp(1024 + m, e - 25);
-		return h & 0x8000 ? -v : v;
-	}
-	case TY_BF16: {
-		uint32_t u = (uint32_t)((const uint16_t *)p)[i] << 16;
-		float f;
-		memcpy(&f, &u, sizeof f);
-		return f;
-	}
-	case TY_F32: return ((const float *)p)[i];
-	default: return ((const double *)p)[i];
-	}
-}
-
-static double
-random_value(ScalarType t)
-{
-	if (t == TY_BOOL)
-		return rnd() < 0.5;
-	if (type_is_float(t))
-		return floor(rnd() * 128) / 64 - 1;    /* [-1, 1) in steps of 1/64 */
-	if (type_is_signed(t))
-		return floor(rnd() * 16) - 8;
-	return floor(rnd() * 16);
-}
-
-/* Allocates a, a tensor of f's shaped by sizes, and fills it (inputs at
- * random, outputs with -77); false after an error (exit 1): a shape that
- * cannot be worked out, an element or byte count past 64 bits (-D
- * N=4294967296 on f32[N, N] wrapped to 0 and crashed), or no memory for
- * it (a user's size, not an internal failure). */
-static bool
-arg_alloc(IrFunc *f, const int64_t *sizes, Buffer *buf, Arg *a)
-{
-	int64_t e, n = 1;
-	for (int d = 0; d < buf->ndims; d++) {
-		if (!benchops_eval(f, sizes, buf->extent[d], &e) || e < 0) {
-			diag_error(loc_none, "cannot work out the shape of '%s' (an extent "
-			    "negative, or past 64 bits)", buf->name);
-			return false;
-		}
-		if (__builtin_mul_overflow(n, e, &n)) {
-			diag_error(loc_none, "the sizes give '%s' more elements than 64 bits "
-			    "count", buf->name);
-			return false;
-		}
-	}
-	a->buf = buf;
-	a->elems = (size_t)n;
-	a->esize = type_bits(buf->elem) <= 8 ? 1 : (size_t)type_bits(buf->elem) / 8;
-	size_t bytes;
-	if (__builtin_mul_overflow(a->elems, a->esize, &bytes)) {
-		diag_error(loc_none, "the sizes give '%s' more bytes than 64 bits count",
-		    buf->name);
-		return false;
-	}
-	a->data = txrt_alloc(bytes);
-	if (!a->data) {
-		diag_error(loc_none, "out of memory for tensor '%s' (%zu bytes)", buf->name,
-		    bytes);
-		return false;
-	}
-	for (size_t j = 0; j < a->elems; j++)
-		put(a->data, j, buf->elem, buf->is_input ? random_value(buf->elem) : -77);
-	return true;
-}
-
 static double
 now(void)
 {
@@ -411,70 +278,12 @@ build(Bench *b, Program *p, Kernel *k, bool none, const char *sched, Variant *v,
 	return v->fn != NULL;
 }
 
-/* The argument array: size and scalar values, then tensor pointers. */
-static void **
-call_args(IrFunc *f, uint64_t *slots, Arg *args)
-{
-	void **a = arena_alloc(perm, (f->nparams + f->nargs + 1) * sizeof *a);
-
-	for (int i = 0; i < f->nparams; i++)
-		a[i] = &slots[i];
-	for (int i = 0; i < f->nargs; i++)
-		a[f->nparams + i] = args[i].data;
-	return a;
-}
-
-/* The largest |x - ref| / max(1, |ref|) over the outputs: relative where
- * values are large, absolute near 0.  Equal values are equal, infinities
- * of one sign included (a maximum over an empty range, log(0)), and so
- * are NaNs in the same places; a NaN or an infinity against anything
- * else is an infinite difference. */
-static double
-max_error(IrFunc *f, Arg *got, Arg *ref)
-{
-	double worst = 0;
-
-	for (int i = 0; i < f->nargs; i++) {
-		if (f->args[i]->is_input)
-			continue;
-		for (size_t j = 0; j < ref[i].elems; j++) {
-			double x = get(got[i].data, j, ref[i].buf->elem);
-			double r = get(ref[i].data, j, ref[i].buf->elem);
-			double d = x == r || (isnan(x) && isnan(r)) ? 0 :
-			    fabs(x - r) / fmax(1, fabs(r));
-			if (isnan(d) || d > worst)
-				worst = isnan(d) ? INFINITY : d;
-		}
-	}
-	return worst;
-}
-
-/* Copies of the inputs' pointers; outputs freshly allocated and filled
- * with a value no kernel writes by accident. */
-static Arg *
-outputs_like(IrFunc *f, Arg *ref)
-{
-	Arg *a = arena_alloc(perm, (f->nargs + 1) * sizeof *a);
-
-	for (int i = 0; i < f->nargs; i++) {
-		a[i] = ref[i];
-		if (f->args[i]->is_input)
-			continue;
-		a[i].data = txrt_alloc(a[i].elems * a[i].esize);
-		if (!a[i].data)
-			diag_fatal("out of memory for output '%s'", ref[i].buf->name);
-		for (size_t j = 0; j < a[i].elems; j++)
-			put(a[i].data, j, a[i].buf->elem, -77);
-	}
-	return a;
-}
-
 /* --target=cuda on a GPU: device copies of the arguments (inputs copied
  * in), or NULL after a message. */
-static Arg *
-device_copies(IrFunc *f, Arg *host)
+static BenchArg *
+device_copies(IrFunc *f, BenchArg *host)
 {
-	Arg *d = arena_alloc(perm, (f->nargs + 1) * sizeof *d);
+	BenchArg *d = arena_alloc(perm, (f->nargs + 1) * sizeof *d);
 	for (int i = 0; i < f->nargs; i++) {
 		d[i] = host[i];
 		size_t bytes = host[i].elems * host[i].esize;
@@ -489,7 +298,7 @@ device_copies(IrFunc *f, Arg *host)
 }
 
 static bool
-copy_back(IrFunc *f, Arg *host, Arg *dev)
+copy_back(IrFunc *f, BenchArg *host, BenchArg *dev)
 {
 	for (int i = 0; i < f->nargs; i++)
 		if (!f->args[i]->is_input && txrt_cuda_memcpy_dtoh(host[i].data, dev[i].data,
@@ -502,7 +311,7 @@ copy_back(IrFunc *f, Arg *host, Arg *dev)
 }
 
 static void
-free_device(IrFunc *f, Arg *dev)
+free_device(IrFunc *f, BenchArg *dev)
 {
 	for (int i = 0; i < f->nargs; i++)
 		txrt_cuda_free(dev[i].data);
@@ -532,7 +341,7 @@ print_rate(double ops, double secs, bool fl)
  * and its cycle model (the three modules overlapping), which is what a
  * VTA schedule is judged by: the GEMM unit's utilisation. */
 static bool
-vta_rows(Bench *b, Program *prog, Kernel *k, Arg *args, uint64_t *slots, double tref)
+vta_rows(Bench *b, Program *prog, Kernel *k, BenchArg *args, uint64_t *slots, double tref)
 {
 	bool ok = true;
 	printf("  (unscheduled, on the CPU: %.3f ms)\n", tref * 1e3);
@@ -546,9 +355,9 @@ vta_rows(Bench *b, Program *prog, Kernel *k, Arg *args, uint64_t *slots, double 
 			ok = false;
 			continue;
 		}
-		Arg *out = outputs_like(v.f, args);
+		BenchArg *out = benchdata_outputs_like(v.f, args);
 		txrt_vta_stats_reset();
-		if (!run_checked(v.fn, call_args(v.f, slots, out), name)) {
+		if (!run_checked(v.fn, benchdata_call_args(v.f, slots, out), name)) {
 			printf("  %-12s   failed\n", name);
 			ok = false;
 			llvm_jit_free(v.jit);
@@ -556,7 +365,7 @@ vta_rows(Bench *b, Program *prog, Kernel *k, Arg *args, uint64_t *slots, double 
 		}
 		txrt_vta_stats st;
 		txrt_vta_stats_get(&st);
-		double err = max_error(v.f, out, args);
+		double err = benchdata_max_error(v.f, out, args);
 		uint64_t insns = 0;
 		for (int i = 0; i < 5; i++)
 			insns += st.insns[i];
@@ -595,7 +404,7 @@ bench(Bench *b)
 	Variant ref;
 	int64_t *sizes;
 	uint64_t *slots;
-	Arg *args;
+	BenchArg *args;
 	bool fl = false, ok = true;
 	double ops;
 
@@ -628,7 +437,7 @@ bench(Bench *b)
 		if (!found)
 			v = 1;
 		sizes[i] = (int64_t)v;
-		put(&slots[i], 0, pa->is_size ? TY_I64 : pa->type, v);
+		benchdata_put(&slots[i], 0, pa->is_size ? TY_I64 : pa->type, v);
 	}
 	if (!ok)
 		return 1;
@@ -644,9 +453,9 @@ bench(Bench *b)
 		return ops < 0;
 	}
 	args = arena_alloc(perm, (ref.f->nargs + 1) * sizeof *args);
-	rng_state = b->seed;
+	benchdata_seed(b->seed);
 	for (int i = 0; i < ref.f->nargs; i++) {
-		if (!arg_alloc(ref.f, sizes, ref.f->args[i], &args[i])) {
+		if (!benchdata_alloc(ref.f, sizes, ref.f->args[i], &args[i])) {
 			llvm_jit_free(ref.jit);
 			return 1;
 		}
@@ -659,7 +468,7 @@ bench(Bench *b)
 		b->emulated = true;
 	}
 	double t0 = now();
-	if (!run_checked(ref.fn, call_args(ref.f, slots, args), "the unscheduled kernel"))
+	if (!run_checked(ref.fn, benchdata_call_args(ref.f, slots, args), "the unscheduled kernel"))
 		return 1;
 	double tref = now() - t0;
 
@@ -693,11 +502,11 @@ bench(Bench *b)
 			ok = false;
 			continue;
 		}
-		Arg *out = outputs_like(v.f, args);
+		BenchArg *out = benchdata_outputs_like(v.f, args);
 		/* on a GPU the kernel gets device copies (its outputs come back
 		 * after the runs that check them) */
-		Arg *dev = b->cuda && !b->emulated ? device_copies(v.f, out) : out;
-		void **a = call_args(v.f, slots, dev);
+		BenchArg *dev = b->cuda && !b->emulated ? device_copies(v.f, out) : out;
+		void **a = benchdata_call_args(v.f, slots, dev);
 		bool good = dev != NULL && run_checked(v.fn, a, name);
 		for (int w = 1; good && w < b->warmup && !b->emulated; w++)
 			good = run_checked(v.fn, a, name);
@@ -708,7 +517,7 @@ bench(Bench *b)
 			ok = false;
 			continue;
 		}
-		double err = max_error(v.f, out, args);
+		double err = benchdata_max_error(v.f, out, args);
 		if (b->emulated) {
 			/* the emulator checks, it does not measure */
 			printf("  %-16s %12s  %17s  %10.3g  (emulated)%s\n", name, "emulated", "-", err,
@@ -758,73 +567,4 @@ bench_main(int argc, char **argv)
 	rc = bench(&b);
 	diag_flush();
 	return rc;
-}
-
-/* ---- for txc tune (tune/): bench's data and checks ------------------------
- * The tuner runs candidates the way bench runs schedules: the same seeded
- * random inputs, outputs filled with -77, the same error measure. */
-struct BenchData {
-	IrFunc *ref;
-	Arg *args;            /* the reference's: inputs, then its outputs */
-	uint64_t *slots;      /* size and scalar values */
-};
-
-struct BenchRun {
-	IrFunc *f;
-	Arg *args;
-	void **argv;
-};
-
-BenchData *
-bench_data_new(Kernel *k, IrFunc *ref, const int64_t *params, unsigned seed)
-{
-	BenchData *d = arena_alloc(perm, sizeof *d);
-	d->ref = ref;
-	d->slots = arena_alloc(perm, (k->nparams + 1) * sizeof *d->slots);
-	for (int i = 0; i < k->nparams; i++)
-		put(&d->slots[i], 0, k->params[i].is_size ? TY_I64 : k->params[i].type,
-		    (double)params[i]);
-	d->args = arena_alloc(perm, (ref->nargs + 1) * sizeof *d->args);
-	rng_state = seed;
-	for (int i = 0; i < ref->nargs; i++) {
-		if (!arg_alloc(ref, params, ref->args[i], &d->args[i]))
-			return NULL;
-	}
-	return d;
-}
-
-void **
-bench_data_argv(BenchData *d)
-{
-	return call_args(d->ref, d->slots, d->args);
-}
-
-BenchRun *
-bench_run_new(BenchData *d, IrFunc *f)
-{
-	BenchRun *r = arena_alloc(perm, sizeof *r);
-	r->f = f;
-	r->args = outputs_like(f, d->args);
-	r->argv = call_args(f, d->slots, r->args);
-	return r;
-}
-
-void **
-bench_run_argv(BenchRun *r)
-{
-	return r->argv;
-}
-
-double
-bench_run_error(BenchData *d, BenchRun *r)
-{
-	return max_error(r->f, r->args, d->args);
-}
-
-void
-bench_run_free(BenchRun *r)
-{
-	for (int i = 0; i < r->f->nargs; i++)
-		if (!r->f->args[i]->is_input)
-			txrt_free(r->args[i].data);
 }

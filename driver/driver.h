@@ -3,7 +3,9 @@
  * main.c parses the command line into Options, loads the source and its
  * imports (import.c), runs the front end, lowers the chosen kernels and
  * hands them to the backend the options name, writing every output file
- * atomically (output.c).  `txc bench` is bench.c, `txc viz` viz.c.
+ * atomically (output.c).  `txc bench` is bench.c (its data and checks
+ * benchdata.c), `txc viz` viz.c; cmdline.c holds what their command lines
+ * and txc tune's share.
  */
 #ifndef TXC_DRIVER_H
 #define TXC_DRIVER_H
@@ -82,7 +84,7 @@ bool output_commit_path(const char *tmp);
  * is "bench". */
 int bench_main(int argc, char **argv);
 
-/* bench.c, for txc tune: one kernel's arguments at fixed sizes (params in
+/* benchdata.c, for txc tune: one kernel's arguments at fixed sizes (params in
  * the kernel's order), inputs filled as bench fills them; ref is the
  * unscheduled lowering, whose outputs (after running it on
  * bench_data_argv) are the reference.  A BenchRun is a variant's argument
@@ -96,6 +98,29 @@ BenchRun *bench_run_new(BenchData *d, IrFunc *f);
 void **bench_run_argv(BenchRun *r);
 double bench_run_error(BenchData *d, BenchRun *r);
 void bench_run_free(BenchRun *r);
+
+/* benchdata.c: bench's data and its checks (used by bench.c and, through
+ * the BenchData API above, by txc tune).  A BenchArg is one tensor
+ * argument, allocated once per kernel variant.  benchdata_seed seeds the
+ * random inputs; benchdata_put stores v as an element of type t;
+ * benchdata_alloc shapes a at sizes (f's parameters) and fills it (inputs
+ * at random, outputs with -77), false after a diagnostic (a shape that
+ * cannot be worked out, counts past 64 bits, no memory);
+ * benchdata_call_args is the packed argument array (size and scalar
+ * slots, then tensor pointers); benchdata_max_error the largest
+ * |x - ref| / max(1, |ref|) over f's outputs; benchdata_outputs_like
+ * shares ref's inputs and gives fresh outputs filled with -77. */
+typedef struct {
+	Buffer *buf;
+	size_t elems, esize;
+	void *data;
+} BenchArg;
+void benchdata_seed(unsigned seed);
+void benchdata_put(void *p, size_t i, ScalarType t, double v);
+bool benchdata_alloc(IrFunc *f, const int64_t *sizes, Buffer *buf, BenchArg *a);
+void **benchdata_call_args(IrFunc *f, uint64_t *slots, BenchArg *args);
+double benchdata_max_error(IrFunc *f, BenchArg *got, BenchArg *ref);
+BenchArg *benchdata_outputs_like(IrFunc *f, BenchArg *ref);
 
 /* viz.c: `txc viz FILE.tx ...` (pictures of a schedule, viz/viz.h); returns
  * the exit status.  argv[0] is "viz". */
