@@ -6,30 +6,13 @@
 # going on) and -o writes a schedule that compiles and matches.  Skips
 # (77) where txc was built without MPI (./configure --with-mpi) or mpirun
 # is missing.
-: "${TXC:?TXC must name the txc binary}"
+: "${TXC:?TXC must name the txc binary}" "${abs_top_srcdir:?}"
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 99
 fail() { echo "FAIL: $*"; cat out.txt err.txt 2>/dev/null; exit 1; }
 
-cat >mm.tx <<'TX'
-kernel mm(M, N, K) {
-  in  A: f32[M, K];
-  in  B: f32[K, N];
-  out C: f32[M, N];
-  C[i, j] = sum(k < K) A[i, k] * B[k, j];
-}
-
-schedule mm for cpu {
-  knob ti in [4, 8, 16];
-  knob tj in [8, 16];
-  knob p in [io, k];
-  C.tile(i, j, ti, tj) -> (io, jo, ii, ji);
-  C.reorder(io, jo, ii, k, ji);
-  when (tj == 16) { C.vectorize(ji); }
-  C.parallel(p);
-}
-TX
+cp "$abs_top_srcdir/tests/tune/mm_small.tx" mm.tx || exit 99
 "$TXC" tune --mpi mm.tx -D M=4 -D N=4 -D K=4 >out.txt 2>err.txt
 if grep -q "built without MPI" err.txt; then
 	echo "SKIP: txc was built without MPI (./configure --with-mpi)"
