@@ -118,3 +118,20 @@ cmdline_kernel(Program *prog, const char *name, const char *input)
 	    name ? name : "", input);
 	return NULL;
 }
+
+bool
+cmdline_defs_known(Kernel *k, const char **names, int ndefs)
+{
+	bool ok = true;
+	for (int d = 0; d < ndefs; d++) {
+		bool known = false;
+		for (int i = 0; i < k->nparams; i++)
+			known |= k->params[i].name == names[d];
+		if (!known) {
+			diag_error(loc_none, "-D %s: kernel '%s' has no parameter '%s'", names[d],
+			    k->name, names[d]);
+			ok = false;
+		}
+	}
+	return ok;
+}

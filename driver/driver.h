@@ -151,6 +151,9 @@ int cmdline_input(const char *cmd, int argc, char **argv, bool only_one);
 /* The kernel named name, or the input file's first (name NULL); NULL after
  * a diagnostic. */
 Kernel *cmdline_kernel(Program *prog, const char *name, const char *input);
+/* A diagnostic for each -D name (interned) that is no parameter of k;
+ * false if there was one. */
+bool cmdline_defs_known(Kernel *k, const char **names, int ndefs);
 
 /* benchops.c: the operation count txc bench divides by the time (txc.1,
  * "How GFLOP/s is counted"): the kernel k at sizes `params` (kernel

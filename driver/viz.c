@@ -202,16 +202,7 @@ trace_file(Viz *z, const char *input, VizTrace ***tr, int *n, int *cap)
 	if (!(k = cmdline_kernel(prog, z->kernel, input)))
 		return false;
 	double *params = arena_alloc(perm, (k->nparams + 1) * sizeof *params);
-	for (int d = 0; d < z->ndefs; d++) {
-		bool found = false;
-		for (int i = 0; i < k->nparams; i++)
-			found |= k->params[i].name == z->names[d];
-		if (!found) {
-			diag_error(loc_none, "-D %s: kernel '%s' has no parameter '%s'", z->names[d],
-			    k->name, z->names[d]);
-			ok = false;
-		}
-	}
+	ok = cmdline_defs_known(k, z->names, z->ndefs);
 	for (int i = 0; i < k->nparams; i++) {
 		Param *pa = &k->params[i];
 		bool found = false;

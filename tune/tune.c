@@ -349,16 +349,8 @@ tune(Tune *t, int mpi_rank)
 			*ARENA_PUSH(perm, wc->def_values, n, capv) = wc->params[i];
 		}
 	}
-	for (int d = 0; d < t->ndefs; d++) {
-		bool known = false;
-		for (int i = 0; i < k->nparams; i++)
-			known |= k->params[i].name == t->names[d];
-		if (!known) {
-			diag_error(loc_none, "-D %s: kernel '%s' has no parameter '%s'", t->names[d],
-			    k->name, t->names[d]);
-			ok = false;
-		}
-	}
+	if (!cmdline_defs_known(k, t->names, t->ndefs))
+		ok = false;
 	if (!ok)
 		return 1;
 	wc->seed = t->seed;
