@@ -6,9 +6,10 @@
  * them: the initial steps are 0 .. m-1 along one axis, the update reads a
  * scan of its group only at `t - c` with 1 <= c <= m (earlier steps that
  * exist), or another state of its group at `t` (the current step, which
- * stages.c orders within the step); and it groups the scans whose updates
- * read each other's earlier steps (they advance in the same steps, like
- * an LSTM's h and c).  Runs after resolve, before stages.
+ * stages.c orders within the step); an initial value reads a peer only at
+ * a constant step up to its own.  It groups the scans whose updates read
+ * each other's earlier steps (they advance in the same steps, like an
+ * LSTM's h and c).  Runs after resolve, before stages.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -77,9 +78,15 @@ reads(Expr *e, void *ctx)
 			diag_error(e->loc, "the initial value of scan '%s' cannot read '%s' itself",
 			    w->t->name, w->t->name);
 		else if (w->pass == 1 && u != w->t &&
-		    find(w->up, u->index) == find(w->up, w->t->index))
-			diag_error(e->loc, "the initial value of scan '%s' cannot read '%s', a scan "
-			    "updated in the same steps", w->t->name, u->name);
+		    find(w->up, u->index) == find(w->up, w->t->index)) {
+			/* a peer at a step already computed: a constant up to this one */
+			Expr *at = u->scan_dim < e->call.nargs ? e->call.args[u->scan_dim] : NULL;
+			if (!at || at->kind != EXPR_INT || at->ival > w->r->init_step)
+				diag_error(e->loc, "the initial value of scan '%s' at step %lld reads "
+				    "'%s', a scan updated in the same steps, at a step that is not a "
+				    "constant up to %lld", w->t->name, (long long)w->r->init_step,
+				    text_of(e->loc), (long long)w->r->init_step);
+		}
 		return true;
 	}
 	int64_t back;
