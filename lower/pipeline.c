@@ -9,7 +9,7 @@
  *   lower         loop nests from the stages                     lower.c
  *   simplify      folding, guards proved true removed            simplify.c
  *   (--print-loops stops here: loops with their kinds)
- *   tensorize     intrinsics replace the nests they match        tensorize.c
+ *   tensorize     intrinsics replace the nests they match        tensorize.c (+ _reset.c)
  *   flatten       multi-dimensional accesses to flat offsets     flatten.c
  *   simplify      again, on the offsets                          simplify.c
  *   partition     guarded loops split: prologue, steady, epilogue  partition.c

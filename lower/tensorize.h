@@ -1,0 +1,51 @@
+/* tensorize.h: what tensorize.c and tensorize_reset.c share: the state
+ * of one match of a loop nest against an intrinsic. */
+#ifndef TXC_LOWER_TENSORIZE_H
+#define TXC_LOWER_TENSORIZE_H
+
+#include "lower/lower.h"
+#include "sema/sema.h"
+
+enum { MAXL = 8 };
+
+typedef struct {
+	Lower *L;
+	TzReq *rq;
+	Kernel *k;
+	Rule *rule;
+	bool done;              /* the axis was found */
+	bool failed;
+	const char *msg;        /* why it does not match (reported once) */
+	/* the nest: loops from the axis inward */
+	Var *var[MAXL];
+	IrExpr *min[MAXL], *ext[MAXL];
+	bool point[MAXL];       /* made up for an axis of extent 1 (match_nest) */
+	int n;
+	/* the intrinsic's axes: pure, then reduction */
+	const char *iax[MAXL];
+	Expr *iext[MAXL];       /* AST extents: constants or parameters */
+	int ni;
+	int map[MAXL];          /* intrinsic axis -> loop */
+	IrExpr *pval[MAXL];     /* intrinsic parameter -> bound value */
+	/* call arguments, per tensor in match order */
+	IrExpr *args[64];
+	int nargs;
+	/* the reset form (fma_outer): the initialisation nest beside the
+	 * update, the loops around the matched nest inside the update, and
+	 * what the match decided */
+	IrStmt *init;
+	IrStmt *outer[32];
+	int nouter;
+	bool reset;             /* the call starts from zero at the first k block */
+	IrExpr *empty;          /* the reduction has no iteration (NULL: never) */
+	IrExpr *callx;          /* the call made */
+} Tz;
+
+/* tensorize_reset.c: the reset form (fma_outer's `first` argument) */
+IrExpr *tz_reset_arg(Tz *t, IrExpr *cond);
+bool tz_init_like(IrStmt *s, Buffer *b);
+IrStmt *tz_find_init(IrStmt *s, const char *name);
+IrStmt *tz_slice(IrStmt *s, IrStmt *keep);
+IrStmt *tz_reset_produce(Tz *t, IrStmt *p);
+
+#endif
