@@ -50,21 +50,24 @@ put_str(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
+/* `"key":"value"`, after a comma unless first */
+static void
+put_field(FILE *fp, const char *key, const char *value, bool first)
+{
+	fprintf(fp, "%s\"%s\":", first ? "" : ",", key);
+	put_str(fp, value);
+}
+
 void
 tunelog_write(FILE *fp, const TuneRecord *r)
 {
-	fputs("{\"kernel\":", fp);
-	put_str(fp, r->kernel);
-	fputs(",\"schedule\":", fp);
-	put_str(fp, r->schedule);
-	fputs(",\"space\":", fp);
-	put_str(fp, r->space);
-	fputs(",\"target\":", fp);
-	put_str(fp, r->target);
-	fputs(",\"cpu\":", fp);
-	put_str(fp, r->cpu);
-	fputs(",\"features\":", fp);
-	put_str(fp, r->features);
+	fputc('{', fp);
+	put_field(fp, "kernel", r->kernel, true);
+	put_field(fp, "schedule", r->schedule, false);
+	put_field(fp, "space", r->space, false);
+	put_field(fp, "target", r->target, false);
+	put_field(fp, "cpu", r->cpu, false);
+	put_field(fp, "features", r->features, false);
 	fputs(",\"sizes\":{", fp);
 	for (int i = 0; i < r->nsizes; i++) {
 		fputs(i ? "," : "", fp);
