@@ -154,23 +154,30 @@ pred_if(IrExpr *p, IrStmt *s)
 	return ir_if(p, s, NULL);
 }
 
-static IrStmt *
-build(Lower *L, LStage *s)
+/* The statements of stage s under its first `shared` loops (0: all of
+ * them), by the level they go in: pc[l] runs inside loop l - 1, before
+ * loop l (pc[shared]: inside the last shared loop).  A reduction's
+ * initialisation goes where its first reduction loop starts, so fused
+ * into that loop or deeper it is a piece of its own. */
+static void
+pieces(Lower *L, LStage *s, int shared, IrStmt **pc)
 {
 	int first = nsubsts;
 	IrExpr **idx = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *idx);
 	for (int d = 0; d < s->ndims; d++)
 		idx[d] = ir_var(s->axes[d].var);
-	IrStmt *body;
+	for (int l = 0; l <= shared; l++)
+		pc[l] = NULL;
 	if (!s->red) {
 		IrExpr *v = s->value;
+		IrStmt *body;
 		if (s->scan && v->kind == IR_SELECT)   /* a scan: its update reads step t - 1 only where t >= m */
 			body = ir_if(v->a, ir_store(s->buf, idx, s->ndims, v->b, NULL),
 			    ir_store(s->buf, idx, s->ndims, v->c, NULL));
 		else
 			body = ir_store(s->buf, idx, s->ndims, v, NULL);
 		body = guarded(guards(s, false), body);
-		body = nest(L, s, 0, s->nleaves, false, true, body);
+		pc[shared] = nest(L, s, shared, s->nleaves, false, true, body);
 	} else {
 		int r = 0;
 		while (r < s->nleaves && !s->axes[s->leaves[r]].red)
@@ -183,22 +190,131 @@ build(Lower *L, LStage *s)
 		 * condition that reads a tensor is evaluated only inside them */
 		IrStmt *upd = guarded(guards(s, true), pred_if(s->rpred, ir_store(s->buf, idx,
 		    s->ndims, stage_combine(s->rop, old, s->rbody), NULL)));
-		upd = ir_produce(s->name, true, nest(L, s, r, s->nleaves, false, true, upd));
-		body = nest(L, s, 0, r, false, true, ir_seq(init, upd));
+		if (r >= shared) {
+			upd = ir_produce(s->name, true, nest(L, s, r, s->nleaves, false, true, upd));
+			pc[shared] = nest(L, s, shared, r, false, true, ir_seq(init, upd));
+		} else {
+			pc[r] = init;
+			pc[shared] = ir_produce(s->name, true, nest(L, s, shared, s->nleaves, false,
+			    true, upd));
+		}
 	}
-	/* the original axes in terms of the loops: reduction axes first (a
-	 * range may name a pure axis, sum(k <= i), whose value follows) */
-	for (int k = s->ndims + s->nred - 1; k >= 0; k--) {
-		int ax = k < s->ndims ? k : s->rax[k - s->ndims];
-		if (!s->axes[ax].leaf)
-			body = ir_substitute_stmt(body, s->axes[ax].var,
-			    k < s->ndims ? reddom_root_value(s, ax) : axes_root_value(s, ax));
+	for (int l = 0; l <= shared; l++) {
+		if (!pc[l])
+			continue;
+		/* the original axes in terms of the loops: reduction axes first (a
+		 * range may name a pure axis, sum(k <= i), whose value follows) */
+		for (int k = s->ndims + s->nred - 1; k >= 0; k--) {
+			int ax = k < s->ndims ? k : s->rax[k - s->ndims];
+			if (!s->axes[ax].leaf)
+				pc[l] = ir_substitute_stmt(pc[l], s->axes[ax].var,
+				    k < s->ndims ? reddom_root_value(s, ax) : axes_root_value(s, ax));
+		}
+		/* the root values name loops of one iteration that are gone (a split's
+		 * outer loop over fewer elements than the factor): substitute again */
+		for (int j = first; j < nsubsts; j++)
+			pc[l] = ir_substitute_stmt(pc[l], substs[j].var, substs[j].value);
 	}
-	/* the root values name loops of one iteration that are gone (a split's
-	 * outer loop over fewer elements than the factor): substitute again */
+}
+
+static IrStmt *
+build(Lower *L, LStage *s)
+{
+	IrStmt *pc[1];
+	pieces(L, s, 0, pc);
+	return ir_produce(s->name, false, pc[0]);
+}
+
+/* A compute_with group being built: its stages in compute order, the
+ * loops each shares (the lead's: the most) and each one's pieces. */
+typedef struct {
+	LStage *m;
+	LStage **g;
+	IrStmt ***pc;
+	int n;
+} Group;
+
+/* The statements inside shared loop l - 1 (l = 0: around the nest): the
+ * stages that share no deeper loop, whole, before or after the loop l
+ * that the others share (compute_with.c checks that compute order puts
+ * none between them), and the initialisations of those others first. */
+static IrStmt *
+assemble(Lower *L, Group *G, int l)
+{
+	IrStmt *before = NULL, *inits = NULL, *after = NULL;
+	bool deep = false;
+	for (int k = 0; k < G->n; k++) {
+		int d = G->g[k]->with_depth;
+		if (d < l)
+			continue;
+		if (d == l && deep)
+			after = ir_seq(after, G->pc[k][l]);
+		else if (d == l)
+			before = ir_seq(before, G->pc[k][l]);
+		else {
+			inits = ir_seq(inits, G->pc[k][l]);
+			deep = true;
+		}
+	}
+	if (!deep)
+		return before;
+	IrStmt *body = assemble(L, G, l + 1);
+	for (int k = G->n - 1; k >= 0; k--)
+		if (G->g[k]->with_depth > l)
+			body = attached(L, G->g[k], l, body);
+	/* inside it, the members' loop l is m's */
+	for (int k = 0; k < G->n; k++)
+		if (G->g[k] != G->m && G->g[k]->with_depth > l)
+			body = ir_substitute_stmt(body, G->g[k]->axes[G->g[k]->leaves[l]].var,
+			    ir_var(G->m->axes[G->m->leaves[l]].var));
+	body = one_loop(L, G->m, l, body);
+	return ir_seq(before, ir_seq(inits, ir_seq(body, after)));
+}
+
+/* The stages of a compute_with group (lead m and the stages fused into
+ * it, in compute order) in one nest: m's loops, each member in as many
+ * as it shares with its loop variables renamed to m's, the stages
+ * computed at a shared loop of any of them before the loop's body. */
+static IrStmt *
+build_group(Lower *L, LStage *m)
+{
+	int first = nsubsts;
+	Group G = { m, arena_alloc(ir_arena, (L->nstages + 1) * sizeof *G.g),
+	    arena_alloc(ir_arena, (L->nstages + 1) * sizeof *G.pc), 0 };
+	const char *names = NULL;
+	for (int i = 0; i < L->nstages; i++) {
+		LStage *s = L->stages[i];
+		if (s != m && s->with != m)
+			continue;
+		int depth = s->with_depth;
+		IrStmt **pc = arena_alloc(ir_arena, (depth + 1) * sizeof *pc);
+		pieces(L, s, depth, pc);
+		for (int l = 0; l <= depth; l++) {
+			if (!pc[l])
+				continue;
+			/* an update fused into reduction loops is one already */
+			if (pc[l]->kind != IS_PRODUCE || !pc[l]->produce.update)
+				pc[l] = ir_produce(s->name, false, pc[l]);
+			if (s->guard)    /* only where its consumers run (bounds_infer.c) */
+				pc[l] = ir_if(s->guard, pc[l], NULL);
+		}
+		G.g[G.n] = s;
+		G.pc[G.n++] = pc;
+		names = names ? arena_printf(ir_arena, "%s, %s", names, s->name) : s->name;
+	}
+	IrStmt *body = assemble(L, &G, 0);
 	for (int j = first; j < nsubsts; j++)
 		body = ir_substitute_stmt(body, substs[j].var, substs[j].value);
-	return ir_produce(s->name, false, body);
+	/* the extents of buffers allocated inside the shared loops name them
+	 * as their stage did: lower_stages renames them (only them: a
+	 * reduction's initialisation loops may bind the same variables) */
+	for (int k = 0; k < G.n; k++)
+		for (int j = 0; j < G.g[k]->with_depth && G.g[k] != m; j++) {
+			Subst1 *sb = ARENA_PUSH(ir_arena, substs, nsubsts, capsubsts);
+			sb->var = G.g[k]->axes[G.g[k]->leaves[j]].var;
+			sb->value = ir_var(m->axes[m->leaves[j]].var);
+		}
+	return ir_produce(intern_cstr(names), false, body);
 }
 
 IrStmt *
@@ -211,9 +327,20 @@ lower_stages(Lower *L)
 		LStage *s = L->stages[i];
 		if (s->input || !s->bounded || s->compute.kind != LEVEL_ROOT)
 			continue;
-		IrStmt *b = build(L, s);
-		if (s->guard)     /* only where its consumers run (bounds_infer.c) */
-			b = ir_if(s->guard, b, NULL);
+		IrStmt *b = NULL;
+		if (compute_with_member(s)) {
+			/* a compute_with group: one nest, where its last stage is */
+			LStage *m = s->with ? s->with : s;
+			bool last = true;
+			for (int j = i + 1; j < L->nstages; j++)
+				last &= L->stages[j] != m && L->stages[j]->with != m;
+			if (last)
+				b = build_group(L, m);
+		} else {
+			b = build(L, s);
+			if (s->guard)     /* only where its consumers run (bounds_infer.c) */
+				b = ir_if(s->guard, b, NULL);
+		}
 		body = ir_seq(b, body);
 		if (!s->output)
 			body = allocate_at(s, body);

@@ -115,6 +115,13 @@ struct LStage {
 	bool scan;
 	int scan_dim, scan_init;
 	LStage *scan_lead;
+	/* compute_with (compute_with.c): this stage runs in the loops of `with`,
+	 * outermost down to loop with_axis of it (with_depth loops, set after
+	 * bounds inference); the stages fused into one share its loop nest */
+	LStage *with;
+	const char *with_axis;
+	int with_depth;
+	Loc with_loc;
 	Loc loc;
 	/* the schedule */
 	Axis *axes; int naxes, capaxes;
@@ -197,6 +204,8 @@ const char *stage_loc_text(Loc loc);              /* the source of a range */
 bool sched_apply(Lower *L, Schedule *s, int nprims);
 bool sched_finish(Lower *L);                      /* levels, inlining */
 bool sched_consumes(LStage *c, LStage *p);        /* c's definition reads p */
+/* Whether c reads p, directly or through other stages (depth: 0). */
+bool sched_depends(Lower *L, LStage *c, LStage *p, int depth);
 
 /* stagedump.c: the stages and their schedules, for --dump-after=stage,
  * sched, inline and bounds_infer. */
@@ -231,6 +240,12 @@ IrExpr *lin_extent(IrExpr *lo, IrExpr *hi);            /* hi - lo + 1 */
  * in order, computed at root, cpu only) and the scans of a group computed
  * in the steps of its last one. */
 bool scan_schedule(Lower *L);
+
+/* compute_with.c: the stages fused by compute_with checked (same loops,
+ * no read of a point the shared loops compute later) and their depths
+ * set; lower.c builds one nest for each group. */
+bool compute_with_check(Lower *L);
+bool compute_with_member(LStage *s);       /* fused into another, or the lead of some */
 
 /* reddom.c: the loops of a reduction whose range depends on pure axes
  * inside theirs, no rfactor of it. */

@@ -6,6 +6,7 @@
  *                 and scans' loops checked, groups placed          scan.c
  *                 and the loops of ranges that depend on pure axes   reddom.c
  *   bounds_infer  regions of every stage, accesses proved        bounds_infer.c
+ *                 and compute_with groups' shared loops checked   compute_with.c
  *   lower         loop nests from the stages                     lower.c
  *   simplify      folding, guards proved true removed            simplify.c
  *   (--print-loops stops here: loops with their kinds)
@@ -171,6 +172,8 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	t0 = now_ms();
 	ok &= bounds_infer_stages(L);
 	if (!L->regions_ok)
+		return NULL;
+	if (!compute_with_check(L))
 		return NULL;
 	timed(&r, "bounds_infer", t0);
 	dump_stages(opt, "bounds_infer", L);

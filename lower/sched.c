@@ -435,6 +435,18 @@ apply(Lower *L, SchedPrim *sp)
 		if (level(L, s, sp, &s->store))
 			s->store_set = true;
 		break;
+	case PRIM_COMPUTE_WITH: {
+		/* the loops are matched after bounds inference: compute_with.c */
+		Level lv;
+		if (!level(L, s, sp, &lv))
+			return;
+		if (!lv.axis)
+			return;
+		s->with = lv.stage;
+		s->with_axis = lv.axis;
+		s->with_loc = sp->loc;
+		break;
+	}
 	case PRIM_STORE_ROOT:
 		s->store.kind = LEVEL_ROOT;
 		s->store.loc = sp->loc;
@@ -594,14 +606,14 @@ resolve_level(LStage *s, Level *lv, const char *what)
 }
 
 /* Whether c reads p, directly or through other stages. */
-static bool
-depends(Lower *L, LStage *c, LStage *p, int depth)
+bool
+sched_depends(Lower *L, LStage *c, LStage *p, int depth)
 {
 	if (sched_consumes(c, p))
 		return true;
 	for (int i = 0; i < L->nstages && depth < 64; i++) {
 		LStage *d = L->stages[i];
-		if (d != c && d != p && !d->input && sched_consumes(c, d) && depends(L, d, p, depth + 1))
+		if (d != c && d != p && !d->input && sched_consumes(c, d) && sched_depends(L, d, p, depth + 1))
 			return true;
 	}
 	return false;
@@ -673,7 +685,7 @@ sched_finish(Lower *L)
 			for (int j = 0; j < L->nstages && !used; j++)
 				used = L->stages[j] != t && L->stages[j]->compute.kind != LEVEL_INLINE &&
 				    sched_consumes(L->stages[j], s) && nested_in(L->stages[j], t, leaf);
-			if (!used && !depends(L, t, s, 0)) {
+			if (!used && !sched_depends(L, t, s, 0)) {
 				diag_error(s->compute.loc, "'%s' does not use '%s', so '%s' cannot be "
 				    "computed at its loops", t->name, s->name, s->name);
 				continue;
@@ -690,7 +702,7 @@ sched_finish(Lower *L)
 					    "use of '%s': '%s' uses it %s", ln, t->name, s->name, d->name,
 					    where_computed(d));
 					/* a reduction or an output cannot be inlined: no such hint */
-					if (depends(L, t, d, 0))
+					if (sched_depends(L, t, d, 0))
 						diag_note(s->compute.loc, "'%s' reads '%s' through '%s': compute "
 						    "'%s' inside that loop first (%s.compute_at(%s, %s))%s",
 						    t->name, s->name, d->name, d->name, d->name, t->name, ln,

@@ -90,6 +90,10 @@ const PrimInfo prim_table[PRIM_COUNT] = {
 	 * set_scope): VTA's acc for an accumulator, shared or local on a GPU */
 	[PRIM_SET_SCOPE] = { "set_scope", PRIM_SET_SCOPE, "a memory scope",
 	    { SCOPE }, 1, 1, NULL, OUTS_NONE, 0, NULL, false },
+	/* the stage shares the loops of another, outermost down to the named
+	 * one (Halide's compute_with): lower/compute_with.c */
+	[PRIM_COMPUTE_WITH] = { "compute_with", PRIM_COMPUTE_WITH, "a stage and one of its axes",
+	    { STAGE, STAGE_AXIS }, 2, 2, NULL, OUTS_NONE, 0, NULL, false },
 };
 
 const PrimInfo *
