@@ -212,6 +212,8 @@ walk(Need *n, IrExpr *e, Fact *f)
 static VarRange *
 relax_threads(Lower *L, LStage *c, int leaf, VarRange *r)
 {
+	LStage *chain[64];
+	int cleaf[64], nchain = 0;
 	for (int depth = 0; c && depth < 64; depth++) {
 		for (int i = 0; i <= leaf && i < c->nleaves; i++) {
 			Axis *a = &c->axes[c->leaves[i]];
@@ -233,11 +235,30 @@ relax_threads(Lower *L, LStage *c, int leaf, VarRange *r)
 			if (val && lin_varies(val, r) && lin_interval(val, r, NULL, &lo, &hi))
 				r = lin_push(r, c->axes[ax].var, lo, hi, true);
 		}
+		chain[nchain] = c;
+		cleaf[nchain++] = leaf;
 		if (c->compute.kind != LEVEL_AT)
 			break;
 		leaf = c->compute.leaf;
 		c = c->compute.stage;
 	}
+	/* then the loops of the chain whose bounds follow a thread id (a
+	 * per-thread stage's own loops over its tile, at ty*4 + ri), outer
+	 * stages first: they range over every thread's tile */
+	for (int s = nchain - 1; s >= 0; s--)
+		for (int i = 0; i <= cleaf[s] && i < chain[s]->nleaves; i++) {
+			Axis *a = &chain[s]->axes[chain[s]->leaves[i]];
+			if (a->fk == FOR_GPU_THREAD)
+				continue;
+			VarRange *g = r;
+			while (g && g->var != a->var)
+				g = g->next;
+			IrExpr *lo, *hi, *lo2, *hi2;
+			if (g && g->lo && g->hi && (lin_varies(g->lo, r) || lin_varies(g->hi, r)) &&
+			    lin_interval(g->lo, r, NULL, &lo, &hi) &&
+			    lin_interval(g->hi, r, NULL, &lo2, &hi2))
+				r = lin_push(r, a->var, lo, hi2, true);
+		}
 	return r;
 }
 
