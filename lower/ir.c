@@ -509,6 +509,17 @@ ir_call_intrinsic(const char *name, IrType t, IrExpr **args, int nargs)
 }
 
 IrExpr *
+ir_call_intrinsic_like(IrExpr *e, IrExpr **args)
+{
+	if (e->kind != IR_CALL || e->call.ck != CALL_INTRINSIC)
+		ICE("ir_call_intrinsic_like of a %s", ir_expr_names[e->kind]);
+	IrExpr *r = call(CALL_INTRINSIC, BI_NONE, e->call.name, e->type, args, e->call.nargs);
+	r->call.tz = e->call.tz;
+	r->loc = e->loc;
+	return r;
+}
+
+IrExpr *
 ir_let(Var *v, IrExpr *value, IrExpr *body)
 {
 	need(value, "let");

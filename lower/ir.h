@@ -113,6 +113,22 @@ typedef struct Buffer {
  * target-specific operation (tensorize, barriers, prefetch). */
 typedef enum { CALL_BUILTIN, CALL_INTRINSIC } IrCallKind;
 
+/* What a tensorize call computes (lower/tensorize.c builds it), for tools
+ * that run the IR rather than emit it (txc viz): over every point of the
+ * intrinsic's axes (their extents are the call's first naxes arguments),
+ * c = (reset ? 0 : c) + sum of a * b over the axes c does not index, in c's
+ * type.  Then come c, a and b, each a load of its tile's first element
+ * followed by one stride (in elements of the flat buffer) per index of the
+ * intrinsic's access, whose axis is axis[t][d].  reset is the argument
+ * that says "start from zero" (fma_outer's first), or -1. */
+enum { IR_TZ_MAXDIMS = 8 };
+typedef struct {
+	int naxes;
+	int ndims[3];                        /* c, a, b */
+	int axis[3][IR_TZ_MAXDIMS];
+	int reset;
+} IrTensorizeCall;
+
 typedef struct IrExpr IrExpr;
 typedef struct IrStmt IrStmt;
 
@@ -136,6 +152,7 @@ struct IrExpr {
 			const char *name;     /* printed name; intrinsic name */
 			IrExpr **args;
 			int nargs;
+			const IrTensorizeCall *tz;   /* a tensorize call's meaning, or NULL */
 		} call;
 	};
 };
@@ -242,6 +259,9 @@ IrExpr *ir_ramp(IrExpr *base, IrExpr *stride, int lanes);
 IrExpr *ir_broadcast(IrExpr *a, int lanes);   /* lanes 1: a itself */
 IrExpr *ir_call_builtin(Builtin bi, IrType t, IrExpr **args, int nargs);
 IrExpr *ir_call_intrinsic(const char *name, IrType t, IrExpr **args, int nargs);
+/* The intrinsic call e with new arguments (its name, type, location and
+ * meaning kept). */
+IrExpr *ir_call_intrinsic_like(IrExpr *e, IrExpr **args);
 /* The arguments of the "fma_outer" intrinsic call (lower/tensorize.c builds
  * it, target/llvm/intrin_cpu.c and target/c/cexpr.c emit it): mr, nr, K,
  * c, cs_i, cs_j, a, as_i, as_k, b, bs_k, bs_j, first, then the block's

@@ -83,8 +83,7 @@ ir_mutate_expr_children(IrMutator *m, IrExpr *e)
 			r = ir_call_builtin(e->call.builtin, ir_with_lanes(e->type,
 			    max_lanes(list, e->call.nargs, 1)), list, e->call.nargs);
 		else
-			r = ir_call_intrinsic(e->call.name, e->type, list,
-			    e->call.nargs);
+			r = ir_call_intrinsic_like(e, list);
 		break;
 	default:
 		a = ir_mutate_expr(m, e->a);

@@ -605,7 +605,7 @@ simp(IrExpr *e, BoundsScope *scope)
 			return e;
 		IrExpr *r = e->call.ck == CALL_BUILTIN
 		    ? ir_call_builtin(e->call.builtin, e->type, args, e->call.nargs)
-		    : ir_call_intrinsic(e->call.name, e->type, args, e->call.nargs);
+		    : ir_call_intrinsic_like(e, args);
 		r->loc = e->loc;
 		return r;
 	}

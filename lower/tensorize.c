@@ -357,6 +357,14 @@ match_access(Tz *t, Expr *ia, Buffer *b, IrExpr **idx, int nidx)
 		fail(t, "too many arguments");
 		return false;
 	}
+	if (t->nacc >= 3 || na > IR_TZ_MAXDIMS) {
+		fail(t, "too many accesses or indices");
+		return false;
+	}
+	t->meaning.ndims[t->nacc] = na;
+	for (int i = 0; i < na; i++)
+		t->meaning.axis[t->nacc][i] = axs[i];
+	t->nacc++;
 	t->args[t->nargs++] = ir_load(b, base, nidx, NULL, 1);
 	for (int i = 0; i < na; i++)
 		t->args[t->nargs++] = st[t->map[axs[i]]];
@@ -702,13 +710,19 @@ match_nest(Tz *t, IrStmt *loop)
 		args[na++] = t->ext[t->map[a]];
 	for (int i = 0; i < t->nargs; i++)
 		args[na++] = t->args[i];
+	IrTensorizeCall *meaning = arena_alloc(ir_arena, sizeof *meaning);
+	*meaning = t->meaning;
+	meaning->naxes = t->ni;
+	meaning->reset = -1;
 	if (!strcmp(t->k->intr_emit, "fma_outer")) {
+		meaning->reset = na;
 		args[na++] = tz_reset_arg(t, cond);
 		args[na++] = shape[0];
 		args[na++] = shape[1];
 	}
 	IrStmt *call = ir_evaluate(ir_call_intrinsic(t->k->intr_emit, ir_i32, args, na));
 	t->callx = call->eval.value;
+	t->callx->call.tz = meaning;
 	t->callx->loc = t->rq->loc;
 	call->loc = t->rq->loc;
 	if (!cond)

@@ -30,6 +30,8 @@ typedef struct {
 	/* call arguments, per tensor in match order */
 	IrExpr *args[64];
 	int nargs;
+	IrTensorizeCall meaning;   /* what the call computes: the accesses' axes */
+	int nacc;               /* accesses matched: c, a, b */
 	/* the reset form (fma_outer): the initialisation nest beside the
 	 * update, the loops around the matched nest inside the update, and
 	 * what the match decided */

@@ -251,6 +251,7 @@ zero_nest(Tz *t, IrStmt *s, IrExpr **args, int na)
 	zc.m.stmt[IS_FOR] = zero_for;
 	zc.t = t;
 	zc.call = ir_call_intrinsic(t->k->intr_emit, ir_i32, z, FMA_OUTER_NARGS);
+	zc.call->call.tz = t->callx ? t->callx->call.tz : NULL;
 	return ir_mutate_stmt(&zc.m, s);
 }
 

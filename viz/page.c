@@ -76,7 +76,8 @@ write_trace(FILE *fp, VizTrace *t)
 		json_str(fp, t->f->params[i]->name);
 		fprintf(fp, ",%.17g]", t->params[i]);
 	}
-	fprintf(fp, "],\"intrinsicCalls\":%lld,\"intrinsic\":", (long long)t->intrinsic_calls);
+	fprintf(fp, "],\"intrinsicCalls\":%lld,\"intrinsicUndrawn\":%lld,\"intrinsic\":",
+	    (long long)t->intrinsic_calls, (long long)t->intrinsic_undrawn);
 	json_str(fp, t->intrinsic ? t->intrinsic : "");
 	fprintf(fp, ",\"ticks\":%lld,\"threads\":%d,\n\"loops\":[", (long long)t->ticks,
 	    t->threads);

@@ -221,9 +221,13 @@ viz_print_stats(FILE *fp, VizTrace *t)
 		}
 	}
 	if (t->intrinsic_calls)
-		fprintf(fp, "  %lld call%s of the intrinsic '%s' (tensorize): not drawn, their "
-		    "loads and stores are not in the trace\n", (long long)t->intrinsic_calls,
+		fprintf(fp, "  %lld call%s of the intrinsic '%s' (tensorize): one tick each, "
+		    "with all the elements it loads and stores\n", (long long)t->intrinsic_calls,
 		    t->intrinsic_calls == 1 ? "" : "s", t->intrinsic);
+	if (t->intrinsic_undrawn)
+		fprintf(fp, "  %lld target call%s not drawn (their loads and stores are not in "
+		    "the trace)\n", (long long)t->intrinsic_undrawn,
+		    t->intrinsic_undrawn == 1 ? "" : "s");
 	for (int i = 0; i < t->ninlined; i++)
 		fprintf(fp, "  %s: inlined (no buffer: computed inside each use; see the loads "
 		    "per store of its consumers)\n", t->inlined[i]);

@@ -41,6 +41,22 @@ typedef struct {
 	Val *data;
 } Store;
 
+/* The copies of a shared stage computed inside a GPU block's thread
+ * loops (exec_shared_alloc): the k-th allocation of each thread is the
+ * k-th copy. */
+typedef struct {
+	Store *st;
+	int64_t at;              /* its ALLOC event */
+	int64_t ready;           /* the tick its copy ends, or -1 */
+} Phase;
+
+typedef struct {
+	Buffer *buf;
+	Phase *phase; int n, cap;
+	int thread, count;       /* the thread running, and its allocations so far */
+	int cur;                 /* the copy in use, or -1 */
+} Coop;
+
 typedef struct {
 	VizTrace *t;
 	const VizOptions *o;
@@ -55,6 +71,10 @@ typedef struct {
 	int store_tensor;       /* the statement being run stores this tensor */
 	int64_t capev;
 	int nallocs;             /* allocations so far */
+	int64_t gpu_block;       /* the GPU block being run (its number), or -1 */
+	int64_t gpu_threads;     /* its threads */
+	int thread_depth;        /* GPU thread loops around the statement */
+	Coop *coop; int ncoop, capcoop;   /* the block's shared copies */
 	int64_t max_events;
 	jmp_buf fail;
 } Run;
@@ -203,6 +223,8 @@ convert(ScalarType from, ScalarType t, Val x)
 }
 
 static Val eval(Run *r, IrExpr *e);
+static int64_t eval_int(Run *r, IrExpr *e);
+static bool in_update(Run *r, const char *name);
 
 static Store *
 storage(Run *r, Buffer *b)
@@ -270,15 +292,136 @@ fmath(Builtin bi, double a, double b, double c)
 	}
 }
 
+/* ---- tensorize calls --------------------------------------------------------- */
+
+/* Where element `off` of a store's flat buffer is, as an event. */
+static VizEvent *
+flat_event(Run *r, VizKind kind, Store *st, int64_t off, const char *what)
+{
+	Buffer *b = st->buf;
+	if (off < 0 || off >= st->n)
+		fail(r, "the intrinsic '%s' %s element %lld of '%s', outside its allocation of "
+		    "%lld", what, kind == VIZ_LOAD ? "loads" : "stores", (long long)off, b->name,
+		    (long long)st->n);
+	VizEvent *e = event(r, kind, st->tensor, b->ndims);
+	for (int d = b->ndims - 1; d >= 0; d--) {
+		int64_t ext = st->ext[d] > 0 ? st->ext[d] : 1;
+		e->coord[d] = (int32_t)(st->min[d] + off % ext);
+		off /= ext;
+	}
+	return e;
+}
+
+/* A tensorize call: the hardware operation its meaning says (lower/ir.h,
+ * IrTensorizeCall), with every element it loads and stores, all at one
+ * tick as one instruction; each element of c is a lane of it. */
+static void
+intrinsic(Run *r, IrExpr *e)
+{
+	const IrTensorizeCall *m = e->call.tz;
+	int64_t ext[IR_TZ_MAXDIMS], stride[3][IR_TZ_MAXDIMS], base[3];
+	Store *st[3];
+	int pos = m->naxes;
+	if (m->naxes > IR_TZ_MAXDIMS)
+		fail(r, "the intrinsic '%s' has too many axes to draw", e->call.name);
+	for (int a = 0; a < m->naxes; a++)
+		ext[a] = eval_int(r, e->call.args[a]);
+	for (int t = 0; t < 3; t++) {
+		IrExpr *ld = e->call.args[pos++];
+		if (ld->kind != IR_LOAD)
+			fail(r, "the intrinsic '%s' (an IR form txc viz does not run)", e->call.name);
+		st[t] = storage(r, ld->load.buf);
+		base[t] = 0;
+		for (int d = 0; d < ld->load.nidx; d++)
+			base[t] = base[t] * st[t]->ext[d] + (eval_int(r, ld->load.idx[d]) - st[t]->min[d]);
+		for (int d = 0; d < m->ndims[t]; d++)
+			stride[t][d] = eval_int(r, e->call.args[pos++]);
+	}
+	bool reset = m->reset >= 0 && eval_int(r, e->call.args[m->reset]);
+	ScalarType ct = st[0]->buf->elem;
+	bool in_c[IR_TZ_MAXDIMS] = { false };
+	for (int d = 0; d < m->ndims[0]; d++)
+		in_c[m->axis[0][d]] = true;
+	int64_t pt[IR_TZ_MAXDIMS] = { 0 };
+	int saved = r->store_tensor, lane0 = r->lane;
+	r->store_tensor = st[0]->tensor;
+	r->lane = 0;
+	bool empty = false;   /* no reduction point: c stays (or is reset) */
+	for (int a = 0; a < m->naxes; a++) {
+		if (ext[a] <= 0 && in_c[a])
+			goto done;
+		empty |= ext[a] <= 0;
+	}
+	/* the points of c (its axes odometer-style), then of the reduction */
+	for (;;) {
+		int64_t oc = base[0];
+		for (int d = 0; d < m->ndims[0]; d++)
+			oc += stride[0][d] * pt[m->axis[0][d]];
+		Val acc = { 0 };
+		if (!reset) {
+			flat_event(r, VIZ_LOAD, st[0], oc, e->call.name);
+			acc = st[0]->data[oc];
+		} else if (type_is_float(ct))
+			acc.f = 0;
+		for (;;) {
+			if (empty)
+				break;
+			Val x[2];
+			for (int t = 1; t < 3; t++) {
+				int64_t o = base[t];
+				for (int d = 0; d < m->ndims[t]; d++)
+					o += stride[t][d] * pt[m->axis[t][d]];
+				flat_event(r, VIZ_LOAD, st[t], o, e->call.name);
+				x[t - 1] = convert(st[t]->buf->elem, ct, st[t]->data[o]);
+			}
+			if (type_is_float(ct))
+				acc.f = convert(TY_F64, ct, (Val){ .f = acc.f + x[0].f * x[1].f }).f;
+			else
+				acc.i = ir_wrap(ct, (int64_t)((uint64_t)acc.i + (uint64_t)x[0].i * (uint64_t)x[1].i));
+			int a = m->naxes - 1;
+			while (a >= 0 && (in_c[a] || ++pt[a] == ext[a])) {
+				if (!in_c[a])
+					pt[a] = 0;
+				a--;
+			}
+			if (a < 0)
+				break;
+		}
+		VizEvent *s = flat_event(r, VIZ_STORE, st[0], oc, e->call.name);
+		s->update = !reset && in_update(r, st[0]->buf->name);   /* reset: c's first value */
+		s->by = -1;
+		s->iter = arena_alloc(perm, (r->nloops + 1) * sizeof *s->iter);
+		if (r->nloops)
+			memcpy(s->iter, r->loops, r->nloops * sizeof *s->iter);
+		st[0]->data[oc] = acc;
+		r->lane++;
+		int a = m->naxes - 1;
+		while (a >= 0 && (!in_c[a] || ++pt[a] == ext[a])) {
+			if (in_c[a])
+				pt[a] = 0;
+			a--;
+		}
+		if (a < 0)
+			break;
+	}
+done:
+	r->store_tensor = saved;
+	r->lane = lane0;
+}
+
 static Val
 call(Run *r, IrExpr *e)
 {
 	Val a[3] = { { 0 } }, y;
 	if (e->call.ck != CALL_BUILTIN) {
-		/* a tensorize intrinsic: one hardware operation, whose accesses
-		 * depend on its emitter; counted, not drawn (txc.1, VIZ) */
+		/* a tensorize intrinsic: one hardware operation, drawn from its
+		 * meaning; another target call is counted, not drawn */
 		r->t->intrinsic = e->call.name;
 		r->t->intrinsic_calls++;
+		if (e->call.tz)
+			intrinsic(r, e);
+		else
+			r->t->intrinsic_undrawn++;
 		return a[0];
 	}
 	for (int i = 0; i < e->call.nargs && i < 3; i++)
@@ -467,10 +610,10 @@ exec_store(Run *r, IrStmt *s)
 	r->store_tensor = saved;
 }
 
-static void
-exec_alloc(Run *r, IrStmt *s)
+/* A new allocation of b, with its ALLOC event (its index in *at). */
+static Store *
+new_store(Run *r, Buffer *b, int64_t *at)
 {
-	Buffer *b = s->alloc.buf;
 	Store *st = arena_alloc(perm, sizeof *st);
 	st->buf = b;
 	st->tensor = tensor_of(r->t, b);
@@ -497,17 +640,276 @@ exec_alloc(Run *r, IrStmt *s)
 	}
 	e->elem = st->n * bytes_of(b->elem);   /* bytes, until viz_finish */
 	e->alloc = r->nallocs++;
-	int64_t at = r->t->nev - 1;   /* the body may move the events */
+	*at = r->t->nev - 1;   /* later events may move the array */
+	return st;
+}
+
+/* The FREE event of the allocation whose ALLOC event is at `at`. */
+static void
+free_event(Run *r, Store *st, int64_t at)
+{
+	int nd = st->buf->ndims;
+	VizEvent *f = event(r, VIZ_FREE, st->tensor, nd);
+	VizEvent *e = &r->t->ev[at];
+	memcpy(f->coord, e->coord, 2 * nd * sizeof *f->coord);
+	f->elem = e->elem;
+	f->alloc = e->alloc;
+}
+
+static void exec_spread(Run *r, IrStmt *s);
+
+/* A shared stage computed inside a block's thread loops: the cuda target
+ * (gpu_threads.c) makes it one copy per block, which the block's threads
+ * make together before a barrier, and which they all then read.  Here the
+ * threads run one after another, so the first to reach the k-th
+ * allocation of a buffer makes its k-th copy, spread over the threads as
+ * a block-level nest; the others find it made and wait for its end (the
+ * barrier).  The copies live until the block ends; each one's FREE event
+ * is when the next one is made (the GPU reuses the memory). */
+static void
+exec_shared_alloc(Run *r, IrStmt *s)
+{
+	Buffer *b = s->alloc.buf;
+	Coop *c = NULL;
+	for (int i = 0; i < r->ncoop && !c; i++)
+		if (r->coop[i].buf == b)
+			c = &r->coop[i];
+	if (!c) {
+		c = ARENA_PUSH(perm, r->coop, r->ncoop, r->capcoop);
+		memset(c, 0, sizeof *c);
+		c->buf = b;
+		c->thread = -1;
+	}
+	if (c->thread != r->thread) {
+		c->thread = r->thread;
+		c->count = 0;
+	}
+	int k = c->count++;
+	if (k >= c->n) {
+		if (c->n)
+			free_event(r, c->phase[c->n - 1].st, c->phase[c->n - 1].at);
+		Phase *p = ARENA_PUSH(perm, c->phase, c->n, c->cap);
+		p->st = new_store(r, b, &p->at);
+		p->ready = -1;
+	}
+	Phase *p = &c->phase[k];
+	if (p->ready >= 0 && r->tick < p->ready)
+		r->tick = p->ready;
+	c->cur = k;
+	*ARENA_PUSH(perm, r->live, r->nlive, r->caplive) = p->st;
+	exec(r, s->alloc.body);
+	r->nlive--;
+	c->cur = -1;
+}
+
+/* The end of a block: its shared copies are freed. */
+static void
+end_block(Run *r)
+{
+	for (int i = 0; i < r->ncoop; i++) {
+		Coop *c = &r->coop[i];
+		if (c->n)
+			free_event(r, c->phase[c->n - 1].st, c->phase[c->n - 1].at);
+		for (int k = 0; k < c->n; k++) {
+			free(c->phase[k].st->data);
+			c->phase[k].st->data = NULL;
+		}
+	}
+	r->ncoop = 0;
+}
+
+/* The produce of a shared copy (exec_shared_alloc): made once, by the
+ * block's threads together, as a block-level nest (exec_for spreads it);
+ * true when s is one. */
+static bool
+exec_coop_produce(Run *r, IrStmt *s)
+{
+	Coop *c = NULL;
+	for (int i = 0; i < r->ncoop && !c; i++)
+		if (r->coop[i].cur >= 0 && !strcmp(r->coop[i].buf->name, s->produce.name))
+			c = &r->coop[i];
+	if (!c)
+		return false;
+	Phase *p = &c->phase[c->cur];
+	if (p->ready >= 0)
+		return true;      /* made by an earlier thread */
+	int depth = r->thread_depth, thread = r->thread;
+	r->thread_depth = 0;
+	r->thread = (int)(r->gpu_block * r->gpu_threads);
+	*ARENA_PUSH(perm, r->prod, r->nprod, r->capprod) =
+	    (struct Prod){ s->produce.name, s->produce.update };
+	exec(r, s->produce.body);
+	r->nprod--;
+	r->thread_depth = depth;
+	r->thread = thread;
+	p->ready = r->tick;
+	return true;
+}
+
+static void
+exec_alloc(Run *r, IrStmt *s)
+{
+	Buffer *b = s->alloc.buf;
+	if (b->scope == SCOPE_SHARED && r->thread_depth > 0 && r->gpu_block >= 0) {
+		exec_shared_alloc(r, s);
+		return;
+	}
+	int64_t at;
+	Store *st = new_store(r, b, &at);
 	*ARENA_PUSH(perm, r->live, r->nlive, r->caplive) = st;
 	exec(r, s->alloc.body);
 	r->nlive--;
-	VizEvent *f = event(r, VIZ_FREE, st->tensor, b->ndims);
-	e = &r->t->ev[at];
-	memcpy(f->coord, e->coord, 2 * b->ndims * sizeof *f->coord);
-	f->elem = e->elem;
-	f->alloc = e->alloc;
+	free_event(r, st, at);
 	free(st->data);
 	st->data = NULL;
+}
+
+/* ---- GPU blocks -------------------------------------------------------------
+ * Inside a block, code outside the thread loops is the block's: the cuda
+ * target (target/cuda/gpu_threads.c) spreads a nest that computes a pure
+ * stage (the copy of a tile into shared memory) over the block's threads,
+ * thread t taking the points t, t + T, t + 2T ... of the nest in order,
+ * and runs anything else (an update) on the block's thread 0.  The trace
+ * does the same, so a page shows the cooperative copy as the GPU runs it. */
+
+static bool
+has_loop(IrStmt *s, ForKind fk)
+{
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case IS_FOR: return s->loop.fk == fk || has_loop(s->loop.body, fk);
+	case IS_LET: return has_loop(s->let.body, fk);
+	case IS_ALLOCATE: return has_loop(s->alloc.body, fk);
+	case IS_PRODUCE: return has_loop(s->produce.body, fk);
+	case IS_IF: return has_loop(s->ifs.then_s, fk) || has_loop(s->ifs.else_s, fk);
+	case IS_BLOCK:
+		for (int i = 0; i < s->block.n; i++)
+			if (has_loop(s->block.stmts[i], fk))
+				return true;
+		return false;
+	default: return false;
+	}
+}
+
+/* Whether every variable of e has a value here. */
+typedef struct {
+	IrVisitor v;
+	Run *r;
+	bool ok;
+} Bound;
+
+static void
+bound_var(IrVisitor *v, IrExpr *e)
+{
+	Bound *b = (Bound *)v;
+	bool found = false;
+	for (int i = b->r->nenv - 1; i >= 0 && !found; i--)
+		found = b->r->env[i].v == e->var;
+	b->ok &= found;
+}
+
+static bool
+computable(Run *r, IrExpr *e)
+{
+	Bound b = { .v = {.expr = {[IR_VAR] = bound_var}}, .r = r, .ok = true };
+	ir_visit_expr(&b.v, e);
+	return b.ok;
+}
+
+/* The block's threads: per dimension, the largest extent of a thread
+ * loop in s that can be computed at the block's level. */
+static void
+block_dims(Run *r, IrStmt *s, int64_t dim[3])
+{
+	if (!s)
+		return;
+	switch (s->kind) {
+	case IS_FOR:
+		if (s->loop.fk == FOR_GPU_THREAD && s->loop.gpu_dim >= 0 && s->loop.gpu_dim < 3 &&
+		    computable(r, s->loop.extent)) {
+			int64_t n = eval_int(r, s->loop.extent);
+			if (n > dim[s->loop.gpu_dim])
+				dim[s->loop.gpu_dim] = n;
+		}
+		block_dims(r, s->loop.body, dim);
+		break;
+	case IS_LET: block_dims(r, s->let.body, dim); break;
+	case IS_ALLOCATE: block_dims(r, s->alloc.body, dim); break;
+	case IS_PRODUCE: block_dims(r, s->produce.body, dim); break;
+	case IS_IF:
+		block_dims(r, s->ifs.then_s, dim);
+		block_dims(r, s->ifs.else_s, dim);
+		break;
+	case IS_BLOCK:
+		for (int i = 0; i < s->block.n; i++)
+			block_dims(r, s->block.stmts[i], dim);
+		break;
+	default: break;
+	}
+}
+
+static bool
+uses_chain(IrExpr *e, IrStmt **chain, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (ir_uses_var(e, chain[i]->loop.var))
+			return true;
+	return false;
+}
+
+/* A block-level nest spread over the block's threads, in rounds of T
+ * points; a round starts when the one before it ends. */
+static void
+exec_spread(Run *r, IrStmt *s)
+{
+	IrStmt *chain[16], *body = s;
+	int64_t min[16], ext[16], total = 1;
+	int n = 0;
+	while (body->kind == IS_FOR && n < 16 && body->loop.fk != FOR_GPU_THREAD &&
+	    body->loop.fk != FOR_GPU_BLOCK && !uses_chain(body->loop.min, chain, n) &&
+	    !uses_chain(body->loop.extent, chain, n)) {
+		min[n] = eval_int(r, body->loop.min);
+		ext[n] = eval_int(r, body->loop.extent);
+		if (ext[n] < 0)
+			ext[n] = 0;
+		if (ext[n] && total > VIZ_MAX_STEPS / ext[n])
+			fail(r, "a block-level loop nest of more than %lld points (the limit for a "
+			    "picture); use smaller sizes", VIZ_MAX_STEPS);
+		total *= ext[n];
+		chain[n++] = body;
+		body = body->loop.body;
+	}
+	int64_t T = r->gpu_threads, rstart = r->tick, rend = r->tick;
+	int thread0 = r->thread;
+	for (int i = 0; i < n; i++)
+		*ARENA_PUSH(perm, r->loops, r->nloops, r->caploops) = 0;
+	for (int64_t q = 0; q < total; q++) {
+		step(r);
+		if (q % T == 0)
+			rstart = rend;
+		r->tick = rstart;
+		int64_t th = r->gpu_block * T + q % T;
+		if (th > INT32_MAX / 2)
+			fail(r, "too many threads to draw");
+		r->thread = (int)th;
+		if (r->thread + 1 > r->t->threads)
+			r->t->threads = r->thread + 1;
+		int64_t rest = q;
+		for (int i = n - 1; i >= 0; i--) {
+			Val v = { .i = min[i] + rest % ext[i] };
+			rest /= ext[i];
+			r->loops[r->nloops - n + i] = v.i;
+			bind(r, chain[i]->loop.var, v);
+		}
+		exec(r, body);
+		r->nenv -= n;
+		if (r->tick > rend)
+			rend = r->tick;
+	}
+	r->nloops -= n;
+	r->tick = rend;
+	r->thread = thread0;
 }
 
 static void
@@ -521,8 +923,21 @@ exec_for(Run *r, IrStmt *s)
 	if (nthreads > n)
 		nthreads = n;
 	int64_t chunk = par && nthreads > 0 ? (n + nthreads - 1) / nthreads : n;
+	/* a block-level nest of a GPU block that computes a pure stage */
+	if (r->gpu_block >= 0 && r->thread_depth == 0 && !par && r->gpu_threads > 1 &&
+	    !has_loop(s, FOR_GPU_THREAD) && !(r->nprod && r->prod[r->nprod - 1].update)) {
+		exec_spread(r, s);
+		return;
+	}
 	int64_t t0 = r->tick, end = t0;
 	int thread0 = r->thread, lane0 = r->lane;
+	int64_t block0 = r->gpu_block, bthreads0 = r->gpu_threads;
+	bool innermost_block = fk == FOR_GPU_BLOCK && !has_loop(s->loop.body, FOR_GPU_BLOCK);
+	bool first_thread_loop = fk == FOR_GPU_THREAD && r->thread_depth == 0 && block0 >= 0;
+	/* the first thread loop of a block numbers its threads from the
+	 * block's number, not from its thread 0 */
+	int64_t base = first_thread_loop ? block0 : thread0;
+	r->thread_depth += fk == FOR_GPU_THREAD;
 
 	*ARENA_PUSH(perm, r->loops, r->nloops, r->caploops) = 0;
 	for (int64_t i = 0; i < n; i++) {
@@ -532,7 +947,7 @@ exec_for(Run *r, IrStmt *s)
 			r->lane = (int)i;
 		} else if (par && i % chunk == 0) {
 			r->tick = t0;
-			int64_t th = (int64_t)thread0 * nthreads + i / chunk;
+			int64_t th = base * nthreads + i / chunk;
 			if (th > INT32_MAX / 2)
 				fail(r, "too many threads to draw (nested parallel loops)");
 			r->thread = (int)th;
@@ -542,7 +957,21 @@ exec_for(Run *r, IrStmt *s)
 		Val v = { .i = min + i };
 		r->loops[r->nloops - 1] = v.i;
 		bind(r, s->loop.var, v);
+		if (innermost_block) {
+			/* code outside the thread loops runs on the block's thread 0 */
+			int64_t dim[3] = { 1, 1, 1 };
+			block_dims(r, s->loop.body, dim);
+			r->gpu_block = r->thread;
+			r->gpu_threads = dim[0] * dim[1] * dim[2];
+			if (r->gpu_block * r->gpu_threads > INT32_MAX / 2)
+				fail(r, "too many threads to draw");
+			r->thread = (int)(r->gpu_block * r->gpu_threads);
+			if (r->thread + 1 > r->t->threads)
+				r->t->threads = r->thread + 1;
+		}
 		exec(r, s->loop.body);
+		if (innermost_block)
+			end_block(r);
 		r->nenv--;
 		if (r->tick > end)
 			end = r->tick;
@@ -551,6 +980,9 @@ exec_for(Run *r, IrStmt *s)
 	r->tick = end;
 	r->thread = thread0;
 	r->lane = lane0;
+	r->gpu_block = block0;
+	r->gpu_threads = bthreads0;
+	r->thread_depth -= fk == FOR_GPU_THREAD;
 }
 
 static void
@@ -591,6 +1023,8 @@ exec(Run *r, IrStmt *s)
 			fail(r, "the kernel fails at these sizes: %s", s->assrt.msg);
 		break;
 	case IS_PRODUCE:
+		if (r->ncoop && exec_coop_produce(r, s))
+			break;
 		*ARENA_PUSH(perm, r->prod, r->nprod, r->capprod) =
 		    (struct Prod){ s->produce.name, s->produce.update };
 		exec(r, s->produce.body);
@@ -626,6 +1060,7 @@ viz_trace(IrFunc *f, const double *params, const VizOptions *o, VizTrace *t)
 	r.t = t;
 	r.o = o;
 	r.lane = -1;
+	r.gpu_block = -1;
 	r.store_tensor = -1;
 	r.max_events = o->max_events > 0 ? o->max_events : VIZ_MAX_EVENTS;
 	rng = o->seed;
@@ -646,6 +1081,10 @@ viz_trace(IrFunc *f, const double *params, const VizOptions *o, VizTrace *t)
 		for (int i = 0; i < r.nlive; i++)
 			if (r.live[i]->buf->abi_index < 0)
 				free(r.live[i]->data);
+		for (int i = 0; i < r.ncoop; i++)
+			for (int k = 0; k < r.coop[i].n; k++)
+				if (r.coop[i].phase[k].st->data != NULL)
+					free(r.coop[i].phase[k].st->data);
 		goto done;
 	}
 	for (int i = 0; i < f->nparams; i++) {

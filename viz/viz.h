@@ -78,8 +78,9 @@ typedef struct {
 	int threads;              /* most threads at once */
 	int64_t steps;            /* loop iterations and statements run */
 	const double *params;     /* the values it ran with (f->params order) */
-	/* calls of tensorize intrinsics: one tick each, their accesses not drawn */
-	const char *intrinsic; int64_t intrinsic_calls;
+	/* calls of tensorize intrinsics: one tick each, their accesses drawn
+	 * from the call's meaning; calls without one (none today) are not */
+	const char *intrinsic; int64_t intrinsic_calls, intrinsic_undrawn;
 } VizTrace;
 
 typedef struct {

@@ -130,7 +130,8 @@ function Panel(tr, parent, width) {
   box.appendChild(this.sub);
   if (tr.intrinsicCalls)
     box.appendChild(el("div", "sub", tr.intrinsicCalls + " calls of the intrinsic '" + tr.intrinsic +
-      "' (tensorize) are not drawn: their loads and stores are not in the trace"));
+      "' (tensorize), one tick each: a call lights all the elements it loads and stores" +
+      (tr.intrinsicUndrawn ? "; " + tr.intrinsicUndrawn + " target calls are not drawn" : "")));
   var row = el("div", "row"), left = el("div", "tensors"), right = el("div", "nest");
   this.canvases = this.grids.map(function (g) {
     var w = el("div", "tensor"), c = el("canvas");
