@@ -8,9 +8,11 @@
  * f16 is computed as f32, bf16 as f32 rounded to bf16 after each
  * operation.  The clock: every store (or effect) takes one tick; the
  * iterations of a parallel loop are cut into one contiguous chunk per
- * thread, as libtxrt's pool does, and the chunks start at the same tick; a vectorized loop's lanes all run at the same tick, as one
- * vector instruction does; GPU block and thread loops run every
- * iteration at once.  A loop's end is its slowest chunk's end.
+ * thread, as libtxrt's pool does, and the chunks start at the same tick;
+ * a vectorized loop's lanes all run at the same tick, as one vector
+ * instruction does; GPU block and thread loops run every iteration at
+ * once (the code of a block outside its thread loops: trace_gpu.c); a
+ * tensorize call is one tick (trace_tensorize.c).  A loop's end is its slowest chunk's end.
  *
  * Errors (a limit, a failing assert, an IR form this does not run) print
  * one line and longjmp out of the run.
@@ -20,69 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "viz/viz.h"
+#include "viz/trace.h"
 
-typedef union {
-	int64_t i;
-	double f;
-} Val;
-
-/* A variable's value while in scope. */
-typedef struct {
-	Var *v;
-	Val val;
-} Bind;
-
-/* A live allocation of a buffer (or an argument's memory). */
-typedef struct {
-	Buffer *buf;
-	int tensor;
-	int64_t *min, *ext, n;
-	Val *data;
-} Store;
-
-/* The copies of a shared stage computed inside a GPU block's thread
- * loops (exec_shared_alloc): the k-th allocation of each thread is the
- * k-th copy. */
-typedef struct {
-	Store *st;
-	int64_t at;              /* its ALLOC event */
-	int64_t ready;           /* the tick its copy ends, or -1 */
-} Phase;
-
-typedef struct {
-	Buffer *buf;
-	Phase *phase; int n, cap;
-	int thread, count;       /* the thread running, and its allocations so far */
-	int cur;                 /* the copy in use, or -1 */
-} Coop;
-
-typedef struct {
-	VizTrace *t;
-	const VizOptions *o;
-	Bind *env; int nenv, capenv;
-	Store **live; int nlive, caplive;
-	int64_t *loops; int nloops, caploops;   /* enclosing loops' values */
-	struct Prod { const char *name; bool update; } *prod;   /* produce markers */
-	int nprod, capprod;
-	VizLines *lines;         /* nest.c */
-	int64_t tick;
-	int thread, lane, line;
-	int store_tensor;       /* the statement being run stores this tensor */
-	int64_t capev;
-	int nallocs;             /* allocations so far */
-	int64_t gpu_block;       /* the GPU block being run (its number), or -1 */
-	int64_t gpu_threads;     /* its threads */
-	int thread_depth;        /* GPU thread loops around the statement */
-	Coop *coop; int ncoop, capcoop;   /* the block's shared copies */
-	int64_t max_events;
-	jmp_buf fail;
-} Run;
-
-static void fail(Run *r, const char *fmt, ...) TXC_PRINTF(2, 3) TXC_NORETURN;
-
-static void
-fail(Run *r, const char *fmt, ...)
+void
+tr_fail(Run *r, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -93,11 +36,11 @@ fail(Run *r, const char *fmt, ...)
 	longjmp(r->fail, 1);
 }
 
-static void
-step(Run *r)
+void
+tr_step(Run *r)
 {
 	if (++r->t->steps > VIZ_MAX_STEPS)
-		fail(r, "the kernel runs more than %lld loop iterations and statements at "
+		tr_fail(r, "the kernel runs more than %lld loop iterations and statements at "
 		    "these sizes (the limit for a picture); use smaller sizes", VIZ_MAX_STEPS);
 }
 
@@ -157,12 +100,12 @@ collect_allocs(VizTrace *t, IrStmt *s, int *cap)
 
 /* ---- events ------------------------------------------------------------- */
 
-static VizEvent *
-event(Run *r, VizKind kind, int tensor, int ndims)
+VizEvent *
+tr_event(Run *r, VizKind kind, int tensor, int ndims)
 {
 	VizTrace *t = r->t;
 	if (t->nev >= r->max_events)
-		fail(r, "the trace has more than %lld loads and stores at these sizes (the "
+		tr_fail(r, "the trace has more than %lld loads and stores at these sizes (the "
 		    "limit for a picture); use smaller sizes", (long long)r->max_events);
 	if (t->nev == r->capev) {
 		r->capev = r->capev ? 2 * r->capev : 1024;
@@ -191,18 +134,18 @@ lookup(Run *r, Var *v)
 	for (int i = r->nenv - 1; i >= 0; i--)
 		if (r->env[i].v == v)
 			return r->env[i].val;
-	fail(r, "variable '%s' has no value (an IR form txc viz does not run)", v->name);
+	tr_fail(r, "variable '%s' has no value (an IR form txc viz does not run)", v->name);
 }
 
-static void
-bind(Run *r, Var *v, Val x)
+void
+tr_bind(Run *r, Var *v, Val x)
 {
 	*ARENA_PUSH(perm, r->env, r->nenv, r->capenv) = (Bind){ v, x };
 }
 
 /* x (of type `from`) as a value of type t. */
-static Val
-convert(ScalarType from, ScalarType t, Val x)
+Val
+tr_convert(ScalarType from, ScalarType t, Val x)
 {
 	Val y;
 	bool ff = type_is_float(from), tf = type_is_float(t);
@@ -222,12 +165,8 @@ convert(ScalarType from, ScalarType t, Val x)
 	return y;
 }
 
-static Val eval(Run *r, IrExpr *e);
-static int64_t eval_int(Run *r, IrExpr *e);
-static bool in_update(Run *r, const char *name);
-
-static Store *
-storage(Run *r, Buffer *b)
+Store *
+tr_storage(Run *r, Buffer *b)
 {
 	for (int i = r->nlive - 1; i >= 0; i--)
 		if (r->live[i]->buf == b)
@@ -236,32 +175,32 @@ storage(Run *r, Buffer *b)
 	for (int i = r->nlive - 1; i >= 0; i--)
 		if (!strcmp(r->live[i]->buf->name, b->name))
 			return r->live[i];
-	fail(r, "'%s' is accessed where it is not allocated", b->name);
+	tr_fail(r, "'%s' is accessed where it is not allocated", b->name);
 }
 
 /* The offset of an access, recorded as an event. */
 static int64_t
 access(Run *r, VizKind kind, Buffer *b, IrExpr **idx, int nidx, Store **sp)
 {
-	Store *st = storage(r, b);
+	Store *st = tr_storage(r, b);
 	if (nidx != b->ndims || (b->flat && b->ndims != 1))
-		fail(r, "a flattened access to '%s' (an IR form txc viz does not run)", b->name);
+		tr_fail(r, "a flattened access to '%s' (an IR form txc viz does not run)", b->name);
 	int32_t c[16];
 	if (nidx > 16)
-		fail(r, "'%s' has more than 16 dimensions", b->name);
+		tr_fail(r, "'%s' has more than 16 dimensions", b->name);
 	int64_t off = 0;
 	for (int d = 0; d < nidx; d++) {
-		Val x = eval(r, idx[d]);
+		Val x = tr_eval(r, idx[d]);
 		if (x.i < st->min[d] || x.i >= st->min[d] + st->ext[d]) {
 			char *s = ir_expr_str(idx[d]);
-			fail(r, "%s of '%s' outside its allocation: index %d is %lld (%s), not in "
+			tr_fail(r, "%s of '%s' outside its allocation: index %d is %lld (%s), not in "
 			    "[%lld, %lld)", kind == VIZ_LOAD ? "a load" : "a store", b->name, d,
 			    (long long)x.i, s, (long long)st->min[d], (long long)(st->min[d] + st->ext[d]));
 		}
 		c[d] = (int32_t)x.i;
 		off = off * st->ext[d] + (x.i - st->min[d]);
 	}
-	VizEvent *e = event(r, kind, st->tensor, nidx);
+	VizEvent *e = tr_event(r, kind, st->tensor, nidx);
 	memcpy(e->coord, c, nidx * sizeof *c);
 	*sp = st;
 	return off;
@@ -292,123 +231,6 @@ fmath(Builtin bi, double a, double b, double c)
 	}
 }
 
-/* ---- tensorize calls --------------------------------------------------------- */
-
-/* Where element `off` of a store's flat buffer is, as an event. */
-static VizEvent *
-flat_event(Run *r, VizKind kind, Store *st, int64_t off, const char *what)
-{
-	Buffer *b = st->buf;
-	if (off < 0 || off >= st->n)
-		fail(r, "the intrinsic '%s' %s element %lld of '%s', outside its allocation of "
-		    "%lld", what, kind == VIZ_LOAD ? "loads" : "stores", (long long)off, b->name,
-		    (long long)st->n);
-	VizEvent *e = event(r, kind, st->tensor, b->ndims);
-	for (int d = b->ndims - 1; d >= 0; d--) {
-		int64_t ext = st->ext[d] > 0 ? st->ext[d] : 1;
-		e->coord[d] = (int32_t)(st->min[d] + off % ext);
-		off /= ext;
-	}
-	return e;
-}
-
-/* A tensorize call: the hardware operation its meaning says (lower/ir.h,
- * IrTensorizeCall), with every element it loads and stores, all at one
- * tick as one instruction; each element of c is a lane of it. */
-static void
-intrinsic(Run *r, IrExpr *e)
-{
-	const IrTensorizeCall *m = e->call.tz;
-	int64_t ext[IR_TZ_MAXDIMS], stride[3][IR_TZ_MAXDIMS], base[3];
-	Store *st[3];
-	int pos = m->naxes;
-	if (m->naxes > IR_TZ_MAXDIMS)
-		fail(r, "the intrinsic '%s' has too many axes to draw", e->call.name);
-	for (int a = 0; a < m->naxes; a++)
-		ext[a] = eval_int(r, e->call.args[a]);
-	for (int t = 0; t < 3; t++) {
-		IrExpr *ld = e->call.args[pos++];
-		if (ld->kind != IR_LOAD)
-			fail(r, "the intrinsic '%s' (an IR form txc viz does not run)", e->call.name);
-		st[t] = storage(r, ld->load.buf);
-		base[t] = 0;
-		for (int d = 0; d < ld->load.nidx; d++)
-			base[t] = base[t] * st[t]->ext[d] + (eval_int(r, ld->load.idx[d]) - st[t]->min[d]);
-		for (int d = 0; d < m->ndims[t]; d++)
-			stride[t][d] = eval_int(r, e->call.args[pos++]);
-	}
-	bool reset = m->reset >= 0 && eval_int(r, e->call.args[m->reset]);
-	ScalarType ct = st[0]->buf->elem;
-	bool in_c[IR_TZ_MAXDIMS] = { false };
-	for (int d = 0; d < m->ndims[0]; d++)
-		in_c[m->axis[0][d]] = true;
-	int64_t pt[IR_TZ_MAXDIMS] = { 0 };
-	int saved = r->store_tensor, lane0 = r->lane;
-	r->store_tensor = st[0]->tensor;
-	r->lane = 0;
-	bool empty = false;   /* no reduction point: c stays (or is reset) */
-	for (int a = 0; a < m->naxes; a++) {
-		if (ext[a] <= 0 && in_c[a])
-			goto done;
-		empty |= ext[a] <= 0;
-	}
-	/* the points of c (its axes odometer-style), then of the reduction */
-	for (;;) {
-		int64_t oc = base[0];
-		for (int d = 0; d < m->ndims[0]; d++)
-			oc += stride[0][d] * pt[m->axis[0][d]];
-		Val acc = { 0 };
-		if (!reset) {
-			flat_event(r, VIZ_LOAD, st[0], oc, e->call.name);
-			acc = st[0]->data[oc];
-		} else if (type_is_float(ct))
-			acc.f = 0;
-		for (;;) {
-			if (empty)
-				break;
-			Val x[2];
-			for (int t = 1; t < 3; t++) {
-				int64_t o = base[t];
-				for (int d = 0; d < m->ndims[t]; d++)
-					o += stride[t][d] * pt[m->axis[t][d]];
-				flat_event(r, VIZ_LOAD, st[t], o, e->call.name);
-				x[t - 1] = convert(st[t]->buf->elem, ct, st[t]->data[o]);
-			}
-			if (type_is_float(ct))
-				acc.f = convert(TY_F64, ct, (Val){ .f = acc.f + x[0].f * x[1].f }).f;
-			else
-				acc.i = ir_wrap(ct, (int64_t)((uint64_t)acc.i + (uint64_t)x[0].i * (uint64_t)x[1].i));
-			int a = m->naxes - 1;
-			while (a >= 0 && (in_c[a] || ++pt[a] == ext[a])) {
-				if (!in_c[a])
-					pt[a] = 0;
-				a--;
-			}
-			if (a < 0)
-				break;
-		}
-		VizEvent *s = flat_event(r, VIZ_STORE, st[0], oc, e->call.name);
-		s->update = !reset && in_update(r, st[0]->buf->name);   /* reset: c's first value */
-		s->by = -1;
-		s->iter = arena_alloc(perm, (r->nloops + 1) * sizeof *s->iter);
-		if (r->nloops)
-			memcpy(s->iter, r->loops, r->nloops * sizeof *s->iter);
-		st[0]->data[oc] = acc;
-		r->lane++;
-		int a = m->naxes - 1;
-		while (a >= 0 && (!in_c[a] || ++pt[a] == ext[a])) {
-			if (in_c[a])
-				pt[a] = 0;
-			a--;
-		}
-		if (a < 0)
-			break;
-	}
-done:
-	r->store_tensor = saved;
-	r->lane = lane0;
-}
-
 static Val
 call(Run *r, IrExpr *e)
 {
@@ -419,13 +241,13 @@ call(Run *r, IrExpr *e)
 		r->t->intrinsic = e->call.name;
 		r->t->intrinsic_calls++;
 		if (e->call.tz)
-			intrinsic(r, e);
+			tr_intrinsic(r, e);
 		else
 			r->t->intrinsic_undrawn++;
 		return a[0];
 	}
 	for (int i = 0; i < e->call.nargs && i < 3; i++)
-		a[i] = eval(r, e->call.args[i]);
+		a[i] = tr_eval(r, e->call.args[i]);
 	ScalarType t = e->type.code;
 	if (type_is_float(t)) {
 		y.f = fmath(e->call.builtin, a[0].f, a[1].f, a[2].f);
@@ -451,13 +273,13 @@ call(Run *r, IrExpr *e)
 static Val
 binop(Run *r, IrExpr *e)
 {
-	Val a = eval(r, e->a), y;
+	Val a = tr_eval(r, e->a), y;
 	/* && and || skip their right side as the backends' guards do */
 	if (e->kind == IR_AND && !a.i)
 		return a;
 	if (e->kind == IR_OR && a.i)
 		return a;
-	Val b = eval(r, e->b);
+	Val b = tr_eval(r, e->b);
 	IrType t = e->a->type;
 	if (ir_is_float(t)) {
 		double x = a.f, z = b.f, v;
@@ -475,7 +297,7 @@ binop(Run *r, IrExpr *e)
 		case IR_LE: y.i = x <= z; return y;
 		case IR_GT: y.i = x > z; return y;
 		case IR_GE: y.i = x >= z; return y;
-		default: fail(r, "'%s' on floating point", ir_expr_names[e->kind]);
+		default: tr_fail(r, "'%s' on floating point", ir_expr_names[e->kind]);
 		}
 		y.f = t.code == TY_F64 ? v : t.code == TY_BF16 ? ir_bf16_value(v) : (double)(float)v;
 		return y;
@@ -508,37 +330,37 @@ binop(Run *r, IrExpr *e)
 	case IR_LE: y.i = u ? ux <= uz : x <= z; return y;
 	case IR_GT: y.i = u ? ux > uz : x > z; return y;
 	case IR_GE: y.i = u ? ux >= uz : x >= z; return y;
-	default: fail(r, "the operation '%s'", ir_expr_names[e->kind]);
+	default: tr_fail(r, "the operation '%s'", ir_expr_names[e->kind]);
 	}
 	y.i = ir_wrap(e->type.code, (int64_t)v);
 	return y;
 }
 
-static Val
-eval(Run *r, IrExpr *e)
+Val
+tr_eval(Run *r, IrExpr *e)
 {
 	Val y;
 	if (e->type.lanes != 1)
-		fail(r, "a vector expression (txc viz runs the nest before vectorize)");
+		tr_fail(r, "a vector expression (txc viz runs the nest before vectorize)");
 	switch (e->kind) {
 	case IR_INT: y.i = e->ival; return y;
 	case IR_FLOAT: y.f = e->fval; return y;
 	case IR_VAR: return lookup(r, e->var);
-	case IR_NOT: y = eval(r, e->a); y.i = !y.i; return y;
+	case IR_NOT: y = tr_eval(r, e->a); y.i = !y.i; return y;
 	case IR_NEG:
-		y = eval(r, e->a);
+		y = tr_eval(r, e->a);
 		if (ir_is_float(e->type))
 			y.f = -y.f;
 		else
 			y.i = ir_wrap(e->type.code, (int64_t)(0 - (uint64_t)y.i));
 		return y;
-	case IR_BITNOT: y = eval(r, e->a); y.i = ir_wrap(e->type.code, ~y.i); return y;
+	case IR_BITNOT: y = tr_eval(r, e->a); y.i = ir_wrap(e->type.code, ~y.i); return y;
 	case IR_SELECT:
 		/* only the branch taken is evaluated (lower/ir.h's contract) */
-		return eval(r, eval(r, e->a).i ? e->b : e->c);
-	case IR_CAST: return convert(e->a->type.code, e->type.code, eval(r, e->a));
+		return tr_eval(r, tr_eval(r, e->a).i ? e->b : e->c);
+	case IR_CAST: return tr_convert(e->a->type.code, e->type.code, tr_eval(r, e->a));
 	case IR_LOAD: {
-		if (e->a && !eval(r, e->a).i) {
+		if (e->a && !tr_eval(r, e->a).i) {
 			y.i = 0;
 			y.f = 0;
 			return y;
@@ -549,28 +371,26 @@ eval(Run *r, IrExpr *e)
 	}
 	case IR_CALL: return call(r, e);
 	case IR_LET: {
-		Val v = eval(r, e->a);
-		bind(r, e->var, v);
-		y = eval(r, e->b);
+		Val v = tr_eval(r, e->a);
+		tr_bind(r, e->var, v);
+		y = tr_eval(r, e->b);
 		r->nenv--;
 		return y;
 	}
 	case IR_RAMP: case IR_BROADCAST:
-		fail(r, "a vector expression (txc viz runs the nest before vectorize)");
+		tr_fail(r, "a vector expression (txc viz runs the nest before vectorize)");
 	default:
 		return binop(r, e);
 	}
 }
 
-static int64_t
-eval_int(Run *r, IrExpr *e)
+int64_t
+tr_eval_int(Run *r, IrExpr *e)
 {
-	return eval(r, e).i;
+	return tr_eval(r, e).i;
 }
 
 /* ---- statements ------------------------------------------------------------ */
-
-static void exec(Run *r, IrStmt *s);
 
 static int64_t
 bytes_of(ScalarType t)
@@ -578,8 +398,8 @@ bytes_of(ScalarType t)
 	return type_bits(t) <= 8 ? 1 : type_bits(t) / 8;
 }
 
-static bool
-in_update(Run *r, const char *name)
+bool
+tr_in_update(Run *r, const char *name)
 {
 	for (int i = r->nprod - 1; i >= 0; i--)
 		if (!strcmp(r->prod[i].name, name))
@@ -591,28 +411,28 @@ static void
 exec_store(Run *r, IrStmt *s)
 {
 	Buffer *b = s->store.buf;
-	Store *st = storage(r, b);
+	Store *st = tr_storage(r, b);
 	int saved = r->store_tensor;
 	r->store_tensor = st->tensor;
-	if (!s->store.pred || eval_int(r, s->store.pred)) {
+	if (!s->store.pred || tr_eval_int(r, s->store.pred)) {
 		/* the value first, then the element: loads precede the store */
-		Val v = eval(r, s->store.value);
+		Val v = tr_eval(r, s->store.value);
 		int64_t off = access(r, VIZ_STORE, b, s->store.idx, s->store.nidx, &st);
 		VizEvent *e = &r->t->ev[r->t->nev - 1];
-		e->update = in_update(r, b->name);
+		e->update = tr_in_update(r, b->name);
 		e->by = -1;
 		e->iter = arena_alloc(perm, (r->nloops + 1) * sizeof *e->iter);
 		if (r->nloops)
 			memcpy(e->iter, r->loops, r->nloops * sizeof *e->iter);
-		st->data[off] = convert(s->store.value->type.code, b->elem, v);
+		st->data[off] = tr_convert(s->store.value->type.code, b->elem, v);
 		r->tick++;
 	}
 	r->store_tensor = saved;
 }
 
-/* A new allocation of b, with its ALLOC event (its index in *at). */
-static Store *
-new_store(Run *r, Buffer *b, int64_t *at)
+/* A new allocation of b, with its ALLOC tr_event (its index in *at). */
+Store *
+tr_new_store(Run *r, Buffer *b, int64_t *at)
 {
 	Store *st = arena_alloc(perm, sizeof *st);
 	st->buf = b;
@@ -621,19 +441,19 @@ new_store(Run *r, Buffer *b, int64_t *at)
 	st->ext = arena_alloc(perm, (b->ndims + 1) * sizeof *st->ext);
 	st->n = 1;
 	for (int d = 0; d < b->ndims; d++) {
-		st->min[d] = b->min && b->min[d] ? eval_int(r, b->min[d]) : 0;
-		st->ext[d] = eval_int(r, b->extent[d]);
+		st->min[d] = b->min && b->min[d] ? tr_eval_int(r, b->min[d]) : 0;
+		st->ext[d] = tr_eval_int(r, b->extent[d]);
 		if (st->ext[d] < 0)
 			st->ext[d] = 0;
 		if (st->ext[d] > VIZ_MAX_ELEMS || st->n * st->ext[d] > VIZ_MAX_ELEMS)
-			fail(r, "'%s' allocates more than %d elements at these sizes (the limit "
+			tr_fail(r, "'%s' allocates more than %d elements at these sizes (the limit "
 			    "for a picture); use smaller sizes", b->name, VIZ_MAX_ELEMS);
 		st->n *= st->ext[d];
 	}
 	st->data = calloc((size_t)st->n + 1, sizeof *st->data);
 	if (!st->data)
 		diag_fatal("out of memory");
-	VizEvent *e = event(r, VIZ_ALLOC, st->tensor, b->ndims);
+	VizEvent *e = tr_event(r, VIZ_ALLOC, st->tensor, b->ndims);
 	for (int d = 0; d < b->ndims; d++) {
 		e->coord[d] = (int32_t)st->min[d];
 		e->coord[b->ndims + d] = (int32_t)st->ext[d];
@@ -645,105 +465,15 @@ new_store(Run *r, Buffer *b, int64_t *at)
 }
 
 /* The FREE event of the allocation whose ALLOC event is at `at`. */
-static void
-free_event(Run *r, Store *st, int64_t at)
+void
+tr_free_event(Run *r, Store *st, int64_t at)
 {
 	int nd = st->buf->ndims;
-	VizEvent *f = event(r, VIZ_FREE, st->tensor, nd);
+	VizEvent *f = tr_event(r, VIZ_FREE, st->tensor, nd);
 	VizEvent *e = &r->t->ev[at];
 	memcpy(f->coord, e->coord, 2 * nd * sizeof *f->coord);
 	f->elem = e->elem;
 	f->alloc = e->alloc;
-}
-
-static void exec_spread(Run *r, IrStmt *s);
-
-/* A shared stage computed inside a block's thread loops: the cuda target
- * (gpu_threads.c) makes it one copy per block, which the block's threads
- * make together before a barrier, and which they all then read.  Here the
- * threads run one after another, so the first to reach the k-th
- * allocation of a buffer makes its k-th copy, spread over the threads as
- * a block-level nest; the others find it made and wait for its end (the
- * barrier).  The copies live until the block ends; each one's FREE event
- * is when the next one is made (the GPU reuses the memory). */
-static void
-exec_shared_alloc(Run *r, IrStmt *s)
-{
-	Buffer *b = s->alloc.buf;
-	Coop *c = NULL;
-	for (int i = 0; i < r->ncoop && !c; i++)
-		if (r->coop[i].buf == b)
-			c = &r->coop[i];
-	if (!c) {
-		c = ARENA_PUSH(perm, r->coop, r->ncoop, r->capcoop);
-		memset(c, 0, sizeof *c);
-		c->buf = b;
-		c->thread = -1;
-	}
-	if (c->thread != r->thread) {
-		c->thread = r->thread;
-		c->count = 0;
-	}
-	int k = c->count++;
-	if (k >= c->n) {
-		if (c->n)
-			free_event(r, c->phase[c->n - 1].st, c->phase[c->n - 1].at);
-		Phase *p = ARENA_PUSH(perm, c->phase, c->n, c->cap);
-		p->st = new_store(r, b, &p->at);
-		p->ready = -1;
-	}
-	Phase *p = &c->phase[k];
-	if (p->ready >= 0 && r->tick < p->ready)
-		r->tick = p->ready;
-	c->cur = k;
-	*ARENA_PUSH(perm, r->live, r->nlive, r->caplive) = p->st;
-	exec(r, s->alloc.body);
-	r->nlive--;
-	c->cur = -1;
-}
-
-/* The end of a block: its shared copies are freed. */
-static void
-end_block(Run *r)
-{
-	for (int i = 0; i < r->ncoop; i++) {
-		Coop *c = &r->coop[i];
-		if (c->n)
-			free_event(r, c->phase[c->n - 1].st, c->phase[c->n - 1].at);
-		for (int k = 0; k < c->n; k++) {
-			free(c->phase[k].st->data);
-			c->phase[k].st->data = NULL;
-		}
-	}
-	r->ncoop = 0;
-}
-
-/* The produce of a shared copy (exec_shared_alloc): made once, by the
- * block's threads together, as a block-level nest (exec_for spreads it);
- * true when s is one. */
-static bool
-exec_coop_produce(Run *r, IrStmt *s)
-{
-	Coop *c = NULL;
-	for (int i = 0; i < r->ncoop && !c; i++)
-		if (r->coop[i].cur >= 0 && !strcmp(r->coop[i].buf->name, s->produce.name))
-			c = &r->coop[i];
-	if (!c)
-		return false;
-	Phase *p = &c->phase[c->cur];
-	if (p->ready >= 0)
-		return true;      /* made by an earlier thread */
-	int depth = r->thread_depth, thread = r->thread;
-	r->thread_depth = 0;
-	r->thread = (int)(r->gpu_block * r->gpu_threads);
-	*ARENA_PUSH(perm, r->prod, r->nprod, r->capprod) =
-	    (struct Prod){ s->produce.name, s->produce.update };
-	exec(r, s->produce.body);
-	r->nprod--;
-	r->thread_depth = depth;
-	r->thread = thread;
-	p->ready = r->tick;
-	return true;
 }
 
 static void
@@ -751,171 +481,23 @@ exec_alloc(Run *r, IrStmt *s)
 {
 	Buffer *b = s->alloc.buf;
 	if (b->scope == SCOPE_SHARED && r->thread_depth > 0 && r->gpu_block >= 0) {
-		exec_shared_alloc(r, s);
+		tr_shared_alloc(r, s);
 		return;
 	}
 	int64_t at;
-	Store *st = new_store(r, b, &at);
+	Store *st = tr_new_store(r, b, &at);
 	*ARENA_PUSH(perm, r->live, r->nlive, r->caplive) = st;
-	exec(r, s->alloc.body);
+	tr_exec(r, s->alloc.body);
 	r->nlive--;
-	free_event(r, st, at);
+	tr_free_event(r, st, at);
 	free(st->data);
 	st->data = NULL;
-}
-
-/* ---- GPU blocks -------------------------------------------------------------
- * Inside a block, code outside the thread loops is the block's: the cuda
- * target (target/cuda/gpu_threads.c) spreads a nest that computes a pure
- * stage (the copy of a tile into shared memory) over the block's threads,
- * thread t taking the points t, t + T, t + 2T ... of the nest in order,
- * and runs anything else (an update) on the block's thread 0.  The trace
- * does the same, so a page shows the cooperative copy as the GPU runs it. */
-
-static bool
-has_loop(IrStmt *s, ForKind fk)
-{
-	if (!s)
-		return false;
-	switch (s->kind) {
-	case IS_FOR: return s->loop.fk == fk || has_loop(s->loop.body, fk);
-	case IS_LET: return has_loop(s->let.body, fk);
-	case IS_ALLOCATE: return has_loop(s->alloc.body, fk);
-	case IS_PRODUCE: return has_loop(s->produce.body, fk);
-	case IS_IF: return has_loop(s->ifs.then_s, fk) || has_loop(s->ifs.else_s, fk);
-	case IS_BLOCK:
-		for (int i = 0; i < s->block.n; i++)
-			if (has_loop(s->block.stmts[i], fk))
-				return true;
-		return false;
-	default: return false;
-	}
-}
-
-/* Whether every variable of e has a value here. */
-typedef struct {
-	IrVisitor v;
-	Run *r;
-	bool ok;
-} Bound;
-
-static void
-bound_var(IrVisitor *v, IrExpr *e)
-{
-	Bound *b = (Bound *)v;
-	bool found = false;
-	for (int i = b->r->nenv - 1; i >= 0 && !found; i--)
-		found = b->r->env[i].v == e->var;
-	b->ok &= found;
-}
-
-static bool
-computable(Run *r, IrExpr *e)
-{
-	Bound b = { .v = {.expr = {[IR_VAR] = bound_var}}, .r = r, .ok = true };
-	ir_visit_expr(&b.v, e);
-	return b.ok;
-}
-
-/* The block's threads: per dimension, the largest extent of a thread
- * loop in s that can be computed at the block's level. */
-static void
-block_dims(Run *r, IrStmt *s, int64_t dim[3])
-{
-	if (!s)
-		return;
-	switch (s->kind) {
-	case IS_FOR:
-		if (s->loop.fk == FOR_GPU_THREAD && s->loop.gpu_dim >= 0 && s->loop.gpu_dim < 3 &&
-		    computable(r, s->loop.extent)) {
-			int64_t n = eval_int(r, s->loop.extent);
-			if (n > dim[s->loop.gpu_dim])
-				dim[s->loop.gpu_dim] = n;
-		}
-		block_dims(r, s->loop.body, dim);
-		break;
-	case IS_LET: block_dims(r, s->let.body, dim); break;
-	case IS_ALLOCATE: block_dims(r, s->alloc.body, dim); break;
-	case IS_PRODUCE: block_dims(r, s->produce.body, dim); break;
-	case IS_IF:
-		block_dims(r, s->ifs.then_s, dim);
-		block_dims(r, s->ifs.else_s, dim);
-		break;
-	case IS_BLOCK:
-		for (int i = 0; i < s->block.n; i++)
-			block_dims(r, s->block.stmts[i], dim);
-		break;
-	default: break;
-	}
-}
-
-static bool
-uses_chain(IrExpr *e, IrStmt **chain, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (ir_uses_var(e, chain[i]->loop.var))
-			return true;
-	return false;
-}
-
-/* A block-level nest spread over the block's threads, in rounds of T
- * points; a round starts when the one before it ends. */
-static void
-exec_spread(Run *r, IrStmt *s)
-{
-	IrStmt *chain[16], *body = s;
-	int64_t min[16], ext[16], total = 1;
-	int n = 0;
-	while (body->kind == IS_FOR && n < 16 && body->loop.fk != FOR_GPU_THREAD &&
-	    body->loop.fk != FOR_GPU_BLOCK && !uses_chain(body->loop.min, chain, n) &&
-	    !uses_chain(body->loop.extent, chain, n)) {
-		min[n] = eval_int(r, body->loop.min);
-		ext[n] = eval_int(r, body->loop.extent);
-		if (ext[n] < 0)
-			ext[n] = 0;
-		if (ext[n] && total > VIZ_MAX_STEPS / ext[n])
-			fail(r, "a block-level loop nest of more than %lld points (the limit for a "
-			    "picture); use smaller sizes", VIZ_MAX_STEPS);
-		total *= ext[n];
-		chain[n++] = body;
-		body = body->loop.body;
-	}
-	int64_t T = r->gpu_threads, rstart = r->tick, rend = r->tick;
-	int thread0 = r->thread;
-	for (int i = 0; i < n; i++)
-		*ARENA_PUSH(perm, r->loops, r->nloops, r->caploops) = 0;
-	for (int64_t q = 0; q < total; q++) {
-		step(r);
-		if (q % T == 0)
-			rstart = rend;
-		r->tick = rstart;
-		int64_t th = r->gpu_block * T + q % T;
-		if (th > INT32_MAX / 2)
-			fail(r, "too many threads to draw");
-		r->thread = (int)th;
-		if (r->thread + 1 > r->t->threads)
-			r->t->threads = r->thread + 1;
-		int64_t rest = q;
-		for (int i = n - 1; i >= 0; i--) {
-			Val v = { .i = min[i] + rest % ext[i] };
-			rest /= ext[i];
-			r->loops[r->nloops - n + i] = v.i;
-			bind(r, chain[i]->loop.var, v);
-		}
-		exec(r, body);
-		r->nenv -= n;
-		if (r->tick > rend)
-			rend = r->tick;
-	}
-	r->nloops -= n;
-	r->tick = rend;
-	r->thread = thread0;
 }
 
 static void
 exec_for(Run *r, IrStmt *s)
 {
-	int64_t min = eval_int(r, s->loop.min), n = eval_int(r, s->loop.extent);
+	int64_t min = tr_eval_int(r, s->loop.min), n = tr_eval_int(r, s->loop.extent);
 	ForKind fk = s->loop.fk;
 	bool vec = fk == FOR_VECTORIZED;
 	bool par = fk == FOR_PARALLEL || fk == FOR_GPU_BLOCK || fk == FOR_GPU_THREAD;
@@ -925,14 +507,14 @@ exec_for(Run *r, IrStmt *s)
 	int64_t chunk = par && nthreads > 0 ? (n + nthreads - 1) / nthreads : n;
 	/* a block-level nest of a GPU block that computes a pure stage */
 	if (r->gpu_block >= 0 && r->thread_depth == 0 && !par && r->gpu_threads > 1 &&
-	    !has_loop(s, FOR_GPU_THREAD) && !(r->nprod && r->prod[r->nprod - 1].update)) {
-		exec_spread(r, s);
+	    !tr_has_loop(s, FOR_GPU_THREAD) && !(r->nprod && r->prod[r->nprod - 1].update)) {
+		tr_spread(r, s);
 		return;
 	}
 	int64_t t0 = r->tick, end = t0;
 	int thread0 = r->thread, lane0 = r->lane;
 	int64_t block0 = r->gpu_block, bthreads0 = r->gpu_threads;
-	bool innermost_block = fk == FOR_GPU_BLOCK && !has_loop(s->loop.body, FOR_GPU_BLOCK);
+	bool innermost_block = fk == FOR_GPU_BLOCK && !tr_has_loop(s->loop.body, FOR_GPU_BLOCK);
 	bool first_thread_loop = fk == FOR_GPU_THREAD && r->thread_depth == 0 && block0 >= 0;
 	/* the first thread loop of a block numbers its threads from the
 	 * block's number, not from its thread 0 */
@@ -941,7 +523,7 @@ exec_for(Run *r, IrStmt *s)
 
 	*ARENA_PUSH(perm, r->loops, r->nloops, r->caploops) = 0;
 	for (int64_t i = 0; i < n; i++) {
-		step(r);
+		tr_step(r);
 		if (vec) {
 			r->tick = t0;
 			r->lane = (int)i;
@@ -949,29 +531,29 @@ exec_for(Run *r, IrStmt *s)
 			r->tick = t0;
 			int64_t th = base * nthreads + i / chunk;
 			if (th > INT32_MAX / 2)
-				fail(r, "too many threads to draw (nested parallel loops)");
+				tr_fail(r, "too many threads to draw (nested parallel loops)");
 			r->thread = (int)th;
 			if (r->thread + 1 > r->t->threads)
 				r->t->threads = r->thread + 1;
 		}
 		Val v = { .i = min + i };
 		r->loops[r->nloops - 1] = v.i;
-		bind(r, s->loop.var, v);
+		tr_bind(r, s->loop.var, v);
 		if (innermost_block) {
 			/* code outside the thread loops runs on the block's thread 0 */
 			int64_t dim[3] = { 1, 1, 1 };
-			block_dims(r, s->loop.body, dim);
+			tr_block_dims(r, s->loop.body, dim);
 			r->gpu_block = r->thread;
 			r->gpu_threads = dim[0] * dim[1] * dim[2];
 			if (r->gpu_block * r->gpu_threads > INT32_MAX / 2)
-				fail(r, "too many threads to draw");
+				tr_fail(r, "too many threads to draw");
 			r->thread = (int)(r->gpu_block * r->gpu_threads);
 			if (r->thread + 1 > r->t->threads)
 				r->t->threads = r->thread + 1;
 		}
-		exec(r, s->loop.body);
+		tr_exec(r, s->loop.body);
 		if (innermost_block)
-			end_block(r);
+			tr_end_block(r);
 		r->nenv--;
 		if (r->tick > end)
 			end = r->tick;
@@ -985,13 +567,13 @@ exec_for(Run *r, IrStmt *s)
 	r->thread_depth -= fk == FOR_GPU_THREAD;
 }
 
-static void
-exec(Run *r, IrStmt *s)
+void
+tr_exec(Run *r, IrStmt *s)
 {
 	if (!s)
 		return;
 	if (s->kind != IS_BLOCK) {
-		step(r);
+		tr_step(r);
 		int line = viz_line_of(r->lines, s);
 		if (line)
 			r->line = line;
@@ -999,39 +581,39 @@ exec(Run *r, IrStmt *s)
 	switch (s->kind) {
 	case IS_FOR: exec_for(r, s); break;
 	case IS_LET: {
-		Val v = eval(r, s->let.value);
-		bind(r, s->let.var, v);
-		exec(r, s->let.body);
+		Val v = tr_eval(r, s->let.value);
+		tr_bind(r, s->let.var, v);
+		tr_exec(r, s->let.body);
 		r->nenv--;
 		break;
 	}
 	case IS_STORE: exec_store(r, s); break;
 	case IS_ALLOCATE: exec_alloc(r, s); break;
 	case IS_IF:
-		exec(r, eval_int(r, s->ifs.cond) ? s->ifs.then_s : s->ifs.else_s);
+		tr_exec(r, tr_eval_int(r, s->ifs.cond) ? s->ifs.then_s : s->ifs.else_s);
 		break;
 	case IS_BLOCK:
 		for (int i = 0; i < s->block.n; i++)
-			exec(r, s->block.stmts[i]);
+			tr_exec(r, s->block.stmts[i]);
 		break;
 	case IS_EVALUATE:
-		eval(r, s->eval.value);
+		tr_eval(r, s->eval.value);
 		r->tick++;
 		break;
 	case IS_ASSERT:
-		if (!eval_int(r, s->assrt.cond))
-			fail(r, "the kernel fails at these sizes: %s", s->assrt.msg);
+		if (!tr_eval_int(r, s->assrt.cond))
+			tr_fail(r, "the kernel fails at these sizes: %s", s->assrt.msg);
 		break;
 	case IS_PRODUCE:
-		if (r->ncoop && exec_coop_produce(r, s))
+		if (r->ncoop && tr_coop_produce(r, s))
 			break;
 		*ARENA_PUSH(perm, r->prod, r->nprod, r->capprod) =
 		    (struct Prod){ s->produce.name, s->produce.update };
-		exec(r, s->produce.body);
+		tr_exec(r, s->produce.body);
 		r->nprod--;
 		break;
 	default:
-		fail(r, "the statement '%s' (an IR form txc viz does not run)",
+		tr_fail(r, "the statement '%s' (an IR form txc viz does not run)",
 		    (unsigned)s->kind < IR_STMT_COUNT ? ir_stmt_names[s->kind] : "?");
 	}
 }
@@ -1094,7 +676,7 @@ viz_trace(IrFunc *f, const double *params, const VizOptions *o, VizTrace *t)
 			x.f = params[i];
 		else
 			x.i = (int64_t)params[i];
-		bind(&r, v, x);
+		tr_bind(&r, v, x);
 	}
 	/* the arguments: shapes from the parameters, inputs random */
 	for (int i = 0; i < f->nargs; i++) {
@@ -1107,11 +689,11 @@ viz_trace(IrFunc *f, const double *params, const VizOptions *o, VizTrace *t)
 		st->ext = arena_alloc(perm, (b->ndims + 1) * sizeof *st->ext);
 		st->n = 1;
 		for (int d = 0; d < b->ndims; d++) {
-			st->ext[d] = eval_int(&r, b->extent[d]);
+			st->ext[d] = tr_eval_int(&r, b->extent[d]);
 			if (st->ext[d] < 0)
-				fail(&r, "'%s' has a negative extent at these sizes", b->name);
+				tr_fail(&r, "'%s' has a negative extent at these sizes", b->name);
 			if (st->ext[d] > VIZ_MAX_ELEMS || st->n * st->ext[d] > VIZ_MAX_ELEMS)
-				fail(&r, "'%s' has more than %d elements at these sizes (the limit "
+				tr_fail(&r, "'%s' has more than %d elements at these sizes (the limit "
 				    "for a picture); use smaller sizes", b->name, VIZ_MAX_ELEMS);
 			st->n *= st->ext[d];
 			vt->ext[d] = st->ext[d];
@@ -1121,11 +703,11 @@ viz_trace(IrFunc *f, const double *params, const VizOptions *o, VizTrace *t)
 			double x = floor(rnd() * 128) / 64 - 1;
 			Val v = { .f = x };
 			st->data[j] = type_is_float(b->elem) ? v :
-			    convert(TY_F64, b->elem, (Val){ .f = floor(rnd() * 16) - (type_is_signed(b->elem) ? 8 : 0) });
+			    tr_convert(TY_F64, b->elem, (Val){ .f = floor(rnd() * 16) - (type_is_signed(b->elem) ? 8 : 0) });
 		}
 		*ARENA_PUSH(perm, r.live, r.nlive, r.caplive) = st;
 	}
-	exec(&r, f->body);
+	tr_exec(&r, f->body);
 	t->ticks = r.tick;
 	if (t->threads == 0)
 		t->threads = 1;
