@@ -154,6 +154,20 @@ pred_if(IrExpr *p, IrStmt *s)
 	return ir_if(p, s, NULL);
 }
 
+/* The original axes of s in terms of its loops: reduction axes first (a
+ * range may name a pure axis, sum(k <= i), whose value follows). */
+static IrStmt *
+root_values(LStage *s, IrStmt *body)
+{
+	for (int k = s->ndims + s->nred - 1; k >= 0; k--) {
+		int ax = k < s->ndims ? k : s->rax[k - s->ndims];
+		if (!s->axes[ax].leaf)
+			body = ir_substitute_stmt(body, s->axes[ax].var,
+			    k < s->ndims ? reddom_root_value(s, ax) : axes_root_value(s, ax));
+	}
+	return body;
+}
+
 /* The statements of stage s under its first `shared` loops (0: all of
  * them), by the level they go in: pc[l] runs inside loop l - 1, before
  * loop l (pc[shared]: inside the last shared loop).  A reduction's
@@ -202,14 +216,7 @@ pieces(Lower *L, LStage *s, int shared, IrStmt **pc)
 	for (int l = 0; l <= shared; l++) {
 		if (!pc[l])
 			continue;
-		/* the original axes in terms of the loops: reduction axes first (a
-		 * range may name a pure axis, sum(k <= i), whose value follows) */
-		for (int k = s->ndims + s->nred - 1; k >= 0; k--) {
-			int ax = k < s->ndims ? k : s->rax[k - s->ndims];
-			if (!s->axes[ax].leaf)
-				pc[l] = ir_substitute_stmt(pc[l], s->axes[ax].var,
-				    k < s->ndims ? reddom_root_value(s, ax) : axes_root_value(s, ax));
-		}
+		pc[l] = root_values(s, pc[l]);
 		/* the root values name loops of one iteration that are gone (a split's
 		 * outer loop over fewer elements than the factor): substitute again */
 		for (int j = first; j < nsubsts; j++)
@@ -260,8 +267,8 @@ assemble(Lower *L, Group *G, int l)
 		return before;
 	IrStmt *body = assemble(L, G, l + 1);
 	for (int k = G->n - 1; k >= 0; k--)
-		if (G->g[k]->with_depth > l)
-			body = attached(L, G->g[k], l, body);
+		if (G->g[k]->with_depth > l)   /* as build does, its axes in its loops */
+			body = root_values(G->g[k], attached(L, G->g[k], l, body));
 	/* inside it, the members' loop l is m's */
 	for (int k = 0; k < G->n; k++)
 		if (G->g[k] != G->m && G->g[k]->with_depth > l)

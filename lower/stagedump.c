@@ -61,6 +61,8 @@ stage(FILE *fp, LStage *s)
 	level(fp, "compute", &s->compute);
 	if (s->store_set)
 		level(fp, "store", &s->store);
+	if (s->with)     /* compute_with: the loops it shares */
+		fprintf(fp, "  with %s down to %s", s->with->name, s->with_axis);
 	if (s->scope != SCOPE_GLOBAL)
 		fprintf(fp, "  scope %s", ir_scope_name(s->scope));
 	fprintf(fp, "\n  %s", s->name);

@@ -17,7 +17,9 @@
  * (other loops go outside them only where its update reads its earlier
  * steps at its own index along them; a group's scan loop is left alone).
  * A reordering that would put a loop of a pure axis inside the loops of a
- * reduction whose range uses that axis (sum(k <= i)) is left out.
+ * reduction whose range uses that axis (sum(k <= i)) is left out.  Now and
+ * then two stages of the same domain share their loops (compute_with, the
+ * earlier scheduled as a copy of the later): schedgen_with.c.
  *
  * About PERCENT (-i, default 15) percent of the schedules get one
  * primitive that is certainly illegal (an axis that does not exist, fuse
@@ -65,56 +67,18 @@
 #include "lang/ast.h"
 #include "parser/parser.h"
 #include "sema/sema.h"
+#include "tests/gen/schedgen.h"
 
-#define MAXS 32        /* stages */
-#define MAXL 24        /* loops of a stage */
-
-typedef struct {
-	const char *name;
-	bool red;          /* a reduction axis, or made from one */
-	int ext;           /* constant extent, 0: not known to be constant */
-	bool par, vec;
-	bool scan;         /* made from a scan axis: serial, in order */
-	unsigned roots;    /* the root axes it is made from: pure d as bit d, reduction
-	                      axis a as bit 16 + a */
-	/* cuda mode */
-	int gb;            /* G_SERIAL, G_BLOCK or G_THREAD */
-	int gd;            /* its dimension: 0 x, 1 y, 2 z */
-	int zone;          /* Z_BLOCK, Z_MID, Z_THREAD or Z_INNER in a kernel stage */
-	bool tiled;        /* bound by gpu_tile (no bind to write) */
-} Loop;
-
-typedef struct {
-	const char *name;
-	Tensor *t;         /* NULL for stages a primitive made */
-	bool output, reduction;
-	Loop loops[MAXL];
-	int nloops;
-	int cons[MAXS];    /* stages that read it */
-	int ncons;
-	bool inlined;
-	bool frozen;       /* after rfactor or cache_write: leave its loops alone */
-	bool cached;       /* cache_write applied */
-	int redirect;      /* cache_write or rfactor moved its reads to this stage, or -1 */
-	int gk;            /* cuda mode: GK_KERNEL, GK_INLINE, GK_SHARED or GK_LOCAL */
-	bool gfused;       /* cuda mode: two of its loops fused (regions of / and %) */
-	bool scan;         /* a scan (tx.5 SCANS): computed at root */
-	bool rows;         /* its update reads earlier steps at its own index along
-	                      every other axis: those loops may go outside the scan loops */
-	bool pinned;       /* one of a group of scans: its scan loop stays as it is */
-	unsigned dep[16];  /* per reduction axis: the pure axes its range uses (sum(k <= i)),
-	                      whose loops stay outside its loops */
-} Stage;
-
-static Stage st[MAXS];
-static int nst;
-static Kernel *kern;
+Stage st[MAXS];
+int nst;
+Kernel *kern;
 static uint64_t rng;
 static uint64_t rng_part;      /* partition's own stream: adding it left the
                                   rest of every schedule as it was */
+uint64_t rng_with;
 
-static char out[16384];
-static size_t outlen;
+char out[16384];
+size_t outlen;
 static const char *expect;     /* NULL: ok */
 static int fresh;
 
@@ -143,10 +107,7 @@ chance(int percent)
 
 /* ---- output ---------------------------------------------------------------- */
 
-static void
-emit(const char *fmt, ...) TXC_PRINTF(1, 2);
-
-static void
+void
 emit(const char *fmt, ...)
 {
 	va_list ap;
@@ -609,7 +570,7 @@ do_partition(Stage *s)
 }
 
 /* Loop primitives on one stage. */
-static void
+void
 shape_loops(Stage *s)
 {
 	int n = rnd(5);
@@ -814,6 +775,7 @@ generate(int illegal_pct)
 	setup();
 	outlen = 0;
 	expect = NULL;
+	with_pick();      /* compute_with now and then: schedgen_with.c */
 	int inject_at = chance(illegal_pct) ? rnd(nst) : -1;
 	int norig = nst;
 	for (int si = norig - 1; si >= 0; si--) {
@@ -833,6 +795,8 @@ generate(int illegal_pct)
 		}
 		if (s->scan)      /* computed whole, at root */
 			place = chance(50) ? 0 : 1;
+		if ((with_lead(si) || with_member(si)) && !s->output)
+			place = 1;
 		if (place == 2) {
 			emit("  %s.compute_inline();\n", s->name);
 			s->inlined = true;
@@ -841,7 +805,11 @@ generate(int illegal_pct)
 			continue;
 		}
 		/* cache_write or rfactor, rarely, before the loops change */
-		if (!s->scan && chance(6) && nst < MAXS) {
+		if (with_lead(si))
+			with_shape_lead(s);
+		else if (with_member(si))
+			with_shape_member(s);
+		else if (!s->scan && chance(6) && nst < MAXS) {
 			const char *n = fresh_name("W");
 			emit("  %s.cache_write(local) -> %s;\n", s->name, n);
 			Stage *w = &st[nst++];
@@ -912,6 +880,8 @@ generate(int illegal_pct)
 			if (at >= 0 && chance(70))
 				emit("  %s.compute_at(%s, %s);\n", n, rd->name, rd->loops[at].name);
 		}
+		if (with_member(si))
+			with_fuse(s);
 		if (si == inject_at)
 			inject(s);
 	}
@@ -1869,6 +1839,7 @@ main(int argc, char **argv)
 	for (int n = 1; n <= count; n++) {
 		rng = seed * 0x100000001b3ull + (uint64_t)n * 0x9e3779b97f4a7c15ull;
 		rng_part = rng ^ 0x5851f42d4c957f2dull;
+		rng_with = rng ^ 0x2545f4914f6cdd1dull;
 		if (gpu_mode) {
 			/* one stream per schedule (the cpu streams of schedules n and n + 1
 			 * are one draw apart, which their schedules show) */
