@@ -8,10 +8,11 @@
  * that the group can share the loops: both computed at root on the cpu,
  * neither a scan nor tensorized, the same number of iterations from the
  * same start in each shared loop, a reduction loop only where the other
- * has one, and no stage reading another of its group at a point the
- * shared loops compute later (the read must be at the same point of the
- * shared loops, and never of a reduction still running in them), nor a
- * stage computed between the group's members that reads an earlier one.
+ * has one, and no stage reading another of its group where the shared
+ * loops have not computed the element yet (the same point or a provably
+ * earlier iteration of serial loops, never a reduction still running in
+ * them), nor a stage computed between the group's members that reads an
+ * earlier one.
  * It sets with_depth on every member and on the lead; lower.c builds the
  * nest.
  */
@@ -77,6 +78,12 @@ to_lead(LStage *v, LStage *m, int n, IrExpr *e)
  * the value loop variable `a` takes where that element is computed; NULL
  * where a split shifts its tail inward (two loop points give one element). */
 
+static const char *
+kind(ForKind fk)
+{
+	return fk == FOR_SERIAL ? "serial" : ir_for_kind_name(fk);
+}
+
 static IrExpr *position(LStage *s, int a, IrExpr **x);
 
 static IrExpr *
@@ -126,10 +133,17 @@ typedef struct {
 	Lower *L;
 	LStage *m, *v;      /* v reads m; m's loops are the shared ones */
 	int depth;
-	IrExpr *bad;        /* the first read at another point */
+	IrExpr *bad;        /* the first read at a point not computed yet */
 	bool unknown;       /* a shift_inward split: cannot tell */
+	int running;        /* >= 0: bad reads m while its reduction loop `running` runs */
+	int unordered;      /* >= 0: bad reads another iteration of this parallel shared loop */
 } Reads;
 
+/* A read of m is fine where the element is computed at the same point
+ * of the shared loops or at an earlier iteration: at the first shared
+ * loop where the two differ, m's is provably the smaller, and no
+ * reduction loop of m comes before it (at the same point of a shared
+ * reduction loop the value is not complete). */
 static IrExpr *
 check_read(IrExpr *e, void *ctx)
 {
@@ -144,6 +158,11 @@ check_read(IrExpr *e, void *ctx)
 	for (int d = 0; d < v->ndims; d++)
 		here[d] = ir_var(v->axes[d].var);
 	for (int l = 0; l < r->depth; l++) {
+		if (m->axes[m->leaves[l]].red) {
+			r->running = l;
+			r->bad = e;
+			return NULL;
+		}
 		IrExpr *want = leaf_value(v, l, here);   /* where v is */
 		IrExpr *got = leaf_value(m, l, at);      /* where m computed the element */
 		if (!want || !got) {
@@ -151,55 +170,67 @@ check_read(IrExpr *e, void *ctx)
 			r->bad = e;
 			return NULL;
 		}
-		if (!same_value(r->L, got, want)) {
+		if (same_value(r->L, got, want))
+			continue;
+		ForKind fk = m->axes[m->leaves[l]].fk;
+		if (fk != FOR_SERIAL && fk != FOR_UNROLLED) {
+			r->unordered = l;     /* its iterations run in no order */
 			r->bad = e;
 			return NULL;
 		}
+		/* an earlier iteration: computed (in the innermost shared loop, the
+		 * same one will do: m runs first in it) */
+		if (!lin_prove_le(lin_normalize(got), lin_normalize(l == r->depth - 1 ? want :
+		    ir_sub(want, ir_i64c(1))), r->L->ranges))
+			r->bad = e;
+		return NULL;
 	}
 	return NULL;
 }
 
-/* v, later in the group's order, reads m: only at the same point of the
- * shared loops, and only a finished value. */
+/* v, later in the group's order, reads m: only what the shared loops
+ * computed at the same point or before, and only finished values. */
 static bool
 reads_ok(Lower *L, LStage *m, LStage *v, int depth)
 {
 	if (!sched_consumes(v, m))
 		return true;
-	for (int l = 0; l < depth; l++)
-		if (m->axes[m->leaves[l]].red) {
-			diag_error(v->with_loc.file ? v->with_loc : m->with_loc, "'%s' reads '%s', "
-			    "whose reduction loop '%s' is one of the shared loops: its values are "
-			    "complete only after them", v->name, m->name, leaf_name(m, l));
-			diag_note(v->loc, "fuse down to a loop outside the reduction loops of '%s'",
-			    m->name);
-			return false;
-		}
-	Reads r = { L, m, v, depth, NULL, false };
+	Reads r = { L, m, v, depth, NULL, false, -1, -1 };
 	stage_map(v->value, check_read, &r);
 	stage_map(v->rbody, check_read, &r);
 	stage_map(v->rpred, check_read, &r);
 	if (!r.bad)
 		return true;
 	Loc at = r.bad->loc.file ? r.bad->loc : v->loc;
+	Loc with = v->with_loc.file ? v->with_loc : m->with_loc;
+	if (r.running >= 0) {
+		diag_error(at, "'%s' reads '%s' at '%s' while the shared loop '%s', a reduction "
+		    "loop of '%s', still runs: the value is complete only after it", v->name,
+		    m->name, stage_loc_text(r.bad->loc), leaf_name(m, r.running), m->name);
+		diag_note(with, "fuse down to a loop outside the reduction loops of '%s'", m->name);
+		return false;
+	}
+	if (r.unordered >= 0) {
+		diag_error(at, "'%s' reads '%s' at '%s', an element another iteration of "
+		    "the shared loop '%s' computes, and that loop is %s: its iterations run in "
+		    "no order", v->name, m->name, stage_loc_text(r.bad->loc),
+		    leaf_name(m, r.unordered), kind(m->axes[m->leaves[r.unordered]].fk));
+		diag_note(with, "do not share loop '%s', or leave it serial",
+		    leaf_name(m, r.unordered));
+		return false;
+	}
 	if (r.unknown)
 		diag_error(at, "'%s' reads '%s' (%s) and a split with tail=shift_inward maps two "
 		    "points of the shared loops to one element: txc cannot tell which point "
 		    "computes it", v->name, m->name, stage_loc_text(r.bad->loc));
 	else
-		diag_error(at, "'%s' reads '%s' at '%s', an element that another iteration of the "
-		    "shared loops (down to '%s') computes, not the same one", v->name, m->name, stage_loc_text(r.bad->loc),
-		    leaf_name(m, depth - 1));
-	diag_note(v->with_loc.file ? v->with_loc : m->with_loc, "compute_with runs '%s' and "
-	    "'%s' in one loop nest; a stage may read another of its group only at the "
-	    "element the same iteration computes", m->name, v->name);
+		diag_error(at, "'%s' reads '%s' at '%s', an element that the shared loops (down "
+		    "to '%s') compute at a later iteration, or one txc cannot prove earlier",
+		    v->name, m->name, stage_loc_text(r.bad->loc), leaf_name(m, depth - 1));
+	diag_note(with, "compute_with runs '%s' and '%s' in one loop nest; a stage may read "
+	    "another of its group only where the same or an earlier iteration computed it",
+	    m->name, v->name);
 	return false;
-}
-
-static const char *
-kind(ForKind fk)
-{
-	return fk == FOR_SERIAL ? "serial" : ir_for_kind_name(fk);
 }
 
 /* One member of lead m's group, fused down to `depth` loops: the loops
