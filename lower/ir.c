@@ -777,3 +777,15 @@ ir_expr_equal(IrExpr *a, IrExpr *b)
 	return ir_expr_equal(a->a, b->a) && ir_expr_equal(a->b, b->b) &&
 	    ir_expr_equal(a->c, b->c);
 }
+
+int
+ir_size_checks(IrStmt *body)
+{
+	int k = 0;
+	if (!body || body->kind != IS_BLOCK)
+		return 0;
+	for (int i = 0; i < body->block.n && body->block.stmts[i]->kind == IS_ASSERT; i++)
+		if (body->block.stmts[i]->assrt.sizes)
+			k = i + 1;
+	return k;
+}

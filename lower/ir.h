@@ -211,6 +211,7 @@ struct IrStmt {
 			IrExpr *cond;
 			const char *msg;    /* the caller reads it through the error API */
 			int code;           /* the entry point's return value */
+			bool sizes;         /* sizecheck.c: guards the size arithmetic */
 		} assrt;
 		struct {            /* IS_PRODUCE */
 			const char *name;   /* the stage */
@@ -289,6 +290,10 @@ IrStmt *ir_block(IrStmt **stmts, int n);   /* flattens nested blocks, drops NULL
 IrStmt *ir_seq(IrStmt *a, IrStmt *b);      /* a; b (either may be NULL) */
 IrStmt *ir_evaluate(IrExpr *e);
 IrStmt *ir_assert(IrExpr *cond, int code, const char *msg);
+/* How many leading asserts of an entry point's body check its sizes (signs,
+ * -D values, no overflow: lower/sizecheck.c marks them): the checks every
+ * entry point, plain or DLPack, makes before any other. */
+int ir_size_checks(IrStmt *body);
 IrStmt *ir_produce(const char *name, bool update, IrStmt *body);
 
 bool ir_is_const(IrExpr *e, int64_t *v);   /* an integer immediate? */

@@ -204,6 +204,7 @@ ir_mutate_stmt_children(IrMutator *m, IrStmt *s)
 		if (a == s->assrt.cond)
 			return s;
 		r = ir_assert(a, s->assrt.code, s->assrt.msg);
+		r->assrt.sizes = s->assrt.sizes;
 		break;
 	case IS_PRODUCE:
 		body = ir_mutate_stmt(m, s->produce.body);

@@ -278,6 +278,10 @@ IrStmt *flatten_buffers(IrStmt *s);
  * bounds (constant strides: the GPU keeps a thread's tile in registers). */
 IrStmt *flatten_buffers_padded(IrStmt *s);
 
+/* sizecheck.c: entry checks (the size error) that no loop bound, extent,
+ * byte count or offset of the flattened nest overflows 64 bits. */
+IrStmt *sizecheck_stmt(Lower *L, IrStmt *body);
+
 /* partition.c: loops whose guards hold for most iterations split into a
  * prologue, a guard-free steady state and an epilogue. */
 IrStmt *partition_loops(IrStmt *s);

@@ -13,6 +13,7 @@
  *   tensorize     intrinsics replace the nests they match        tensorize.c (+ _reset.c)
  *   flatten       multi-dimensional accesses to flat offsets     flatten.c
  *   simplify      again, on the offsets                          simplify.c
+ *   sizecheck     entry checks that no size arithmetic overflows  sizecheck.c
  *   partition     guarded loops split: prologue, steady, epilogue  partition.c
  *   simplify      the steady states' bounds folded               simplify.c
  *   vthread       virtual-thread loops moved inside the thread loops  vthread.c
@@ -41,7 +42,7 @@
 /* The passes above, in order: the names --dump-after takes. */
 static const char *const pass_names[] = {
 	"stage", "sched", "inline", "bounds_infer", "lower", "simplify", "tensorize",
-	"flatten", "partition", "vthread", "unroll", "vectorize", "double_buffer", "hoist", NULL,
+	"flatten", "sizecheck", "partition", "vthread", "unroll", "vectorize", "double_buffer", "hoist", NULL,
 };
 
 const char *const *
@@ -196,6 +197,14 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	body = run_pass(&r, "flatten", opt && opt->target && !strcmp(opt->target, "cuda") ?
 	    flatten_buffers_padded : flatten_buffers, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
+	if (body && !r.stopped) {   /* sizecheck.c: needs the kernel, as tensorize does */
+		IrStmt *in = body;
+		double ts = now_ms();
+		body = sizecheck_stmt(L, body);
+		timed(&r, "sizecheck", ts);
+		dump_ir(opt, "sizecheck", in, body);
+		r.stopped = opt && opt->stop_after && !strcmp(opt->stop_after, "sizecheck");
+	}
 	/* on VTA a pad stage's condition is the DMA's padding: no partition */
 	if (!opt || !opt->target || strcmp(opt->target, "vta"))
 		body = run_pass(&r, "partition", partition_loops, body);

@@ -31,7 +31,7 @@ extern "C" {
 enum {
 	TXRT_OK = 0,
 	TXRT_ERR_NULL = 1,      /* a tensor pointer is NULL */
-	TXRT_ERR_SIZE = 2,      /* a size is negative or inconsistent */
+	TXRT_ERR_SIZE = 2,      /* a size is negative or inconsistent, or overflows 64 bits */
 	TXRT_ERR_DIVIDE = 3,    /* a size an exact split requires to divide does not */
 	TXRT_ERR_ALLOC = 4,     /* out of memory */
 	TXRT_ERR_DLPACK = 5,    /* a DLTensor has the wrong device, type or shape */

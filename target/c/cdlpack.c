@@ -3,7 +3,8 @@
  *     int NAME_dlpack(int64_t size..., scalar..., const DLTensor *in...,
  *                     DLTensor *out...);
  *
- * checks each DLTensor (not NULL, device kDLCPU, dtype
+ * checks the sizes as NAME does first (ir_size_checks: signs, -D values,
+ * no overflow), then each DLTensor (not NULL, device kDLCPU, dtype
  * code/bits with one lane, ndim, shape equal to what the sizes give,
  * compact row-major strides or NULL strides, a byte_offset that keeps
  * elements aligned, then data not NULL unless the tensor has no elements)
@@ -12,6 +13,8 @@
  * behind `#ifdef TXC_DLPACK`, so the file needs dlpack/dlpack.h only when
  * the user asks for these entry points.
  */
+#include <string.h>
+
 #include "target/c/cemit.h"
 
 static const char prelude[] =
@@ -63,6 +66,8 @@ static const char prelude[] =
 "\tfor (d = ndim - 1; *why == NULL && d >= 0; d--) {\n"
 "\t\tif (t->strides != NULL && t->shape[d] != 1 && t->strides[d] != stride)\n"
 "\t\t\t*why = \"is not compact row-major\";\n"
+"\t\tif (t->shape[d] > 0 && stride > INT64_MAX / t->shape[d])\n"
+"\t\t\tbreak;   /* past 64 bits: the kernel's size check says so */\n"
 "\t\tstride *= t->shape[d];\n"
 "\t}\n"
 "\tif (*why)\n"
@@ -128,6 +133,17 @@ cdlpack_emit(FILE *out, CEmit *E)
 	fprintf(out, "int\n%s_dlpack(%s)\n{\n", k, c_emit_params(E->a, E->names, f, true));
 	if (f->nargs > 0)
 		fputs("\tconst char *why;\n\tint rc;\n", out);
+	/* the sizes first, as NAME checks them (signs, -D values, no
+	 * overflow): the shapes below are then computed in range */
+	for (int i = 0; i < ir_size_checks(f->body); i++) {
+		IrStmt *a = f->body->block.stmts[i];
+		const char *msg = a->assrt.msg;
+		size_t kn = strlen(k);
+		if (!(strncmp(msg, k, kn) == 0 && msg[kn] == ':'))
+			msg = arena_printf(E->a, "%s: %s", k, msg);
+		fprintf(out, "\tif (!(%s)) {\n\t\ttxc_error_%s = %s;\n\t\treturn %d;\n\t}\n",
+		    cexpr(E, a->assrt.cond, NULL, false), k, cexpr_string(E->a, msg), a->assrt.code);
+	}
 	for (int i = 0; i < f->nargs; i++) {
 		Buffer *b = f->args[i];
 		const char *cn = cname_get(E->names, b, b->name);

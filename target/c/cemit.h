@@ -68,6 +68,9 @@ typedef struct {
 	int parallel_depth;
 	bool uses_failed;    /* the parallel loop being written sets txc_failed */
 	bool any_failed;     /* the function declares txc_failed */
+	/* per allocation in a parallel loop (txc_failed = its index + 1), the
+	 * out-of-memory message naming its buffer */
+	const char **oom; int noom, capoom;
 	bool error;          /* a diagnostic was reported */
 	/* --emit=cuda (target/cuda/cuda_c.c) writes some statements and
 	 * intrinsics itself; heap buffers are freed with free_fn (NULL: free) */

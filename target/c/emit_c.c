@@ -70,8 +70,9 @@
  *   extent a constant or with a constant upper bound, like min(16, W -
  *   wo*16)) of at most 16 KiB is a local array; others are malloc'ed,
  *   checked, and freed on every path out.  An allocation that fails
- *   inside a parallel loop sets txc_failed; the entry point returns
- *   TXC_ERR_ALLOC after the loop.
+ *   inside a parallel loop sets txc_failed to its place in the table
+ *   txc_oom (whose message names the buffer); the entry point returns
+ *   TXC_ERR_ALLOC with that message after the loop.
  * Vectors are written as loops over lanes (`for (lane...)`), each lane a
  *   scalar computation; a vector store whose value reads the same buffer
  *   at other positions goes through a temporary so all loads happen
@@ -273,7 +274,9 @@ emit_for(CEmit *E, IrStmt *s, bool last)
 		/* an allocation in the loop failed: report it from this thread */
 		line(E, "if (txc_failed != 0) {");
 		E->indent++;
-		fail(E, arena_printf(E->a, "%s: out of memory", kname(E)), "txc_failed");
+		line(E, "txc_error_%s = txc_oom[txc_failed - 1];", kname(E));
+		free_live(E);
+		line(E, "return 4;");
 		close_block(E);
 	}
 	E->uses_failed |= failed_before;
@@ -498,7 +501,9 @@ emit_allocate(CEmit *E, IrStmt *s, bool last)
 		line(E, "#ifdef _OPENMP");
 		line(E, "#pragma omp atomic write");
 		line(E, "#endif");
-		line(E, "txc_failed = 4;   /* TXC_ERR_ALLOC */");
+		*ARENA_PUSH(E->a, E->oom, E->noom, E->capoom) = arena_printf(E->a,
+		    "%s: out of memory allocating '%s'", kname(E), b->name);
+		line(E, "txc_failed = %d;   /* TXC_ERR_ALLOC: txc_oom[%d] */", E->noom, E->noom - 1);
 		E->uses_failed = E->any_failed = true;
 		E->indent--;
 		line(E, "} else {");
@@ -676,6 +681,7 @@ begin_func(CEmit *E, IrFunc *f, IrFunc **all, int nall)
 	E->npre = 0;
 	E->parallel_depth = 0;
 	E->uses_failed = E->any_failed = false;
+	E->noom = 0;
 	cname_func(E->names, all, nall, f);
 	for (int i = 0; i < f->nparams; i++) {
 		CVar *cv = cexpr_var(E, f->params[i]);
@@ -696,6 +702,14 @@ emit_func(CEmit *E, IrFunc *f, const char *head, bool kernel)
 	if (!E->out)
 		diag_fatal("out of memory");
 	E->indent = 1;
+	/* the sizes first (signs, -D values, no overflow: lower/sizecheck.c),
+	 * so that the extents the NULL tests below compute are in range */
+	IrStmt *rest = f->body;
+	int nsz = kernel ? 0 : ir_size_checks(rest);
+	for (int i = 0; i < nsz; i++)
+		stmt(E, rest->block.stmts[i], false);
+	if (nsz)
+		rest = ir_block(rest->block.stmts + nsz, rest->block.n - nsz);
 	for (int i = 0; !kernel && i < f->nargs; i++) {
 		Buffer *b = f->args[i];
 		/* NULL is fine for a tensor of no elements (PyTorch's empty
@@ -710,7 +724,7 @@ emit_func(CEmit *E, IrFunc *f, const char *head, bool kernel)
 		    b->name), "1");
 		close_block(E);
 	}
-	stmt(E, f->body, true);
+	stmt(E, rest, true);
 	if (!kernel)
 		line(E, "return 0;");
 	fclose(E->out);
@@ -725,8 +739,13 @@ emit_func(CEmit *E, IrFunc *f, const char *head, bool kernel)
 	for (int i = 0; i < f->nparams; i++)
 		if (!ir_stmt_uses_var(f->body, f->params[i]))
 			fprintf(out, "\t(void)%s;\n", cexpr_var(E, f->params[i])->name);
-	if (E->any_failed)
-		fputs("\tint txc_failed = 0;   /* set by a parallel loop */\n", out);
+	if (E->any_failed) {
+		fputs("\tstatic const char *const txc_oom[] = {\n", out);
+		for (int i = 0; i < E->noom; i++)
+			fprintf(out, "\t\t%s,\n", cexpr_string(E->a, E->oom[i]));
+		fputs("\t};\n\tint txc_failed = 0;   /* set by a parallel loop: txc_oom[txc_failed - 1] */\n",
+		    out);
+	}
 	fwrite(body, 1, len, out);
 	fputs("}\n", out);
 	fclose(out);

@@ -3,7 +3,9 @@
  *     int NAME_dlpack(int64_t size..., scalar..., const DLTensor *in...,
  *                     DLTensor *out...);
  *
- * (txc --dlpack; header.c declares it.)  For each tensor, in order: not
+ * (txc --dlpack; header.c declares it.)  First the size checks NAME
+ * makes before any other (ir_size_checks: signs, -D values, no overflow),
+ * with NAME's codes and messages.  Then for each tensor, in order: not
  * NULL (TXC_ERR_NULL), then device kDLCPU (kDLCUDA for
  * the cuda target: Cg.dlpack_device), dtype (code,
  * bits, one lane; bool is kDLUInt or kDLBool with 8 bits), ndim, a
@@ -225,6 +227,13 @@ cg_dlpack_entry(Cg *cg, IrFunc *f)
 		if (t.code == TY_F16 || t.code == TY_BOOL)
 			continue;
 		cg_bind_var(cg, f->params[i], p);
+	}
+	/* the sizes first, as NAME checks them (signs, -D values, no overflow):
+	 * the shapes below are then computed in range */
+	for (int i = 0; i < ir_size_checks(f->body); i++) {
+		IrStmt *a = f->body->block.stmts[i];
+		cg_fail_if(cg, LLVMBuildNot(cg->b, cg_expr(cg, a->assrt.cond), ""),
+		    LLVMConstInt(d.i32, (unsigned)a->assrt.code, 0), a->assrt.msg);
 	}
 	for (int i = 0; i < f->nargs; i++) {
 		LLVMValueRef p = LLVMGetParam(fn, f->nparams + i);

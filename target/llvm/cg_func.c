@@ -381,15 +381,23 @@ gen_entry(Cg *cg, IrFunc *f)
 		LLVMSetValueName2(p, f->params[i]->name, strlen(f->params[i]->name));
 		cg_bind_var(cg, f->params[i], cg_from_abi(cg, f->params[i]->type, p));
 	}
-	/* the checks: no NULL tensor, then the body's leading asserts (sizes) */
+	/* the checks: the sizes (signs, -D values, no overflow: what the
+	 * no-elements tests below compute is then in range), no NULL tensor,
+	 * then the body's other leading asserts */
 	IrStmt *body = f->body;
-	int nas = 0, n = 0;
+	int nas = 0, n = 0, nsz = ir_size_checks(body);
 	while (body->kind == IS_BLOCK && nas < body->block.n &&
 	    body->block.stmts[nas]->kind == IS_ASSERT)
 		nas++;
 	LLVMValueRef *bad = arena_alloc(ir_arena, (size_t)(f->nargs + nas + 1) * sizeof *bad);
 	int *rc = arena_alloc(ir_arena, (size_t)(f->nargs + nas + 1) * sizeof *rc);
 	const char **msg = arena_alloc(ir_arena, (size_t)(f->nargs + nas + 1) * sizeof *msg);
+	for (int i = 0; i < nsz; i++, n++) {
+		IrStmt *a = body->block.stmts[i];
+		bad[n] = LLVMBuildNot(cg->b, cg_expr(cg, a->assrt.cond), "");
+		rc[n] = a->assrt.code;
+		msg[n] = a->assrt.msg ? a->assrt.msg : "assertion failed";
+	}
 	for (int i = 0; i < f->nargs; i++, n++) {
 		Buffer *b = f->args[i];
 		LLVMValueRef p = LLVMGetParam(fn, f->nparams + i);
@@ -402,7 +410,7 @@ gen_entry(Cg *cg, IrFunc *f)
 		rc[n] = TXC_ERR_NULL;
 		cg_bind_buf(cg, b, p);
 	}
-	for (int i = 0; i < nas; i++, n++) {
+	for (int i = nsz; i < nas; i++, n++) {
 		IrStmt *a = body->block.stmts[i];
 		bad[n] = LLVMBuildNot(cg->b, cg_expr(cg, a->assrt.cond), "");
 		rc[n] = a->assrt.code;

@@ -67,6 +67,14 @@ scale_last_error(void)
 int
 scale(int64_t N, const double *x, double *y)
 {
+	if (N < 0) {
+		txc_error_scale = "scale: size N must not be negative";
+		return 2;
+	}
+	if (N > INT64_C(1152921504606846975)) {
+		txc_error_scale = "scale: the sizes give 'x' (f64[N]) more bytes than 64 bits count";
+		return 2;
+	}
 	if (x == NULL && N != 0) {
 		txc_error_scale = "scale: argument 'x' is NULL";
 		return 1;
@@ -74,10 +82,6 @@ scale(int64_t N, const double *x, double *y)
 	if (y == NULL && N != 0) {
 		txc_error_scale = "scale: argument 'y' is NULL";
 		return 1;
-	}
-	if (N < 0) {
-		txc_error_scale = "scale: size N must not be negative";
-		return 2;
 	}
 	if (txc_mod_i64(N, 4) != 0) {
 		txc_error_scale = "scale: N must be a multiple of 4 (tail=exact split of 'i' of 'y' in the default schedule)";
@@ -141,6 +145,8 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 	for (d = ndim - 1; *why == NULL && d >= 0; d--) {
 		if (t->strides != NULL && t->shape[d] != 1 && t->strides[d] != stride)
 			*why = "is not compact row-major";
+		if (t->shape[d] > 0 && stride > INT64_MAX / t->shape[d])
+			break;   /* past 64 bits: the kernel's size check says so */
 		stride *= t->shape[d];
 	}
 	if (*why)
@@ -186,6 +192,14 @@ scale_dlpack(int64_t N, const DLTensor *x, DLTensor *y)
 {
 	const char *why;
 	int rc;
+	if (!(N >= 0)) {
+		txc_error_scale = "scale: size N must not be negative";
+		return 2;
+	}
+	if (!(N <= INT64_C(1152921504606846975))) {
+		txc_error_scale = "scale: the sizes give 'x' (f64[N]) more bytes than 64 bits count";
+		return 2;
+	}
 	{
 		const int64_t shape[1] = { N };
 		rc = txc_dl_check(x, 2, 64, 1, shape, &why);

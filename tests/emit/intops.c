@@ -141,6 +141,14 @@ intops_last_error(void)
 int
 intops(int64_t N, const int32_t *x, const float *f, int32_t *q, int32_t *r, int8_t *b, int32_t *s, uint16_t *h, uint8_t *c)
 {
+	if (N < 0) {
+		txc_error_intops = "intops: size N must not be negative";
+		return 2;
+	}
+	if (N > INT64_C(2305843009213693951)) {
+		txc_error_intops = "intops: the sizes give 'x' (i32[N]) more bytes than 64 bits count";
+		return 2;
+	}
 	if (x == NULL && N != 0) {
 		txc_error_intops = "intops: argument 'x' is NULL";
 		return 1;
@@ -172,10 +180,6 @@ intops(int64_t N, const int32_t *x, const float *f, int32_t *q, int32_t *r, int8
 	if (c == NULL && N != 0) {
 		txc_error_intops = "intops: argument 'c' is NULL";
 		return 1;
-	}
-	if (N < 0) {
-		txc_error_intops = "intops: size N must not be negative";
-		return 2;
 	}
 	/* produce q */
 	for (int64_t q_i = 0; q_i < N; q_i++) {
@@ -252,6 +256,8 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 	for (d = ndim - 1; *why == NULL && d >= 0; d--) {
 		if (t->strides != NULL && t->shape[d] != 1 && t->strides[d] != stride)
 			*why = "is not compact row-major";
+		if (t->shape[d] > 0 && stride > INT64_MAX / t->shape[d])
+			break;   /* past 64 bits: the kernel's size check says so */
 		stride *= t->shape[d];
 	}
 	if (*why)
@@ -297,6 +303,14 @@ intops_dlpack(int64_t N, const DLTensor *x, const DLTensor *f, DLTensor *q, DLTe
 {
 	const char *why;
 	int rc;
+	if (!(N >= 0)) {
+		txc_error_intops = "intops: size N must not be negative";
+		return 2;
+	}
+	if (!(N <= INT64_C(2305843009213693951))) {
+		txc_error_intops = "intops: the sizes give 'x' (i32[N]) more bytes than 64 bits count";
+		return 2;
+	}
 	{
 		const int64_t shape[1] = { N };
 		rc = txc_dl_check(x, 0, 32, 1, shape, &why);

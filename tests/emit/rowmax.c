@@ -28,6 +28,31 @@ txc_alloc(int64_t n, size_t size)
 	return malloc(n > 0 ? (size_t)n * size : 1);
 }
 
+/* Euclidean division (Halide's rule): rounds toward -infinity when
+ * b > 0 and toward +infinity when b < 0, so that a % b is never
+ * negative and a == b * (a / b) + a % b;
+ * a / 0 == 0, and INT64_MIN / -1 wraps. */
+static inline int64_t
+txc_div_i64(int64_t a, int64_t b)
+{
+	int64_t q, r;
+	if (b == 0)
+		return 0;
+	if (b == -1)
+		return (int64_t)(0 - (uint64_t)a);
+	q = a / b;
+	r = a % b;
+	if (r < 0)
+		q = b > 0 ? q - 1 : q + 1;
+	return q;
+}
+
+static inline int64_t
+txc_max_i64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
 /* NaN where a or b is NaN (tx(5) REDUCTIONS) */
 static inline float
 txc_max_f32(float a, float b)
@@ -52,14 +77,6 @@ rowmax_last_error(void)
 int
 rowmax(int64_t M, int64_t N, const float *x, float *m)
 {
-	if (x == NULL && M != 0 && N != 0) {
-		txc_error_rowmax = "rowmax: argument 'x' is NULL";
-		return 1;
-	}
-	if (m == NULL && M != 0) {
-		txc_error_rowmax = "rowmax: argument 'm' is NULL";
-		return 1;
-	}
 	if (M < 0) {
 		txc_error_rowmax = "rowmax: size M must not be negative";
 		return 2;
@@ -67,6 +84,26 @@ rowmax(int64_t M, int64_t N, const float *x, float *m)
 	if (N < 0) {
 		txc_error_rowmax = "rowmax: size N must not be negative";
 		return 2;
+	}
+	if (!(N <= INT64_C(2305843009213693951) && M <= txc_div_i64(INT64_C(9223372036854775807), txc_max_i64(N * 4, 1)))) {
+		txc_error_rowmax = "rowmax: the sizes give 'x' (f32[M, N]) more bytes than 64 bits count";
+		return 2;
+	}
+	if (M > INT64_C(2305843009213693951)) {
+		txc_error_rowmax = "rowmax: the sizes give 'm' (f32[M]) more bytes than 64 bits count";
+		return 2;
+	}
+	if (!(M - 1 <= txc_div_i64(INT64_C(9223372036854775807), txc_max_i64(N, 1)) && (M - 1) * N <= INT64_C(9223372036854775807) - N && (M - 1) * N + N >= -INT64_C(9223372036854775806))) {
+		txc_error_rowmax = "rowmax: the sizes overflow 64 bits in the offsets of 'e'";
+		return 2;
+	}
+	if (x == NULL && M != 0 && N != 0) {
+		txc_error_rowmax = "rowmax: argument 'x' is NULL";
+		return 1;
+	}
+	if (m == NULL && M != 0) {
+		txc_error_rowmax = "rowmax: argument 'm' is NULL";
+		return 1;
 	}
 	float *e = txc_alloc(M * N, sizeof(float));   /* f32[M, N], global */
 	if (e == NULL) {
@@ -139,6 +176,8 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 	for (d = ndim - 1; *why == NULL && d >= 0; d--) {
 		if (t->strides != NULL && t->shape[d] != 1 && t->strides[d] != stride)
 			*why = "is not compact row-major";
+		if (t->shape[d] > 0 && stride > INT64_MAX / t->shape[d])
+			break;   /* past 64 bits: the kernel's size check says so */
 		stride *= t->shape[d];
 	}
 	if (*why)
@@ -184,6 +223,26 @@ rowmax_dlpack(int64_t M, int64_t N, const DLTensor *x, DLTensor *m)
 {
 	const char *why;
 	int rc;
+	if (!(M >= 0)) {
+		txc_error_rowmax = "rowmax: size M must not be negative";
+		return 2;
+	}
+	if (!(N >= 0)) {
+		txc_error_rowmax = "rowmax: size N must not be negative";
+		return 2;
+	}
+	if (!(N <= INT64_C(2305843009213693951) && M <= txc_div_i64(INT64_C(9223372036854775807), txc_max_i64(N * 4, 1)))) {
+		txc_error_rowmax = "rowmax: the sizes give 'x' (f32[M, N]) more bytes than 64 bits count";
+		return 2;
+	}
+	if (!(M <= INT64_C(2305843009213693951))) {
+		txc_error_rowmax = "rowmax: the sizes give 'm' (f32[M]) more bytes than 64 bits count";
+		return 2;
+	}
+	if (!(M - 1 <= txc_div_i64(INT64_C(9223372036854775807), txc_max_i64(N, 1)) && (M - 1) * N <= INT64_C(9223372036854775807) - N && (M - 1) * N + N >= -INT64_C(9223372036854775806))) {
+		txc_error_rowmax = "rowmax: the sizes overflow 64 bits in the offsets of 'e'";
+		return 2;
+	}
 	{
 		const int64_t shape[2] = { M, N };
 		rc = txc_dl_check(x, 2, 32, 2, shape, &why);

@@ -54,6 +54,14 @@ saxpy_last_error(void)
 int
 saxpy(int64_t N, float a, const float *x, const float *y, float *z)
 {
+	if (N < 0) {
+		txc_error_saxpy = "saxpy: size N must not be negative";
+		return 2;
+	}
+	if (N > INT64_C(2305843009213693951)) {
+		txc_error_saxpy = "saxpy: the sizes give 'x' (f32[N]) more bytes than 64 bits count";
+		return 2;
+	}
 	if (x == NULL && N != 0) {
 		txc_error_saxpy = "saxpy: argument 'x' is NULL";
 		return 1;
@@ -65,10 +73,6 @@ saxpy(int64_t N, float a, const float *x, const float *y, float *z)
 	if (z == NULL && N != 0) {
 		txc_error_saxpy = "saxpy: argument 'z' is NULL";
 		return 1;
-	}
-	if (N < 0) {
-		txc_error_saxpy = "saxpy: size N must not be negative";
-		return 2;
 	}
 	/* produce z */
 	const int64_t io_e = txc_div_i64(N, 8);
@@ -135,6 +139,8 @@ txc_dl_check(const DLTensor *t, int code, int bits, int ndim,
 	for (d = ndim - 1; *why == NULL && d >= 0; d--) {
 		if (t->strides != NULL && t->shape[d] != 1 && t->strides[d] != stride)
 			*why = "is not compact row-major";
+		if (t->shape[d] > 0 && stride > INT64_MAX / t->shape[d])
+			break;   /* past 64 bits: the kernel's size check says so */
 		stride *= t->shape[d];
 	}
 	if (*why)
@@ -180,6 +186,14 @@ saxpy_dlpack(int64_t N, float a, const DLTensor *x, const DLTensor *y, DLTensor 
 {
 	const char *why;
 	int rc;
+	if (!(N >= 0)) {
+		txc_error_saxpy = "saxpy: size N must not be negative";
+		return 2;
+	}
+	if (!(N <= INT64_C(2305843009213693951))) {
+		txc_error_saxpy = "saxpy: the sizes give 'x' (f32[N]) more bytes than 64 bits count";
+		return 2;
+	}
 	{
 		const int64_t shape[1] = { N };
 		rc = txc_dl_check(x, 2, 32, 1, shape, &why);

@@ -7,7 +7,8 @@
 # shape, strides, misaligned byte_offset), empty tensors with NULL data
 # (accepted, in DLPack and the plain entry point, where a tensor has no
 # elements; not where it has some), and checks return codes
-# (TXC_ERR_NULL 1, TXC_ERR_DLPACK 5) and txrt_last_error() messages (a
+# (TXC_ERR_NULL 1, TXC_ERR_DLPACK 5; a negative size is the size error 2,
+# checked first as the plain entry point does) and txrt_last_error() messages (a
 # wrong shape gives both shapes).  The
 # same program runs against the C backend's output built with -DTXC_DLPACK,
 # so both backends agree.
@@ -163,7 +164,8 @@ main(void)
 	t = A;
 	t.byte_offset = 2;
 	expect("byte_offset", addrow_dlpack(M, N, 0.5f, &t, &mt, &B), 5, "byte_offset");
-	expect("negative size", addrow_dlpack(-1, N, 0.5f, &A, &mt, &B), 5, "wrong shape");
+	/* the sizes are checked first, as the plain entry point does */
+	expect("negative size", addrow_dlpack(-1, N, 0.5f, &A, &mt, &B), 2, "addrow: size M must not be negative");
 
 	/* empty tensors (PyTorch exports them with NULL data): NULL is fine
 	 * where a tensor has no elements, here A and B with M = 0; a tensor

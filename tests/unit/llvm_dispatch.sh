@@ -94,8 +94,11 @@ main(void)
 	if (rows(37, -3, a, b, y) != 2 || !strstr(txrt_last_error(), "N")) {
 		printf("negative N: %s\n", txrt_last_error()); return 1;
 	}
-	if (rows(-1, -3, NULL, b, y) != 1 || strcmp(txrt_last_error(), "rows: argument 'a' is NULL")) {
-		printf("NULL before sizes: %s\n", txrt_last_error()); return 1;
+	if (rows(-1, -3, NULL, b, y) != 2 || strcmp(txrt_last_error(), "rows: size M must not be negative")) {
+		printf("sizes before NULL: %s\n", txrt_last_error()); return 1;
+	}
+	if (rows(37, 3, NULL, b, y) != 1 || strcmp(txrt_last_error(), "rows: argument 'a' is NULL")) {
+		printf("NULL: %s\n", txrt_last_error()); return 1;
 	}
 	return 0;
 }

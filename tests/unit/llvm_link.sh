@@ -48,13 +48,17 @@ main(void)
 	if (axpy(-5, 1.0f, x, y, z) == 0 || !strstr(txrt_last_error(), "N")) {
 		printf("negative size: %s\n", txrt_last_error()); return 1;
 	}
-	/* several bad arguments: the first check that fails reports, NULL
-	 * tensors (in order) before sizes */
-	if (axpy(-5, 1.0f, NULL, NULL, z) != 1 || strcmp(txrt_last_error(), "axpy: argument 'X' is NULL")) {
+	/* several bad arguments: the first check that fails reports, the
+	 * sizes before NULL tensors (in order), so that what the NULL tests
+	 * compute from the sizes is in range */
+	if (axpy(-5, 1.0f, NULL, NULL, z) != 2 || strcmp(txrt_last_error(), "axpy: size N must not be negative")) {
 		printf("NULL X and Y, negative N: %s\n", txrt_last_error()); return 1;
 	}
-	if (axpy(-5, 1.0f, x, y, NULL) != 1 || strcmp(txrt_last_error(), "axpy: argument 'Z' is NULL")) {
-		printf("NULL Z, negative N: %s\n", txrt_last_error()); return 1;
+	if (axpy(5, 1.0f, NULL, NULL, z) != 1 || strcmp(txrt_last_error(), "axpy: argument 'X' is NULL")) {
+		printf("NULL X and Y: %s\n", txrt_last_error()); return 1;
+	}
+	if (axpy(5, 1.0f, x, y, NULL) != 1 || strcmp(txrt_last_error(), "axpy: argument 'Z' is NULL")) {
+		printf("NULL Z: %s\n", txrt_last_error()); return 1;
 	}
 	if (axpy(-5, 1.0f, x, y, z) != 2) {
 		printf("negative size: code is not TXC_ERR_SIZE\n"); return 1;
