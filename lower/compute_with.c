@@ -13,8 +13,9 @@
  * earlier iteration of serial loops, never a reduction still running in
  * them), nor a stage computed between the group's members that reads an
  * earlier one.
- * It sets with_depth on every member and on the lead; lower.c builds the
- * nest.
+ * A stage fused into a member joins that member's group.  It sets
+ * with_depth on every member and on the lead, and `with` on every member
+ * to the lead; lower.c builds the nest.
  */
 #include <string.h>
 
@@ -313,29 +314,52 @@ compute_with_check(Lower *L)
 	int before = diag_errors();
 	for (int i = 0; i < L->nstages; i++)
 		L->stages[i]->with_depth = 0;
+	/* a stage fused into a member of a group joins the group: the
+	 * members nearest the lead first */
+	int *hops = arena_alloc(ir_arena, (L->nstages + 1) * sizeof *hops);
 	for (int i = 0; i < L->nstages; i++) {
-		LStage *s = L->stages[i], *m = s->with;
-		if (!m)
-			continue;
-		if (m->with) {
-			diag_error(s->with_loc, "'%s' is itself fused into '%s' (compute_with); fuse "
-			    "'%s' into '%s' as well", m->name, m->with->name, s->name, m->with->name);
-			continue;
+		LStage *x = L->stages[i];
+		hops[i] = 0;
+		while (x->with && hops[i] <= L->nstages) {
+			x = x->with;
+			hops[i]++;
 		}
-		int pos = stage_leaf(m, s->with_axis);
-		if (pos < 0) {
-			if (!sched_poisoned(m->poison, m->npoison, s->with_axis))
-				diag_error(s->with_loc, "compute_with names loop '%s' of '%s', which is "
-				    "not in its final loop nest; its loops are %s", s->with_axis, m->name,
-				    stage_leaf_list(m));
-			continue;
+		if (hops[i] > L->nstages) {
+			diag_error(L->stages[i]->with_loc, "the compute_with of '%s' and the stages it "
+			    "names form a cycle: one of them must lead", L->stages[i]->name);
+			return false;
 		}
-		if (!can_share(L, s, m) || !loops_match(L, m, s, pos + 1))
-			continue;
-		s->with_depth = pos + 1;
-		if (m->with_depth < pos + 1)
-			m->with_depth = pos + 1;   /* the lead runs in every shared loop */
 	}
+	for (int round = 1; round <= L->nstages; round++)
+		for (int i = 0; i < L->nstages; i++) {
+			LStage *s = L->stages[i], *named = s->with, *m = named;
+			if (!named || hops[i] != round)
+				continue;
+			while (m->with)
+				m = m->with;
+			int pos = stage_leaf(named, s->with_axis);
+			if (pos < 0) {
+				if (!sched_poisoned(named->poison, named->npoison, s->with_axis))
+					diag_error(s->with_loc, "compute_with names loop '%s' of '%s', which is "
+					    "not in its final loop nest; its loops are %s", s->with_axis,
+					    named->name, stage_leaf_list(named));
+				continue;
+			}
+			if (named != m && !named->with_depth)
+				continue;        /* its own compute_with failed */
+			if (named != m && pos >= named->with_depth) {
+				diag_error(s->with_loc, "loop '%s' of '%s' is not one of the loops it shares "
+				    "with '%s' (compute_with): those are its first %d", s->with_axis,
+				    named->name, m->name, named->with_depth);
+				continue;
+			}
+			if (!can_share(L, s, m) || !loops_match(L, m, s, pos + 1))
+				continue;
+			s->with = m;
+			s->with_depth = pos + 1;
+			if (m->with_depth < pos + 1)
+				m->with_depth = pos + 1;   /* the lead runs in every shared loop */
+		}
 	if (diag_errors() != before)
 		return false;
 	/* the order within a shared iteration is compute order: a later stage
