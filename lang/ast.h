@@ -173,6 +173,23 @@ typedef struct {
 	int init_dim;
 	int64_t init_step;
 	Loc init_loc;         /* the step */
+	/* An update (tx.5 UPDATES): `for (r < N) h[clamp(x[r], 0, B - 1)] += 1;`
+	 * runs after the rule that defines h, over its domain in order.  upd
+	 * holds the domain (its axes and where; op and body unused), target
+	 * the access h[lhs], value what is stored there: for `+=` the sum
+	 * target + upd_rhs, built by the parser.  axes[d] (resolve) is the
+	 * pure axis of h's rule that the update keeps at position d, or NULL. */
+	bool update;
+	Reduce upd;
+	Expr *target;
+	bool upd_add;         /* written `+=` (upd_rhs: the right side) */
+	Expr *upd_rhs;
+	/* sema (update.c): the value combines the current one with the rest
+	 * by an associative op (upd_op: sum for +=, a + b, prod, max, min):
+	 * its steps may run in any order; upd_other is that rest */
+	bool upd_assoc;
+	ReduceOp upd_op;
+	Expr *upd_other;
 } Rule;
 
 /* A tensor: an input, an output, or an intermediate stage.  Intermediates
@@ -199,6 +216,8 @@ struct Tensor {
 	Rule **inits; int ninits;
 	int scan_dim;
 	int scan_group;
+	/* sema: its update definition (tx.5 UPDATES), or NULL */
+	Rule *update;
 };
 
 /* A kernel statement, kept in source order for --format. */

@@ -197,6 +197,22 @@ dump_kernel(Dump *d, Kernel *k)
 			at(d, t->loc);
 			for (int j = 0; j < t->ndims; j++)
 				dump_expr(d, t->shape[j], 2, NULL);
+		} else if (r && r->update) {
+			fprintf(fp, "Update %s%s", str_or(r->name), r->upd_add ? " +=" : " =");
+			at(d, r->loc);
+			for (int j = 0; j < r->upd.naxes; j++) {
+				RedAxis *ax = &r->upd.axes[j];
+				indent(d, 2, NULL);
+				fprintf(fp, "Range %s", str_or(ax->name));
+				at(d, ax->loc);
+				if (ax->lo)
+					dump_expr(d, ax->lo, 3, "lo: ");
+				dump_expr(d, ax->hi, 3, "hi: ");
+			}
+			if (r->upd.where)
+				dump_expr(d, r->upd.where, 2, "where: ");
+			dump_expr(d, r->target, 2, "at: ");
+			dump_expr(d, r->upd_add ? r->upd_rhs : r->value, 2, "value: ");
 		} else if (r) {
 			fprintf(fp, "Rule %s[", str_or(r->name));
 			for (int j = 0; j < r->naxes; j++)
@@ -368,6 +384,32 @@ format_list(FILE *fp, Expr **args, int n)
 	}
 }
 
+static void format_expr(FILE *fp, Expr *e, int need);
+
+/* The ranges of a reduction or an update definition, and its where. */
+static void
+format_ranges(FILE *fp, Reduce *red)
+{
+	for (int i = 0; i < red->naxes; i++) {
+		RedAxis *ax = &red->axes[i];
+		if (i)
+			fputs(", ", fp);
+		/* `lo <= k < hi` reads as (lo <= k) < hi: lo is a left operand
+		 * of a comparison, hi a right one. */
+		if (ax->lo) {
+			format_expr(fp, ax->lo, P_REL);
+			fputs(" <= ", fp);
+		}
+		fprintf(fp, "%s %s ", str_or(ax->name), ax->incl ? "<=" : "<");
+		format_expr(fp, ax->incl && ax->hi->kind == EXPR_BINARY ? ax->hi->bin.a : ax->hi,
+		    P_REL + 1);
+	}
+	if (red->where) {
+		fputs(" where ", fp);
+		format_expr(fp, red->where, P_SELECT);
+	}
+}
+
 static void
 format_expr(FILE *fp, Expr *e, int need)
 {
@@ -417,24 +459,7 @@ format_expr(FILE *fp, Expr *e, int need)
 	}
 	case EXPR_REDUCE:
 		fprintf(fp, "%s(", reduce_spelling(e->reduce.op));
-		for (int i = 0; i < e->reduce.naxes; i++) {
-			RedAxis *ax = &e->reduce.axes[i];
-			if (i)
-				fputs(", ", fp);
-			/* `lo <= k < hi` reads as (lo <= k) < hi: lo is a left operand
-			 * of a comparison, hi a right one. */
-			if (ax->lo) {
-				format_expr(fp, ax->lo, P_REL);
-				fputs(" <= ", fp);
-			}
-			fprintf(fp, "%s %s ", str_or(ax->name), ax->incl ? "<=" : "<");
-			format_expr(fp, ax->incl && ax->hi->kind == EXPR_BINARY ? ax->hi->bin.a : ax->hi,
-			    P_REL + 1);
-		}
-		if (e->reduce.where) {
-			fputs(" where ", fp);
-			format_expr(fp, e->reduce.where, P_SELECT);
-		}
+		format_ranges(fp, &e->reduce);
 		fputs(") ", fp);
 		format_expr(fp, e->reduce.body, P_SELECT);
 		break;
@@ -500,6 +525,14 @@ format_kernel(FILE *fp, Kernel *k)
 				format_list(fp, t->shape, t->ndims);
 				fputc(']', fp);
 			}
+			fputs(";\n", fp);
+		} else if (r && r->update && r->target) {
+			fputs("  for (", fp);
+			format_ranges(fp, &r->upd);
+			fputs(") ", fp);
+			format_expr(fp, r->target, P_SELECT);
+			fputs(r->upd_add ? " += " : " = ", fp);
+			ast_format_expr(fp, r->upd_add ? r->upd_rhs : r->value);
 			fputs(";\n", fp);
 		} else if (r) {
 			fprintf(fp, "  %s", str_or(r->name));

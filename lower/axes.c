@@ -188,11 +188,23 @@ overflows_into(LStage *s, int a)
 IrExpr *
 axes_guards(LStage *s, bool pure, bool red)
 {
+	uint64_t roots = 0;
+	for (int k = 0; k < s->ndims + s->nred && k < 64; k++)
+		if (k < s->ndims ? pure : red)
+			roots |= (uint64_t)1 << k;
+	return axes_guards_of(s, roots);
+}
+
+/* The same for the axes made from the root axes in `roots` (bits as
+ * axes_roots gives them): an update's nest has only some pure axes. */
+IrExpr *
+axes_guards_of(LStage *s, uint64_t roots)
+{
 	IrExpr *c = NULL;
 	for (int k = 0; k < s->ndims + s->nred; k++) {
 		int ax = k < s->ndims ? k : s->rax[k - s->ndims];
 		Axis *a = &s->axes[ax];
-		if (!a->tainted || !(k < s->ndims ? pure : red))
+		if (!a->tainted || (k < 64 && !(roots >> k & 1)))
 			continue;
 		IrExpr *g = ir_binop(IR_LT, lin_normalize(a->pos), lin_normalize(a->ext));
 		c = c ? ir_binop(IR_AND, c, g) : g;
@@ -205,7 +217,7 @@ axes_guards(LStage *s, bool pure, bool red)
 		if (r->fuse || r->tail != TAIL_GUARD || !pe || (ir_is_const(pe, &e) && e % r->factor == 0))
 			continue;
 		int x = overflows_into(s, r->parent);
-		if (x < 0 || done[x] || !(s->axes[x].red ? red : pure) || !s->axes[x].pos)
+		if (x < 0 || done[x] || (axes_roots(s, x) & ~roots) || !s->axes[x].pos)
 			continue;
 		done[x] = true;
 		Axis *a = &s->axes[x];

@@ -287,6 +287,12 @@ needs(Lower *L, LStage *p, LStage *c, int leaf, Need *out)
 	walk(&n, c->value, NULL);
 	walk(&n, c->rpred, NULL);
 	walk(&n, c->rbody, lin_facts(c->rpred, true, NULL));
+	if (c->upd) {     /* an update definition: its position, where, value */
+		for (int d = 0; d < c->ndims; d++)
+			walk(&n, c->uidx[d], NULL);
+		walk(&n, c->upred, NULL);
+		walk(&n, c->uval, lin_facts(c->upred, true, NULL));
+	}
 	for (int i = 0; i < L->nstages; i++) {
 		LStage *d = L->stages[i];
 		if (d == p || d->compute.kind != LEVEL_AT || d->compute.stage != c ||
@@ -422,6 +428,10 @@ typedef struct {
 	Loc *done; int ndone, capdone;
 	Loc stage;             /* the stage's own place, for copies a primitive made */
 	LStage *s;             /* the stage checked */
+	/* an update definition (update_check): its position is being checked
+	 * (messages say it writes there), or was (its value's reads of the
+	 * stage, all at that position, need no second check) */
+	bool writes, self_done;
 } Check;
 
 /* Whether axis a of s becomes vector lanes (it, or an axis split from
@@ -519,7 +529,8 @@ gather_check(Check *c, IrExpr *idx, IrExpr *lo, IrExpr *hi, IrExpr *top, LStage 
 	const char *when = runs ? arena_printf(ir_arena, " where %s", facts_text(L,
 	    c->s->ffloor, L->floor0)) : "";
 	stage_add_check(L, runs ? ir_binop(IR_OR, ir_unop(IR_NOT, runs), need) : need, 2,
-	    arena_printf(ir_arena, "%s: %s is needed%s: '%s' reads '%s' at %s", L->k->name,
+	    arena_printf(ir_arena, c->writes ? "%s: %s is needed%s: the update of '%s' writes "
+	    "'%s' at %s" : "%s: %s is needed%s: '%s' reads '%s' at %s", L->k->name,
 	    facts_text(L, f, c->s->ffloor), when, c->s->name, t->name,
 	    idx->loc.file ? stage_loc_text(idx->loc) : ir_expr_str(idx)));
 	return true;
@@ -619,7 +630,7 @@ check_walk(Check *c, IrExpr *e, Fact *f)
 	IrExpr **idx = NULL, *mask = NULL;
 	for (int d = 0; d < e->load.nidx; d++) {
 		IrExpr *in = check_walk(c, e->load.idx[d], f), *out = in;
-		if (t && t->shape && !region_buf) {
+		if (t && t->shape && !region_buf && !(c->self_done && t == c->s)) {
 			IrExpr *lo, *hi;
 			IrExpr *top = lin_normalize(ir_sub(t->shape[d], ir_i64c(1)));
 			Loc at = in->loc.file ? in->loc : e->loc.file ? e->loc : c->stage;
@@ -650,7 +661,15 @@ check_walk(Check *c, IrExpr *e, Fact *f)
 				/* a copy a primitive made has no source text of its own */
 				const char *text = at.file == c->stage.file && at.begin == c->stage.begin &&
 				    at.end == c->stage.end ? ir_expr_str(in) : stage_loc_text(at);
-				if (!lo || !hi)
+				if (c->writes && (!lo || !hi))
+					diag_error(at, "position '%s' of the update of '%s' cannot be "
+					    "bounded, so it may write out of bounds", text, t->name);
+				else if (c->writes)
+					diag_error(at, "position '%s' of the update of '%s' may be out of "
+					    "bounds: needs [%s, %s] but '%s' has extent %s in dimension %d",
+					    text, t->name, ir_expr_str(lo), ir_expr_str(hi), t->name,
+					    ir_expr_str(t->shape[d]), d);
+				else if (!lo || !hi)
 					diag_error(at, "index '%s' of '%s' cannot be bounded, so it may be out "
 					    "of bounds", text, t->name);
 				else
@@ -683,6 +702,36 @@ check_walk(Check *c, IrExpr *e, Fact *f)
 	IrExpr *r = ir_select(mask, n, ir_make_const(n->type, 0));
 	r->loc = e->loc;
 	return r;
+}
+
+/* An update definition's reads, and its position: inside the stage for
+ * every step, proved as a read of the stage there would be (a position
+ * that depends on the data must be clamped into range). */
+static void
+update_check(Check *c, LStage *s)
+{
+	/* its nest runs where its own loops do, whether or not the pure
+	 * value's run (h[b] = 0 over B = 0 bins, N >= 1 steps) */
+	Lower *L = c->L;
+	int64_t *ff = s->ffloor;
+	s->ffloor = facts_copy(L, s->gfloor);
+	for (int k = 0; k < s->ndims + s->nred; k++)
+		if (k >= s->ndims || (k < 64 && (s->ukeep >> k & 1)))
+			facts_nonempty(L, s->dmin[k], s->dmax[k], s->ffloor);
+	c->scope = facts_scope(L, stage_scope(L, s, -1), s->ffloor);
+	Fact *f = lin_facts(s->upred, true, NULL);
+	s->upred = check_walk(c, s->upred, NULL);
+	IrExpr *at = ir_load(s->buf, s->uidx, s->ndims, NULL, 1);
+	at->loc = s->uloc;
+	c->writes = true;
+	IrExpr *to = check_walk(c, at, f);
+	c->writes = false;
+	if (to != at && to->kind == IR_LOAD)
+		s->uidx = to->load.idx;
+	c->self_done = true;
+	s->uval = check_walk(c, s->uval, f);
+	c->self_done = false;
+	s->ffloor = ff;
 }
 
 /* ---- split tails ----------------------------------------------------- */
@@ -741,8 +790,7 @@ tails(Lower *L, LStage *s)
 static bool
 reads(LStage *r, LStage *s)
 {
-	return stage_reads(r->value, s->buf) || stage_reads(r->rbody, s->buf) ||
-	    stage_reads(r->rpred, s->buf);
+	return sched_reads(r, s);
 }
 
 /* The sizes' floors where s is computed (facts.c): at a loop of its
@@ -833,9 +881,10 @@ infer(Lower *L)
 			s->dmax[s->ndims + k] = lin_normalize(ir_sub(ir_add(s->rmin[k], s->rext[k]), ir_i64c(1)));
 		}
 		computed_where(L, s);
-		if (s->output || s->scan) {
+		if (s->output || s->scan || s->upd) {
 			/* a scan is computed whole (its steps read each other); one
-			 * of a group one step at a time, in its lead's scan loop */
+			 * of a group one step at a time, in its lead's scan loop;
+			 * an update definition writes where the data says */
 			for (int d = 0; d < s->ndims; d++) {
 				s->dmin[d] = s->amin[d] = ir_i64c(0);
 				s->dext[d] = s->aext[d] = s->shape[d];
@@ -890,7 +939,7 @@ infer(Lower *L)
 	if (diag_errors() != before)
 		return false;
 	L->regions_ok = true;      /* lower_stages may run (for its own errors) */
-	Check c = { L, NULL, NULL, 0, 0, loc_none, NULL };
+	Check c = { L, NULL, NULL, 0, 0, loc_none, NULL, false, false };
 	for (int i = 0; i < L->nstages; i++) {
 		LStage *s = L->stages[i];
 		if (s->input || !s->bounded)
@@ -901,6 +950,8 @@ infer(Lower *L)
 		s->value = check_walk(&c, s->value, NULL);
 		s->rpred = check_walk(&c, s->rpred, NULL);
 		s->rbody = check_walk(&c, s->rbody, lin_facts(s->rpred, true, NULL));
+		if (s->upd)
+			update_check(&c, s);
 	}
 	return diag_errors() == before;
 }

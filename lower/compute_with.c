@@ -298,6 +298,11 @@ can_share(Lower *L, LStage *s, LStage *lead)
 			    "(tx.5 SCANS), which compute_with cannot share", x->name);
 			return false;
 		}
+		if (x->upd) {
+			diag_error(s->with_loc, "'%s' has an update definition: its update runs in a "
+			    "nest of its own (tx.5 UPDATES), which compute_with cannot share", x->name);
+			return false;
+		}
 		for (int j = 0; j < L->ntz; j++)
 			if (L->tz[j].s == x) {
 				diag_error(s->with_loc, "'%s' is tensorized; compute_with and tensorize "

@@ -168,6 +168,23 @@ root_values(LStage *s, IrStmt *body)
 	return body;
 }
 
+/* An update definition (tx.5 UPDATES) after the pure value: its loops
+ * are the leaves made from its reduction axes and the pure axes it keeps,
+ * in leaf order; each step stores its value at its position. */
+static IrStmt *
+update_nest(Lower *L, LStage *s)
+{
+	uint64_t roots = s->ukeep;
+	for (int j = 0; j < s->nred && s->ndims + j < 64; j++)
+		roots |= (uint64_t)1 << (s->ndims + j);
+	IrStmt *u = guarded(axes_guards_of(s, roots), pred_if(s->upred,
+	    ir_store(s->buf, s->uidx, s->ndims, s->uval, NULL)));
+	for (int i = s->nleaves - 1; i >= 0; i--)
+		if (update_in_nest(s, i))
+			u = one_loop(L, s, i, u);
+	return ir_produce(s->name, true, u);
+}
+
 /* The statements of stage s under its first `shared` loops (0: all of
  * them), by the level they go in: pc[l] runs inside loop l - 1, before
  * loop l (pc[shared]: inside the last shared loop).  A reduction's
@@ -191,7 +208,9 @@ pieces(Lower *L, LStage *s, int shared, IrStmt **pc)
 		else
 			body = ir_store(s->buf, idx, s->ndims, v, NULL);
 		body = guarded(guards(s, false), body);
-		pc[shared] = nest(L, s, shared, s->nleaves, false, true, body);
+		pc[shared] = nest(L, s, shared, s->nleaves, s->upd, true, body);
+		if (s->upd)
+			pc[shared] = ir_seq(pc[shared], update_nest(L, s));
 	} else {
 		int r = 0;
 		while (r < s->nleaves && !s->axes[s->leaves[r]].red)

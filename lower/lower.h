@@ -122,6 +122,18 @@ struct LStage {
 	const char *with_axis;
 	int with_depth;
 	Loc with_loc;
+	/* an update definition (tx.5 UPDATES), run after the pure value over
+	 * the reduction axes axes[rax[0..nred)] (red stays false): uval is
+	 * stored at uidx (ndims), reading buf there for the current value,
+	 * where upred holds (NULL: everywhere); ukeep has bit d for each pure
+	 * axis d the update keeps in its place (its loops run in the update's
+	 * nest too); uassoc: its steps may run in any order (+=, max, ...) */
+	bool upd, uassoc;
+	ReduceOp uop;           /* uassoc: how it combines (rfactor) */
+	IrExpr **uidx, *uval, *upred;
+	uint64_t ukeep;
+	Loc uloc;
+	Loc reordered;         /* the last primitive that reordered its loops */
 	Loc loc;
 	/* the schedule */
 	Axis *axes; int naxes, capaxes;
@@ -215,6 +227,7 @@ void stagedump_print(FILE *fp, Lower *L);
 void axes_extents(LStage *s);                     /* Axis ext, pos, tainted */
 IrExpr *axes_root_value(LStage *s, int r);        /* axis r in leaf vars */
 IrExpr *axes_guards(LStage *s, bool pure, bool red);  /* tail=guard conditions, or NULL */
+IrExpr *axes_guards_of(LStage *s, uint64_t roots);   /* of the axes made from roots */
 uint64_t axes_roots(LStage *s, int a);             /* root axes a is made from, as bits */
 
 /* lin.c: linear forms, a small prover and interval arithmetic. */
@@ -252,6 +265,15 @@ bool compute_with_member(LStage *s);       /* fused into another, or the lead of
 bool reddom_check(Lower *L);
 /* Pure axis d in the loops, clamped where a range depends on it. */
 IrExpr *reddom_root_value(LStage *s, int d);
+
+/* update.c: the schedule of every stage with an update definition
+ * checked (the steps' order kept where it matters, no two steps at once
+ * where they may meet, computed whole at root, cpu only); whether loop
+ * `pos` of s runs in its update's nest; the reasons primitives give. */
+bool update_schedule(Lower *L);
+bool update_in_nest(LStage *s, int pos);
+bool update_kind_ok(LStage *s, Axis *a, ForKind fk, Loc at);
+bool update_prim_ok(LStage *s, SchedPrim *sp);
 
 /* bounds_infer.c: regions of every stage, access checks. */
 bool bounds_infer_stages(Lower *L);

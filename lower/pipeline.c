@@ -4,6 +4,7 @@
  *   sched         schedule primitives, with legality checks      sched.c
  *   inline        compute levels resolved, inline stages folded  sched.c
  *                 and scans' loops checked, groups placed          scan.c
+ *                 and update definitions' loops checked            update.c
  *                 and the loops of ranges that depend on pure axes   reddom.c
  *   bounds_infer  regions of every stage, accesses proved        bounds_infer.c
  *                 and compute_with groups' shared loops checked   compute_with.c
@@ -166,7 +167,7 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	t0 = now_ms();
 	if (!sched_finish(L))
 		return NULL;
-	if (!scan_schedule(L) || !reddom_check(L))
+	if (!scan_schedule(L) || !reddom_check(L) || !update_schedule(L))
 		return NULL;
 	timed(&r, "inline", t0);
 	dump_stages(opt, "inline", L);

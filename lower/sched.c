@@ -228,6 +228,8 @@ set_kind(LStage *s, SchedPrim *sp, ForKind fk)
 	if (p < 0)
 		return;
 	Axis *a = &s->axes[s->leaves[p]];
+	if (!update_kind_ok(s, a, fk, sched_arg(sp, 0)->loc))
+		return;
 	if (a->red && (fk == FOR_PARALLEL || fk == FOR_VECTORIZED || fk == FOR_GPU_BLOCK ||
 	    fk == FOR_GPU_THREAD)) {
 		diag_error(sched_arg(sp, 0)->loc, "cannot %s reduction axis '%s' of '%s': its iterations "
@@ -296,6 +298,8 @@ apply(Lower *L, SchedPrim *sp)
 	}
 	int p, q, *pos;
 	SchedArg *a;
+	if (!update_prim_ok(s, sp))     /* a stage with an update definition: update.c */
+		return;
 	switch (sp->prim_id) {
 	case PRIM_SPLIT:
 		p = sched_find_leaf(s, sched_arg(sp, 0));
@@ -332,6 +336,7 @@ apply(Lower *L, SchedPrim *sp)
 			for (int i = 0; i < 4; i++)
 				ps[i] = stage_leaf(s, sp->outs[i]);
 			reorder(s, ps, 4);
+			s->reordered = sp->loc;
 			if (sp->prim_id == PRIM_GPU_TILE) {
 				static const ForKind fk[4] = { FOR_GPU_BLOCK, FOR_GPU_BLOCK,
 					FOR_GPU_THREAD, FOR_GPU_THREAD };
@@ -367,6 +372,7 @@ apply(Lower *L, SchedPrim *sp)
 			n++;
 		}
 		reorder(s, pos, n);
+		s->reordered = sp->loc;
 		break;
 	}
 	case PRIM_UNROLL:
@@ -660,6 +666,10 @@ sched_finish(Lower *L)
 			c->value = stage_map(c->value, inline_fn, &ic);
 			c->rbody = stage_map(c->rbody, inline_fn, &ic);
 			c->rpred = stage_map(c->rpred, inline_fn, &ic);
+			c->uval = stage_map(c->uval, inline_fn, &ic);
+			c->upred = stage_map(c->upred, inline_fn, &ic);
+			for (int d = 0; c->uidx && d < c->ndims; d++)
+				c->uidx[d] = stage_map(c->uidx[d], inline_fn, &ic);
 		}
 	}
 	bool ok = true;

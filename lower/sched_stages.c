@@ -23,6 +23,13 @@ index_of(Lower *L, LStage *s)
 bool
 sched_reads(LStage *c, LStage *p)
 {
+	if (c->upd && c != p) {      /* an update definition's reads */
+		if (stage_reads(c->uval, p->buf) || stage_reads(c->upred, p->buf))
+			return true;
+		for (int d = 0; d < c->ndims; d++)
+			if (stage_reads(c->uidx[d], p->buf))
+				return true;
+	}
 	return stage_reads(c->value, p->buf) || stage_reads(c->rbody, p->buf) ||
 	    stage_reads(c->rpred, p->buf);
 }
@@ -129,6 +136,12 @@ sched_cache_read(Lower *L, LStage *src, SchedPrim *sp)
 		rd[i]->value = stage_redirect(rd[i]->value, src->buf, n->buf);
 		rd[i]->rbody = stage_redirect(rd[i]->rbody, src->buf, n->buf);
 		rd[i]->rpred = stage_redirect(rd[i]->rpred, src->buf, n->buf);
+		if (rd[i]->upd) {
+			rd[i]->uval = stage_redirect(rd[i]->uval, src->buf, n->buf);
+			rd[i]->upred = stage_redirect(rd[i]->upred, src->buf, n->buf);
+			for (int d = 0; d < rd[i]->ndims; d++)
+				rd[i]->uidx[d] = stage_redirect(rd[i]->uidx[d], src->buf, n->buf);
+		}
 	}
 }
 
@@ -231,6 +244,150 @@ sched_cache_write(Lower *L, LStage *s, SchedPrim *sp)
 	drop_reduction(s);
 }
 
+
+/* The part of an associative update definition's value that is not its
+ * current value: b of h[p] + b, b + h[p], max(h[p], b) ...; NULL when the
+ * value is not such a combination (a conversion around it). */
+static IrExpr *
+update_other(LStage *s)
+{
+	static const IrExprKind kinds[] = { [RED_SUM] = IR_ADD, [RED_PROD] = IR_MUL,
+		[RED_MAX] = IR_MAX, [RED_MIN] = IR_MIN };
+	IrExpr *v = s->uval;
+	if (!v || s->uop > RED_MIN || v->kind != kinds[s->uop] || !v->a || !v->b)
+		return NULL;
+	if (v->a->kind == IR_LOAD && v->a->load.buf == s->buf && !stage_reads(v->b, s->buf))
+		return v->b;
+	if (v->b->kind == IR_LOAD && v->b->load.buf == s->buf && !stage_reads(v->a, s->buf))
+		return v->a;
+	return NULL;
+}
+
+/* rfactor of an associative update definition (tx.5 UPDATES), Halide's
+ * parallel histogram: with r split into (ro, ri), rfactor(ro) makes a
+ * stage n[b.., ro] of partial results, the identity updated by the steps
+ * of chunk ro only (for (ri) n[p, ro] op= v: ro is a pure axis of n that
+ * its update keeps, so chunks may run in parallel), and s's update adds
+ * the chunks up: for (ro) s[b..] op= n[b.., ro]. */
+static void
+rfactor_update(Lower *L, LStage *s, SchedPrim *sp, int pos)
+{
+	int fa = s->leaves[pos];
+	IrExpr *other = update_other(s);
+	if (!other) {
+		diag_error(sp->loc, "cannot rfactor the update definition of '%s': its value is "
+		    "not its current value combined with another by +, *, max or min", s->name);
+		return;
+	}
+	for (int i = 0; i < s->nrels; i++)
+		if (s->axes[s->rels[i].parent].red && !s->rels[i].fuse && s->rels[i].tail == TAIL_EXACT) {
+			diag_error(sp->loc, "rfactor of '%s' after a tail=exact split of '%s' is not "
+			    "supported; use guard", s->name, s->axes[s->rels[i].parent].name);
+			return;
+		}
+	axes_extents(s);
+	int nd = s->ndims;
+	LStage *n = stage_new(L, sp->outs[0], s->elem, nd + 1, index_of(L, s));
+	n->loc = sp->loc;
+	int *map = arena_alloc(ir_arena, (s->naxes + 1) * sizeof *map);
+	for (int i = 0; i < s->naxes; i++)
+		map[i] = -1;
+	for (int d = 0; d < nd; d++)
+		map[d] = stage_add_axis(L, n, s->axes[d].name, false);
+	map[fa] = stage_add_axis(L, n, s->axes[fa].name, false);
+	n->rmin = arena_alloc(ir_arena, (s->nleaves + 1) * sizeof *n->rmin);
+	n->rext = arena_alloc(ir_arena, (s->nleaves + 1) * sizeof *n->rext);
+	n->rax = arena_alloc(ir_arena, (s->nleaves + 1) * sizeof *n->rax);
+	for (int i = 0; i < s->nleaves; i++) {
+		int a = s->leaves[i];
+		if (!s->axes[a].red || a == fa)
+			continue;
+		map[a] = n->rax[n->nred] = stage_add_axis(L, n, s->axes[a].name, true);
+		n->rmin[n->nred] = ir_i64c(0);
+		n->rext[n->nred++] = s->axes[a].ext;
+	}
+	/* pure derived axes keep their structure */
+	for (int i = 0; i < s->naxes; i++)
+		if (map[i] < 0 && !s->axes[i].red) {
+			map[i] = stage_add_axis(L, n, s->axes[i].name, false);
+			n->axes[map[i]].factor = s->axes[i].factor;
+		}
+	for (int i = 0; i < s->naxes; i++)
+		if (map[i] >= 0)
+			n->axes[map[i]].leaf = s->axes[i].leaf;
+	n->axes[map[fa]].leaf = true;
+	for (int i = 0; i < s->nrels; i++)
+		if (!s->axes[s->rels[i].parent].red) {
+			Rel *r = sched_add_rel(n);
+			*r = s->rels[i];
+			r->parent = map[r->parent], r->outer = map[r->outer], r->inner = map[r->inner];
+		}
+	n->leaves = arena_alloc(ir_arena, (s->nleaves + 1) * sizeof *n->leaves);
+	n->nleaves = n->capleaves = s->nleaves;
+	for (int i = 0; i < s->nleaves; i++)
+		n->leaves[i] = map[s->leaves[i]];
+	/* n's position, value and where: the domain's axes in terms of the
+	 * loops, then every loop in n's names */
+	IrExpr **idx = arena_alloc(ir_arena, (nd + 2) * sizeof *idx);
+	memcpy(idx, s->uidx, nd * sizeof *idx);
+	IrExpr *pred = s->upred;
+	for (int i = 0; i < s->nred; i++) {
+		int r = s->rax[i];
+		IrExpr *v = axes_root_value(s, r);
+		if (s->axes[r].leaf)    /* a loop of n from 0: from the range's start */
+			v = lin_normalize(ir_add(s->rmin[i], v));
+		for (int d = 0; d < nd; d++)
+			idx[d] = stage_subst(idx[d], s->axes[r].var, v);
+		other = stage_subst(other, s->axes[r].var, v);
+		pred = stage_subst(pred, s->axes[r].var, v);
+	}
+	IrExpr *tails = axes_guards(s, false, true);   /* the steps' guard splits */
+	if (tails)   /* the where only inside them (lower.c: two Ifs) */
+		pred = pred ? ir_select(tails, pred, ir_make_const(tails->type, 0)) : tails;
+	for (int i = 0; i < s->naxes; i++)
+		if (map[i] >= 0 && (i < nd || s->axes[i].red)) {
+			IrExpr *to = ir_var(n->axes[map[i]].var);
+			for (int d = 0; d < nd; d++)
+				idx[d] = stage_subst(idx[d], s->axes[i].var, to);
+			other = stage_subst(other, s->axes[i].var, to);
+			pred = stage_subst(pred, s->axes[i].var, to);
+		}
+	idx[nd] = ir_var(n->axes[map[fa]].var);
+	n->upd = n->uassoc = true;
+	n->uop = s->uop;
+	n->uloc = s->uloc;
+	n->uidx = idx;
+	n->uval = stage_combine(s->uop, ir_load(n->buf, idx, nd + 1, NULL, 1), other);
+	n->upred = pred;
+	n->ukeep = s->ukeep | (nd < 64 ? (uint64_t)1 << nd : 0);
+	n->value = stage_identity(s->uop, s->elem);
+	n->shape = arena_alloc(ir_arena, (nd + 2) * sizeof *n->shape);
+	memcpy(n->shape, s->shape, nd * sizeof *n->shape);
+	n->shape[nd] = lin_normalize(s->axes[fa].ext);
+	/* s's update adds the chunks up, at every element */
+	IrExpr *fext = s->axes[fa].ext;
+	int k = stage_add_axis(L, s, s->axes[fa].name, true);
+	drop_reduction(s);
+	s->axes[k].leaf = true;
+	sched_insert_leaf(s, pos < s->nleaves ? pos : s->nleaves, k);
+	s->nred = 1;
+	s->rax = arena_alloc(ir_arena, 2 * sizeof *s->rax);
+	s->rax[0] = k;
+	s->rmin = arena_alloc(ir_arena, 2 * sizeof *s->rmin);
+	s->rext = arena_alloc(ir_arena, 2 * sizeof *s->rext);
+	s->rmin[0] = ir_i64c(0);
+	s->rext[0] = fext;
+	IrExpr **at = pure_index(s);
+	at[nd] = ir_var(s->axes[k].var);
+	s->uidx = pure_index(s);
+	s->uval = stage_combine(s->uop, ir_load(s->buf, s->uidx, nd, NULL, 1),
+	    ir_load(n->buf, at, nd + 1, NULL, 1));
+	s->upred = NULL;
+	s->ukeep = 0;
+	for (int d = 0; d < nd && d < 64; d++)
+		s->ukeep |= (uint64_t)1 << d;
+}
+
 void
 sched_rfactor(Lower *L, LStage *s, SchedPrim *sp)
 {
@@ -238,6 +395,10 @@ sched_rfactor(Lower *L, LStage *s, SchedPrim *sp)
 	if (pos < 0 || !new_stage_name_ok(L, sp))
 		return;
 	int fa = s->leaves[pos];
+	if (s->upd && s->axes[fa].red) {
+		rfactor_update(L, s, sp, pos);
+		return;
+	}
 	if (!s->red || !s->axes[fa].red) {
 		diag_error(sched_arg(sp, 0)->loc, "'%s' is not a reduction axis of '%s'; rfactor factors "
 		    "a reduction axis out into a new stage", s->axes[fa].name, s->name);

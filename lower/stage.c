@@ -518,6 +518,34 @@ define(Lower *L, LStage *s)
 		s->scan_init = t->ninits;
 		s->scan_lead = s;
 	}
+	if (s->t->update && !s->red) {
+		/* an update definition: its domain as reduction axes, after the
+		 * pure ones; its position and value over both */
+		Rule *u = s->t->update;
+		s->upd = true;
+		s->uassoc = u->upd_assoc;
+		s->uop = u->upd_op;
+		s->uloc = u->loc;
+		s->nred = u->upd.naxes;
+		s->rmin = arena_alloc(ir_arena, (s->nred + 1) * sizeof *s->rmin);
+		s->rext = arena_alloc(ir_arena, (s->nred + 1) * sizeof *s->rext);
+		s->rax = arena_alloc(ir_arena, (s->nred + 1) * sizeof *s->rax);
+		for (int i = 0; i < s->nred; i++) {
+			RedAxis *ra = &u->upd.axes[i];
+			s->rax[i] = stage_add_axis(L, s, ra->name, true);
+			s->rmin[i] = ra->lo ? conv_to(L, s, ra->lo, TY_I64) : ir_i64c(0);
+			s->rext[i] = lin_normalize(ir_sub(conv_to(L, s, ra->hi, TY_I64), s->rmin[i]));
+		}
+		s->uidx = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *s->uidx);
+		for (int d = 0; d < s->ndims; d++) {
+			s->uidx[d] = conv_to(L, s, u->target->call.args[d], TY_I64);
+			if (d < 64 && u->axes[d])
+				s->ukeep |= (uint64_t)1 << d;
+		}
+		s->uval = conv_to(L, s, u->value, s->elem);
+		if (u->upd.where)
+			s->upred = conv_to(L, s, u->upd.where, TY_BOOL);
+	}
 	s->leaves = arena_alloc(ir_arena, (s->naxes + 1) * sizeof *s->leaves);
 	s->nleaves = s->capleaves = s->naxes;
 	for (int i = 0; i < s->naxes; i++)

@@ -288,6 +288,44 @@ rule(Token name, ExprList *lhs, PExpr value, Token end)
 	return (KernelItem){ .rule = r };
 }
 
+/* `for (ranges [where c]) NAME[lhs] = value;` or `+= value`: an update
+ * definition (tx.5 UPDATES).  The left side stays an access h[lhs], its
+ * indices any expressions (sema/update.c checks them); `+=` stores
+ * h[lhs] + value. */
+static KernelItem
+update(ParseState *ps, Token start, ExprList *ranges, PExpr *where, Token name,
+    ExprList *lhs, Token close, Token op, PExpr value, Token end)
+{
+	Rule *r = arena_alloc(perm, sizeof *r);
+	r->loc = loc_span(start.loc, end.loc);
+	r->name = name.str;
+	r->name_loc = name.loc;
+	r->update = true;
+	r->upd.where = where ? where->e : NULL;
+	int cap = 0;
+	for (int i = 0; i < ranges->n; i++) {
+		RedAxis ax = { 0 };
+		range_of(&ax, ranges->v[i]);
+		if (ax.name)
+			*ARENA_PUSH(perm, r->upd.axes, r->upd.naxes, cap) = ax;
+	}
+	Expr *t = ast_expr(EXPR_ACCESS, loc_span(name.loc, close.loc));
+	t->call.name = name.str;
+	t->call.name_loc = name.loc;
+	t->call.args = lhs->v;
+	t->call.nargs = lhs->n;
+	r->target = t;
+	r->value = value.e;
+	if (op.kind == TK_PLUSEQ) {
+		r->upd_add = true;
+		r->upd_rhs = value.e;
+		r->value = ast_binary(OP_ADD, op.loc, t, value.e);
+		r->value->loc = loc_span(name.loc, value.e->loc);
+	}
+	(void)ps;
+	return (KernelItem){ .rule = r };
+}
+
 static Kernel *
 kernel(Token start, Token name, ParamList *params, ItemList *body, Token end)
 {
@@ -559,6 +597,8 @@ add_schedule(ParseState *ps, Schedule *s)
 %token KNOB.
 /* `where` in a reduction: sum(k < N where c) (issue 22). */
 %token WHERE.
+/* `+=` in an update definition: for (r < N) h[x[r]] += 1; (issue 22). */
+%token PLUSEQ.
 
 /* ---- program and top-level items --------------------------------------
  * After an error at the top level, tokens are skipped up to the start of
@@ -632,6 +672,13 @@ kstmt(A) ::= IDENT(N) LB RB ASSIGN expr(V) SEMI(E).
                                                { A = rule(N, NULL, V, E); }
 kstmt(A) ::= IDENT(N) LB exprs(L) RB ASSIGN expr(V) SEMI(E).
                                                { A = rule(N, &L, V, E); }
+
+/* Update definitions (tx.5 UPDATES): `for (r < N) h[x[r]] += 1;`, the
+ * ranges as a reduction's (with `where`), then one assignment. */
+kstmt(A) ::= FOR(F) LP exprs(R) RP IDENT(N) LB exprs(L) RB(C) ASSIGN|PLUSEQ(O) expr(V) SEMI(E).
+                                               { A = update(ps, F, &R, NULL, N, &L, C, O, V, E); }
+kstmt(A) ::= FOR(F) LP exprs(R) WHERE expr(W) RP IDENT(N) LB exprs(L) RB(C) ASSIGN|PLUSEQ(O) expr(V) SEMI(E).
+                                               { A = update(ps, F, &R, &W, N, &L, C, O, V, E); }
 
 /* ---- expressions --------------------------------------------------------- */
 %type expr {PExpr}

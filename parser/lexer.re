@@ -381,6 +381,7 @@ lexer_next(Lexer *lx, Token *t)
 		"."                     { KW(DOT); }
 		"->"                    { KW(ARROW); }
 		"="                     { KW(ASSIGN); }
+		"+="                    { KW(PLUSEQ); }
 		"+"                     { KW(PLUS); }
 		"-"                     { KW(MINUS); }
 		"*"                     { KW(STAR); }

@@ -141,7 +141,7 @@ argmax_kernel(Kernel *k)
 	int n = k->nitems, cap = k->nitems;
 	for (int i = 0; i < n; i++) {
 		Rule *r = k->items[i].rule;
-		if (r && r->value && r->value->kind == EXPR_REDUCE &&
+		if (r && !r->update && r->value && r->value->kind == EXPR_REDUCE &&
 		    (r->value->reduce.op == RED_ARGMAX || r->value->reduce.op == RED_ARGMIN))
 			rewrite(k, r, &cap);
 	}

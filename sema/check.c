@@ -40,6 +40,7 @@ check_program(Program *p)
 		resolve_kernel(k);
 		shapes_kernel(k);
 		reduce_kernel(k);
+		update_kernel(k);
 		scans_kernel(k);
 		stages_kernel(k);
 		types_kernel(k);

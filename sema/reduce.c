@@ -84,7 +84,7 @@ reduce_kernel(Kernel *k)
 {
 	for (int i = 0; i < k->nitems; i++) {
 		Rule *r = k->items[i].rule;
-		if (r)
+		if (r && !r->update)   /* an update's value: update.c */
 			scan(k, r, r->value, true, false);
 	}
 }

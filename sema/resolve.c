@@ -180,6 +180,61 @@ resolve_init(Kernel *k, Tensor *t, Rule *r)
 	r->tensor = t;
 }
 
+/* An update definition (tx.5 UPDATES): of a declared stage already
+ * defined by a pure rule, once.  Its left side keeps the pure axis of
+ * position d where it names it there (axes[d]); update.c checks the rest. */
+static void
+resolve_update(Kernel *k, Tensor *t, Rule *r)
+{
+	if (!t || t->role == ROLE_IN) {
+		if (t) {
+			diag_error(r->name_loc, "cannot update input '%s'", r->name);
+			diag_note(t->loc, "'%s' declared here as an input", r->name);
+		} else if (resolve_param(k, r->name)) {
+			diag_error(r->name_loc, "cannot update parameter '%s'", r->name);
+		} else {
+			diag_error(r->name_loc, "update of undeclared stage '%s': declare it with its "
+			    "shape and define it first ('%s: i32[B];', '%s[b] = 0;')", r->name,
+			    r->name, r->name);
+		}
+		return;
+	}
+	if (!t->rule || t->rule->update) {
+		diag_error(r->name_loc, "update of '%s' before its definition: a rule "
+		    "'%s[...] = ...;' must come first (tx.5 UPDATES)", r->name, r->name);
+		return;
+	}
+	if (!t->declared || t->shape_inferred) {
+		diag_error(r->name_loc, "stage '%s' has an update, so it must be declared with "
+		    "its shape ('%s: f32[...];')", r->name, r->name);
+		return;
+	}
+	if (t->rule->init || t->ninits) {
+		diag_error(r->name_loc, "scan '%s' cannot have an update definition", r->name);
+		return;
+	}
+	if (t->update) {
+		diag_error(r->name_loc, "a second update of '%s': a stage has at most one "
+		    "(tx.5 UPDATES); update a stage of its own that reads this one", r->name);
+		diag_note(t->update->loc, "the first one here");
+		return;
+	}
+	Expr *tg = r->target;
+	if (tg->call.nargs != t->ndims)
+		return;      /* shapes.c says so */
+	r->naxes = t->ndims;
+	r->axes = arena_alloc(perm, (size_t)(t->ndims + 1) * sizeof *r->axes);
+	r->axis_locs = arena_alloc(perm, (size_t)(t->ndims + 1) * sizeof *r->axis_locs);
+	for (int d = 0; d < t->ndims; d++) {
+		Expr *e = tg->call.args[d];
+		r->axis_locs[d] = e->loc;
+		if (e->kind == EXPR_NAME && t->rule->axes && e->id.name == t->rule->axes[d])
+			r->axes[d] = e->id.name;
+	}
+	t->update = r;
+	r->tensor = t;
+}
+
 /* Binds each rule to its tensor, making undeclared intermediates. */
 static void
 resolve_rules(Kernel *k)
@@ -198,6 +253,10 @@ resolve_rules(Kernel *k)
 		}
 		if (r->init) {
 			resolve_init(k, t, r);
+			continue;
+		}
+		if (r->update) {
+			resolve_update(k, t, r);
 			continue;
 		}
 		if (!t) {
@@ -385,6 +444,14 @@ resolve_bare_name(Scope *s, Expr *e)
 				    name);
 				return;
 			}
+	Rule *pr = s->r && s->r->update && s->r->tensor ? s->r->tensor->rule : NULL;
+	for (int d = 0; pr && d < pr->naxes; d++)
+		if (pr->axes[d] == name) {
+			diag_error(e->loc, "pure axis '%s' of '%s' is not in scope in its update: an "
+			    "update keeps a pure axis only as the whole index in its own place (%s[%s%s])",
+			    name, s->r->name, s->r->name, d ? "..., " : "", name);
+			return;
+		}
 	const char *near = closest_name(s, name, false);
 	if (near)
 		diag_error(e->loc, "use of undeclared name '%s'; did you mean '%s'?", name, near);
@@ -499,6 +566,22 @@ resolve_kernel(Kernel *k)
 		Rule *r = k->items[i].rule;
 		if (!r || !r->name)
 			continue;
+		if (r->update) {
+			/* the ranges first (sizes only: update.c), then the rest
+			 * with the domain's axes in scope */
+			Scope s = { .k = k, .r = r, .ranges = &r->upd };
+			for (int j = 0; j < r->upd.naxes; j++) {
+				resolve_expr(&s, r->upd.axes[j].lo);
+				resolve_expr(&s, r->upd.axes[j].hi);
+			}
+			s.ranges = NULL;
+			s.scope[s.nscope++] = &r->upd;
+			resolve_expr(&s, r->upd.where);
+			resolve_expr(&s, r->value);
+			if (!r->upd_add)
+				resolve_expr(&s, r->target);
+			continue;
+		}
 		resolve_axes(k, r);
 		Scope s = { .k = k, .r = r };
 		resolve_expr(&s, r->value);

@@ -86,6 +86,9 @@ find_stage(State *S, const char *name)
 		if (v && v->kind == EXPR_REDUCE)
 			for (int i = 0; i < v->reduce.naxes; i++)
 				add_axis(ss, v->reduce.axes[i].name, true);
+		/* an update's domain (tx.5 UPDATES): its reduction axes */
+		for (int i = 0; t->update && i < t->update->upd.naxes; i++)
+			add_axis(ss, t->update->upd.axes[i].name, true);
 	} else {
 		for (int i = 0; i < t->ndims; i++)
 			add_axis(ss, intern_cstr(arena_printf(perm, "ax%d", i)), false);

@@ -21,7 +21,7 @@
  *
  * The passes run in this order for each kernel: argmax (rewritten into two
  * reductions), resolve (names), shapes,
- * reduce, scans, stages (order), types; then each schedule template gets
+ * reduce, update, scans, stages (order), types; then each schedule template gets
  * the primitives of its knob point (knobs.c) and every schedule is
  * validated.
  */
@@ -96,6 +96,10 @@ void scans_kernel(Kernel *k);
  * scan reader (1: t - 1, 0: t, -1: t + 1); false when its index along the
  * scan axis is not the reader's scan axis plus or minus a constant. */
 bool scans_step_back(Tensor *reader, Expr *access, int64_t *back);
+
+/* ---- update.c: update definitions (tx.5 UPDATES): their domains, what
+ * they read of their own stage, whether they are associative. -------- */
+void update_kernel(Kernel *k);
 
 /* ---- stages.c: dependencies, cycles, compute order, unused stages. --- */
 void stages_kernel(Kernel *k);

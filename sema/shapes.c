@@ -200,8 +200,11 @@ shapes_kernel(Kernel *k)
 	for (int i = 0; i < k->ntensors; i++)
 		shapes_decl(k->tensors[i]);
 	for (int i = 0; i < k->nitems; i++)
-		if (k->items[i].rule)
+		if (k->items[i].rule) {
 			check_walk(k->items[i].rule->value, count_indices, NULL);
+			if (k->items[i].rule->update && !k->items[i].rule->upd_add)
+				check_walk(k->items[i].rule->target, count_indices, NULL);
+		}
 }
 
 bool

@@ -29,6 +29,7 @@ typedef struct {
 	Node *nodes; int n;
 	int *num;    /* tensor index -> stage number, or -1 */
 	int cur;     /* the stage whose rule is being scanned */
+	bool update; /* its update definition, which reads its current value */
 	int *path; int npath;
 } Graph;
 
@@ -46,6 +47,8 @@ add_edge(Expr *e, void *ctx)
 	/* a scan reading its own or its group's earlier steps (scans.c) */
 	Tensor *ct = s->t;
 	int64_t back;
+	if (g->update && t == ct)
+		return true;
 	if (t->ninits && ct->ninits && t->scan_group == ct->scan_group &&
 	    (t == ct || (scans_step_back(ct, e, &back) && back >= 1)))
 		return true;
@@ -296,6 +299,17 @@ stages_kernel(Kernel *k)
 		for (int j = -1; j < g.nodes[g.cur].t->ninits; j++)
 			check_walk(j < 0 ? g.nodes[g.cur].t->rule->value :
 			    g.nodes[g.cur].t->inits[j]->value, add_edge, &g);
+	/* an update definition's reads belong to its stage (tx.5 UPDATES) */
+	g.update = true;
+	for (g.cur = 0; g.cur < g.n; g.cur++) {
+		Rule *u = g.nodes[g.cur].t->update;
+		if (!u)
+			continue;
+		check_walk(u->value, add_edge, &g);
+		check_walk(u->target, add_edge, &g);
+		check_walk(u->upd.where, add_edge, &g);
+	}
+	g.update = false;
 	g.path = arena_alloc(perm, (size_t)(g.n + 1) * sizeof *g.path);
 	int *edge = arena_alloc(perm, (size_t)(g.n + 1) * sizeof *edge);
 	for (int i = 0; i < g.n; i++)

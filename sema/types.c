@@ -456,8 +456,19 @@ static void
 check_rule(Ctx *c, Rule *r)
 {
 	Expr *v = r->value;
+	if (r->update) {
+		/* the position (inside the value for +=) and the where */
+		if (!r->upd_add)
+			check(c, r->target);
+		if (r->upd.where) {
+			ScalarType w = check(c, r->upd.where);
+			if (w != TY_ERROR && w != TY_BOOL)
+				diag_error(r->upd.where->loc, "the condition of 'where' must be bool, "
+				    "not %s", tyname(w));
+		}
+	}
 	ScalarType t = check(c, v);
-	Tensor *d = r->tensor && (r->tensor->rule == r || r->init) ? r->tensor : NULL;
+	Tensor *d = r->tensor && (r->tensor->rule == r || r->init || r->update) ? r->tensor : NULL;
 	if (!d || t == TY_ERROR || !v)
 		return;
 	if (!d->declared) {
@@ -486,6 +497,6 @@ types_kernel(Kernel *k)
 	for (int i = 0; i < k->nitems; i++) {
 		Rule *r = k->items[i].rule;
 		if (r && (!r->tensor || r->tensor->rule != r))
-			check_rule(&c, r);
+			check_rule(&c, r);   /* and update definitions */
 	}
 }

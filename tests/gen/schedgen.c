@@ -19,7 +19,11 @@
  * A reordering that would put a loop of a pure axis inside the loops of a
  * reduction whose range uses that axis (sum(k <= i)) is left out.  Now and
  * then two stages of the same domain share their loops (compute_with, the
- * earlier scheduled as a copy of the later): schedgen_with.c.
+ * earlier scheduled as a copy of the later): schedgen_with.c.  A stage
+ * with an update definition (tx.5 UPDATES) stays at root with nothing
+ * computed at its loops; schedgen_update.c keeps its steps serial and,
+ * unless the update is associative, in order, and draws its illegal
+ * primitives.
  *
  * About PERCENT (-i, default 15) percent of the schedules get one
  * primitive that is certainly illegal (an axis that does not exist, fuse
@@ -93,13 +97,13 @@ next(void)
 	return z ^ (z >> 31);
 }
 
-static int
+int
 rnd(int n)
 {
 	return n <= 0 ? 0 : (int)(next() % (uint64_t)n);
 }
 
-static bool
+bool
 chance(int percent)
 {
 	return rnd(100) < percent;
@@ -118,7 +122,7 @@ emit(const char *fmt, ...)
 		outlen += (size_t)n;
 }
 
-static void
+void
 illegal(const char *why)
 {
 	if (!expect)
@@ -157,7 +161,7 @@ name_used(const char *n)
 	return false;
 }
 
-static const char *
+const char *
 fresh_name(const char *prefix)
 {
 	char b[64];
@@ -319,6 +323,8 @@ setup(void)
 					l->ext = const_of(rd->axes[a].hi);
 			}
 		}
+		if (t->update)
+			updgen_setup(s);
 	}
 	for (int i = 0; i < nst; i++) {
 		nin_reads[i] = 0;
@@ -328,6 +334,11 @@ setup(void)
 			reads(st[i].t->inits[j]->value, i, in_reads[i], &nin_reads[i]);
 		if (st[i].t->ninits > 0)
 			scan_setup(&st[i]);
+		if (st[i].t->update) {
+			reads(st[i].t->update->value, i, in_reads[i], &nin_reads[i]);
+			reads(st[i].t->update->target, i, in_reads[i], &nin_reads[i]);
+			reads(st[i].t->update->upd.where, i, in_reads[i], &nin_reads[i]);
+		}
 	}
 }
 
@@ -386,7 +397,7 @@ do_split(Stage *s, int i)
 		tail = ", tail = guard";
 	else if (r < 16 && !no_exact)
 		tail = ", tail = exact";
-	else if (r < 24 && !l.red && !s->reduction)
+	else if (r < 24 && !l.red && !s->reduction && updgen_split_ok(s, &l))
 		tail = ", tail = shift_inward";
 	else if (r >= 24 && r < 34)
 		tail = ", tail = round_up";
@@ -406,7 +417,8 @@ do_tile(Stage *s)
 	for (int i = 0; i + 1 < s->nloops; i++)
 		if (s->loops[i].red == s->loops[i + 1].red && movable(s, &s->loops[i]) &&
 		    movable(s, &s->loops[i + 1]) && !(s->loops[i].scan && s->loops[i + 1].scan) &&
-		    (s->rows || !(s->loops[i].scan || s->loops[i + 1].scan)))
+		    (s->rows || !(s->loops[i].scan || s->loops[i + 1].scan)) &&
+		    updgen_tile_ok(s, &s->loops[i], &s->loops[i + 1]))
 			c[n++] = i;
 	if (!n || s->nloops + 2 >= MAXL)
 		return;
@@ -436,7 +448,8 @@ do_fuse(Stage *s)
 	int c[MAXL], n = 0;
 	for (int i = 0; i + 1 < s->nloops; i++)
 		if (s->loops[i].red == s->loops[i + 1].red && !s->loops[i].vec && !s->loops[i + 1].vec &&
-		    !s->loops[i].scan && !s->loops[i + 1].scan)
+		    !s->loops[i].scan && !s->loops[i + 1].scan &&
+		    updgen_fuse_ok(s, &s->loops[i], &s->loops[i + 1]))
 			c[n++] = i;
 	if (!n)
 		return;
@@ -478,6 +491,8 @@ do_reorder(Stage *s)
 		after[pos[i]] = perm_[i];
 	if (!order_ok(s, after, s->nloops))
 		return;     /* a loop a reduction's range uses inside that reduction */
+	if (!updgen_order_ok(s, after, s->nloops))
+		return;     /* the steps of an update that is not associative */
 	if (s->scan) {
 		/* the scan loops keep their order; other loops go outside them only
 		 * over independent rows; a group's scan loop stays */
@@ -618,7 +633,7 @@ attach(Stage *s)
 	Stage *c = &st[s->cons[0]];
 	while (c->redirect >= 0)   /* its reads moved to a cache or rfactor stage */
 		c = &st[c->redirect];
-	if (c->inlined)
+	if (c->inlined || c->upd)     /* nothing at the loops of an update */
 		return false;
 	int at = attach_loop(c);
 	if (at < 0)
@@ -695,6 +710,10 @@ inject(Stage *s)
 	char *why = arena_alloc(perm, 160);   /* lives as long as the run */
 	if (s->scan && chance(70)) {
 		scan_inject(s, why);
+		illegal(why);
+		return;
+	} else if (s->upd && chance(70)) {
+		updgen_inject(s, why);
 		illegal(why);
 		return;
 	}
@@ -793,7 +812,7 @@ generate(int illegal_pct)
 			else
 				place = 3;
 		}
-		if (s->scan)      /* computed whole, at root */
+		if (s->scan || s->upd)      /* computed whole, at root */
 			place = chance(50) ? 0 : 1;
 		if ((with_lead(si) || with_member(si)) && !s->output)
 			place = 1;
@@ -809,7 +828,7 @@ generate(int illegal_pct)
 			with_shape_lead(s);
 		else if (with_member(si))
 			with_shape_member(s);
-		else if (!s->scan && chance(6) && nst < MAXS) {
+		else if (!s->scan && !s->upd && chance(6) && nst < MAXS) {
 			const char *n = fresh_name("W");
 			emit("  %s.cache_write(local) -> %s;\n", s->name, n);
 			Stage *w = &st[nst++];
@@ -877,7 +896,7 @@ generate(int illegal_pct)
 			const char *n = fresh_name("C");
 			emit("  %s.cache_read(local, [%s]) -> %s;\n", t->name, rd->name, n);
 			int at = attach_loop(rd);
-			if (at >= 0 && chance(70))
+			if (at >= 0 && chance(70) && !rd->upd)
 				emit("  %s.compute_at(%s, %s);\n", n, rd->name, rd->loops[at].name);
 		}
 		if (with_member(si))
@@ -1735,8 +1754,8 @@ cuda_unbindable(void)
 {
 	setup();
 	for (int i = 0; i < nst; i++)
-		if (st[i].scan)
-			return st[i].name;     /* scans compile for the cpu only */
+		if (st[i].scan || st[i].upd)
+			return st[i].name;     /* scans and updates compile for the cpu only */
 	for (int i = 0; i < nst; i++) {
 		int npure = 0;
 		for (int j = 0; j < st[i].nloops; j++)
@@ -1828,7 +1847,10 @@ main(int argc, char **argv)
 	const char *zero = gpu_mode ? cuda_unbindable() : NULL;
 	if (zero) {
 		Tensor *zt = ast_find_tensor(kern, zero);
-		if (zt && zt->ninits > 0)
+		if (zt && zt->update)
+			fprintf(stderr, "schedgen: %s: '%s' of kernel '%s' has an update definition: "
+			    "those compile for the cpu only\n", file, zero, kern->name);
+		else if (zt && zt->ninits > 0)
 			fprintf(stderr, "schedgen: %s: '%s' of kernel '%s' is a scan: scans compile "
 			    "for the cpu only\n", file, zero, kern->name);
 		else

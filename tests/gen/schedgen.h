@@ -1,6 +1,7 @@
 /* schedgen.h: what schedgen.c shares with the generator parts in files of
- * their own (schedgen_with.c: compute_with groups): the stages and loops
- * it tracks, the output buffer and the random streams. */
+ * their own (schedgen_with.c: compute_with groups; schedgen_update.c:
+ * update definitions): the stages and loops it tracks, the output buffer
+ * and the random streams. */
 #ifndef TXC_SCHEDGEN_H
 #define TXC_SCHEDGEN_H
 
@@ -44,6 +45,11 @@ typedef struct {
 	bool rows;         /* its update reads earlier steps at its own index along
 	                      every other axis: those loops may go outside the scan loops */
 	bool pinned;       /* one of a group of scans: its scan loop stays as it is */
+	/* an update definition (tx.5 UPDATES, schedgen_update.c): its domain's
+	 * loops are red ones; ukeep has bit d for each pure axis it keeps in
+	 * its place; uassoc: its steps may run in any order */
+	bool upd, uassoc;
+	unsigned ukeep;
 	unsigned dep[16];  /* per reduction axis: the pure axes its range uses (sum(k <= i)),
 	                      whose loops stay outside its loops */
 } Stage;
@@ -57,6 +63,10 @@ extern size_t outlen;
 
 void emit(const char *fmt, ...) TXC_PRINTF(1, 2);
 void shape_loops(Stage *s);
+int rnd(int n);
+bool chance(int percent);
+void illegal(const char *why);            /* the schedule must be rejected: why */
+const char *fresh_name(const char *prefix);
 
 /* schedgen_with.c: now and then two stages of the same domain fused by
  * compute_with, the second scheduled as a copy of the first. */
@@ -66,5 +76,13 @@ bool with_member(int si);             /* si copies the lead's loops */
 void with_shape_lead(Stage *s);       /* shape_loops, the text kept */
 void with_shape_member(Stage *s);     /* the lead's primitives again, for s */
 void with_fuse(Stage *s);             /* s.compute_with(lead, loop) */
+
+/* schedgen_update.c: stages with an update definition (tx.5 UPDATES) */
+void updgen_setup(Stage *s);              /* its domain's loops, ukeep, uassoc */
+bool updgen_split_ok(Stage *s, const Loop *l);  /* a shift_inward split of l */
+bool updgen_tile_ok(Stage *s, const Loop *x, const Loop *y);
+bool updgen_fuse_ok(Stage *s, const Loop *a, const Loop *b);
+bool updgen_order_ok(Stage *s, const Loop *after, int n);
+void updgen_inject(Stage *s, char *why);  /* one certainly illegal primitive */
 
 #endif

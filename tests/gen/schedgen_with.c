@@ -110,7 +110,8 @@ with_pick(void)
 	int pairs[64][2], n = 0;
 	for (int b = 0; b < nst; b++)
 		for (int a = 0; a < b && n < 64; a++)
-			if (!st[a].scan && !st[b].scan && !reads_stage(a, b) && !reads_stage(b, a) &&
+			if (!st[a].scan && !st[b].scan && !st[a].upd && !st[b].upd && !reads_stage(a, b) &&
+			    !reads_stage(b, a) &&
 			    same_domain(&st[a], &st[b])) {
 				pairs[n][0] = a;
 				pairs[n++][1] = b;
