@@ -95,6 +95,29 @@ stage(FILE *fp, LStage *s)
 		fputc('?', fp);
 	}
 	fputc('\n', fp);
+	if (s->upd && s->uidx) {     /* an update definition (tx.5 UPDATES) */
+		fputs("  update for (", fp);
+		for (int k = 0; k < s->nred; k++) {
+			fprintf(fp, "%s%s: min ", k ? ", " : "", axis_name(s, s->rax[k]));
+			ir_print_expr(fp, s->rmin[k]);
+			fputs(" extent ", fp);
+			ir_print_expr(fp, s->rext[k]);
+		}
+		fprintf(fp, ")%s %s[", s->uassoc ? " associative" : "", s->name);
+		for (int d = 0; d < s->ndims; d++) {
+			if (d)
+				fputs(", ", fp);
+			ir_print_expr(fp, s->uidx[d]);
+		}
+		fputs("] = ", fp);
+		if (s->upred) {
+			fputs("where ", fp);
+			ir_print_expr(fp, s->upred);
+			fputc(' ', fp);
+		}
+		ir_print_expr(fp, s->uval);
+		fputc('\n', fp);
+	}
 	for (int r = 0; r < s->nrels; r++) {
 		Rel *rl = &s->rels[r];
 		static const char *const tails[] = { "guard", "shift_inward", "exact" };

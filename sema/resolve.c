@@ -213,6 +213,12 @@ resolve_update(Kernel *k, Tensor *t, Rule *r)
 		diag_error(r->name_loc, "scan '%s' cannot have an update definition", r->name);
 		return;
 	}
+	if (t->rule->value && t->rule->value->kind == EXPR_REDUCE) {
+		diag_error(r->name_loc, "'%s' is defined by a reduction, so it cannot have an "
+		    "update definition: compute the reduction in a stage of its own and define "
+		    "'%s' from it (%s[...] = s[...];)", r->name, r->name, r->name);
+		return;
+	}
 	if (t->update) {
 		diag_error(r->name_loc, "a second update of '%s': a stage has at most one "
 		    "(tx.5 UPDATES); update a stage of its own that reads this one", r->name);
