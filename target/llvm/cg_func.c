@@ -173,30 +173,79 @@ cg_fn_begin(Cg *cg, CgFn *fn, LLVMValueRef llfn)
 	LLVMPositionBuilderAtEnd(cg->b, LLVMAppendBasicBlockInContext(cg->ctx, llfn, "body"));
 }
 
+/* With this many heap buffers freed by txrt_free or more, their slots are
+ * one array that the failure exit frees in a loop.  As separate slots,
+ * LLVM turns each into a value with a phi in the failure exit over every
+ * failing check after its allocation: n buffers and as many checks (a
+ * pipeline of n stages at the root) make n * n phi operands, and the code
+ * generator's time grows with their square (a 200-stage pipeline took
+ * seconds in the control flow optimizer and register coalescer). */
+enum { HEAP_ARRAY_MIN = 4 };
+
 /* Ends the current function: the normal path returns 0. */
 void
 cg_fn_end(Cg *cg)
 {
 	CgFn *fn = cg->fn;
-	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx);
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
 	LLVMBasicBlockRef body = LLVMGetNextBasicBlock(fn->alloca_bb);
+	int nplain = 0;
 
 	LLVMBuildRet(cg->b, LLVMConstInt(i32, 0, 0));
 	LLVMPositionBuilderAtEnd(cg->b, fn->alloca_bb);
+	for (int i = 0; i < fn->nheap; i++)
+		nplain += !fn->heap[i].free_fn;
+	LLVMTypeRef arrt = LLVMArrayType(ptr, (unsigned)nplain);
+	LLVMValueRef arr = NULL;
+	if (nplain >= HEAP_ARRAY_MIN) {
+		/* the plain slots become the array's elements */
+		arr = LLVMBuildAlloca(cg->b, arrt, "heap");
+		LLVMSetAlignment(arr, 8);
+		for (int i = 0, k = 0; i < fn->nheap; i++) {
+			if (fn->heap[i].free_fn)
+				continue;
+			LLVMValueRef idx[2] = { LLVMConstInt(i64, 0, 0), LLVMConstInt(i64, (unsigned)k++, 0) };
+			LLVMValueRef el = LLVMBuildGEP2(cg->b, arrt, arr, idx, 2, "slot");
+			LLVMReplaceAllUsesWith(fn->heap[i].slot, el);
+			LLVMInstructionEraseFromParent(fn->heap[i].slot);
+			fn->heap[i].slot = el;
+		}
+	}
 	/* heap slots start empty */
 	for (int i = 0; i < fn->nheap; i++)
-		LLVMBuildStore(cg->b, LLVMConstNull(LLVMPointerTypeInContext(cg->ctx, 0)),
-		    fn->heap[i].slot);
+		LLVMBuildStore(cg->b, LLVMConstNull(ptr), fn->heap[i].slot);
 	LLVMBuildBr(cg->b, body);
 	if (fn->fail_bb) {
 		LLVMTypeRef fty;
 		LLVMPositionBuilderAtEnd(cg->b, fn->fail_bb);
 		for (int i = 0; i < fn->nheap; i++) {
+			if (arr && !fn->heap[i].free_fn)
+				continue;
 			LLVMValueRef fr = cg_runtime(cg, fn->heap[i].free_fn ? fn->heap[i].free_fn :
 			    "txrt_free", &fty);
-			LLVMValueRef p = LLVMBuildLoad2(cg->b,
-			    LLVMPointerTypeInContext(cg->ctx, 0), fn->heap[i].slot, "");
+			LLVMValueRef p = LLVMBuildLoad2(cg->b, ptr, fn->heap[i].slot, "");
 			LLVMBuildCall2(cg->b, fty, fr, &p, 1, "");
+		}
+		if (arr) {   /* for (k = 0; k < nplain; k++) txrt_free(heap[k]); */
+			LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
+			LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(cg->ctx, fn->fn, "free");
+			LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cg->ctx, fn->fn, "freed");
+			LLVMBuildBr(cg->b, loop);
+			LLVMPositionBuilderAtEnd(cg->b, loop);
+			LLVMValueRef k = LLVMBuildPhi(cg->b, i64, "k");
+			LLVMValueRef idx[2] = { LLVMConstInt(i64, 0, 0), k };
+			LLVMValueRef p = LLVMBuildLoad2(cg->b, ptr,
+			    LLVMBuildGEP2(cg->b, arrt, arr, idx, 2, ""), "");
+			LLVMValueRef fr = cg_runtime(cg, "txrt_free", &fty);
+			LLVMBuildCall2(cg->b, fty, fr, &p, 1, "");
+			LLVMValueRef next = LLVMBuildAdd(cg->b, k, LLVMConstInt(i64, 1, 0), "");
+			LLVMValueRef zero = LLVMConstInt(i64, 0, 0);
+			LLVMAddIncoming(k, &zero, &from, 1);
+			LLVMAddIncoming(k, &next, &loop, 1);
+			LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntULT, next,
+			    LLVMConstInt(i64, (unsigned)nplain, 0), ""), loop, done);
+			LLVMPositionBuilderAtEnd(cg->b, done);
 		}
 		LLVMBuildRet(cg->b, LLVMBuildLoad2(cg->b, i32, fn->rc_slot, "rc"));
 	}

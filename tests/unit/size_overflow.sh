@@ -10,8 +10,8 @@
 # K = 2^60 + 1 (A and B fit, the panel's K*16*4 bytes do not); the tensors
 # it passes are 16 floats, so a call that ran would be caught by the
 # sanitizers or crash.  A representable intermediate too large to allocate
-# (2^52 bytes at the root, a 2^56-byte panel in a parallel loop) gives the
-# out-of-memory error (4) naming it.  The same
+# (2^52 bytes at the root, after four others that are freed, a 2^56-byte
+# panel in a parallel loop) gives the out-of-memory error (4) naming it.  The same
 # program runs against the LLVM objects and the C backend's output (built
 # with the sanitizers where the compiler has them: no undefined behaviour
 # in the emitted checks), so both backends agree on codes and messages.
@@ -39,6 +39,22 @@ kernel four(A, B, C, D) {
   in  x: f32[A, B, C, D];
   out y: f32[A, B, C, D];
   y[a, b, c, d] = x[a, b, c, d] + 1.0;
+}
+kernel many(N, M) {
+  in  x: f32[N];
+  in  w: f32[M];
+  out y: f32[N];
+  a: f32[N];
+  b: f32[N];
+  c: f32[N];
+  d: f32[N];
+  t: f32[N, M];
+  a[i] = x[i] + 1.0;
+  b[i] = a[i] * 2.0;
+  c[i] = b[i] - 1.0;
+  d[i] = c[i] * 0.5;
+  t[i, j] = d[i] * w[j];
+  y[i] = sum(j < M) t[i, j];
 }
 schedule four for cpu {
   y.split(d, 8) -> (do, di);
@@ -178,6 +194,16 @@ main(void)
 	/* (the tuned one packs K in blocks of 384: no panel of K*16) */
 	/* representable, too large to allocate: the intermediate's 2^52 bytes */
 	BIG((int64_t)1 << 20, (int64_t)1 << 30, 4, "big: out of memory allocating 't'");
+	/* after four buffers that were allocated and filled (freed on the
+	 * way out: LeakSanitizer) */
+	{
+		int64_t sx[1] = { 16 }, sw[1] = { (int64_t)1 << 56 };
+		DLTensor x = tensor(d0, 1, sx), w_ = tensor(d1, 1, sw), y = tensor(d2, 1, sx);
+		int rc = many(16, (int64_t)1 << 56, d0, d1, d2);
+		expect("many(16, 2^56)", rc, LAST(many), 4, "many: out of memory allocating 't'");
+		rc = many_dlpack(16, (int64_t)1 << 56, &x, &w_, &y);
+		expect("many(16, 2^56) dlpack", rc, LAST(many), 4, "many: out of memory allocating 't'");
+	}
 	/* the same in a parallel loop: the panel BL of K = 2^50 (2^56 bytes) */
 	MM(ex_matmul, 1, 1, (int64_t)1 << 50, 4, "matmul: out of memory allocating 'BL'");
 	MM(st_matmul, 1, 1, (int64_t)1 << 50, 4, "matmul: out of memory allocating 'BL'");
