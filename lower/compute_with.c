@@ -389,25 +389,30 @@ compute_with_check(Lower *L)
 			}
 		}
 		/* inside shared loop l - 1, the stages that share no deeper loop run
-		 * before or after loop l, whole: none between two that share it */
+		 * whole, before loop l when no stage sharing it comes first in
+		 * compute order, else after it: no stage that shares loop l may
+		 * read one that runs after the loop */
 		for (int l = 1; l < m->with_depth; l++) {
-			LStage *deep = NULL, *mid = NULL;
+			int deep = -1;
 			for (int j = first; j <= last; j++) {
 				LStage *a = L->stages[j];
-				if ((a != m && a->with != m) || a->with_depth < l)
+				if ((a != m && a->with != m) || a->with_depth <= l)
 					continue;
-				if (a->with_depth > l && mid) {
-					diag_error(mid->with_loc.file ? mid->with_loc : mid->loc, "'%s' "
-					    "shares %d loop%s and comes between '%s' and '%s' in compute "
-					    "order, which share loop '%s' too: it cannot run inside that "
-					    "loop nor outside it", mid->name, l, l == 1 ? "" : "s",
-					    deep->name, a->name, leaf_name(m, l));
+				if (deep < 0)
+					deep = j;
+				for (int k = deep + 1; k < j; k++) {
+					LStage *x = L->stages[k];
+					if ((x != m && x->with != m) || x->with_depth != l ||
+					    !sched_depends(L, a, x, 0))
+						continue;
+					diag_error(x->with_loc.file ? x->with_loc : x->loc, "'%s' shares %d "
+					    "loop%s, so it runs after loop '%s', which '%s' shares too; but "
+					    "'%s' reads '%s'", x->name, l, l == 1 ? "" : "s", leaf_name(m, l),
+					    a->name, a->name, x->name);
+					diag_note(a->with_loc.file ? a->with_loc : a->loc, "fuse '%s' down to "
+					    "a loop outside '%s' instead", a->name, leaf_name(m, l));
 					goto next;
 				}
-				if (a->with_depth > l)
-					deep = a;
-				else if (deep)
-					mid = a;
 			}
 		}
 		/* the nest runs where the last of them would: no stage between may

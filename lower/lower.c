@@ -261,9 +261,10 @@ typedef struct {
 } Group;
 
 /* The statements inside shared loop l - 1 (l = 0: around the nest): the
- * stages that share no deeper loop, whole, before or after the loop l
- * that the others share (compute_with.c checks that compute order puts
- * none between them), and the initialisations of those others first. */
+ * stages that share no deeper loop, whole, before the loop l that the
+ * others share where they come first in compute order, else after it
+ * (compute_with.c checks that no stage in the loop reads one after it),
+ * and the initialisations of those others just before the loop. */
 static IrStmt *
 assemble(Lower *L, Group *G, int l)
 {
