@@ -301,8 +301,12 @@ IrStmt *flatten_buffers(IrStmt *s);
 IrStmt *flatten_buffers_padded(IrStmt *s);
 
 /* sizecheck.c: entry checks (the size error) that no loop bound, extent,
- * byte count or offset of the flattened nest overflows 64 bits. */
-IrStmt *sizecheck_stmt(Lower *L, IrStmt *body);
+ * byte count or offset of the flattened nest overflows 64 bits, as a block
+ * of asserts (NULL: none); marks the body's leading sign and -D checks as
+ * the sizes' too.  sizecheck_insert puts them after those, once the later
+ * passes have run (their simplifier must not rewrite them). */
+IrStmt *sizecheck_checks(Lower *L, IrStmt *body);
+IrStmt *sizecheck_insert(IrStmt *body, IrStmt *checks);
 
 /* partition.c: loops whose guards hold for most iterations split into a
  * prologue, a guard-free steady state and an epilogue. */

@@ -198,13 +198,20 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	body = run_pass(&r, "flatten", opt && opt->target && !strcmp(opt->target, "cuda") ?
 	    flatten_buffers_padded : flatten_buffers, body);
 	body = run_pass(&r, "simplify", simplify_stmt, body);
+	IrStmt *szc = NULL;
 	if (body && !r.stopped) {   /* sizecheck.c: needs the kernel, as tensorize does */
-		IrStmt *in = body;
 		double ts = now_ms();
-		body = sizecheck_stmt(L, body);
+		szc = sizecheck_checks(L, body);
 		timed(&r, "sizecheck", ts);
-		dump_ir(opt, "sizecheck", in, body);
+		dump_ir(opt, "sizecheck", NULL, sizecheck_insert(body, szc));
 		r.stopped = opt && opt->stop_after && !strcmp(opt->stop_after, "sizecheck");
+		/* kept aside until the end: the later passes' simplifier must not
+		 * rewrite them (its constants wrap: INT64_MAX - (x - 1) folds to
+		 * -x - INT64_MIN) */
+		if (r.stopped) {
+			body = sizecheck_insert(body, szc);
+			szc = NULL;
+		}
 	}
 	/* on VTA a pad stage's condition is the DMA's padding: no partition */
 	if (!opt || !opt->target || strcmp(opt->target, "vta"))
@@ -227,6 +234,8 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	if (!opt || !opt->target || !strcmp(opt->target, "cpu"))
 		body = run_pass(&r, "hoist", hoist_invariants, body);
 
+	if (body)
+		body = sizecheck_insert(body, szc);
 	IrFunc *f = arena_alloc(ir_arena, sizeof *f);
 	f->name = k->name;
 	f->kernel = k;
@@ -470,7 +479,15 @@ lower_specialized(Program *p, Kernel *k, const LowerOptions *opt, Schedule *s, S
 	IrStmt *checks = NULL;
 	for (int i = 0; i < gp.L->nbase_checks; i++)
 		checks = ir_seq(checks, gp.L->checks[i]);
-	f->body = ir_seq(checks ? simplify_stmt(checks) : NULL, rest);
+	checks = checks ? simplify_stmt(checks) : NULL;
+	/* the sign and -D checks come first (ir_size_checks); each nest's
+	 * overflow checks stay in its branch: they assume its size floors
+	 * (M >= 6 where a specialization takes M < 6) */
+	IrStmt **cs = checks && checks->kind == IS_BLOCK ? checks->block.stmts : &checks;
+	for (int i = 0, n = !checks ? 0 : checks->kind == IS_BLOCK ? checks->block.n : 1; i < n; i++)
+		if (cs[i]->kind == IS_ASSERT)
+			cs[i]->assrt.sizes = true;
+	f->body = ir_seq(checks, rest);
 	return f;
 }
 

@@ -755,6 +755,12 @@ ss_store(IrMutator *m, IrStmt *s)
 static IrStmt *
 ss_assert(IrMutator *m, IrStmt *s)
 {
+	/* sizecheck.c's conditions are written so that each is computed in
+	 * range once the ones before it hold: folding may not move a constant
+	 * near INT64_MAX across them (INT64_MAX - (x - 1) is not
+	 * INT64_MAX + 1 - x) */
+	if (s->assrt.sizes)
+		return s;
 	IrStmt *r = ir_mutate_stmt_children(m, s);
 	return is_const_bool(r->assrt.cond, true) ? NULL : r;
 }

@@ -22,7 +22,12 @@
  * tests compute are in range.  Each condition is safe to evaluate once
  * the ones before it hold (the C backend tests them in order; LLVM code
  * wraps and divides only by constants or max(b, 1)).  They are computed
- * once per call, never in a loop.  A condition is left out where one
+ * once per call, never in a loop.  The pass gives the conditions back
+ * apart (sizecheck_checks); pipeline.c puts them in (sizecheck_insert)
+ * after the last pass, and the simplifier leaves asserts marked `sizes`
+ * alone: its folding would move constants near INT64_MAX across them.
+ * In a specialized kernel each nest's conditions stay in its branch (they
+ * assume its size floors); its sign checks come first.  A condition is left out where one
  * before it implies it: the same text, N <= c2 after N <= c1 with
  * c1 <= c2, or what the sizes' ranges, narrowed by the bounds checked so
  * far, prove (range, lin_prove_le); so a nest gets a few lines.  The
@@ -540,10 +545,10 @@ base_check(Lower *L, IrStmt *s)
 }
 
 IrStmt *
-sizecheck_stmt(Lower *L, IrStmt *body)
+sizecheck_checks(Lower *L, IrStmt *body)
 {
 	if (!body)
-		return body;
+		return NULL;
 	Sc c = { .L = L, .budget = 20000 };
 	c.msg = arena_printf(ir_arena, "%s: the sizes overflow 64 bits in its checks", L->k->name);
 	/* the sizes' ranges (>= 0, or a specialization's floor) */
@@ -556,34 +561,46 @@ sizecheck_stmt(Lower *L, IrStmt *body)
 				if (!seen)
 					c.base = lin_push(c.base, v->var, v->lo, v->hi, false);
 			}
+	/* the leading sign and -D checks are the sizes' too */
+	IrStmt **in = body->kind == IS_BLOCK ? body->block.stmts : &body;
+	int n = body->kind == IS_BLOCK ? body->block.n : 1;
+	for (int i = 0; i < n && in[i]->kind == IS_ASSERT; i++)
+		if (base_check(L, in[i]))
+			in[i]->assrt.sizes = true;
 	/* the arguments first: a caller's tensor is counted even where the
 	 * nest touches none of it */
 	for (int i = 0; i < L->nstages; i++)
 		if (L->stages[i]->buf->abi_index >= 0)
 			buffer_size(&c, L->stages[i]->buf, c.base);
 	walk(&c, body, c.base);
-	if (!c.ngroups)
-		return body;
-	/* after the leading sign and -D checks */
-	IrStmt **in = body->kind == IS_BLOCK ? body->block.stmts : &body;
-	int n = body->kind == IS_BLOCK ? body->block.n : 1, at = 0;
-	for (int i = 0; i < n && in[i]->kind == IS_ASSERT; i++)
-		if (base_check(L, in[i]))
-			at = i + 1;
-	IrStmt **out = arena_alloc(ir_arena, (size_t)(n + c.ngroups + 1) * sizeof *out);
-	int m = 0;
-	for (int i = 0; i < at; i++) {
-		in[i]->assrt.sizes = true;
-		out[m++] = in[i];
-	}
+	IrStmt *out = NULL;
 	for (int g = 0; g < c.ngroups; g++) {
 		IrExpr *cond = NULL;
 		for (int i = 0; i < c.groups[g].n; i++)
 			cond = cond ? both(cond, c.groups[g].conds[i]) : c.groups[g].conds[i];
 		IrStmt *a = ir_assert(cond, 2, c.groups[g].msg);
 		a->assrt.sizes = true;
-		out[m++] = a;
+		out = ir_seq(out, a);
 	}
+	return out;
+}
+
+IrStmt *
+sizecheck_insert(IrStmt *body, IrStmt *checks)
+{
+	if (!checks || !body)
+		return body ? body : checks;
+	/* after the leading sign and -D checks */
+	IrStmt **in = body->kind == IS_BLOCK ? body->block.stmts : &body;
+	int n = body->kind == IS_BLOCK ? body->block.n : 1, at = 0;
+	for (int i = 0; i < n && in[i]->kind == IS_ASSERT; i++)
+		if (in[i]->assrt.sizes)
+			at = i + 1;
+	IrStmt **out = arena_alloc(ir_arena, (size_t)(n + 2) * sizeof *out);
+	int m = 0;
+	for (int i = 0; i < at; i++)
+		out[m++] = in[i];
+	out[m++] = checks;
 	for (int i = at; i < n; i++)
 		out[m++] = in[i];
 	return ir_block(out, m);
