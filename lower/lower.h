@@ -134,6 +134,11 @@ struct LStage {
 	uint64_t ukeep;
 	Loc uloc;
 	Loc reordered;         /* the last primitive that reordered its loops */
+	/* sliding.c: the dimension whose region slides along loop variable
+	 * slide_var (each iteration computes only what is new), or -1 */
+	int slide_dim;
+	Var *slide_var;
+	IrExpr *slide_window;  /* the rows one iteration reads (the old extent) */
 	Loc loc;
 	/* the schedule */
 	Axis *axes; int naxes, capaxes;
@@ -258,6 +263,12 @@ bool scan_schedule(Lower *L);
  * no read of a point the shared loops compute later) and their depths
  * set; lower.c builds one nest for each group. */
 bool compute_with_check(Lower *L);
+/* sliding.c: a stage stored outside its compute loop computes only what
+ * earlier iterations have not (after bounds inference, CPU only). */
+void sliding_window(Lower *L);
+/* storage_fold.c: the buffer of a sliding stage keeps only the rows its
+ * readers still need, indexed modulo their number (after lower_stages). */
+IrStmt *storage_fold(Lower *L, IrStmt *body);
 bool compute_with_member(LStage *s);       /* fused into another, or the lead of some */
 
 /* reddom.c: the loops of a reduction whose range depends on pure axes

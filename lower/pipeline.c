@@ -177,6 +177,7 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 		return NULL;
 	if (!compute_with_check(L))
 		return NULL;
+	sliding_window(L);
 	timed(&r, "bounds_infer", t0);
 	dump_stages(opt, "bounds_infer", L);
 	t0 = now_ms();
@@ -184,6 +185,7 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	timed(&r, "lower", t0);
 	if (!body || !ok)
 		return NULL;
+	body = storage_fold(L, body);
 	dump_ir(opt, "lower", NULL, body);
 	r.stopped = opt && opt->stop_after && !strcmp(opt->stop_after, "lower");
 	body = run_pass(&r, "simplify", simplify_stmt, body);

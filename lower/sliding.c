@@ -1,0 +1,122 @@
+/* sliding.c: the sliding window (Halide's): a stage stored outside the
+ * loop it is computed in computes, in each iteration after the first, only
+ * the part of its region that the iterations before have not stored.
+ *
+ *     f.store_at(g, yo); f.compute_at(g, yi);      g reads f[y .. y + 2]
+ *
+ * computes rows y .. y + 2 of f at yi = 0, then only row y + 2: each row
+ * once, where the plain rule (bounds_infer.c) computes each three times.
+ * The region of one dimension of f, [min(v), end(v)) in the compute loop
+ * v, becomes [v > v0 ? max(min(v), end(v - 1)) : min(v), end(v)).  That
+ * holds when min and end never decrease as v steps (proved), the other
+ * dimensions do not depend on v, v runs in order (a serial or unrolled
+ * loop) between the store and compute levels, every iteration computes f
+ * (no guard), and f is a pure stage (no reduction, update or scan) whose
+ * sliding dimension is one serial loop of its own.  Elsewhere the region
+ * stays as it was, which is always correct.  CPU target only.  storage_fold.c then shrinks the buffer. */
+#include <string.h>
+
+#include "lower/lower.h"
+
+/* The compute loop of s as (stage, leaf), when the buffer lives outside it. */
+static bool
+levels(LStage *s, LStage **c, int *leaf)
+{
+	if (s->compute.kind != LEVEL_AT || !s->store_set)
+		return false;
+	*c = s->compute.stage;
+	*leaf = s->compute.leaf;
+	if (s->store.kind == LEVEL_ROOT)
+		return true;
+	return s->store.kind == LEVEL_AT && s->store.stage == *c && s->store.leaf < *leaf;
+}
+
+/* Whether another stage is computed or stored at one of s's loops, or
+ * fused with it. */
+static bool
+attached_to(Lower *L, LStage *s)
+{
+	for (int i = 0; i < L->nstages; i++) {
+		LStage *p = L->stages[i];
+		if ((p->compute.kind == LEVEL_AT && p->compute.stage == s) ||
+		    (p->store_set && p->store.kind == LEVEL_AT && p->store.stage == s) ||
+		    p->with == s)
+			return true;
+	}
+	return s->with != NULL;
+}
+
+static bool
+tensorized(Lower *L, LStage *s)
+{
+	for (int i = 0; i < L->ntz; i++)
+		if (L->tz[i].s == s)
+			return true;
+	return false;
+}
+
+/* The first value of loop `leaf` of c. */
+static IrExpr *
+loop_start(LStage *c, int leaf)
+{
+	int ax = c->leaves[leaf];
+	return ax < c->ndims ? c->dmin[ax] : ir_i64c(0);
+}
+
+/* The root dimension d of s as one plain loop: a leaf of its own, serial. */
+static bool
+plain_leaf(LStage *s, int d)
+{
+	return s->axes[d].leaf && s->axes[d].fk == FOR_SERIAL;
+}
+
+static void
+slide(Lower *L, LStage *s)
+{
+	LStage *c;
+	int leaf;
+	if (s->input || s->output || s->red || s->upd || s->scan || s->guard || !s->bounded ||
+	    !levels(s, &c, &leaf) || attached_to(L, s) || tensorized(L, s))
+		return;
+	Axis *va = &c->axes[c->leaves[leaf]];
+	if (va->fk != FOR_SERIAL && va->fk != FOR_UNROLLED)
+		return;
+	Var *v = va->var;
+	int dim = -1;
+	for (int d = 0; d < s->ndims; d++) {
+		if (!ir_uses_var(s->dmin[d], v) && !ir_uses_var(s->dext[d], v))
+			continue;
+		if (dim >= 0)
+			return;          /* the region moves in two dimensions */
+		dim = d;
+	}
+	if (dim < 0 || !plain_leaf(s, dim))
+		return;
+	IrExpr *mn = s->dmin[dim];
+	IrExpr *end = lin_normalize(ir_add(mn, s->dext[dim]));
+	IrExpr *prev = lin_normalize(ir_sub(ir_var(v), ir_i64c(1)));
+	IrExpr *mn_prev = ir_substitute(mn, v, prev), *end_prev = ir_substitute(end, v, prev);
+	if (!lin_prove_le(mn_prev, mn, L->ranges) || !lin_prove_le(end_prev, end, L->ranges))
+		return;
+	IrExpr *later = ir_binop(IR_GT, ir_var(v), loop_start(c, leaf));
+	IrExpr *from_later = lin_max(mn, end_prev, L->ranges);
+	s->slide_window = s->dext[dim];
+	s->dmin[dim] = ir_select(later, from_later, mn);
+	s->dext[dim] = ir_select(later, lin_normalize(ir_sub(end, from_later)), s->dext[dim]);
+	s->dmax[dim] = lin_normalize(ir_sub(end, ir_i64c(1)));
+	s->slide_dim = dim;
+	s->slide_var = v;
+	axes_extents(s);
+}
+
+void
+sliding_window(Lower *L)
+{
+	const char *target = L->opt && L->opt->target ? L->opt->target : "cpu";
+	for (int i = 0; i < L->nstages; i++)
+		L->stages[i]->slide_dim = -1;
+	if (strcmp(target, "cpu"))
+		return;
+	for (int i = 0; i < L->nstages; i++)
+		slide(L, L->stages[i]);
+}
