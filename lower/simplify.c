@@ -195,9 +195,15 @@ mod_form(IrExpr *e)
 		}
 		if (!all)
 			continue;
+		/* a constant near the 64-bit limit (an entry check's bound,
+		 * sizecheck.c) must not wrap: then no rewrite */
+		int64_t mk, k2;
+		if (__builtin_mul_overflow(m, (int64_t)X.k, &mk) ||
+		    __builtin_sub_overflow((int64_t)L.k, mk, &k2))
+			return NULL;
 		for (int j = 0; j < X.n; j++)
 			lin_add_term(&L, X.terms[j].t, (uint64_t)-m * X.terms[j].c);
-		L.k -= (uint64_t)m * X.k;
+		L.k = (uint64_t)k2;
 		L.terms[i].c = 0;
 		lin_add_term(&L, ir_mod(t->a, t->b), (uint64_t)m);
 		changed = true;

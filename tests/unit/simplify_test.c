@@ -53,6 +53,14 @@ test_partition_rules(void)
 	BoundsScope *sc = bounds_push(NULL, x, (Interval){c(0), dv(sub(MM, c(6)), c(6))});
 	CHECK_STR(S(ir_binop(IR_MIN, c(6), sub(MM, mul(X, c(6)))), sc), "6");
 	CHECK_STR(S(cmp(IR_LT, add(mul(X, c(6)), c(5)), MM), sc), "true");
+	/* (M + 7)/8*16 - M*2 >= -BIG + 2 holds for every M: the x - x/c*c
+	 * rule's constant (-14) must not wrap the bound's; it once did and
+	 * the comparison folded to false (an entry check, sizecheck.c, that
+	 * refused every call) */
+	IrExpr *big = cmp(IR_GE, sub(mul(dv(add(MM, c(7)), c(8)), c(16)), mul(MM, c(2))),
+	    c(-INT64_MAX + 2));
+	CHECK(strcmp(ir_expr_str(S(big, NULL)), "false") != 0);
+	CHECK(strcmp(ir_expr_str(S(big, range(NULL, M, 0, INT64_MAX / 2))), "false") != 0);
 	/* without the bound nothing is proved */
 	CHECK_STR(S(ir_binop(IR_MIN, c(6), sub(MM, mul(X, c(6)))), NULL), "min(M - x*6, 6)");
 	/* x/c <= (x + k)/c for k >= 0 */
