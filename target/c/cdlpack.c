@@ -138,8 +138,7 @@ cdlpack_emit(FILE *out, CEmit *E)
 	for (int i = 0; i < ir_size_checks(f->body); i++) {
 		IrStmt *a = f->body->block.stmts[i];
 		const char *msg = a->assrt.msg;
-		size_t kn = strlen(k);
-		if (!(strncmp(msg, k, kn) == 0 && msg[kn] == ':'))
+		if (!c_names_kernel(f, msg))
 			msg = arena_printf(E->a, "%s: %s", k, msg);
 		fprintf(out, "\tif (!(%s)) {\n\t\ttxc_error_%s = %s;\n\t\treturn %d;\n\t}\n",
 		    cexpr(E, a->assrt.cond, NULL, false), k, cexpr_string(E->a, msg), a->assrt.code);

@@ -96,6 +96,9 @@ void cemit_stmt(CEmit *E, IrStmt *s, bool last);
 bool cemit_flush_pre(CEmit *E, bool last);
 void cemit_open(CEmit *E);
 void cemit_close(CEmit *E);
+/* Whether msg starts with "KERNEL:" (the entry's or, under --prefix, the
+ * kernel's own name): a check's message the C output keeps as it is. */
+bool c_names_kernel(IrFunc *f, const char *msg);
 /* Sets the last error to msg, frees the live heap buffers, returns code. */
 void cemit_fail(CEmit *E, const char *msg, const char *code);
 /* Pushes and pops a heap buffer that the failure paths free. */

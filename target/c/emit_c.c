@@ -162,6 +162,21 @@ kname(CEmit *E)
 	return E->f->name;
 }
 
+/* Whether msg starts with the name of f's kernel and a colon, as the
+ * lowering writes its checks' messages ("matmul: size M must not be
+ * negative", with --prefix too: the object says the same). */
+bool
+c_names_kernel(IrFunc *f, const char *msg)
+{
+	const char *names[2] = { f->name, f->kernel ? f->kernel->name : NULL };
+	for (int i = 0; i < 2; i++) {
+		size_t n = names[i] ? strlen(names[i]) : 0;
+		if (n && strncmp(msg, names[i], n) == 0 && msg[n] == ':')
+			return true;
+	}
+	return false;
+}
+
 /* Frees the heap buffers live here, innermost first. */
 static void
 free_live(CEmit *E)
@@ -565,8 +580,7 @@ emit_assert(CEmit *E, IrStmt *s, bool last)
 	char *c = cexpr(E, cond, NULL, true);
 	bool braces = flush_pre(E, last);
 	const char *msg = s->assrt.msg ? s->assrt.msg : "assertion failed";
-	size_t kn = strlen(kname(E));
-	if (!(strncmp(msg, kname(E), kn) == 0 && msg[kn] == ':'))
+	if (!c_names_kernel(E->f, msg))
 		msg = arena_printf(E->a, "%s: %s", kname(E), msg);
 	if (inv)
 		line(E, "if (%s) {", c);
