@@ -107,6 +107,12 @@ typedef struct Buffer {
 	bool double_buffer;        /* double_buffer: two halves (double_buffer.c) */
 	Loc double_buffer_loc;     /* the primitive */
 	Loc scope_loc;             /* the primitive that chose its scope, if any */
+	/* storage_fold.c: dimension fold_dim is a ring of `fold` rows (0: not
+	 * folded), indexed modulo fold; fold_min and fold_extent are the rows
+	 * it stands for, for tools that draw it (txc viz) */
+	int fold_dim;
+	int64_t fold;
+	struct IrExpr *fold_min, *fold_extent;
 } Buffer;
 
 /* Builtins, as in lang/ast.h (BI_EXP ...); CALL_INTRINSIC names a

@@ -90,6 +90,10 @@ storage_fold(Lower *L, IrStmt *body)
 		Fold fo = { .m = {.expr = {[IR_LOAD] = fold_load}, .stmt = {[IS_STORE] = fold_store}},
 		    .b = b, .dim = d, .f = f };
 		body = ir_mutate_stmt(&fo.m, body);
+		b->fold_dim = d;
+		b->fold = f;
+		b->fold_min = b->min[d];
+		b->fold_extent = b->extent[d];
 		b->min[d] = ir_i64c(0);
 		b->extent[d] = ir_i64c(f);
 	}

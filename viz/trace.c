@@ -190,15 +190,24 @@ access(Run *r, VizKind kind, Buffer *b, IrExpr **idx, int nidx, Store **sp)
 		tr_fail(r, "'%s' has more than 16 dimensions", b->name);
 	int64_t off = 0;
 	for (int d = 0; d < nidx; d++) {
-		Val x = tr_eval(r, idx[d]);
-		if (x.i < st->min[d] || x.i >= st->min[d] + st->ext[d]) {
+		Val x = tr_eval(r, idx[d]), slot = x;
+		if (b->fold > 0 && d == b->fold_dim && st->ring && x.i >= 0 && x.i < b->fold) {
+			/* a ring (storage_fold.c): a store names the stage's row
+			 * (its index is row % fold), a load finds the row its slot
+			 * holds; both are drawn at that row */
+			if (kind == VIZ_STORE && idx[d]->kind == IR_MOD)
+				st->ring[x.i] = tr_eval(r, idx[d]->a).i;
+			if (st->ring[x.i] != INT64_MIN)
+				x.i = st->ring[x.i];
+		}
+		if (slot.i < st->min[d] || slot.i >= st->min[d] + st->ext[d]) {
 			char *s = ir_expr_str(idx[d]);
 			tr_fail(r, "%s of '%s' outside its allocation: index %d is %lld (%s), not in "
 			    "[%lld, %lld)", kind == VIZ_LOAD ? "a load" : "a store", b->name, d,
 			    (long long)x.i, s, (long long)st->min[d], (long long)(st->min[d] + st->ext[d]));
 		}
 		c[d] = (int32_t)x.i;
-		off = off * st->ext[d] + (x.i - st->min[d]);
+		off = off * st->ext[d] + (slot.i - st->min[d]);
 	}
 	VizEvent *e = tr_event(r, kind, st->tensor, nidx);
 	memcpy(e->coord, c, nidx * sizeof *c);
@@ -457,6 +466,18 @@ tr_new_store(Run *r, Buffer *b, int64_t *at)
 	for (int d = 0; d < b->ndims; d++) {
 		e->coord[d] = (int32_t)st->min[d];
 		e->coord[b->ndims + d] = (int32_t)st->ext[d];
+	}
+	if (b->fold > 0 && b->fold_dim < b->ndims && st->ext[b->fold_dim] == b->fold) {
+		/* a ring (storage_fold.c): drawn as the rows it stands for */
+		st->ring = arena_alloc(perm, (size_t)b->fold * sizeof *st->ring);
+		for (int64_t k = 0; k < b->fold; k++)
+			st->ring[k] = INT64_MIN;
+		int64_t lo = tr_eval_int(r, b->fold_min), n = tr_eval_int(r, b->fold_extent);
+		if (n < 0 || n > VIZ_MAX_ELEMS)
+			tr_fail(r, "'%s' stands for more than %d rows at these sizes (the limit for a "
+			    "picture); use smaller sizes", b->name, VIZ_MAX_ELEMS);
+		e->coord[b->fold_dim] = (int32_t)lo;
+		e->coord[b->ndims + b->fold_dim] = (int32_t)n;
 	}
 	e->elem = st->n * bytes_of(b->elem);   /* bytes, until viz_finish */
 	e->alloc = r->nallocs++;

@@ -25,6 +25,8 @@ typedef struct {
 	int tensor;
 	int64_t *min, *ext, n;
 	Val *data;
+	int64_t *ring;           /* a folded buffer (Buffer.fold): the row each
+	                            slot of the folded dimension holds now */
 } Store;
 
 /* The copies of a shared stage computed inside a GPU block's thread

@@ -18,7 +18,7 @@ TX
 st=0
 for d in 4000000000 3037000500 4611686018427387904 9223372036854775806 9223372036854775807; do
 	for f in cp.tx "$abs_top_srcdir/stdlib/matmul.tx" "$abs_top_srcdir/examples/borders.tx" \
-	    "$abs_top_srcdir/examples/tutorial/blur-7-border.tx" "$abs_top_srcdir/tests/run/nan.tx"; do
+	    "$abs_top_srcdir/examples/tutorial/blur-8-border.tx" "$abs_top_srcdir/tests/run/nan.tx"; do
 		args=$(grep -m1 -o '^kernel [a-z_0-9]*([A-Z, a-z:0-9]*)' "$f" | sed 's/.*(//; s/)//; s/,/ /g' |
 		    tr -s ' ' '\n' | grep -v ':' | grep -v '^$' | sed "s/^/-D /; s/\$/=$d/" | tr '\n' ' ')
 		for emit in obj c; do
