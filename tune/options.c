@@ -34,7 +34,8 @@ usage(FILE *fp)
 	    "  --tolerance=X        largest relative difference accepted (default 1e-3)\n"
 	    "  --mpi                under mpirun or srun: rank 0 searches, the other ranks\n"
 	    "                       measure (./configure --with-mpi)\n"
-	    "  --target=cpu         the schedules tuned (cpu: measured on this machine)\n"
+	    "  --target=cpu|vta     the schedules tuned (cpu: timed on this machine;\n"
+	    "                       vta: modelled cycles of libtxrt's VTA simulator)\n"
 	    "  --cpu=NAME --features=LIST -O0..3 -I DIR   as for txc\n", fp);
 }
 
@@ -80,6 +81,7 @@ options_parse(Tune *t, int argc, char **argv)
 	t->tolerance = 1e-3;
 	t->min_sample_ms = 1;
 	t->name = "tuned";
+	t->target = "cpu";
 	t->llvm.opt_level = 3;
 	optind = 1;
 	opterr = 0;
@@ -154,9 +156,14 @@ options_parse(Tune *t, int argc, char **argv)
 			t->tolerance = v;
 			break;
 		case O_TARGET:
-			if (strcmp(optarg, "cpu"))
-				return bad("--target=%s: txc tune measures cpu schedules on this machine "
-				    "(the GPU emulator and the VTA simulator check, they do not time)", optarg);
+			if (!strcmp(optarg, "cpu") || !strcmp(optarg, "vta"))
+				t->target = optarg;
+			else if (!strcmp(optarg, "cuda"))
+				return bad("--target=cuda: txc tune times cpu schedules on this machine and "
+				    "vta schedules by libtxrt's cycle model; libtxrt's GPU emulator checks "
+				    "cuda schedules but has no clock to time them by%s", "");
+			else
+				return bad("bad --target '%s': use cpu or vta", optarg);
 			break;
 		case O_MPI: t->mpi = true; break;
 		case O_MODEL:

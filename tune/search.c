@@ -107,7 +107,7 @@ features(Search *x, const int *point)
 	if (!setjmp(top)) {
 		knobs_resolve(x->s, point);
 		if (schedule_check_one(x->prog, x->s)) {
-			LowerOptions lo = { .target = "cpu", .schedule = x->s->name,
+			LowerOptions lo = { .target = x->wc->target, .schedule = x->s->name,
 			    .def_names = x->wc->def_names, .def_values = x->wc->def_values,
 			    .ndefs = x->wc->ndefs, .stop_after = "simplify" };
 			f = lower_kernel(x->prog, x->k, &lo);

@@ -87,7 +87,7 @@ legal(Program *prog, Kernel *k, Schedule *s, const WorkerConfig *wc, const int *
 	if (!setjmp(top)) {
 		knobs_resolve(s, point);
 		if (schedule_check_one(prog, s)) {
-			LowerOptions lo = { .target = "cpu", .schedule = s->name,
+			LowerOptions lo = { .target = wc->target, .schedule = s->name,
 			    .def_names = wc->def_names, .def_values = wc->def_values, .ndefs = wc->ndefs };
 			ok = lower_kernel(prog, k, &lo) != NULL;
 		}
@@ -242,10 +242,16 @@ write_best(Run *r, const int *point, double speedup)
 	    t->out, r->k->name, r->s->name ? r->s->name : "default", t->input);
 	for (int i = 0; i < r->base.nsizes; i++)
 		fprintf(fp, " %s=%lld", r->base.size_names[i], (long long)r->base.size_values[i]);
-	fprintf(fp, ",\n// %d thread%s on %s: %s, %.2fx the default point (txc %s, %s).\n",
-	    t->threads, t->threads == 1 ? "" : "s", r->base.cpu, space_describe(&r->sp, point, false),
-	    speedup, PACKAGE_VERSION, r->base.date);
-	fprintf(fp, "//     txc %s -k %s -s %s\n", t->out, r->k->name, t->name);
+	if (!strcmp(t->target, "vta"))
+		fprintf(fp, ",\n// in libtxrt's VTA simulator (modelled cycles): %s, %.2fx the default "
+		    "point (txc %s, %s).\n", space_describe(&r->sp, point, false), speedup,
+		    PACKAGE_VERSION, r->base.date);
+	else
+		fprintf(fp, ",\n// %d thread%s on %s: %s, %.2fx the default point (txc %s, %s).\n",
+		    t->threads, t->threads == 1 ? "" : "s", r->base.cpu,
+		    space_describe(&r->sp, point, false), speedup, PACKAGE_VERSION, r->base.date);
+	fprintf(fp, "//     txc %s%s -k %s -s %s\n", strcmp(t->target, "cpu") ? "--target=vta " : "",
+	    t->out, r->k->name, t->name);
 	fprintf(fp, "import \"%s\";\n\n", relative_path(t->out, t->input));
 	ast_format_schedule(fp, r->s, t->name);
 	knobs_resolve(r->s, NULL);
@@ -306,13 +312,13 @@ tune(Tune *t, int mpi_rank)
 	Kernel *k = cmdline_kernel(prog, t->kernel, t->input);
 	if (!k)
 		return 1;
-	LowerOptions flo = { .target = "cpu", .schedule = t->schedule };
+	LowerOptions flo = { .target = t->target, .schedule = t->schedule };
 	Schedule *s = lower_find_schedule(prog, k, &flo);
 	if (!s || s->nknobs == 0) {
-		diag_error(s ? s->loc : k->name_loc, "%s %s of '%s' for cpu %s; txc tune searches "
+		diag_error(s ? s->loc : k->name_loc, "%s %s of '%s' for %s %s; txc tune searches "
 		    "the knobs of a template (txc-schedule(7) TEMPLATES)",
 		    t->schedule ? "schedule" : "the", t->schedule ? t->schedule : "unnamed schedule",
-		    k->name, s ? "declares no knobs" : "does not exist");
+		    k->name, t->target, s ? "declares no knobs" : "does not exist");
 		return 1;
 	}
 	if (s->nknobs > TUNE_MAX_KNOBS) {
@@ -325,7 +331,7 @@ tune(Tune *t, int mpi_rank)
 	wc->prog = prog;
 	wc->k = k;
 	wc->s = s;
-	wc->target = "cpu";
+	wc->target = t->target;
 	wc->params = arena_alloc(perm, (k->nparams + 1) * sizeof *wc->params);
 	bool ok = true;
 	int capn = 0, capv = 0;
@@ -373,7 +379,7 @@ tune(Tune *t, int mpi_rank)
 	r.base.kernel = k->name;
 	r.base.schedule = s->name ? s->name : "default";
 	r.base.space = arena_printf(perm, "%016llx", (unsigned long long)knobs_space_hash(s));
-	r.base.target = "cpu";
+	r.base.target = t->target;
 	r.base.cpu = t->llvm.cpu ? t->llvm.cpu : tunelog_cpu();
 	r.base.features = t->llvm.features ? t->llvm.features : tunelog_features();
 	r.base.size_names = wc->def_names;
@@ -418,10 +424,15 @@ tune(Tune *t, int mpi_rank)
 		}
 	}
 	r.planned = nidx ? (int)nidx : t->trials + 1;
-	printf("tuning %s (schedule %s of %s): %.0f knob points, %s; %d trial%s on 1 thread, "
-	    "the best %d confirmed at %d thread%s\n", k->name, r.base.schedule, t->input,
+	/* vta: the simulator's cycle model is the measure, exact and the same
+	 * at any thread count */
+	bool vta = !strcmp(t->target, "vta");
+	const char *at = vta ? "in modelled cycles (libtxrt's VTA simulator, 100 MHz)" :
+	    arena_printf(perm, "at %d thread%s", t->threads, t->threads == 1 ? "" : "s");
+	printf("tuning %s (schedule %s of %s): %.0f knob points, %s; %d trial%s %s, "
+	    "the best %d confirmed %s\n", k->name, r.base.schedule, t->input,
 	    r.sp.size, nidx ? "every point" : "random points", r.planned,
-	    r.planned == 1 ? "" : "s", t->top, t->threads, t->threads == 1 ? "" : "s");
+	    r.planned == 1 ? "" : "s", vta ? "in the simulator" : "on 1 thread", t->top, at);
 	fflush(stdout);
 
 	Worker *w = worker_start(wc);
@@ -535,6 +546,9 @@ tune(Tune *t, int mpi_rank)
 				}
 				if (tr->vs_default < r.trials[r.best].vs_default)
 					r.best = r.ntrials - 1;
+			} else if (m->status == MEAS_ILLEGAL) {
+				/* refused past lowering (vta: a buffer overflows) */
+				r.nillegal++;
 			} else {
 				r.nfailed++;
 				if (m->status == MEAS_MISMATCH)
@@ -587,7 +601,8 @@ tune(Tune *t, int mpi_rank)
 	record(&r, winner->point, "best", t->threads, &wm, winner->confirm, NULL);
 
 	/* the table */
-	printf("\n  %-4s %-40s %12s %10s %16s\n", "rank", "knobs", "1 thread", "vs default",
+	printf("\n  %-4s %-40s %12s %10s %16s\n", "rank", "knobs", vta ? "modelled" : "1 thread",
+	    "vs default", vta ? "confirmed" :
 	    arena_printf(perm, "%d thread%s", t->threads, t->threads == 1 ? "" : "s"));
 	int shown = 0;
 	for (int i = 0; i < r.ntrials && shown < 8; i++) {
@@ -609,12 +624,11 @@ tune(Tune *t, int mpi_rank)
 	printf("\n%d trials, %d illegal points skipped, %d failed; ", r.ntrials, r.nillegal,
 	    r.nfailed);
 	if (winner == &r.trials[0])
-		printf("no point beat the default by more than the noise at %d thread%s: "
-		    "the default stays\n", t->threads, t->threads == 1 ? "" : "s");
+		printf("no point beat the default by more than the noise %s: the default stays\n",
+		    at);
 	else
-		printf("chosen: %s, %.2fx the default at %d thread%s\n",
-		    space_describe(&r.sp, winner->point, false), 1 / winner->confirm, t->threads,
-		    t->threads == 1 ? "" : "s");
+		printf("chosen: %s, %.2fx the default %s\n",
+		    space_describe(&r.sp, winner->point, false), 1 / winner->confirm, at);
 	if (r.log)
 		fclose(r.log);
 	if (t->out && !write_best(&r, winner->point, 1 / winner->confirm))

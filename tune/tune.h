@@ -49,7 +49,7 @@ typedef struct {
 	Program *prog;
 	Kernel *k;
 	Schedule *s;
-	const char *target;          /* "cpu" */
+	const char *target;          /* "cpu" or "vta" */
 	const char **def_names; int64_t *def_values; int ndefs;   /* -D sizes */
 	int64_t *params;             /* every parameter, in kernel order */
 	unsigned seed;
@@ -173,6 +173,7 @@ enum { MODEL_AUTO, MODEL_XGBOOST, MODEL_NONE };
 
 typedef struct {
 	const char *input, *kernel, *schedule, *log, *out, *name;
+	const char *target;          /* "cpu" (timed) or "vta" (the simulator's cycles) */
 	const char **names; int64_t *values; int ndefs;   /* -D */
 	int trials, threads, samples, top;
 	unsigned seed;
