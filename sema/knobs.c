@@ -52,6 +52,8 @@ knobs_value_text(const SchedArg *v)
 {
 	if (v->kind == ARG_INT)
 		return arena_printf(perm, "%lld", (long long)v->ival);
+	if (v->kind == ARG_DOTTED)
+		return arena_printf(perm, "%s.%s", v->str, v->str2);
 	return v->str;
 }
 
@@ -146,9 +148,9 @@ check_decl(Schedule *s, SchedPrim *kn)
 	bool ints = kn->args[0].kind == ARG_INT;
 	for (int i = 0; i < kn->nargs; i++) {
 		SchedArg *v = &kn->args[i];
-		if (v->key || (v->kind != ARG_INT && v->kind != ARG_NAME)) {
+		if (v->key || (v->kind != ARG_INT && v->kind != ARG_NAME && v->kind != ARG_DOTTED)) {
 			diag_error(v->loc, "a knob's values are integers or names (of axes, "
-			    "stages or keywords)");
+			    "stages, keywords or bind tags such as threadIdx.x)");
 			continue;
 		}
 		if ((v->kind == ARG_INT) != ints) {
@@ -158,7 +160,7 @@ check_decl(Schedule *s, SchedPrim *kn)
 		}
 		for (int j = 0; j < i; j++)
 			if (kn->args[j].kind == v->kind && kn->args[j].ival == v->ival &&
-			    kn->args[j].str == v->str) {
+			    kn->args[j].str == v->str && kn->args[j].str2 == v->str2) {
 				diag_error(v->loc, "knob '%s' lists the value %s twice", kn->knob,
 				    knobs_value_text(v));
 				break;
@@ -379,6 +381,7 @@ subst_args(Schedule *s, SchedArg *args, int n)
 		out[i].kind = v->kind;
 		out[i].ival = v->ival;
 		out[i].str = v->str;
+		out[i].str2 = v->str2;
 	}
 	return out;
 }
