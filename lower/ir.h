@@ -332,6 +332,7 @@ void ir_visit_stmt_children(IrVisitor *v, IrStmt *s);
 IrExpr *ir_substitute(IrExpr *e, Var *v, IrExpr *value);
 IrStmt *ir_substitute_stmt(IrStmt *s, Var *v, IrExpr *value);
 bool ir_uses_var(IrExpr *e, Var *v);
+bool ir_has_loop(IrStmt *s, ForKind fk);     /* a For of kind fk in s */
 bool ir_stmt_uses_var(IrStmt *s, Var *v);
 
 /* ---- irprint.c: reads like TVM's lowered code:

@@ -433,6 +433,30 @@ ir_substitute_stmt(IrStmt *st, Var *v, IrExpr *value)
 
 typedef struct {
 	IrVisitor v;
+	ForKind fk;
+	bool found;
+} HasLoop;
+
+static void
+has_loop_for(IrVisitor *v, IrStmt *s)
+{
+	HasLoop *h = (HasLoop *)v;
+	if (s->loop.fk == h->fk)
+		h->found = true;
+	else
+		ir_visit_stmt_children(v, s);
+}
+
+bool
+ir_has_loop(IrStmt *s, ForKind fk)
+{
+	HasLoop h = { .v = {.stmt = {[IS_FOR] = has_loop_for}}, .fk = fk };
+	ir_visit_stmt(&h.v, s);
+	return h.found;
+}
+
+typedef struct {
+	IrVisitor v;
 	Var *var;
 	bool found;
 } Uses;

@@ -528,14 +528,14 @@ exec_for(Run *r, IrStmt *s)
 	int64_t chunk = par && nthreads > 0 ? (n + nthreads - 1) / nthreads : n;
 	/* a block-level nest of a GPU block that computes a pure stage */
 	if (r->gpu_block >= 0 && r->thread_depth == 0 && !par && r->gpu_threads > 1 &&
-	    !tr_has_loop(s, FOR_GPU_THREAD) && !(r->nprod && r->prod[r->nprod - 1].update)) {
+	    !ir_has_loop(s, FOR_GPU_THREAD) && !(r->nprod && r->prod[r->nprod - 1].update)) {
 		tr_spread(r, s);
 		return;
 	}
 	int64_t t0 = r->tick, end = t0;
 	int thread0 = r->thread, lane0 = r->lane;
 	int64_t block0 = r->gpu_block, bthreads0 = r->gpu_threads;
-	bool innermost_block = fk == FOR_GPU_BLOCK && !tr_has_loop(s->loop.body, FOR_GPU_BLOCK);
+	bool innermost_block = fk == FOR_GPU_BLOCK && !ir_has_loop(s->loop.body, FOR_GPU_BLOCK);
 	bool first_thread_loop = fk == FOR_GPU_THREAD && r->thread_depth == 0 && block0 >= 0;
 	/* the first thread loop of a block numbers its threads from the
 	 * block's number, not from its thread 0 */

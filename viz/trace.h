@@ -85,7 +85,6 @@ void tr_free_event(Run *r, Store *st, int64_t at);
 void tr_intrinsic(Run *r, IrExpr *e);
 
 /* trace_gpu.c: GPU blocks */
-bool tr_has_loop(IrStmt *s, ForKind fk);
 void tr_block_dims(Run *r, IrStmt *s, int64_t dim[3]);
 void tr_spread(Run *r, IrStmt *s);
 void tr_shared_alloc(Run *r, IrStmt *s);

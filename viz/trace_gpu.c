@@ -101,27 +101,6 @@ tr_coop_produce(Run *r, IrStmt *s)
 	return true;
 }
 
-
-bool
-tr_has_loop(IrStmt *s, ForKind fk)
-{
-	if (!s)
-		return false;
-	switch (s->kind) {
-	case IS_FOR: return s->loop.fk == fk || tr_has_loop(s->loop.body, fk);
-	case IS_LET: return tr_has_loop(s->let.body, fk);
-	case IS_ALLOCATE: return tr_has_loop(s->alloc.body, fk);
-	case IS_PRODUCE: return tr_has_loop(s->produce.body, fk);
-	case IS_IF: return tr_has_loop(s->ifs.then_s, fk) || tr_has_loop(s->ifs.else_s, fk);
-	case IS_BLOCK:
-		for (int i = 0; i < s->block.n; i++)
-			if (tr_has_loop(s->block.stmts[i], fk))
-				return true;
-		return false;
-	default: return false;
-	}
-}
-
 /* Whether every variable of e has a value here. */
 typedef struct {
 	IrVisitor v;
