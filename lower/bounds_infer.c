@@ -628,8 +628,11 @@ check_walk(Check *c, IrExpr *e, Fact *f)
 	 * starts at a block's origin would leave its buffer) */
 	bool region_buf = c->L->rounding && t && !t->input && !t->output;
 	IrExpr **idx = NULL, *mask = NULL;
+	bool writes = c->writes;      /* this access only, not the reads in its indices */
 	for (int d = 0; d < e->load.nidx; d++) {
+		c->writes = false;
 		IrExpr *in = check_walk(c, e->load.idx[d], f), *out = in;
+		c->writes = writes;
 		if (t && t->shape && !region_buf && !(c->self_done && t == c->s)) {
 			IrExpr *lo, *hi;
 			IrExpr *top = lin_normalize(ir_sub(t->shape[d], ir_i64c(1)));
