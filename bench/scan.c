@@ -2,9 +2,9 @@
  * independent columns), txc's examples/prefix_sum.tx against the same loop
  * written by hand in C, in one process on the same data:
  *     s[0, i] = x[0, i];  s[t, i] = s[t - 1, i] + x[t, i]
- * The C loop is what a careful C programmer writes: columns cut into
- * blocks of 256 over OpenMP threads, t outside, i inside (contiguous, so
- * the C compiler vectorizes it).  The txc object exports
+ * The C loop is what a careful C programmer writes, the same plan as the
+ * .tx schedule: columns cut into blocks of 512 over OpenMP threads, t
+ * outside, i inside (contiguous, so the C compiler vectorizes it).  The txc object exports
  *     int prefix_sum(int64_t T, int64_t N, const float *x, float *s)
  *
  *     scan T N        prints two bench.h lines (txc, then C)
@@ -40,8 +40,8 @@ run_c(void *p)
 	const float *x = c->x;
 	float *s = c->s;
 #pragma omp parallel for schedule(static)
-	for (int io = 0; io < (N + 255) / 256; io++) {
-		int lo = io * 256, hi = lo + 256 < N ? lo + 256 : N;
+	for (int io = 0; io < (N + 511) / 512; io++) {
+		int lo = io * 512, hi = lo + 512 < N ? lo + 512 : N;
 		for (int i = lo; i < hi; i++)
 			s[i] = x[i];
 		for (int t = 1; t < T; t++) {
