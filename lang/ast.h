@@ -190,7 +190,32 @@ typedef struct {
 	bool upd_assoc;
 	ReduceOp upd_op;
 	Expr *upd_other;
+	/* A tuple reduction (tx.5 TUPLE REDUCTIONS), parsed into its first
+	 * output's rule; sema/tuple.c rewrites it before resolve. */
+	struct TupleRed *tuple;
+	/* sema/tuple.c: an output of a tuple reduction folded over this range
+	 * axis by the scan fold (schedules may not split or rfactor it) */
+	const char *fold_axis;
+	const char *fold;
 } Rule;
+
+/* `m[i], s[i] = reduce(k < N) (V0, V1) combine (a, b), (c, d) -> (E0, E1)
+ * identity (I0, I1);`: names/lhs the outputs, vals the values at a point,
+ * accs and elems the combiner's parameters (names), comb its results,
+ * ident the identities (NULL: none was written). */
+typedef struct TupleRed {
+	Loc loc;              /* the word reduce */
+	int n;                /* outputs */
+	const char **names; Loc *name_locs;
+	Expr ***lhs; int *nlhs;  /* each output's indices */
+	Expr **ranges; int nranges;
+	Expr **vals; int nvals;
+	Expr **accs; int naccs;
+	Expr **elems; int nelems;
+	Expr **comb; int ncomb;
+	Expr **ident; int nident;
+	Loc comb_loc, ident_loc;
+} TupleRed;
 
 /* A tensor: an input, an output, or an intermediate stage.  Intermediates
  * may be declared (`tmp: f32[N];`) or not: an undeclared stage has its

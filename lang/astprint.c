@@ -213,6 +213,16 @@ dump_kernel(Dump *d, Kernel *k)
 				dump_expr(d, r->upd.where, 2, "where: ");
 			dump_expr(d, r->target, 2, "at: ");
 			dump_expr(d, r->upd_add ? r->upd_rhs : r->value, 2, "value: ");
+		} else if (r && r->tuple) {
+			TupleRed *t = r->tuple;
+			fprintf(fp, "TupleReduce %s", str_or(r->name));
+			at(d, r->loc);
+			for (int j = 0; j < t->nvals; j++)
+				dump_expr(d, t->vals[j], 2, "value: ");
+			for (int j = 0; j < t->ncomb; j++)
+				dump_expr(d, t->comb[j], 2, "combine: ");
+			for (int j = 0; j < t->nident; j++)
+				dump_expr(d, t->ident[j], 2, "identity: ");
 		} else if (r) {
 			fprintf(fp, "Rule %s[", str_or(r->name));
 			for (int j = 0; j < r->naxes; j++)
@@ -374,6 +384,38 @@ put_string(FILE *fp, const char *s)
 
 static void format_expr(FILE *fp, Expr *e, int need);
 
+static void format_list(FILE *fp, Expr **args, int n);
+
+/* A tuple reduction, as written (tx.5 TUPLE REDUCTIONS). */
+static void
+format_tuple(FILE *fp, TupleRed *t)
+{
+	fputs(" ", fp);
+	for (int j = 0; j < t->n; j++) {
+		fprintf(fp, "%s %s[", j ? "," : "", str_or(t->names[j]));
+		format_list(fp, t->lhs[j], t->nlhs[j]);
+		fputc(']', fp);
+	}
+	fputs(" = reduce(", fp);
+	format_list(fp, t->ranges, t->nranges);
+	fputs(") (", fp);
+	format_list(fp, t->vals, t->nvals);
+	fputs(") combine (", fp);
+	format_list(fp, t->accs, t->naccs);
+	fputs("), (", fp);
+	format_list(fp, t->elems, t->nelems);
+	fputs(") -> (", fp);
+	format_list(fp, t->comb, t->ncomb);
+	fputc(')', fp);
+	if (t->ident) {
+		fputs(" identity (", fp);
+		format_list(fp, t->ident, t->nident);
+		fputc(')', fp);
+	}
+	fputs(";\n", fp);
+}
+
+
 static void
 format_list(FILE *fp, Expr **args, int n)
 {
@@ -534,6 +576,8 @@ format_kernel(FILE *fp, Kernel *k)
 			fputs(r->upd_add ? " += " : " = ", fp);
 			ast_format_expr(fp, r->upd_add ? r->upd_rhs : r->value);
 			fputs(";\n", fp);
+		} else if (r && r->tuple) {
+			format_tuple(fp, r->tuple);
 		} else if (r) {
 			fprintf(fp, "  %s", str_or(r->name));
 			if (r->naxes > 0) {

@@ -326,6 +326,61 @@ update(ParseState *ps, Token start, ExprList *ranges, PExpr *where, Token name,
 	return (KernelItem){ .rule = r };
 }
 
+/* Tuple reductions (tx.5 TUPLE REDUCTIONS): the outputs, then the rest. */
+typedef struct { Token word; ExprList list; bool given; } TupleIdent;
+
+static TupleRed *
+tuple_lhs(TupleRed *t, Token name, ExprList *lhs)
+{
+	if (!t)
+		t = arena_alloc(perm, sizeof *t);
+	int n = t->n, n2 = t->n, n3 = t->n, c1 = t->n, c2 = t->n, c3 = t->n;
+	*ARENA_PUSH(perm, t->names, n, c1) = name.str;
+	*ARENA_PUSH(perm, t->name_locs, n2, c2) = name.loc;
+	*ARENA_PUSH(perm, t->lhs, n3, c3) = lhs->v;
+	int n4 = t->n, c4 = t->n;
+	*ARENA_PUSH(perm, t->nlhs, n4, c4) = lhs->n;
+	t->n = n;
+	return t;
+}
+
+static bool
+tuple_word(Token w, const char *want)
+{
+	if (w.str && strcmp(w.str, want) == 0)
+		return true;
+	diag_error(w.loc, "expected '%s' in a tuple reduction", want);
+	return false;
+}
+
+static KernelItem
+tuple_rule(TupleRed *t, Token red, ExprList *ranges, ExprList *vals, Token comb,
+    ExprList *accs, ExprList *elems, ExprList *res, TupleIdent *id, Token end)
+{
+	KernelItem none = { 0 };
+	if (!tuple_word(red, "reduce") || !tuple_word(comb, "combine") ||
+	    (id->given && !tuple_word(id->word, "identity")))
+		return none;
+	t->loc = red.loc;
+	t->ranges = ranges->v; t->nranges = ranges->n;
+	t->vals = vals->v; t->nvals = vals->n;
+	t->accs = accs->v; t->naccs = accs->n;
+	t->elems = elems->v; t->nelems = elems->n;
+	t->comb = res->v; t->ncomb = res->n;
+	t->comb_loc = comb.loc;
+	if (id->given) {
+		t->ident = id->list.v;
+		t->nident = id->list.n;
+		t->ident_loc = id->word.loc;
+	}
+	Rule *r = arena_alloc(perm, sizeof *r);
+	r->loc = loc_span(t->name_locs[0], end.loc);
+	r->name = t->names[0];
+	r->name_loc = t->name_locs[0];
+	r->tuple = t;
+	return (KernelItem){ .rule = r };
+}
+
 static Kernel *
 kernel(Token start, Token name, ParamList *params, ItemList *body, Token end)
 {
@@ -679,6 +734,21 @@ kstmt(A) ::= FOR(F) LP exprs(R) RP IDENT(N) LB exprs(L) RB(C) ASSIGN|PLUSEQ(O) e
                                                { A = update(ps, F, &R, NULL, N, &L, C, O, V, E); }
 kstmt(A) ::= FOR(F) LP exprs(R) WHERE expr(W) RP IDENT(N) LB exprs(L) RB(C) ASSIGN|PLUSEQ(O) expr(V) SEMI(E).
                                                { A = update(ps, F, &R, &W, N, &L, C, O, V, E); }
+
+/* Tuple reductions (tx.5 TUPLE REDUCTIONS): `m[i], s[i] = reduce(k < N)
+ * (V0, V1) combine (a, b), (c, d) -> (E0, E1) identity (I0, I1);`.  The
+ * words reduce, combine and identity are names, checked here; the
+ * statement is kept on the first output's rule for sema/tuple.c. */
+%type tlhs {TupleRed *}
+tlhs(A) ::= IDENT(N) LB exprs(L) RB COMMA IDENT(N2) LB exprs(L2) RB.
+                                               { A = tuple_lhs(tuple_lhs(NULL, N, &L), N2, &L2); }
+tlhs(A) ::= tlhs(T) COMMA IDENT(N) LB exprs(L) RB.
+                                               { A = tuple_lhs(T, N, &L); }
+%type tident {TupleIdent}
+tident(A) ::= .                                { memset(&A, 0, sizeof A); }
+tident(A) ::= IDENT(W) LP exprs(L) RP.         { A.word = W; A.list = L; A.given = true; }
+kstmt(A) ::= tlhs(T) ASSIGN IDENT(R) LP exprs(G) RP LP exprs(V) RP IDENT(C) LP exprs(P) RP COMMA LP exprs(Q) RP ARROW LP exprs(F) RP tident(I) SEMI(E).
+                                               { A = tuple_rule(T, R, &G, &V, C, &P, &Q, &F, &I, E); }
 
 /* ---- expressions --------------------------------------------------------- */
 %type expr {PExpr}

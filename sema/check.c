@@ -37,6 +37,7 @@ check_program(Program *p)
 		if (!k || !check_once(k))
 			continue;
 		argmax_kernel(k);
+		tuple_kernel(k);
 		resolve_kernel(k);
 		shapes_kernel(k);
 		reduce_kernel(k);

@@ -52,6 +52,7 @@ void check_walk(Expr *e, CheckExprFn fn, void *ctx);
 /* ---- argmax.c: argmax and argmin rewritten as a maximum (minimum) stage
  * and a minimum over the indices that reach it; before resolve. ---- */
 void argmax_kernel(Kernel *k);
+void tuple_kernel(Kernel *k);
 
 /* ---- resolve.c ------------------------------------------------------
  * Kernel and parameter names, tensor declarations and rules (each stage
