@@ -328,10 +328,13 @@ update(ParseState *ps, Token start, ExprList *ranges, PExpr *where, Token name,
 
 /* Tuple reductions (tx.5 TUPLE REDUCTIONS): the outputs, then the rest. */
 typedef struct { Token word; ExprList list; bool given; } TupleIdent;
+typedef struct { Token name; ExprList lhs; } TupleOut;
 
 static TupleRed *
-tuple_lhs(TupleRed *t, Token name, ExprList *lhs)
+tuple_lhs(TupleRed *t, TupleOut *o)
 {
+	Token name = o->name;
+	ExprList *lhs = &o->lhs;
 	if (!t)
 		t = arena_alloc(perm, sizeof *t);
 	int n = t->n, n2 = t->n, n3 = t->n, c1 = t->n, c2 = t->n, c3 = t->n;
@@ -739,11 +742,13 @@ kstmt(A) ::= FOR(F) LP exprs(R) WHERE expr(W) RP IDENT(N) LB exprs(L) RB(C) ASSI
  * (V0, V1) combine (a, b), (c, d) -> (E0, E1) identity (I0, I1);`.  The
  * words reduce, combine and identity are names, checked here; the
  * statement is kept on the first output's rule for sema/tuple.c. */
+%type tout {TupleOut}
+tout(A) ::= IDENT(N).                          { A.name = N; memset(&A.lhs, 0, sizeof A.lhs); }
+tout(A) ::= IDENT(N) LB RB.                    { A.name = N; memset(&A.lhs, 0, sizeof A.lhs); }
+tout(A) ::= IDENT(N) LB exprs(L) RB.           { A.name = N; A.lhs = L; }
 %type tlhs {TupleRed *}
-tlhs(A) ::= IDENT(N) LB exprs(L) RB COMMA IDENT(N2) LB exprs(L2) RB.
-                                               { A = tuple_lhs(tuple_lhs(NULL, N, &L), N2, &L2); }
-tlhs(A) ::= tlhs(T) COMMA IDENT(N) LB exprs(L) RB.
-                                               { A = tuple_lhs(T, N, &L); }
+tlhs(A) ::= tout(O) COMMA tout(O2).            { A = tuple_lhs(tuple_lhs(NULL, &O), &O2); }
+tlhs(A) ::= tlhs(T) COMMA tout(O).             { A = tuple_lhs(T, &O); }
 %type tident {TupleIdent}
 tident(A) ::= .                                { memset(&A, 0, sizeof A); }
 tident(A) ::= IDENT(W) LP exprs(L) RP.         { A.word = W; A.list = L; A.given = true; }

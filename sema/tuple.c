@@ -82,14 +82,14 @@ reads(Expr *e, const char *what, const char **bad, int nbad)
 	case EXPR_NAME:
 		for (int i = 0; i < nbad; i++)
 			if (e->id.name == bad[i]) {
-				diag_error(e->loc, "%s uses the axis '%s'; it may use only its "
-				    "parameters, constants and scalar parameters", what, e->id.name);
+				diag_error(e->loc, "%s uses the axis '%s'; it may use only constants, "
+				    "scalar parameters and the combiner's parameters", what, e->id.name);
 				return true;
 			}
 		return false;
 	case EXPR_ACCESS:
-		diag_error(e->loc, "%s reads the tensor '%s'; it may use only its parameters, "
-		    "constants and scalar parameters (what is read at each point goes in the "
+		diag_error(e->loc, "%s reads the tensor '%s'; it may use only constants, scalar parameters "
+		    "and the combiner's parameters (what is read at each point goes in the "
 		    "values after the range)", what, e->call.name);
 		return true;
 	case EXPR_REDUCE:
