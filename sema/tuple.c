@@ -246,6 +246,13 @@ rewrite(Kernel *k, Rule *r, int *cap)
 			    "declared with its shape", t->names[j]);
 			return false;
 		}
+		if (decl_of(k, t->names[j])->ndims != t->nlhs[j]) {
+			diag_error(t->name_locs[j], "'%s' has %d dimension%s but this tuple reduction "
+			    "names %d ax%s", t->names[j], decl_of(k, t->names[j])->ndims,
+			    decl_of(k, t->names[j])->ndims == 1 ? "" : "s", t->nlhs[j],
+			    t->nlhs[j] == 1 ? "is" : "es");
+			return false;
+		}
 		for (int j2 = 0; j2 < j; j2++)
 			if (t->names[j2] == t->names[j]) {
 				diag_error(t->name_locs[j], "'%s' is twice an output of this tuple "
@@ -406,6 +413,17 @@ tuple_kernel(Kernel *k)
 						o->axis_locs[o->naxes] = t->lhs[j][d]->loc;
 						o->axes[o->naxes++] = t->lhs[j][d]->id.name;
 					}
+				Tensor *dt = decl_of(k, t->names[j]);
+				if (dt && dt->ndims != o->naxes) {
+					/* axes of its own, for the shape it has */
+					o->axes = arena_alloc(perm, (size_t)(dt->ndims + 1) * sizeof *o->axes);
+					o->axis_locs = arena_alloc(perm, (size_t)(dt->ndims + 1) * sizeof *o->axis_locs);
+					for (int d = 0; d < dt->ndims; d++) {
+						o->axes[d] = intern_cstr(arena_printf(perm, "tuple_axis%d", d));
+						o->axis_locs[d] = t->name_locs[j];
+					}
+					o->naxes = dt->ndims;
+				}
 				if (j > 0)
 					push(k, &cap, NULL, o);
 			}
