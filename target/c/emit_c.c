@@ -706,6 +706,30 @@ begin_func(CEmit *E, IrFunc *f, IrFunc **all, int nall)
 	cexpr_var(E, E->lane)->param = true;   /* valid in every lane loop */
 }
 
+/* e, an extent of the sizes, in u64 arithmetic, or NULL for a form this
+ * does not convert.  A specialized kernel tests its tensors for NULL
+ * before its branch's overflow checks (lower/sizecheck.c), where an
+ * extent such as N + 2 may pass 64 bits: in i64 that is undefined
+ * behaviour, in u64 it wraps.  The sizes are known non-negative by then
+ * (their signs are checked first), so the u64 value is the extent where
+ * the extent fits, and a wrapped one at worst lets NULL on to the branch's
+ * size error. */
+static IrExpr *
+as_u64(IrExpr *e)
+{
+	IrType u = ir_scalar(TY_U64);
+	switch (e->kind) {
+	case IR_INT: return ir_int(u, e->ival);
+	case IR_VAR: return ir_cast(u, e);
+	case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV: case IR_MIN: case IR_MAX: {
+		IrExpr *a = as_u64(e->a), *b = as_u64(e->b);
+		return a && b ? ir_binop(e->kind, a, b) : NULL;
+	}
+	default:
+		return NULL;
+	}
+}
+
 /* The whole function text of f's entry point, in a malloc'ed string. */
 static char *
 emit_func(CEmit *E, IrFunc *f, const char *head, bool kernel)
@@ -729,9 +753,13 @@ emit_func(CEmit *E, IrFunc *f, const char *head, bool kernel)
 		/* NULL is fine for a tensor of no elements (PyTorch's empty
 		 * tensors): the loops touch none of it */
 		const char *some = "";
-		for (int d = 0; d < b->ndims; d++)
-			some = arena_printf(E->a, "%s && %s != 0", some, b->extent[d] ?
-			    cexpr(E, b->extent[d], NULL, false) : "0");
+		for (int d = 0; d < b->ndims; d++) {
+			IrExpr *x = b->extent[d], *ux = x ? as_u64(x) : NULL;
+			int64_t c;
+			const char *xs = !x ? "0" : x->kind == IR_VAR || ir_is_const(x, &c) || !ux ?
+			    cexpr(E, x, NULL, false) : cexpr(E, ux, NULL, false);
+			some = arena_printf(E->a, "%s && %s != 0", some, xs);
+		}
 		line(E, "if (%s == NULL%s) {", cname_get(E->names, b, b->name), some);
 		E->indent++;
 		fail(E, arena_printf(E->a, "%s: argument '%s' is NULL", f->name,

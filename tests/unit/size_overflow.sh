@@ -14,7 +14,8 @@
 # panel in a parallel loop) gives the out-of-memory error (4) naming it.  The same
 # program runs against the LLVM objects and the C backend's output (built
 # with the sanitizers where the compiler has them: no undefined behaviour
-# in the emitted checks), so both backends agree on codes and messages,
+# in the emitted checks, nor in a specialized kernel's NULL tests), so
+# both backends agree on codes and messages,
 # to the letter (with --prefix, a check names the kernel as written, an
 # allocation the entry point).
 : "${TXC:?TXC must name the txc binary}" "${abs_top_builddir:?}" "${abs_top_srcdir:?}"
@@ -237,4 +238,39 @@ ${CC:-cc} $san probe.c -o probe 2>/dev/null && ./probe || san=
 ${CC:-cc} -Wall $san -DTXC_DLPACK -DUSE_C -Ic main.c c/k.c c/ex.c c/st.c c/tu.c -lm -o main_c ||
 	{ echo "FAIL: build with the C output"; exit 1; }
 ./main_c || { echo "FAIL: the C output"; exit 1; }
+# a specialized kernel tests its tensors for NULL before its branch's size
+# checks: the extent N + 2 of a NULL tensor at N = INT64_MAX - 1 is
+# computed without overflow (emit_c.c, as_u64) and the call is refused
+cat >sp.tx <<'TX'
+kernel sp(N) {
+  in  x: f32[N + 2];
+  out y: f32[N];
+  y[i] = x[i] + x[i + 2];
+}
+schedule sp for cpu {
+  specialize (N >= 64) {
+    y.split(i, 8) -> (io, ii);
+    y.vectorize(ii);
+  }
+}
+TX
+cat >sp_main.c <<'EOC'
+#include <stdint.h>
+#include <stdio.h>
+int sp(int64_t N, const float *x, float *y);
+int main(void)
+{
+	float y[4];
+	int rc = sp(INT64_MAX - 1, NULL, y);
+	if (rc == 0) {
+		printf("FAIL: sp(INT64_MAX - 1, NULL, y) ran\n");
+		return 1;
+	}
+	return 0;
+}
+EOC
+"$TXC" --emit=c sp.tx -o sp.c || { echo "FAIL: txc --emit=c sp.tx"; exit 1; }
+# shellcheck disable=SC2086
+${CC:-cc} -Wall $san sp_main.c sp.c -lm -o sp || { echo "FAIL: build sp"; exit 1; }
+./sp || { echo "FAIL: the specialized kernel's NULL test"; exit 1; }
 exit 0
