@@ -513,8 +513,9 @@ floors_needed(Check *c, IrExpr *lo, IrExpr *hi, IrExpr *top)
 	return lin_prove_le(ir_i64c(0), lo, r) && lin_prove_le(hi, top, r) ? f : NULL;
 }
 
-/* A gather clamped into the tensor (table[clamp(idx[i], 0, V - 1), d])
- * is in bounds wherever the tensor is not empty: where the stage runs,
+/* A gather clamped into the tensor (table[clamp(idx[i], 0, V - 1), d]),
+ * or a loop over such a region, is in bounds wherever the tensor is not
+ * empty: where the stage runs,
  * the entry point checks that it is not (V >= 1), and returns the size
  * error otherwise.  True when such a check makes the access legal. */
 static bool
@@ -522,7 +523,13 @@ gather_check(Check *c, IrExpr *idx, IrExpr *lo, IrExpr *hi, IrExpr *top, LStage 
 {
 	Lower *L = c->L;
 	int64_t *f;
-	if (!lo || !hi || !gathers(idx) || c->L->rounding || !(f = floors_needed(c, lo, hi, top)))
+	/* the index itself, or the bounds of its loop, or a copy (cache_read)
+	 * of the region its readers gather from: ax0 in [clamp(idx[i], 0,
+	 * V - 1)] at one row, [min(0, V - 1), V - 1] over a tile of rows */
+	bool copy = !c->s->t && c->s->value && c->s->value->kind == IR_LOAD &&
+	    t && c->s->value->load.buf == t->buf;
+	if (!lo || !hi || !(gathers(idx) || gathers(lo) || gathers(hi) || copy) ||
+	    c->L->rounding || !(f = floors_needed(c, lo, hi, top)))
 		return false;
 	IrExpr *need = facts_cond(L, f, c->s->ffloor);
 	IrExpr *runs = facts_cond(L, c->s->ffloor, L->floor0);
