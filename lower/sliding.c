@@ -9,11 +9,13 @@
  * The region of one dimension of f, [min(v), end(v)) in the compute loop
  * v, becomes [v > v0 ? max(min(v), end(v - 1)) : min(v), end(v)).  That
  * holds when min and end never decrease as v steps (proved), the other
- * dimensions do not depend on v, v runs in order (a serial or unrolled
- * loop) between the store and compute levels, every iteration computes f
- * (no guard), and f is a pure stage (no reduction, update or scan) whose
- * sliding dimension is one serial loop of its own.  Elsewhere the region
- * stays as it was, which is always correct.  CPU target only.  storage_fold.c then shrinks the buffer. */
+ * dimensions do not depend on v, v and every loop between the store and
+ * compute levels (at root: up the stages c is computed in) run in order,
+ * serial or unrolled, every iteration computes f (no guard), and f is a
+ * pure stage (no reduction, update or scan) whose sliding dimension is one
+ * serial loop of its own.  Elsewhere the region stays as it was, which is
+ * always correct.  CPU target only.  storage_fold.c then shrinks the
+ * buffer. */
 #include <string.h>
 
 #include "lower/lower.h"
@@ -29,6 +31,29 @@ levels(LStage *s, LStage **c, int *leaf)
 	if (s->store.kind == LEVEL_ROOT)
 		return true;
 	return s->store.kind == LEVEL_AT && s->store.stage == *c && s->store.leaf < *leaf;
+}
+
+/* Whether every loop from the buffer's level down to the compute loop
+ * (leaf of c) runs in order on one thread: serial or unrolled.  At root
+ * that includes the loops of the stages c is computed in (a parallel loop
+ * there would have two threads share, and race on, a folded ring). */
+static bool
+in_order(LStage *s, LStage *c, int leaf)
+{
+	int from = s->store.kind == LEVEL_AT ? s->store.leaf + 1 : 0;
+	for (int depth = 0; c && depth < 64; depth++) {
+		for (int i = from; i <= leaf && i < c->nleaves; i++) {
+			ForKind fk = c->axes[c->leaves[i]].fk;
+			if (fk != FOR_SERIAL && fk != FOR_UNROLLED)
+				return false;
+		}
+		if (s->store.kind == LEVEL_AT || c->compute.kind != LEVEL_AT)
+			return true;
+		leaf = c->compute.leaf;
+		c = c->compute.stage;
+		from = 0;
+	}
+	return false;
 }
 
 /* Whether another stage is computed or stored at one of s's loops, or
@@ -79,7 +104,7 @@ slide(Lower *L, LStage *s)
 	    !levels(s, &c, &leaf) || attached_to(L, s) || tensorized(L, s))
 		return;
 	Axis *va = &c->axes[c->leaves[leaf]];
-	if (va->fk != FOR_SERIAL && va->fk != FOR_UNROLLED)
+	if (!in_order(s, c, leaf))
 		return;
 	Var *v = va->var;
 	int dim = -1;
