@@ -107,7 +107,7 @@ step() {
 	dflags=
 	for s in $sizes; do dflags="$dflags -D $s"; done
 	# shellcheck disable=SC2086
-	if ! "$TXC" bench -I "$(dirname "$file")" -I "$srcdir/stdlib" -k "$kernel" --schedules="$sched" $threads $dflags \
+	if ! "$TXC" bench --best -I "$(dirname "$file")" -I "$srcdir/stdlib" -k "$kernel" --schedules="$sched" $threads $dflags \
 	    "$timed" >"$work/bench.txt" 2>&1; then
 		printf '%-34s %s\n' "$label" "txc bench failed: $(tail -n 1 "$work/bench.txt")"
 		prev=
