@@ -95,6 +95,36 @@ plain_leaf(LStage *s, int d)
 	return s->axes[d].leaf && s->axes[d].fk == FOR_SERIAL;
 }
 
+/* Whether e never decreases as v grows, by its form: sums, products by
+ * constants >= 0, min, max and floor divisions by positive constants of
+ * such terms (a clamp to the edge, min(max(y - 1, 0), H - 1), is one). */
+static bool
+nondecreasing(IrExpr *e, Var *v)
+{
+	int64_t c;
+	if (!ir_uses_var(e, v))
+		return true;
+	switch (e->kind) {
+	case IR_VAR: return e->var == v;
+	case IR_CAST: return ir_is_int(e->type) && nondecreasing(e->a, v);
+	case IR_ADD: case IR_MIN: case IR_MAX:
+		return nondecreasing(e->a, v) && nondecreasing(e->b, v);
+	case IR_SUB: return nondecreasing(e->a, v) && !ir_uses_var(e->b, v);
+	case IR_MUL:
+		return (ir_is_const(e->b, &c) && c >= 0 && nondecreasing(e->a, v)) ||
+		    (ir_is_const(e->a, &c) && c >= 0 && nondecreasing(e->b, v));
+	case IR_DIV: return ir_is_const(e->b, &c) && c > 0 && nondecreasing(e->a, v);
+	default: return false;
+	}
+}
+
+/* a <= b where b is a with v one step further (proved, or by form) */
+static bool
+steps_up(Lower *L, IrExpr *a_prev, IrExpr *a, Var *v)
+{
+	return lin_prove_le(a_prev, a, L->ranges) || nondecreasing(a, v);
+}
+
 static void
 slide(Lower *L, LStage *s)
 {
@@ -118,14 +148,22 @@ slide(Lower *L, LStage *s)
 	if (dim < 0 || !plain_leaf(s, dim))
 		return;
 	IrExpr *mn = s->dmin[dim];
-	IrExpr *end = lin_normalize(ir_add(mn, s->dext[dim]));
+	/* the end as bound inference found it (dmax + 1: a clamp keeps its
+	 * form there, where min + extent is a tangle of mins and maxes) */
+	IrExpr *end = lin_normalize(ir_add(s->dmax[dim] ? s->dmax[dim] :
+	    ir_sub(ir_add(mn, s->dext[dim]), ir_i64c(1)), ir_i64c(1)));
 	IrExpr *prev = lin_normalize(ir_sub(ir_var(v), ir_i64c(1)));
 	IrExpr *mn_prev = ir_substitute(mn, v, prev), *end_prev = ir_substitute(end, v, prev);
-	if (!lin_prove_le(mn_prev, mn, L->ranges) || !lin_prove_le(end_prev, end, L->ranges))
+	if (!steps_up(L, mn_prev, mn, v) || !steps_up(L, end_prev, end, v))
 		return;
 	IrExpr *later = ir_binop(IR_GT, ir_var(v), loop_start(c, leaf));
 	IrExpr *from_later = lin_max(mn, end_prev, L->ranges);
-	s->slide_window = s->dext[dim];
+	/* the rows one iteration reads, for storage_fold.c: the extent, or
+	 * max - min + 1 where that has the simpler constant bound */
+	int64_t w1, w2;
+	IrExpr *w = lin_normalize(ir_add(ir_sub(s->dmax[dim] ? s->dmax[dim] : end, mn), ir_i64c(1)));
+	bool k1 = bounds_const_max(s->dext[dim], &w1), k2 = bounds_const_max(w, &w2);
+	s->slide_window = k1 && (!k2 || w1 <= w2) ? s->dext[dim] : w;
 	s->dmin[dim] = ir_select(later, from_later, mn);
 	s->dext[dim] = ir_select(later, lin_normalize(ir_sub(end, from_later)), s->dext[dim]);
 	s->dmax[dim] = lin_normalize(ir_sub(end, ir_i64c(1)));
