@@ -52,8 +52,10 @@ clone(Expr *e)
 	return n;
 }
 
-static bool
-name_taken(Kernel *k, const char *n)
+/* Whether a parameter, tensor or stage of k is named n (argmax.c and
+ * tuple.c make fresh stage names with it). */
+bool
+sema_name_taken(Kernel *k, const char *n)
 {
 	for (int i = 0; i < k->nparams; i++)
 		if (k->params[i].name == n)
@@ -92,7 +94,7 @@ rewrite(Kernel *k, Rule *r, int *cap)
 	/* the stage of the values: NAME_argmax[axes] = maximum(range) body */
 	const char *base = arena_printf(perm, "%s_%s", r->name, amax ? "argmax" : "argmin");
 	const char *name = intern_cstr(base);
-	for (int i = 2; name_taken(k, name); i++)
+	for (int i = 2; sema_name_taken(k, name); i++)
 		name = intern_cstr(arena_printf(perm, "%s%d", base, i));
 	Rule *m = arena_alloc(perm, sizeof *m);
 	*m = *r;

@@ -52,6 +52,7 @@ void check_walk(Expr *e, CheckExprFn fn, void *ctx);
 /* ---- argmax.c: argmax and argmin rewritten as a maximum (minimum) stage
  * and a minimum over the indices that reach it; before resolve. ---- */
 void argmax_kernel(Kernel *k);
+bool sema_name_taken(Kernel *k, const char *n);   /* a parameter, tensor or stage */
 void tuple_kernel(Kernel *k);
 
 /* ---- resolve.c ------------------------------------------------------

@@ -128,19 +128,6 @@ uses_name(Expr *e, const char *name)
 	}
 }
 
-static bool
-name_taken(Kernel *k, const char *n)
-{
-	for (int i = 0; i < k->nparams; i++)
-		if (k->params[i].name == n)
-			return true;
-	for (int i = 0; i < k->nitems; i++)
-		if ((k->items[i].decl && k->items[i].decl->name == n) ||
-		    (k->items[i].rule && k->items[i].rule->name == n))
-			return true;
-	return false;
-}
-
 static Tensor *
 decl_of(Kernel *k, const char *n)
 {
@@ -301,7 +288,7 @@ rewrite(Kernel *k, Rule *r, int *cap)
 				diag_error(p->loc, "the combiner names '%s' twice", pn[j]);
 				return false;
 			}
-		if (name_taken(k, pn[j]) || pn[j] == ax) {
+		if (sema_name_taken(k, pn[j]) || pn[j] == ax) {
 			diag_error(p->loc, "the combiner's parameter '%s' hides a name of the kernel",
 			    pn[j]);
 			return false;
@@ -324,7 +311,7 @@ rewrite(Kernel *k, Rule *r, int *cap)
 	for (int j = 0; j < n; j++) {
 		const char *base = arena_printf(perm, "%s_fold", t->names[j]);
 		sn[j] = intern_cstr(base);
-		for (int i = 2; name_taken(k, sn[j]); i++)
+		for (int i = 2; sema_name_taken(k, sn[j]); i++)
 			sn[j] = intern_cstr(arena_printf(perm, "%s%d", base, i));
 		Tensor *out = decl_of(k, t->names[j]);
 		Tensor *d = arena_alloc(perm, sizeof *d);
