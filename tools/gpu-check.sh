@@ -88,32 +88,66 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; t
 fi
 echo "gpu-check: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
 
+# Parts 1 and 2 run as jobs, $GPU_CHECK_JOBS at a time (default: the number
+# of processors); each job writes its log and its verdict in $work/jobs.
+jobs=${GPU_CHECK_JOBS:-$(nproc 2>/dev/null || echo 4)}
+mkdir -p "$work/jobs"
+njobs=0
+# add_job DESCRIPTION COMMAND...: a job that passes when COMMAND exits 0
+add_job() {
+	njobs=$((njobs + 1))
+	d=$1
+	shift
+	{
+		echo "cd \"$work/jobs\" || exit 1"
+		printf '%s\n' "$*"
+	} >"$work/jobs/$njobs.sh"
+	printf '%s\n' "$d" >"$work/jobs/$njobs.what"
+}
+# run_jobs: runs the jobs added since the last call; prints one line each
+run_jobs() {
+	i=$first
+	while [ $i -le $njobs ]; do echo $i; i=$((i + 1)); done |
+	    xargs -P "$jobs" -I@ sh -c 'sh "$0/@.sh" >"$0/@.log" 2>&1; echo $? >"$0/@.rc"' "$work/jobs"
+	i=$first
+	while [ $i -le $njobs ]; do
+		if [ "$(cat "$work/jobs/$i.rc")" = 0 ]; then
+			echo "   ok   $(cat "$work/jobs/$i.what"): $(tail -n 1 "$work/jobs/$i.log")"
+		else
+			fail "$(cat "$work/jobs/$i.what")"
+			tail -n 25 "$work/jobs/$i.log" | sed 's/^/      /'
+		fi
+		i=$((i + 1))
+	done
+	first=$((njobs + 1))
+}
+first=1
+
 # ---- 1. the suite on the GPU ------------------------------------------------
-echo "== 1. cuda schedules on the GPU against the CPU"
+echo "== 1. cuda schedules on the GPU against the CPU ($jobs at a time)"
 export TXC abs_top_builddir="$top" CC
 for tx in "$srcdir"/tests/run/*.tx "$srcdir"/stdlib/*.tx; do
 	grep -Eq '^[[:space:]]*schedule[[:space:]].*for[[:space:]]+cuda' "$tx" || continue
 	for k in $(sed -n 's/^[[:space:]]*kernel[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$tx"); do
 		grep -Eq "^[[:space:]]*schedule[[:space:]]+$k([[:space:]]+as[[:space:]]+[A-Za-z_0-9]+)?[[:space:]]+for[[:space:]]+cuda" "$tx" ||
 		    continue
-		printf '%s %s: ' "$(basename "$tx")" "$k"
-		TXC_E2E_CUDA=device $SHELL "$srcdir/tests/run/diffcheck.sh" -k "$k" -r 2 "$tx" >"$work/dc.log" 2>&1 &&
-		    tail -n 1 "$work/dc.log" || { fail "$tx $k on the GPU"; cat "$work/dc.log"; }
+		add_job "$(basename "$tx") $k on the GPU" \
+		    "TXC_E2E_CUDA=device sh '$srcdir/tests/run/diffcheck.sh' -k $k -r 2 '$tx'"
 	done
 done
+run_jobs
 
 # ---- 2. compute-sanitizer -------------------------------------------------
-echo "== 2. compute-sanitizer memcheck, racecheck, synccheck"
+echo "== 2. compute-sanitizer memcheck, racecheck, synccheck ($jobs at a time)"
 if [ ! -x "$sanitizer" ]; then
 	fail "no compute-sanitizer ($sanitizer)"
 else
-	n=0
 	for tx in "$srcdir"/stdlib/*.tx "$srcdir"/tests/run/cuda_*.tx; do
 		for k in $(sed -n 's/^[[:space:]]*kernel[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$tx"); do
 			for s in $(sed -n -e "s/^[[:space:]]*schedule[[:space:]]\{1,\}$k[[:space:]]\{1,\}as[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]\{1,\}for[[:space:]]\{1,\}cuda.*/\1/p" \
 			    -e "s/^[[:space:]]*schedule[[:space:]]\{1,\}$k[[:space:]]\{1,\}for[[:space:]]\{1,\}cuda.*/-/p" "$tx"); do
 				if [ "$s" = - ]; then sflag=; else sflag="-s $s"; fi
-				b=$work/san
+				b=$work/san-$(basename "$tx" .tx)-$k-${s#-}
 				# shellcheck disable=SC2086
 				"$TXC" -k "$k" $sflag --target=cuda -o "$b.o" "$tx" 2>/dev/null || continue
 				"$TXC" -k "$k" --emit=harness -o "$b.c" "$tx" &&
@@ -124,16 +158,13 @@ else
 				args=
 				for p in $sizes; do args="$args $p=37"; done
 				for tool in memcheck racecheck synccheck; do
-					n=$((n + 1))
-					# shellcheck disable=SC2086
-					TXRT_CUDA=device "$sanitizer" --tool $tool --error-exitcode 99 \
-					    "$b" $args >"$work/san.log" 2>&1 ||
-					    { fail "compute-sanitizer --tool $tool: $(basename "$tx") $k ${s#-}"; tail -20 "$work/san.log"; }
+					add_job "compute-sanitizer --tool $tool: $(basename "$tx") $k ${s#-}" \
+					    "TXRT_CUDA=device '$sanitizer' --tool $tool --error-exitcode 99 '$b' $args"
 				done
 			done
 		done
 	done
-	echo "   $n sanitizer runs"
+	run_jobs
 fi
 
 # ---- 3. beside cuBLAS ----------------------------------------------------------
