@@ -153,13 +153,24 @@ else
 				"$TXC" -k "$k" --emit=harness -o "$b.c" "$tx" &&
 				    $CC -O1 -DTXC_LLVM -DTXC_CUDA_DEVICE -o "$b" "$b.c" "$b.o" "$txrt" \
 				    -lpthread -ldl -lm >/dev/null 2>&1 || { fail "$tx $k $s: harness"; continue; }
-				# odd sizes: every size parameter 37 (the harness picks scalars)
+				# odd sizes: every size parameter 37, else 7, else 3, with
+				# the scalars of seed 1, 2 or 3: the first the kernel
+				# accepts when run without the sanitizer (a conv's filter
+				# of 37 outgrows its image of 37)
 				sizes=$("$b" --params | sed -n 's/^sizes://p')
-				args=
-				for p in $sizes; do args="$args $p=37"; done
+				cands=
+				for n in 37 7 3; do
+					for seed in 1 2 3; do
+						a="seed=$seed"
+						for p in $sizes; do a="$a $p=$n"; done
+						cands="$cands '$a'"
+					done
+				done
 				for tool in memcheck racecheck synccheck; do
 					add_job "compute-sanitizer --tool $tool: $(basename "$tx") $k ${s#-}" \
-					    "TXRT_CUDA=device '$sanitizer' --tool $tool --error-exitcode 99 '$b' $args"
+					    "for a in $cands; do TXRT_CUDA=device '$b' \$a >/dev/null 2>&1 && break; done
+					    echo \"sizes: \$a\"
+					    TXRT_CUDA=device '$sanitizer' --tool $tool --error-exitcode 99 '$b' \$a"
 				done
 			done
 		done
