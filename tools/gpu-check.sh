@@ -19,7 +19,9 @@
 #      beside cuBLAS SGEMM at 4096^3, and txc's tensor-core hgemm
 #      (bench/kernels/hgemm_cuda.tx) beside cuBLAS HGEMM, and its bf16
 #      twin (bench/kernels/bgemm_cuda.tx) beside cuBLAS's bf16 GemmEx,
-#      with the GPU's name (GPU_GEMM_SIZES='M N K' changes the size).
+#      with the GPU's name (GPU_GEMM_SIZES='M N K' changes the size);
+#      twice: the kernels as `txc -o` writes them for any size, and
+#      compiled with the sizes fixed (-D), as a user may when they are known.
 #
 # --build-only builds what part 3 and the device harness need and runs
 # nothing (make check does this where the CUDA toolkit is installed, so
@@ -45,22 +47,24 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # ---- part 3's program, and a device harness (built everywhere it can be) --
+# build_gemm [NAME TXC-FLAGS...]: $work/NAME (default gpu_gemm) from
+# bench/gpu_gemm.cu and the three kernels compiled with TXC-FLAGS
 build_gemm() {
-	"$TXC" --target=cuda "$srcdir/bench/kernels/sgemm_cuda.tx" -o "$work/sgemm_cuda.o" ||
-	    { fail "txc --target=cuda bench/kernels/sgemm_cuda.tx"; return 1; }
-	"$TXC" --target=cuda "$srcdir/bench/kernels/hgemm_cuda.tx" -o "$work/hgemm_cuda.o" ||
-	    { fail "txc --target=cuda bench/kernels/hgemm_cuda.tx"; return 1; }
-	"$TXC" --target=cuda "$srcdir/bench/kernels/bgemm_cuda.tx" -o "$work/bgemm_cuda.o" ||
-	    { fail "txc --target=cuda bench/kernels/bgemm_cuda.tx"; return 1; }
+	prog=${1:-gpu_gemm}
+	[ $# -gt 0 ] && shift
+	for g in sgemm hgemm bgemm; do
+		"$TXC" --target=cuda "$@" "$srcdir/bench/kernels/${g}_cuda.tx" -o "$work/$prog-$g.o" ||
+		    { fail "txc --target=cuda $* bench/kernels/${g}_cuda.tx"; return 1; }
+	done
 	# nvcc compiles, $CC links (libtxrt may be built with sanitizers)
 	"$nvcc" -O2 -I"$srcdir/rt" -c -o "$work/gpu_gemm.o" "$srcdir/bench/gpu_gemm.cu" \
 	    >"$work/nvcc.log" 2>&1 &&
-	    $CC -o "$work/gpu_gemm" "$work/gpu_gemm.o" "$work/sgemm_cuda.o" "$work/hgemm_cuda.o" \
-	    "$work/bgemm_cuda.o" "$txrt" \
+	    $CC -o "$work/$prog" "$work/gpu_gemm.o" "$work/$prog-sgemm.o" "$work/$prog-hgemm.o" \
+	    "$work/$prog-bgemm.o" "$txrt" \
 	    -L"$cuda/lib64" -lcublas -lcudart -lstdc++ -lpthread -ldl -lm >>"$work/nvcc.log" 2>&1 ||
 	    { fail "bench/gpu_gemm.cu does not build"; cat "$work/nvcc.log"; return 1; }
 	"$TXC" -k sgemm_cuda --emit=harness -o "$work/h.c" "$srcdir/bench/kernels/sgemm_cuda.tx" &&
-	    $CC -O1 -DTXC_LLVM -DTXC_CUDA_DEVICE -o "$work/h" "$work/h.c" "$work/sgemm_cuda.o" \
+	    $CC -O1 -DTXC_LLVM -DTXC_CUDA_DEVICE -o "$work/h" "$work/h.c" "$work/$prog-sgemm.o" \
 	    "$txrt" -lpthread -ldl -lm >"$work/cc.log" 2>&1 ||
 	    { fail "the device harness does not build"; cat "$work/cc.log"; return 1; }
 	return 0
@@ -180,9 +184,15 @@ fi
 
 # ---- 3. beside cuBLAS ----------------------------------------------------------
 echo "== 3. sgemm beside cuBLAS"
+# shellcheck disable=SC2086
+set -- ${GPU_GEMM_SIZES:-4096 4096 4096}
+echo "   the kernels as txc -o writes them (any size)"
 if build_gemm; then
-	# shellcheck disable=SC2086
-	"$work/gpu_gemm" ${GPU_GEMM_SIZES:-4096 4096 4096} 10 || fail "bench/gpu_gemm.cu"
+	"$work/gpu_gemm" "$@" 10 || fail "bench/gpu_gemm.cu"
+fi
+echo "   the kernels compiled for these sizes (txc -D M=$1 -D N=$2 -D K=$3)"
+if build_gemm gpu_gemm_fixed -D "M=$1" -D "N=$2" -D "K=$3"; then
+	"$work/gpu_gemm_fixed" "$@" 10 || fail "bench/gpu_gemm.cu, sizes fixed"
 fi
 
 echo "gpu-check: $fails failure(s)"
