@@ -193,10 +193,10 @@ typedef struct {
 	/* A tuple reduction (tx.5 TUPLE REDUCTIONS), parsed into its first
 	 * output's rule; sema/tuple.c rewrites it before resolve. */
 	struct TupleRed *tuple;
-	/* sema/tuple.c: an output of a tuple reduction folded over this range
-	 * axis by the scan fold (schedules may not split or rfactor it) */
-	const char *fold_axis;
-	const char *fold;
+	/* sema/tuple.c: the update of output tpos of the tuple reduction tgroup
+	 * (its outputs are updated together, in one nest: lower.c) */
+	struct TupleRed *tgroup;
+	int tpos;
 } Rule;
 
 /* `m[i], s[i] = reduce(k < N) (V0, V1) combine (a, b), (c, d) -> (E0, E1)
@@ -209,6 +209,11 @@ typedef struct TupleRed {
 	const char **names; Loc *name_locs;
 	Expr ***lhs; int *nlhs;  /* each output's indices */
 	Expr **ranges; int nranges;
+	RedAxis *raxes; int nraxes;   /* the ranges taken apart (the parser) */
+	Expr *where;          /* `where COND` after the ranges, or NULL */
+	bool assoc;           /* `combine associative`: declared associative */
+	Loc assoc_loc;
+	Tensor **outs;        /* sema: the outputs, in order */
 	Expr **vals; int nvals;
 	Expr **accs; int naccs;
 	Expr **elems; int nelems;

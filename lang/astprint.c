@@ -215,8 +215,10 @@ dump_kernel(Dump *d, Kernel *k)
 			dump_expr(d, r->upd_add ? r->upd_rhs : r->value, 2, "value: ");
 		} else if (r && r->tuple) {
 			TupleRed *t = r->tuple;
-			fprintf(fp, "TupleReduce %s", str_or(r->name));
+			fprintf(fp, "TupleReduce %s%s", str_or(r->name), t->assoc ? " associative" : "");
 			at(d, r->loc);
+			if (t->where)
+				dump_expr(d, t->where, 2, "where: ");
 			for (int j = 0; j < t->nvals; j++)
 				dump_expr(d, t->vals[j], 2, "value: ");
 			for (int j = 0; j < t->ncomb; j++)
@@ -398,9 +400,13 @@ format_tuple(FILE *fp, TupleRed *t)
 	}
 	fputs(" = reduce(", fp);
 	format_list(fp, t->ranges, t->nranges);
+	if (t->where) {
+		fputs(" where ", fp);
+		format_expr(fp, t->where, 0);
+	}
 	fputs(") (", fp);
 	format_list(fp, t->vals, t->nvals);
-	fputs(") combine (", fp);
+	fputs(t->assoc ? ") combine associative (" : ") combine (", fp);
 	format_list(fp, t->accs, t->naccs);
 	fputs("), (", fp);
 	format_list(fp, t->elems, t->nelems);

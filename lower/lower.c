@@ -168,6 +168,46 @@ root_values(LStage *s, IrStmt *body)
 	return body;
 }
 
+/* e, an expression of output m of the tuple reduction s leads, over s's
+ * axis variables: m's axes stand for the same points (the same pure axes
+ * and ranges, in the same order). */
+static IrExpr *
+as_lead(LStage *s, LStage *m, IrExpr *e)
+{
+	if (m == s || !e)
+		return e;
+	for (int k = 0; k < s->ndims + s->nred && k < m->ndims + m->nred; k++) {
+		int am = k < m->ndims ? k : m->rax[k - m->ndims];
+		int as = k < s->ndims ? k : s->rax[k - s->ndims];
+		e = stage_subst(e, m->axes[am].var, ir_var(s->axes[as].var));
+	}
+	return e;
+}
+
+/* One step of an update: its value stored at its position; of a tuple
+ * reduction's first output, every output's value computed from the
+ * values all of them hold before the step, then stored. */
+static IrStmt *
+update_step(Lower *L, LStage *s)
+{
+	if (!s->tmem)
+		return ir_store(s->buf, s->uidx, s->ndims, s->uval, NULL);
+	Var **nv = arena_alloc(ir_arena, (s->ntmem + 1) * sizeof *nv);
+	IrStmt *st = NULL;
+	for (int j = 0; j < s->ntmem; j++) {
+		LStage *m = s->tmem[j];
+		IrExpr **idx = arena_alloc(ir_arena, (m->ndims + 1) * sizeof *idx);
+		for (int d = 0; d < m->ndims; d++)
+			idx[d] = as_lead(s, m, m->uidx[d]);
+		nv[j] = stage_typed_var(L, arena_printf(ir_arena, "%s_next", m->name),
+		    ir_scalar(m->elem));
+		st = ir_seq(st, ir_store(m->buf, idx, m->ndims, ir_var(nv[j]), NULL));
+	}
+	for (int j = s->ntmem - 1; j >= 0; j--)
+		st = ir_let_stmt(nv[j], as_lead(s, s->tmem[j], s->tmem[j]->uval), st);
+	return st;
+}
+
 /* An update definition (tx.5 UPDATES) after the pure value: its loops
  * are the leaves made from its reduction axes and the pure axes it keeps,
  * in leaf order; each step stores its value at its position. */
@@ -177,8 +217,7 @@ update_nest(Lower *L, LStage *s)
 	uint64_t roots = s->ukeep;
 	for (int j = 0; j < s->nred && s->ndims + j < 64; j++)
 		roots |= (uint64_t)1 << (s->ndims + j);
-	IrStmt *u = guarded(axes_guards_of(s, roots), pred_if(s->upred,
-	    ir_store(s->buf, s->uidx, s->ndims, s->uval, NULL)));
+	IrStmt *u = guarded(axes_guards_of(s, roots), pred_if(s->upred, update_step(L, s)));
 	for (int i = s->nleaves - 1; i >= 0; i--)
 		if (update_in_nest(s, i))
 			u = one_loop(L, s, i, u);
@@ -209,7 +248,7 @@ pieces(Lower *L, LStage *s, int shared, IrStmt **pc)
 			body = ir_store(s->buf, idx, s->ndims, v, NULL);
 		body = guarded(guards(s, false), body);
 		pc[shared] = nest(L, s, shared, s->nleaves, s->upd, true, body);
-		if (s->upd)
+		if (s->upd && (!s->tlead || s->tmem))   /* a tuple's outputs: in its first one's */
 			pc[shared] = ir_seq(pc[shared], update_nest(L, s));
 	} else {
 		int r = 0;

@@ -133,6 +133,13 @@ struct LStage {
 	IrExpr **uidx, *uval, *upred;
 	uint64_t ukeep;
 	Loc uloc;
+	/* an output of a tuple reduction (tx.5 TUPLE REDUCTIONS): an update
+	 * stage whose update runs in tlead's update nest, together with the
+	 * other outputs' (tlead: the first output, which holds them all in
+	 * tmem, in order, and runs the reduction's loops) */
+	LStage *tlead;
+	LStage **tmem; int ntmem;
+	bool tassoc;            /* its combiner is declared associative */
 	Loc reordered;         /* the last primitive that reordered its loops */
 	/* sliding.c: the dimension whose region slides along loop variable
 	 * slide_var (each iteration computes only what is new), or -1 */
@@ -207,6 +214,7 @@ int stage_leaf(LStage *s, const char *name);      /* position in leaves, -1 */
 int stage_axis(LStage *s, const char *name);      /* index of a leaf axis, -1 */
 const char *stage_leaf_list(LStage *s);           /* "io, jo, ii, ji" */
 Var *stage_var(Lower *L, const char *name);       /* a uniquely named i64 var */
+Var *stage_typed_var(Lower *L, const char *name, IrType t);   /* a let's */
 /* Rebuilds e bottom-up where fn gives a replacement (NULL: keep going). */
 IrExpr *stage_map(IrExpr *e, IrExpr *(*fn)(IrExpr *, void *), void *ctx);
 IrExpr *stage_subst(IrExpr *e, Var *v, IrExpr *to);

@@ -54,6 +54,15 @@ stage_var(Lower *L, const char *name)
 	return fresh_var(L, name, name);
 }
 
+/* A uniquely named variable of type t (a let's). */
+Var *
+stage_typed_var(Lower *L, const char *name, IrType t)
+{
+	Var *v = fresh_var(L, name, name);
+	v->type = t;
+	return v;
+}
+
 /* ---- expression helpers -------------------------------------------- */
 
 static IrExpr *
@@ -649,5 +658,20 @@ stage_build(Program *p, Kernel *k, const LowerOptions *opt, const Lower *like)
 	for (int i = L->nstages - 1; i >= 0; i--)
 		if (!L->stages[i]->input)
 			define(L, L->stages[i]);
+	/* the outputs of each tuple reduction, on its first one */
+	for (int i = 0; i < L->nstages; i++) {
+		LStage *s = L->stages[i];
+		TupleRed *tg = s->t && s->t->update ? s->t->update->tgroup : NULL;
+		if (!tg)
+			continue;
+		s->tlead = stage_find(L, tg->names[0]);
+		s->tassoc = tg->assoc;
+		if (s->tlead == s) {
+			s->ntmem = tg->n;
+			s->tmem = arena_alloc(ir_arena, (size_t)(tg->n + 1) * sizeof *s->tmem);
+			for (int j = 0; j < tg->n; j++)
+				s->tmem[j] = stage_find(L, tg->names[j]);
+		}
+	}
 	return L;
 }

@@ -59,6 +59,15 @@ update_kind_ok(LStage *s, Axis *a, ForKind fk, Loc at)
 	if (!s->upd || !a->red || (fk != FOR_PARALLEL && fk != FOR_VECTORIZED &&
 	    fk != FOR_GPU_BLOCK && fk != FOR_GPU_THREAD))
 		return true;
+	if (s->tlead) {
+		diag_error(at, "cannot %s '%s' of '%s': it runs the steps of a tuple reduction, "
+		    "each of which combines the accumulators the step before it left", verb(fk),
+		    a->name, s->name);
+		diag_note(s->uloc, "the combiner runs over the range in order (tx.5 TUPLE "
+		    "REDUCTIONS); a pure axis of '%s' may run in parallel or vectorized",
+		    s->tlead->name);
+		return false;
+	}
 	diag_error(at, "cannot %s '%s' of '%s': it runs the steps of the update definition, "
 	    "and two steps may update the same element of '%s' at once (its position "
 	    "depends on the data)", verb(fk), a->name, s->name, s->name);
@@ -93,7 +102,26 @@ update_prim_ok(LStage *s, SchedPrim *sp)
 		    "root (the positions it updates depend on the data)", s->name);
 		return false;
 	case PRIM_RFACTOR:
-		if (s->uassoc)
+		if (s->tlead && !s->tassoc) {
+			diag_error(sp->loc, "cannot rfactor '%s': the combiner of '%s' is not declared "
+			    "associative, so the steps of its tuple reduction must run in order",
+			    s->name, s->name);
+			diag_note(s->uloc, "rfactor combines partial tuples of chunks of the range by "
+			    "the combiner; write 'combine associative' where the combiner is "
+			    "(tx.5 TUPLE REDUCTIONS)");
+			return false;
+		}
+		if (s->tlead && s->tlead != s) {
+			diag_error(sp->loc, "cannot rfactor '%s': the range of its tuple reduction is "
+			    "scheduled on the first output, '%s'", s->name, s->tlead->name);
+			return false;
+		}
+		if (s->tlead) {
+			diag_error(sp->loc, "cannot rfactor '%s': rfactor of a tuple reduction is not "
+			    "supported yet, even with an associative combiner", s->name);
+			return false;
+		}
+		if (s->uassoc || s->tassoc)
 			return true;     /* partial results per chunk: sched_stages.c */
 		diag_error(sp->loc, "cannot rfactor the update definition of '%s': it is not "
 		    "associative, so its steps must run in order", s->name);
@@ -166,12 +194,43 @@ domain_list(LStage *s)
 	return out;
 }
 
+/* An output of a tuple reduction other than the first: its range runs in
+ * the first output's update nest, so its own loops of the range must stay
+ * as they were. */
+static bool
+tuple_member(LStage *s)
+{
+	for (int i = 0; i < s->nleaves; i++) {
+		Axis *a = &s->axes[s->leaves[i]];
+		if (a->red && (a->fk != FOR_SERIAL || a->made.file)) {
+			diag_error(a->made.file ? a->made : a->fk_loc, "the range of the tuple "
+			    "reduction of '%s' runs in the loops of its first output, '%s': schedule "
+			    "'%s' there", s->name, s->tlead->name, a->name);
+			return false;
+		}
+	}
+	for (int i = 0; i < s->nrels; i++)
+		if (s->axes[s->rels[i].parent].red || s->axes[s->rels[i].outer].red) {
+			diag_error(s->rels[i].loc, "the range of the tuple reduction of '%s' runs in "
+			    "the loops of its first output, '%s': schedule it there", s->name,
+			    s->tlead->name);
+			return false;
+		}
+	return true;
+}
+
 static bool
 check_one(Lower *L, LStage *s)
 {
 	bool ok = true;
 	const char *target = L->opt && L->opt->target ? L->opt->target : "cpu";
 	if (strcmp(target, "cpu")) {
+		if (s->tlead) {     /* said once, on the first output */
+			if (s->tmem)
+				diag_error(s->uloc, "the tuple reduction of '%s' compiles for the cpu "
+				    "target only, not %s", s->name, target);
+			return false;
+		}
 		diag_error(s->uloc, "'%s' has an update definition: those compile for the cpu "
 		    "target only, not %s", s->name, target);
 		return false;
@@ -199,12 +258,15 @@ check_one(Lower *L, LStage *s)
 			ok = false;
 		}
 		if (!s->uassoc && s->axes[r->parent].red) {
-			diag_error(r->loc, "cannot fuse '%s' and '%s' of '%s': its update definition "
-			    "is not associative, and txc keeps the order of its steps only through "
-			    "splits", s->axes[r->outer].name, s->axes[r->inner].name, s->name);
+			diag_error(r->loc, "cannot fuse '%s' and '%s' of '%s': %s, and txc keeps the "
+			    "order of its steps only through splits", s->axes[r->outer].name,
+			    s->axes[r->inner].name, s->name, s->tlead ? "the steps of its tuple "
+			    "reduction run in order" : "its update definition is not associative");
 			ok = false;
 		}
 	}
+	if (ok && s->tlead && s->tlead != s)
+		ok = tuple_member(s);
 	if (!ok || s->uassoc)
 		return ok;
 	/* not associative: the loops of the domain in the order of its steps */
@@ -219,11 +281,16 @@ check_one(Lower *L, LStage *s)
 		if (prevleaf >= 0 && path_cmp(prev, nprev, cur, ncur) > 0) {
 			Axis *x = &s->axes[a], *y = &s->axes[s->leaves[prevleaf]];
 			diag_error(s->reordered.file ? s->reordered : s->loc, "cannot run loop '%s' of '%s' outside "
-			    "'%s': its update definition is not associative, so its steps must run in "
-			    "the order of its ranges (%s, the first outermost)", y->name, s->name,
-			    x->name, domain_list(s));
-			diag_note(s->uloc, "an update of the form %s[...] += v, or max or min of its "
-			    "current value and v, may run its steps in any order", s->name);
+			    "'%s': %s, so its steps must run in the order of its ranges (%s, the "
+			    "first outermost)", y->name, s->name, x->name, s->tlead ? "it runs a tuple "
+			    "reduction, whose combiner is applied in order" : "its update definition "
+			    "is not associative", domain_list(s));
+			if (s->tlead)
+				diag_note(s->uloc, "even an associative combiner keeps the order: "
+				    "rfactor combines its partial tuples in the order of the chunks");
+			else
+				diag_note(s->uloc, "an update of the form %s[...] += v, or max or min of "
+				    "its current value and v, may run its steps in any order", s->name);
 			return false;
 		}
 		memcpy(prev, cur, ncur * sizeof *cur);

@@ -329,6 +329,8 @@ update(ParseState *ps, Token start, ExprList *ranges, PExpr *where, Token name,
 /* Tuple reductions (tx.5 TUPLE REDUCTIONS): the outputs, then the rest. */
 typedef struct { Token word; ExprList list; bool given; } TupleIdent;
 typedef struct { Token name; ExprList lhs; } TupleOut;
+typedef struct { ExprList list; Expr *where; } TupleRange;
+typedef struct { Token word, assoc; bool given; } TupleComb;
 
 static TupleRed *
 tuple_lhs(TupleRed *t, TupleOut *o)
@@ -357,15 +359,30 @@ tuple_word(Token w, const char *want)
 }
 
 static KernelItem
-tuple_rule(TupleRed *t, Token red, ExprList *ranges, ExprList *vals, Token comb,
+tuple_rule(TupleRed *t, Token red, TupleRange *rg, ExprList *vals, TupleComb *cw,
     ExprList *accs, ExprList *elems, ExprList *res, TupleIdent *id, Token end)
 {
 	KernelItem none = { 0 };
+	ExprList *ranges = &rg->list;
+	Token comb = cw->word;
+	if (cw->given && !tuple_word(cw->assoc, "associative"))
+		return none;
 	if (!tuple_word(red, "reduce") || !tuple_word(comb, "combine") ||
 	    (id->given && !tuple_word(id->word, "identity")))
 		return none;
 	t->loc = red.loc;
 	t->ranges = ranges->v; t->nranges = ranges->n;
+	t->where = rg->where;
+	t->assoc = cw->given;
+	t->assoc_loc = cw->given ? cw->assoc.loc : comb.loc;
+	int cap = 0;
+	for (int i = 0; i < ranges->n; i++) {
+		RedAxis ax = { 0 };
+		range_of(&ax, ranges->v[i]);
+		if (!ax.name)
+			return none;
+		*ARENA_PUSH(perm, t->raxes, t->nraxes, cap) = ax;
+	}
 	t->vals = vals->v; t->nvals = vals->n;
 	t->accs = accs->v; t->naccs = accs->n;
 	t->elems = elems->v; t->nelems = elems->n;
@@ -752,8 +769,14 @@ tlhs(A) ::= tlhs(T) COMMA tout(O).             { A = tuple_lhs(T, &O); }
 %type tident {TupleIdent}
 tident(A) ::= .                                { memset(&A, 0, sizeof A); }
 tident(A) ::= IDENT(W) LP exprs(L) RP.         { A.word = W; A.list = L; A.given = true; }
-kstmt(A) ::= tlhs(T) ASSIGN IDENT(R) LP exprs(G) RP LP exprs(V) RP IDENT(C) LP exprs(P) RP COMMA LP exprs(Q) RP ARROW LP exprs(F) RP tident(I) SEMI(E).
-                                               { A = tuple_rule(T, R, &G, &V, C, &P, &Q, &F, &I, E); }
+%type trange {TupleRange}
+trange(A) ::= LP exprs(G) RP.                  { A.list = G; A.where = NULL; }
+trange(A) ::= LP exprs(G) WHERE expr(W) RP.    { A.list = G; A.where = W.e; }
+%type tcomb {TupleComb}
+tcomb(A) ::= IDENT(C).                         { memset(&A, 0, sizeof A); A.word = C; }
+tcomb(A) ::= IDENT(C) IDENT(W).                { A.word = C; A.assoc = W; A.given = true; }
+kstmt(A) ::= tlhs(T) ASSIGN IDENT(R) trange(G) LP exprs(V) RP tcomb(C) LP exprs(P) RP COMMA LP exprs(Q) RP ARROW LP exprs(F) RP tident(I) SEMI(E).
+                                               { A = tuple_rule(T, R, &G, &V, &C, &P, &Q, &F, &I, E); }
 
 /* ---- expressions --------------------------------------------------------- */
 %type expr {PExpr}

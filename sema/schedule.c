@@ -131,19 +131,6 @@ value_list(const char *const *v)
 	return s;
 }
 
-/* Why an output of a tuple reduction has no reduction axis (tx.5 TUPLE
- * REDUCTIONS). */
-static void
-tuple_note(SStage *ss)
-{
-	Rule *r = ss->t->rule;
-	diag_note(r->loc, "'%s' is an output of a tuple reduction: its combiner is applied "
-	    "along '%s' in order, one step after another (the scan '%s'), and is not "
-	    "taken as associative, so '%s' cannot be split, parallelized, vectorized or "
-	    "rfactored; schedule the other axes of '%s'", ss->name, r->fold_axis, r->fold,
-	    r->fold_axis, r->fold);
-}
-
 /* The axis called by arg in ss, or -1 after reporting why not. */
 static int
 need_axis(State *S, SStage *ss, SchedArg *a)
@@ -160,8 +147,6 @@ need_axis(State *S, SStage *ss, SchedArg *a)
 			return -1;
 		}
 	diag_error(a->loc, "'%s' has no axis '%s'; %s", ss->name, a->str, axis_list(ss));
-	if (ss->t && ss->t->rule && ss->t->rule->fold_axis == a->str)
-		tuple_note(ss);
 	S->bad = true;
 	return -1;
 }
@@ -235,8 +220,6 @@ check_arg(State *S, SchedPrim *sp, SStage *ss, SchedArg *a, int n, const PrimArg
 				diag_note(a->loc, "'%s' is a scan: each step reads the one before, an "
 				    "update that is not an associative reduction, so it has no axis to "
 				    "rfactor (tx.5 SCANS)", ss->name);
-			if (ss->t && ss->t->rule && ss->t->rule->fold_axis)
-				tuple_note(ss);
 			S->bad = true;
 			return -1;
 		}

@@ -49,6 +49,10 @@ add_edge(Expr *e, void *ctx)
 	int64_t back;
 	if (g->update && t == ct)
 		return true;
+	/* a tuple reduction's outputs read each other's current values */
+	if (g->update && t->update && ct->update && t->update->tgroup &&
+	    t->update->tgroup == ct->update->tgroup)
+		return true;
 	if (t->ninits && ct->ninits && t->scan_group == ct->scan_group &&
 	    (t == ct || (scans_step_back(ct, e, &back) && back >= 1)))
 		return true;
@@ -278,6 +282,82 @@ group_scans(Graph *g, Kernel *k)
 	}
 }
 
+static TupleRed *
+tuple_of(Tensor *t)
+{
+	return t->update ? t->update->tgroup : NULL;
+}
+
+/* The outputs of a tuple reduction are updated together, in the first
+ * output's update nest (lower.c): they come one after the other in
+ * compute order, the first output last, and a stage that reads one of
+ * them after them all.  A stage that reads an output and is read by the
+ * values is a cycle through the reduction. */
+static void
+group_tuples(Graph *g, Kernel *k)
+{
+	Tensor **leads = arena_alloc(perm, (size_t)(k->nstages + 1) * sizeof *leads);
+	int nleads = 0;
+	for (int i = 0; i < k->nstages; i++)
+		if (tuple_of(k->stages[i]) && k->stages[i]->update->tpos == 0)
+			leads[nleads++] = k->stages[i];
+	for (int l = 0; l < nleads; l++) {
+		TupleRed *tg = tuple_of(leads[l]);
+		int first = -1, last = -1;
+		for (int i = 0; i < k->nstages; i++)
+			if (tuple_of(k->stages[i]) == tg) {
+				if (first < 0)
+					first = i;
+				last = i;
+			}
+		bool *after = arena_alloc(perm, (size_t)(k->nstages + 1) * sizeof *after);
+		Tensor **out = arena_alloc(perm, (size_t)(k->nstages + 1) * sizeof *out);
+		int n = 0;
+		for (int i = first; i <= last; i++) {
+			Tensor *s = k->stages[i];
+			if (tuple_of(s) == tg)
+				continue;
+			Node *nd = &g->nodes[g->num[s->index]];
+			for (int j = 0; j < nd->ndeps && !after[i]; j++) {
+				Tensor *d = g->nodes[nd->deps[j].to].t;
+				after[i] = tuple_of(d) == tg ||
+				    (d->stage_index >= first && d->stage_index < i && after[d->stage_index]);
+			}
+		}
+		for (int i = first; i <= last; i++) {
+			Tensor *s = k->stages[i];
+			if (tuple_of(s) != tg)
+				continue;
+			Node *nd = &g->nodes[g->num[s->index]];
+			for (int j = 0; j < nd->ndeps; j++) {
+				Tensor *d = g->nodes[nd->deps[j].to].t;
+				if (d->stage_index >= first && d->stage_index <= last && after[d->stage_index]) {
+					diag_error(nd->deps[j].at, "the tuple reduction of '%s' reads '%s', "
+					    "which reads an output of the same tuple reduction (a cycle: "
+					    "the outputs are computed together)", s->name, d->name);
+					return;
+				}
+			}
+		}
+		/* the stages the group does not feed, the outputs (the first one
+		 * last), the stages that read them */
+		for (int pass = 0; pass < 4; pass++)
+			for (int i = first; i <= last; i++) {
+				Tensor *s = k->stages[i];
+				bool member = tuple_of(s) == tg;
+				bool take = pass == 0 ? !member && !after[i] :
+				    pass == 1 ? member && s->update->tpos != 0 :
+				    pass == 2 ? member && s->update->tpos == 0 : !member && after[i];
+				if (take)
+					out[n++] = s;
+			}
+		for (int i = 0; i < n; i++) {
+			k->stages[first + i] = out[i];
+			out[i]->stage_index = first + i;
+		}
+	}
+}
+
 void
 stages_kernel(Kernel *k)
 {
@@ -317,6 +397,7 @@ stages_kernel(Kernel *k)
 			dfs(&g, i, edge);
 	order(&g, k);
 	group_scans(&g, k);
+	group_tuples(&g, k);
 	for (int i = 0; i < g.n; i++)
 		if (g.nodes[i].t->role == ROLE_TEMP && !g.nodes[i].read)
 			diag_warn(g.nodes[i].t->rule->name_loc, "stage '%s' is never used",

@@ -5,23 +5,29 @@
  *         identity (-1.0e30, 0.0);
  *
  * folds the combiner over the range in order, from the identity: the
- * accumulators (a, b) start at the identity and, for k = 0, 1, ... N - 1,
- * become the combiner of themselves and the values (c, d) at k.  It is
- * rewritten here, before resolve, into a group of scans along k (tx.5
- * SCANS) that step together, one per output, and a rule that takes the
- * last step:
+ * accumulators (a, b) start at the identity and, for each point of the
+ * ranges (the first range outermost, as in sum) where the `where` holds,
+ * become the combiner of themselves and the values (c, d) there.  It is
+ * rewritten here, before resolve, into a pure rule and an update
+ * definition (tx.5 UPDATES) per output, the combiner's parameters
+ * replaced by the outputs' current values and the values:
  *
- *     m_fold: f32[N + 1, M];   m_fold[0, i] = -1.0e30;
- *     m_fold[k, i] = max(m_fold[k - 1, i], x[i, k - 1]);
- *     s_fold ... likewise;     m[i] = m_fold[N, i];
+ *     m[i] = -1.0e30;   for (k < N) m[i] = max(m[i], x[i, k]);
+ *     s[i] = 0.0;       for (k < N) s[i] = s[i] * exp(m[i] - ...) + ...;
  *
- * so the order is the range's under every schedule: the step axis is
- * serial (a scan's), the other axes schedule as a scan's do.  Checks
- * here: an identity is given, every tuple has one element per output,
- * the combiner's parameters are distinct names and the combiner and the
- * identity read no tensor or axis, one range 'k < N' whose bound does not
- * use the outputs' axes, outputs declared with their shape and naming the
- * same axes.
+ * marked as one group (Rule.tgroup): stages.c computes the outputs one
+ * after the other, the first output last, and lowering runs the updates
+ * of the group together in the first output's update nest, each reading
+ * the values all of them had before the step (lower.c).  So each output
+ * point holds one accumulator tuple, its own elements, and the range is
+ * scheduled on the first output.  A combiner declared `combine
+ * associative` may also be rfactored (partial tuples of chunks of the
+ * range, combined in the range's order by the combiner: sched_stages.c).
+ * Checks here: an identity is given, every tuple has one element per
+ * output, the combiner's parameters are distinct names, the combiner and
+ * the identity read no tensor or axis, the ranges' bounds do not use the
+ * outputs' axes, outputs declared with their shape and naming the same
+ * axes.
  */
 #include <string.h>
 
@@ -146,45 +152,18 @@ arity(int got, int n, Loc loc, const char *what)
 	return false;
 }
 
+/* name[axes] */
 static Expr *
-access(Loc loc, const char *name, Expr *first, const char **axes, Loc *locs, int nd)
+access(Loc loc, const char *name, const char **axes, Loc *locs, int nd)
 {
 	Expr *a = ast_expr(EXPR_ACCESS, loc);
 	a->call.name = name;
 	a->call.name_loc = loc;
-	a->call.nargs = nd + 1;
-	a->call.args = arena_alloc(perm, (size_t)(nd + 2) * sizeof *a->call.args);
-	a->call.args[0] = first;
+	a->call.nargs = nd;
+	a->call.args = arena_alloc(perm, (size_t)(nd + 1) * sizeof *a->call.args);
 	for (int d = 0; d < nd; d++)
-		a->call.args[d + 1] = ast_name(locs[d], axes[d]);
+		a->call.args[d] = ast_name(locs[d], axes[d]);
 	return a;
-}
-
-static Rule *
-scan_rule(Rule *proto, const char *name, bool init, const char **axes, Loc *locs, int nd,
-    Loc step_loc, Expr *value)
-{
-	Rule *r = arena_alloc(perm, sizeof *r);
-	r->loc = proto->loc;
-	r->name = name;
-	r->name_loc = proto->name_loc;
-	r->naxes = nd + 1;
-	r->axes = arena_alloc(perm, (size_t)(nd + 2) * sizeof *r->axes);
-	r->axis_locs = arena_alloc(perm, (size_t)(nd + 2) * sizeof *r->axis_locs);
-	r->axes[0] = init ? NULL : axes[nd];
-	r->axis_locs[0] = step_loc;
-	for (int d = 0; d < nd; d++) {
-		r->axes[d + 1] = axes[d];
-		r->axis_locs[d + 1] = locs[d];
-	}
-	if (init) {
-		r->init = true;
-		r->init_dim = 0;
-		r->init_step = 0;
-		r->init_loc = step_loc;
-	}
-	r->value = value;
-	return r;
 }
 
 static void
@@ -212,19 +191,8 @@ rewrite(Kernel *k, Rule *r, int *cap)
 	    !arity(t->ncomb, n, t->comb[0]->loc, "results from its combiner") ||
 	    !arity(t->nident, n, t->ident_loc, "identities"))
 		return false;
-	/* the range: one `k < N` or `k <= N` */
-	Expr *rg = t->ranges[0];
-	if (t->nranges != 1 || rg->kind != EXPR_BINARY ||
-	    (rg->bin.op != OP_LT && rg->bin.op != OP_LE) || rg->bin.a->kind != EXPR_NAME) {
-		diag_error(rg->loc, "a tuple reduction takes one range, 'k < N' or 'k <= N'");
-		return false;
-	}
-	const char *ax = rg->bin.a->id.name;
-	Expr *hi = rg->bin.b;
-	if (rg->bin.op == OP_LE)
-		hi = ast_binary(OP_ADD, rg->bin.op_loc, hi, ast_int(hi->loc, 1));
 	/* the outputs: declared, the same axis names */
-	const char **axes = arena_alloc(perm, (size_t)(t->nlhs[0] + 2) * sizeof *axes);
+	const char **axes = arena_alloc(perm, (size_t)(t->nlhs[0] + t->nraxes + 1) * sizeof *axes);
 	Loc *locs = arena_alloc(perm, (size_t)(t->nlhs[0] + 1) * sizeof *locs);
 	int nd = t->nlhs[0];
 	for (int j = 0; j < n; j++) {
@@ -261,18 +229,25 @@ rewrite(Kernel *k, Rule *r, int *cap)
 			}
 			axes[d] = e->id.name;
 			locs[d] = e->loc;
-			if (e->id.name == ax) {
-				diag_error(rg->bin.a->loc, "the reduction axis '%s' is also a pure axis", ax);
-				return false;
-			}
-			if (uses_name(hi, e->id.name)) {
-				diag_error(hi->loc, "the bound of a tuple reduction cannot use the pure "
-				    "axis '%s' (a size or a constant)", e->id.name);
-				return false;
+			for (int q = 0; q < t->nraxes; q++) {
+				RedAxis *ra = &t->raxes[q];
+				if (e->id.name == ra->name) {
+					diag_error(ra->loc, "the reduction axis '%s' is also a pure axis",
+					    ra->name);
+					return false;
+				}
+				Expr *b = uses_name(ra->hi, e->id.name) ? ra->hi :
+				    uses_name(ra->lo, e->id.name) ? ra->lo : NULL;
+				if (b) {
+					diag_error(b->loc, "the bound of a tuple reduction cannot use the "
+					    "pure axis '%s' (a size or a constant)", e->id.name);
+					return false;
+				}
 			}
 		}
 	}
-	axes[nd] = ax;
+	for (int q = 0; q < t->nraxes; q++)
+		axes[nd + q] = t->raxes[q].name;
 	/* the combiner: distinct parameter names; it and the identity read
 	 * no tensor and no axis */
 	const char **pn = arena_alloc(perm, (size_t)(2 * n + 1) * sizeof *pn);
@@ -288,7 +263,10 @@ rewrite(Kernel *k, Rule *r, int *cap)
 				diag_error(p->loc, "the combiner names '%s' twice", pn[j]);
 				return false;
 			}
-		if (sema_name_taken(k, pn[j]) || pn[j] == ax) {
+		bool range = false;
+		for (int q = 0; q < t->nraxes; q++)
+			range |= t->raxes[q].name == pn[j];
+		if (sema_name_taken(k, pn[j]) || range) {
 			diag_error(p->loc, "the combiner's parameter '%s' hides a name of the kernel",
 			    pn[j]);
 			return false;
@@ -300,54 +278,21 @@ rewrite(Kernel *k, Rule *r, int *cap)
 			}
 	}
 	for (int j = 0; j < n; j++)
-		if (reads(t->comb[j], "the combiner of a tuple reduction", axes, nd + 1) ||
-		    reads(t->ident[j], "the identity of a tuple reduction", axes, nd + 1))
+		if (reads(t->comb[j], "the combiner of a tuple reduction", axes, nd + t->nraxes) ||
+		    reads(t->ident[j], "the identity of a tuple reduction", axes, nd + t->nraxes))
 			return false;
 	for (int j = 0; j < n; j++)
 		if (reads(t->ident[j], "the identity of a tuple reduction", pn, 2 * n))
 			return false;
-	/* the scans, one per output, stepping together along ax */
-	const char **sn = arena_alloc(perm, (size_t)(n + 1) * sizeof *sn);
-	for (int j = 0; j < n; j++) {
-		const char *base = arena_printf(perm, "%s_fold", t->names[j]);
-		sn[j] = intern_cstr(base);
-		for (int i = 2; sema_name_taken(k, sn[j]); i++)
-			sn[j] = intern_cstr(arena_printf(perm, "%s%d", base, i));
-		Tensor *out = decl_of(k, t->names[j]);
-		Tensor *d = arena_alloc(perm, sizeof *d);
-		d->loc = t->loc;
-		d->name = sn[j];
-		d->role = ROLE_TEMP;
-		d->elem = out->elem;
-		d->declared = true;
-		d->abi_index = -1;
-		d->stage_index = -1;
-		d->ndims = out->ndims + 1;
-		d->shape = arena_alloc(perm, (size_t)(d->ndims + 1) * sizeof *d->shape);
-		d->shape[0] = ast_binary(OP_ADD, hi->loc, copy(hi, NULL), ast_int(hi->loc, 1));
-		d->shape[0]->loc = hi->loc;
-		for (int i = 0; i < out->ndims; i++)
-			d->shape[i + 1] = copy(out->shape[i], NULL);
-		push(k, cap, d, NULL);
-	}
-	Loc sl = rg->bin.a->loc;
-	Expr *prev = ast_binary(OP_SUB, sl, ast_name(sl, ax), ast_int(sl, 1));
-	prev->loc = sl;
-	Subst back = { &ax, &prev, 1 };
+	/* each output: its identity, then its update, the combiner's
+	 * parameters replaced by the outputs' current values and the values */
+	t->outs = arena_alloc(perm, (size_t)(n + 1) * sizeof *t->outs);
 	Subst s = { pn, arena_alloc(perm, (size_t)(2 * n + 1) * sizeof(Expr *)), 2 * n };
 	for (int j = 0; j < n; j++) {
-		s.to[j] = access(t->accs[j]->loc, sn[j], copy(prev, NULL), axes, locs, nd);
-		s.to[n + j] = copy(t->vals[j], &back);
+		t->outs[j] = decl_of(k, t->names[j]);
+		s.to[j] = access(t->accs[j]->loc, t->names[j], axes, locs, nd);
+		s.to[n + j] = t->vals[j];
 	}
-	for (int j = 0; j < n; j++) {
-		Rule proto = *r;
-		proto.name_loc = t->name_locs[j];
-		push(k, cap, NULL, scan_rule(&proto, sn[j], true, axes, locs, nd, t->ident_loc,
-		    copy(t->ident[j], NULL)));
-		push(k, cap, NULL, scan_rule(&proto, sn[j], false, axes, locs, nd, sl,
-		    copy(t->comb[j], &s)));
-	}
-	/* each output takes the last step */
 	for (int j = 0; j < n; j++) {
 		Rule *o = j == 0 ? r : arena_alloc(perm, sizeof *o);
 		if (j > 0) {
@@ -357,25 +302,34 @@ rewrite(Kernel *k, Rule *r, int *cap)
 		}
 		o->tuple = NULL;
 		o->naxes = nd;
-		o->fold_axis = ax;
-		o->fold = sn[j];
 		o->axes = axes;
 		o->axis_locs = locs;
-		Expr *a = ast_expr(EXPR_ACCESS, t->loc);
-		a->call.name = sn[j];
-		a->call.name_loc = t->loc;
-		a->call.nargs = nd + 1;
-		a->call.args = arena_alloc(perm, (size_t)(nd + 2) * sizeof *a->call.args);
-		a->call.args[0] = copy(hi, NULL);
-		for (int d = 0; d < nd; d++)
-			a->call.args[d + 1] = ast_name(locs[d], axes[d]);
-		o->value = a;
+		o->value = copy(t->ident[j], NULL);
 		if (j > 0)
 			push(k, cap, NULL, o);
 	}
+	for (int j = 0; j < n; j++) {
+		Rule *u = arena_alloc(perm, sizeof *u);
+		u->loc = r->loc;
+		u->name = t->names[j];
+		u->name_loc = t->name_locs[j];
+		u->update = true;
+		u->upd.naxes = t->nraxes;
+		u->upd.axes = arena_alloc(perm, (size_t)(t->nraxes + 1) * sizeof *u->upd.axes);
+		for (int q = 0; q < t->nraxes; q++) {
+			u->upd.axes[q] = t->raxes[q];
+			u->upd.axes[q].lo = copy(t->raxes[q].lo, NULL);
+			u->upd.axes[q].hi = copy(t->raxes[q].hi, NULL);
+		}
+		u->upd.where = copy(t->where, NULL);
+		u->target = access(t->name_locs[j], t->names[j], axes, locs, nd);
+		u->value = copy(t->comb[j], &s);
+		u->tgroup = t;
+		u->tpos = j;
+		push(k, cap, NULL, u);
+	}
 	return true;
 }
-
 void
 tuple_kernel(Kernel *k)
 {

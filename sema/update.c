@@ -182,7 +182,7 @@ update_kernel(Kernel *k)
 		for (int d = 0; d < r->target->call.nargs; d++)
 			check_walk(r->target->call.args[d], inside, &w);
 		check_walk(r->upd.where, inside, &w);
-		if (!w.bad)
+		if (!w.bad && !r->tgroup)   /* a tuple reduction: its combiner decides */
 			classify(r);
 	}
 }
