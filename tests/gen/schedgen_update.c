@@ -13,6 +13,10 @@
  * rfactor (schedgen.c).  The certainly illegal primitives: a domain loop
  * parallel or vectorized, the stage computed inline, and for an update
  * that is not associative rfactor or two domain loops swapped.
+ * The outputs of a tuple reduction (tx.5 TUPLE REDUCTIONS) are update
+ * definitions too, whose range runs in the first output's nest: that one
+ * draws it as any update's domain (never associative here: its steps keep
+ * their order, rfactor is illegal), the others have no loops of it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +38,8 @@ updgen_setup(Stage *s)
 	for (int d = 0; d < u->naxes && d < 16; d++)
 		if (u->axes && u->axes[d])
 			s->ukeep |= 1u << d;
+	if (u->tgroup && u->tpos != 0)
+		return;     /* a tuple's range: its first output's loops */
 	for (int a = 0; a < u->upd.naxes && s->nloops < MAXL; a++) {
 		Loop *l = &s->loops[s->nloops++];
 		memset(l, 0, sizeof *l);
