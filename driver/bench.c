@@ -278,45 +278,6 @@ build(Bench *b, Program *p, Kernel *k, bool none, const char *sched, Variant *v,
 	return v->fn != NULL;
 }
 
-/* --target=cuda on a GPU: device copies of the arguments (inputs copied
- * in), or NULL after a message. */
-static BenchArg *
-device_copies(IrFunc *f, BenchArg *host)
-{
-	BenchArg *d = arena_alloc(perm, (f->nargs + 1) * sizeof *d);
-	for (int i = 0; i < f->nargs; i++) {
-		d[i] = host[i];
-		size_t bytes = host[i].elems * host[i].esize;
-		d[i].data = txrt_cuda_malloc(bytes);
-		if (!d[i].data || txrt_cuda_memcpy_htod(d[i].data, host[i].data, bytes)) {
-			fprintf(stderr, "txc bench: device memory for '%s': %s\n", host[i].buf->name,
-			    txrt_last_error());
-			return NULL;
-		}
-	}
-	return d;
-}
-
-static bool
-copy_back(IrFunc *f, BenchArg *host, BenchArg *dev)
-{
-	for (int i = 0; i < f->nargs; i++)
-		if (!f->args[i]->is_input && txrt_cuda_memcpy_dtoh(host[i].data, dev[i].data,
-		    host[i].elems * host[i].esize)) {
-			fprintf(stderr, "txc bench: copying '%s' back: %s\n", host[i].buf->name,
-			    txrt_last_error());
-			return false;
-		}
-	return true;
-}
-
-static void
-free_device(IrFunc *f, BenchArg *dev)
-{
-	for (int i = 0; i < f->nargs; i++)
-		txrt_cuda_free(dev[i].data);
-}
-
 static bool
 run_checked(Packed fn, void **args, const char *what)
 {
@@ -418,8 +379,9 @@ bench(Bench *b)
 		int64_t *v = arena_alloc(perm, (b->ndefs + 1) * sizeof *v);
 		for (int i = 0; i < b->ndefs; i++)
 			v[i] = (int64_t)b->values[i];
-		if (!tunelog_apply(prog, b->tuning_log, b->cuda ? "cuda" : b->vta ? "vta" : "cpu",
-		    b->names, v, b->ndefs))
+		const char *target = b->cuda ? "cuda" : b->vta ? "vta" : "cpu";
+		if (!tunelog_apply(prog, b->tuning_log, target, tune_machine(target), b->names, v,
+		    b->ndefs))
 			return 1;
 	}
 	if (!(k = cmdline_kernel(prog, b->kernel, b->input)))
@@ -505,13 +467,17 @@ bench(Bench *b)
 		BenchArg *out = benchdata_outputs_like(v.f, args);
 		/* on a GPU the kernel gets device copies (its outputs come back
 		 * after the runs that check them) */
-		BenchArg *dev = b->cuda && !b->emulated ? device_copies(v.f, out) : out;
+		char why[300] = "";
+		BenchArg *dev = b->cuda && !b->emulated ? benchdata_to_device(v.f, out, why, sizeof why) :
+		    out;
+		if (!dev)
+			fprintf(stderr, "txc bench: %s\n", why);
 		void **a = benchdata_call_args(v.f, slots, dev);
 		bool good = dev != NULL && run_checked(v.fn, a, name);
 		for (int w = 1; good && w < b->warmup && !b->emulated; w++)
 			good = run_checked(v.fn, a, name);
-		if (good && dev != out)
-			good = copy_back(v.f, out, dev);
+		if (good && dev != out && !(good = benchdata_from_device(v.f, out, dev, why, sizeof why)))
+			fprintf(stderr, "txc bench: %s\n", why);
 		if (!good) {
 			printf("  %-16s   failed\n", name);
 			ok = false;
@@ -547,7 +513,7 @@ bench(Bench *b)
 		printf("  %10.3g  (%s of %d)%s\n", err, b->best ? "best" : "median", runs,
 		    err > b->tolerance ? "  MISMATCH" : "");
 		if (dev != out)
-			free_device(v.f, dev);
+			benchdata_free_device(v.f, dev);
 		if (err > b->tolerance)
 			ok = false;
 		llvm_jit_free(v.jit);

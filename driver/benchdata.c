@@ -7,6 +7,7 @@
  * command that times and prints.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "driver/driver.h"
@@ -201,6 +202,52 @@ benchdata_outputs_like(IrFunc *f, BenchArg *ref)
 	return a;
 }
 
+/* ---- --target=cuda on a GPU: device copies (bench and tune) --------------
+ * Every argument gets a device buffer holding what the host one holds
+ * (inputs, and outputs filled with -77, so that an element no kernel
+ * writes shows as a difference), copied once; the runs use the copies and
+ * the outputs come back after them. */
+BenchArg *
+benchdata_to_device(IrFunc *f, BenchArg *host, char *why, size_t cap)
+{
+	BenchArg *d = arena_alloc(perm, (f->nargs + 1) * sizeof *d);
+	for (int i = 0; i < f->nargs; i++)
+		d[i].data = NULL;
+	for (int i = 0; i < f->nargs; i++) {
+		d[i] = host[i];
+		size_t bytes = host[i].elems * host[i].esize;
+		d[i].data = txrt_cuda_malloc(bytes);
+		if (!d[i].data || txrt_cuda_memcpy_htod(d[i].data, host[i].data, bytes)) {
+			snprintf(why, cap, "device memory for '%s': %s", host[i].buf->name,
+			    txrt_last_error());
+			for (int j = 0; j <= i; j++)
+				txrt_cuda_free(d[j].data);
+			return NULL;
+		}
+	}
+	return d;
+}
+
+bool
+benchdata_from_device(IrFunc *f, BenchArg *host, BenchArg *dev, char *why, size_t cap)
+{
+	for (int i = 0; i < f->nargs; i++)
+		if (!f->args[i]->is_input && txrt_cuda_memcpy_dtoh(host[i].data, dev[i].data,
+		    host[i].elems * host[i].esize)) {
+			snprintf(why, cap, "copying '%s' back: %s", host[i].buf->name,
+			    txrt_last_error());
+			return false;
+		}
+	return true;
+}
+
+void
+benchdata_free_device(IrFunc *f, BenchArg *dev)
+{
+	for (int i = 0; dev && i < f->nargs; i++)
+		txrt_cuda_free(dev[i].data);
+}
+
 /* ---- for txc tune (tune/): bench's data and checks ------------------------
  * The tuner runs candidates the way bench runs schedules: the same seeded
  * random inputs, outputs filled with -77, the same error measure. */
@@ -212,7 +259,8 @@ struct BenchData {
 
 struct BenchRun {
 	IrFunc *f;
-	BenchArg *args;
+	BenchArg *args;            /* on the host: what the outputs are checked in */
+	BenchArg *dev;             /* on_device: the copies the kernel runs on, else NULL */
 	void **argv;
 };
 
@@ -241,13 +289,24 @@ bench_data_argv(BenchData *d)
 }
 
 BenchRun *
-bench_run_new(BenchData *d, IrFunc *f)
+bench_run_new(BenchData *d, IrFunc *f, bool on_device, char *why, size_t cap)
 {
 	BenchRun *r = arena_alloc(perm, sizeof *r);
 	r->f = f;
 	r->args = benchdata_outputs_like(f, d->args);
-	r->argv = benchdata_call_args(f, d->slots, r->args);
+	r->dev = NULL;
+	if (on_device && !(r->dev = benchdata_to_device(f, r->args, why, cap))) {
+		bench_run_free(r);
+		return NULL;
+	}
+	r->argv = benchdata_call_args(f, d->slots, r->dev ? r->dev : r->args);
 	return r;
+}
+
+bool
+bench_run_fetch(BenchRun *r, char *why, size_t cap)
+{
+	return !r->dev || benchdata_from_device(r->f, r->args, r->dev, why, cap);
 }
 
 void **
@@ -265,6 +324,8 @@ bench_run_error(BenchData *d, BenchRun *r)
 void
 bench_run_free(BenchRun *r)
 {
+	benchdata_free_device(r->f, r->dev);
+	r->dev = NULL;
 	for (int i = 0; i < r->f->nargs; i++)
 		if (!r->f->args[i]->is_input)
 			txrt_free(r->args[i].data);

@@ -94,7 +94,11 @@ typedef struct BenchData BenchData;
 typedef struct BenchRun BenchRun;
 BenchData *bench_data_new(Kernel *k, IrFunc *ref, const int64_t *params, unsigned seed);
 void **bench_data_argv(BenchData *d);
-BenchRun *bench_run_new(BenchData *d, IrFunc *f);
+BenchRun *bench_run_new(BenchData *d, IrFunc *f, bool on_device, char *why, size_t cap);
+/* on_device: the run holds device copies (txrt_cuda_malloc) and runs on them; NULL
+ * (why filled in) when they cannot be made.  bench_run_fetch copies the outputs
+ * back before bench_run_error (nothing to do on the host). */
+bool bench_run_fetch(BenchRun *r, char *why, size_t cap);
 void **bench_run_argv(BenchRun *r);
 double bench_run_error(BenchData *d, BenchRun *r);
 void bench_run_free(BenchRun *r);
@@ -121,6 +125,13 @@ bool benchdata_alloc(IrFunc *f, const int64_t *sizes, Buffer *buf, BenchArg *a);
 void **benchdata_call_args(IrFunc *f, uint64_t *slots, BenchArg *args);
 double benchdata_max_error(IrFunc *f, BenchArg *got, BenchArg *ref);
 BenchArg *benchdata_outputs_like(IrFunc *f, BenchArg *ref);
+/* --target=cuda: device copies of every argument of f (host's contents copied
+ * in), NULL with why filled in after an error (what was allocated is freed);
+ * the outputs copied back; the copies freed (NULL accepted).  libtxrt's
+ * txrt_cuda_* calls: on the GPU, or host memory in the emulator. */
+BenchArg *benchdata_to_device(IrFunc *f, BenchArg *host, char *why, size_t cap);
+bool benchdata_from_device(IrFunc *f, BenchArg *host, BenchArg *dev, char *why, size_t cap);
+void benchdata_free_device(IrFunc *f, BenchArg *dev);
 
 /* viz.c: `txc viz FILE.tx ...` (pictures of a schedule, viz/viz.h); returns
  * the exit status.  argv[0] is "viz". */
