@@ -466,8 +466,8 @@ compile(Options *o)
 	}
 	if (!knobs_check_requests())
 		return 1;
-	if (o->tuning_log && !tunelog_apply(prog, o->tuning_log, o->target, o->defs, o->def_values,
-	    o->ndefs))
+	if (o->tuning_log && !tunelog_apply(prog, o->tuning_log, o->target, tune_machine(o->target),
+	    o->defs, o->def_values, o->ndefs))
 		return 1;
 	if (o->time_passes)
 		fprintf(stderr, "txc: front end           %8.3f ms\n", clock_ms(CLOCK_MONOTONIC) - t0);

@@ -5,7 +5,7 @@
 #
 # Run from the source tree after building txc (BUILD_DIR defaults to the
 # current directory's build, the source tree itself for an in-tree build).
-# Three parts, each printing what it ran:
+# Four parts, each printing what it ran:
 #
 #   1. the CUDA suite on the GPU: every cuda schedule of tests/run/*.tx
 #      and stdlib/*.tx through tests/run/diffcheck.sh with
@@ -22,6 +22,13 @@
 #      with the GPU's name (GPU_GEMM_SIZES='M N K' changes the size);
 #      twice: the kernels as `txc -o` writes them for any size, and
 #      compiled with the sizes fixed (-D), as a user may when they are known.
+#   4. txc tune --target=cuda on examples/template_cuda.tx (the template
+#      of part 3's sgemm: its default point is that hand-written
+#      schedule) at M=N=K=2048, 40 trials (GPU_TUNE_SIZE, GPU_TUNE_TRIALS
+#      change them), then the chosen point beside the default in one txc
+#      bench run.
+#
+# GPU_CHECK_PARTS='4' (a list of part numbers) runs only those parts.
 #
 # --build-only builds what part 3 and the device harness need and runs
 # nothing (make check does this where the CUDA toolkit is installed, so
@@ -45,6 +52,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/txc-gpu.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# want N: part N is among $GPU_CHECK_PARTS (default: all four); the
+# bodies of parts 1 to 3 are not indented under their `if want N`
+want() { case " ${GPU_CHECK_PARTS:-1 2 3 4} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # ---- part 3's program, and a device harness (built everywhere it can be) --
 # build_gemm [NAME TXC-FLAGS...]: $work/NAME (default gpu_gemm) from
@@ -128,6 +138,7 @@ run_jobs() {
 first=1
 
 # ---- 1. the suite on the GPU ------------------------------------------------
+if want 1; then
 echo "== 1. cuda schedules on the GPU against the CPU ($jobs at a time)"
 export TXC abs_top_builddir="$top" CC
 for tx in "$srcdir"/tests/run/*.tx "$srcdir"/stdlib/*.tx; do
@@ -140,8 +151,10 @@ for tx in "$srcdir"/tests/run/*.tx "$srcdir"/stdlib/*.tx; do
 	done
 done
 run_jobs
+fi   # part 1
 
 # ---- 2. compute-sanitizer -------------------------------------------------
+if want 2; then
 echo "== 2. compute-sanitizer memcheck, racecheck, synccheck ($jobs at a time)"
 if [ ! -x "$sanitizer" ]; then
 	fail "no compute-sanitizer ($sanitizer)"
@@ -181,8 +194,10 @@ else
 	done
 	run_jobs
 fi
+fi   # part 2
 
 # ---- 3. beside cuBLAS ----------------------------------------------------------
+if want 3; then
 echo "== 3. sgemm beside cuBLAS"
 # shellcheck disable=SC2086
 set -- ${GPU_GEMM_SIZES:-4096 4096 4096}
@@ -193,6 +208,35 @@ fi
 echo "   the kernels compiled for these sizes (txc -D M=$1 -D N=$2 -D K=$3)"
 if build_gemm gpu_gemm_fixed -D "M=$1" -D "N=$2" -D "K=$3"; then
 	"$work/gpu_gemm_fixed" "$@" 10 || fail "bench/gpu_gemm.cu, sizes fixed"
+fi
+fi   # part 3
+
+# ---- 4. txc tune on the GPU --------------------------------------------------
+# The SIMT sgemm's template (examples/template_cuda.tx: its default point is
+# bench/kernels/sgemm_cuda.tx's hand-written schedule) tuned on the GPU,
+# then the chosen point and the default timed side by side by txc bench in
+# one run.  Each candidate is checked once against the unscheduled kernel
+# on the CPU (about a minute at 2048^3, again after a worker restart: hence
+# the long --timeout).
+if want 4; then
+	n=${GPU_TUNE_SIZE:-2048}
+	trials=${GPU_TUNE_TRIALS:-40}
+	echo "== 4. txc tune --target=cuda: examples/template_cuda.tx at M=N=K=$n, $trials trials"
+	tsizes="-D M=$n -D N=$n -D K=$n"
+	# shellcheck disable=SC2086
+	if "$TXC" tune "$srcdir/examples/template_cuda.tx" --target=cuda $tsizes --trials="$trials" \
+	    --timeout=300 --log="$work/tune.jsonl" -o "$work/tuned.tx" >"$work/tune.out" \
+	    2>"$work/tune.err"; then
+		sed 's/^/   /' "$work/tune.out"
+		echo "   the chosen point beside the hand-written default (txc bench, one run):"
+		# shellcheck disable=SC2086
+		"$TXC" bench --target=cuda $tsizes -k sgemm --schedules=default,tuned \
+		    "$work/tuned.tx" >"$work/tune-bench.out" 2>&1 || fail "txc bench of the tuned sgemm"
+		sed 's/^/   /' "$work/tune-bench.out"
+	else
+		fail "txc tune --target=cuda (exit $?)"
+		tail -n 25 "$work/tune.err" | sed 's/^/      /'
+	fi
 fi
 
 echo "gpu-check: $fails failure(s)"

@@ -34,8 +34,10 @@ usage(FILE *fp)
 	    "  --tolerance=X        largest relative difference accepted (default 1e-3)\n"
 	    "  --mpi                under mpirun or srun: rank 0 searches, the other ranks\n"
 	    "                       measure (./configure --with-mpi)\n"
-	    "  --target=cpu|vta     the schedules tuned (cpu: timed on this machine;\n"
-	    "                       vta: modelled cycles of libtxrt's VTA simulator)\n"
+	    "  --target=cpu|vta|cuda  the schedules tuned (cpu: timed on this machine;\n"
+	    "                       vta: modelled cycles of libtxrt's VTA simulator;\n"
+	    "                       cuda: timed on this machine's GPU)\n"
+	    "  --cuda-arch=SM       as for txc (--target=cuda)\n"
 	    "  --cpu=NAME --features=LIST -O0..3 -I DIR   as for txc\n", fp);
 }
 
@@ -49,7 +51,7 @@ int
 options_parse(Tune *t, int argc, char **argv)
 {
 	enum { O_TRIALS = 256, O_THREADS, O_LOG, O_SEED, O_NAME, O_SAMPLES, O_MINMS, O_TOP,
-		O_TIMEOUT, O_TOL, O_TARGET, O_CPU, O_FEAT, O_MODEL, O_MPI };
+		O_TIMEOUT, O_TOL, O_TARGET, O_CPU, O_FEAT, O_MODEL, O_MPI, O_ARCH };
 	static const struct option lo[] = {
 		{ "trials", required_argument, NULL, O_TRIALS },
 		{ "threads", required_argument, NULL, O_THREADS },
@@ -62,6 +64,7 @@ options_parse(Tune *t, int argc, char **argv)
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "tolerance", required_argument, NULL, O_TOL },
 		{ "target", required_argument, NULL, O_TARGET },
+		{ "cuda-arch", required_argument, NULL, O_ARCH },
 		{ "cpu", required_argument, NULL, O_CPU },
 		{ "features", required_argument, NULL, O_FEAT },
 		{ "model", required_argument, NULL, O_MODEL },
@@ -156,14 +159,15 @@ options_parse(Tune *t, int argc, char **argv)
 			t->tolerance = v;
 			break;
 		case O_TARGET:
-			if (!strcmp(optarg, "cpu") || !strcmp(optarg, "vta"))
+			if (!strcmp(optarg, "cpu") || !strcmp(optarg, "vta") || !strcmp(optarg, "cuda"))
 				t->target = optarg;
-			else if (!strcmp(optarg, "cuda"))
-				return bad("--target=cuda: txc tune times cpu schedules on this machine and "
-				    "vta schedules by libtxrt's cycle model; libtxrt's GPU emulator checks "
-				    "cuda schedules but has no clock to time them by%s", "");
 			else
-				return bad("bad --target '%s': use cpu or vta", optarg);
+				return bad("bad --target '%s': use cpu, vta or cuda", optarg);
+			break;
+		case O_ARCH:
+			if (strncmp(optarg, "sm_", 3) || !optarg[3])
+				return bad("bad --cuda-arch '%s': expected an SM name such as sm_80", optarg);
+			t->cuda_arch = optarg;
 			break;
 		case O_MPI: t->mpi = true; break;
 		case O_MODEL:

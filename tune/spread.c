@@ -55,7 +55,8 @@ spread_serve(Worker *w)
 			break;
 		Meas m;
 		worker_measure(w, rq.cand, rq.inc, rq.threads, rq.timeout, &m);
-		snprintf(m.cpu, sizeof m.cpu, "%s", cpu);
+		if (!m.cpu[0])   /* cuda: the worker named the GPU */
+			snprintf(m.cpu, sizeof m.cpu, "%s", cpu);
 		MPI_Send(&m, (int)sizeof m, MPI_BYTE, 0, TAG_REP, MPI_COMM_WORLD);
 	}
 }

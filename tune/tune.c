@@ -242,7 +242,11 @@ write_best(Run *r, const int *point, double speedup)
 	    t->out, r->k->name, r->s->name ? r->s->name : "default", t->input);
 	for (int i = 0; i < r->base.nsizes; i++)
 		fprintf(fp, " %s=%lld", r->base.size_names[i], (long long)r->base.size_values[i]);
-	if (!strcmp(t->target, "vta"))
+	if (!strcmp(t->target, "cuda"))
+		fprintf(fp, ",\n// on %s%s: %s, %.2fx the default point (txc %s, %s).\n", r->base.cpu,
+		    strcmp(r->base.cpu, "emulator") ? "" : " (TXC_TUNE_CUDA_EMULATE: not a timing)",
+		    space_describe(&r->sp, point, false), speedup, PACKAGE_VERSION, r->base.date);
+	else if (!strcmp(t->target, "vta"))
 		fprintf(fp, ",\n// in libtxrt's VTA simulator (modelled cycles): %s, %.2fx the default "
 		    "point (txc %s, %s).\n", space_describe(&r->sp, point, false), speedup,
 		    PACKAGE_VERSION, r->base.date);
@@ -250,7 +254,8 @@ write_best(Run *r, const int *point, double speedup)
 		fprintf(fp, ",\n// %d thread%s on %s: %s, %.2fx the default point (txc %s, %s).\n",
 		    t->threads, t->threads == 1 ? "" : "s", r->base.cpu,
 		    space_describe(&r->sp, point, false), speedup, PACKAGE_VERSION, r->base.date);
-	fprintf(fp, "//     txc %s%s -k %s -s %s\n", strcmp(t->target, "cpu") ? "--target=vta " : "",
+	fprintf(fp, "//     txc %s%s -k %s -s %s\n", strcmp(t->target, "cpu") ?
+	    arena_printf(perm, "--target=%s ", t->target) : "",
 	    t->out, r->k->name, t->name);
 	fprintf(fp, "import \"%s\";\n\n", relative_path(t->out, t->input));
 	ast_format_schedule(fp, r->s, t->name);
@@ -303,6 +308,18 @@ warm_start(Run *r, Search *x)
 static int
 tune(Tune *t, int mpi_rank)
 {
+	/* cuda: a GPU to time candidates on, and its name (the records' machine) */
+	bool cuda = !strcmp(t->target, "cuda");
+	bool emulate = cuda && gpu_emulate_switch();
+	char gpu[256] = "";
+	if (cuda && !gpu_probe(emulate, gpu, sizeof gpu)) {
+		fprintf(stderr, "txc tune: --target=cuda times candidates on a GPU and finds none "
+		    "here: %s\n", gpu);
+		return 3;
+	}
+	if (emulate)
+		fprintf(stderr, "txc tune: TXC_TUNE_CUDA_EMULATE is set: candidates run in libtxrt's "
+		    "emulator, and their times mean nothing (a switch for testing)\n");
 	uint32_t file = source_load(t->input);
 	if (!file)
 		return 1;
@@ -332,6 +349,8 @@ tune(Tune *t, int mpi_rank)
 	wc->k = k;
 	wc->s = s;
 	wc->target = t->target;
+	wc->cuda_arch = t->cuda_arch;
+	wc->emulate = emulate;
 	wc->params = arena_alloc(perm, (k->nparams + 1) * sizeof *wc->params);
 	bool ok = true;
 	int capn = 0, capv = 0;
@@ -380,8 +399,9 @@ tune(Tune *t, int mpi_rank)
 	r.base.schedule = s->name ? s->name : "default";
 	r.base.space = arena_printf(perm, "%016llx", (unsigned long long)knobs_space_hash(s));
 	r.base.target = t->target;
-	r.base.cpu = t->llvm.cpu ? t->llvm.cpu : tunelog_cpu();
-	r.base.features = t->llvm.features ? t->llvm.features : tunelog_features();
+	r.base.cpu = cuda ? arena_strdup(perm, gpu) : t->llvm.cpu ? t->llvm.cpu : tunelog_cpu();
+	r.base.features = cuda ? (t->cuda_arch ? t->cuda_arch : "sm_80") :
+	    t->llvm.features ? t->llvm.features : tunelog_features();
 	r.base.size_names = wc->def_names;
 	r.base.size_values = wc->def_values;
 	r.base.nsizes = wc->ndefs;
@@ -428,11 +448,14 @@ tune(Tune *t, int mpi_rank)
 	 * at any thread count */
 	bool vta = !strcmp(t->target, "vta");
 	const char *at = vta ? "in modelled cycles (libtxrt's VTA simulator, 100 MHz)" :
+	    emulate ? "in libtxrt's emulator (its times mean nothing)" :
+	    cuda ? arena_printf(perm, "on %s", gpu) :
 	    arena_printf(perm, "at %d thread%s", t->threads, t->threads == 1 ? "" : "s");
 	printf("tuning %s (schedule %s of %s): %.0f knob points, %s; %d trial%s %s, "
 	    "the best %d confirmed %s\n", k->name, r.base.schedule, t->input,
 	    r.sp.size, nidx ? "every point" : "random points", r.planned,
-	    r.planned == 1 ? "" : "s", vta ? "in the simulator" : "on 1 thread", t->top, at);
+	    r.planned == 1 ? "" : "s", vta ? "in the simulator" : emulate ? "in the emulator" :
+	    cuda ? "on the GPU" : "on 1 thread", t->top, at);
 	fflush(stdout);
 
 	Worker *w = worker_start(wc);
@@ -601,8 +624,8 @@ tune(Tune *t, int mpi_rank)
 	record(&r, winner->point, "best", t->threads, &wm, winner->confirm, NULL);
 
 	/* the table */
-	printf("\n  %-4s %-40s %12s %10s %16s\n", "rank", "knobs", vta ? "modelled" : "1 thread",
-	    "vs default", vta ? "confirmed" :
+	printf("\n  %-4s %-40s %12s %10s %16s\n", "rank", "knobs", vta ? "modelled" :
+	    cuda ? "GPU" : "1 thread", "vs default", vta || cuda ? "confirmed" :
 	    arena_printf(perm, "%d thread%s", t->threads, t->threads == 1 ? "" : "s"));
 	int shown = 0;
 	for (int i = 0; i < r.ntrials && shown < 8; i++) {

@@ -44,12 +44,18 @@ const char *space_describe(const Space *sp, const int *point, bool as_flags);
  * each against the unscheduled kernel once and times it interleaved with
  * the incumbent.  It is forked before anything starts threads or LLVM, so
  * a candidate that crashes or hangs only takes the worker down: the
- * tuner records a failed trial and forks another. */
+ * tuner records a failed trial and forks another.  --target=cuda: the
+ * worker alone loads the CUDA driver; candidates run on device copies of
+ * bench's data (copied once per candidate) and are timed by the host's
+ * clock around synchronised batches of runs; what the driver refuses to
+ * launch is an illegal point. */
 typedef struct {
 	Program *prog;
 	Kernel *k;
 	Schedule *s;
-	const char *target;          /* "cpu" or "vta" */
+	const char *target;          /* "cpu", "vta" or "cuda" */
+	const char *cuda_arch;       /* cuda: --cuda-arch (NULL: the backend's default) */
+	bool emulate;                /* cuda: TXC_TUNE_CUDA_EMULATE, libtxrt's emulator (tests) */
 	const char **def_names; int64_t *def_values; int ndefs;   /* -D sizes */
 	int64_t *params;             /* every parameter, in kernel order */
 	unsigned seed;
@@ -77,7 +83,10 @@ typedef struct {
 	double error;        /* largest relative difference from the reference */
 	int samples;
 	char msg[200];
-	char cpu[64];        /* --mpi: the CPU of the rank that measured (else empty) */
+	char cpu[64];        /* the machine that measured: --mpi, the rank's CPU; cuda, the
+	                        GPU's name (else empty) */
+	bool restart;        /* cuda: the worker exits after answering (the device is in an
+	                        error state); the next request starts a new one */
 } Meas;
 
 typedef struct Worker Worker;
@@ -120,8 +129,20 @@ const char *tunelog_features(void);
  * gets one warning naming the nearest.  False after errors. */
 /* The point a record names in template s; false if it is not one of s's. */
 bool tunelog_point(const TuneRecord *r, Schedule *s, int *point);
-bool tunelog_apply(Program *prog, const char *path, const char *target,
+bool tunelog_apply(Program *prog, const char *path, const char *target, const char *machine,
     const char **def_names, const int64_t *def_values, int ndefs);
+
+/* ---- gpu.c: the GPU, for --target=cuda ----------------------------------
+ * gpu_probe: in a child process (the tuner never loads the CUDA driver: it
+ * forks workers), whether there is a GPU to time candidates on: true and its
+ * name in text, else false and why not.  emulate (gpu_emulate_switch():
+ * TXC_TUNE_CUDA_EMULATE, for tests) accepts libtxrt's emulator, named
+ * "emulator".  tune_machine: the machine records must name to apply to a
+ * compile for target here (txc --tuning-log): the CPU; for cuda the GPU's
+ * name, "emulator" under TXRT_CUDA=emulate, NULL (any) without a GPU. */
+bool gpu_emulate_switch(void);
+bool gpu_probe(bool emulate, char *text, size_t cap);
+const char *tune_machine(const char *target);
 
 /* ---- features.c: the cost model's view of a loop nest -------------------
  * f lowered up to simplify (the nest --print-loops shows); out has
@@ -173,7 +194,9 @@ enum { MODEL_AUTO, MODEL_XGBOOST, MODEL_NONE };
 
 typedef struct {
 	const char *input, *kernel, *schedule, *log, *out, *name;
-	const char *target;          /* "cpu" (timed) or "vta" (the simulator's cycles) */
+	const char *target;          /* "cpu" (timed), "vta" (the simulator's cycles) or "cuda"
+	                                (timed on the GPU) */
+	const char *cuda_arch;       /* --cuda-arch */
 	const char **names; int64_t *values; int ndefs;   /* -D */
 	int trials, threads, samples, top;
 	unsigned seed;

@@ -13,7 +13,8 @@
  * threads, "best" for the winner of a run).  `txc --tuning-log F` and
  * `txc bench --tuning-log F` give each schedule template the knob point of
  * the best record that matches it: same kernel, schedule, space hash (the
- * template's text), target, CPU name, and the sizes that -D fixes.  A
+ * template's text), target, machine (the CPU's name; for cuda the GPU's,
+ * any when the compiling machine has none), and the sizes that -D fixes.  A
  * template with records of its kernel and schedule but none that matches
  * keeps its default point, with one warning naming the nearest record.  A
  * line that is not such a record is an error at its line and column.
@@ -420,11 +421,10 @@ rec_sizes(const TuneRecord *r)
 /* Gives template s the point of the best record of the log that matches it. */
 static void
 apply_one(Program *prog, Schedule *s, TuneRecord *recs, int n, const char *path, const char *target,
-    const char **def_names, const int64_t *def_values, int ndefs)
+    const char *cpu, const char **def_names, const int64_t *def_values, int ndefs)
 {
 	const char *sname = s->name ? s->name : "default";
 	const char *space = arena_printf(perm, "%016llx", (unsigned long long)knobs_space_hash(s));
-	const char *cpu = tunelog_cpu();
 	TuneRecord *best = NULL, *near = NULL;
 	int nearness = -1;
 	bool any = false;
@@ -436,7 +436,7 @@ apply_one(Program *prog, Schedule *s, TuneRecord *recs, int n, const char *path,
 		any = true;
 		/* how near a record that does not match is: the more that agrees, the nearer */
 		int agree = (!strcmp(r->space, space)) * 8 + (!strcmp(r->target, target)) * 4 +
-		    (!strcmp(r->cpu, cpu)) * 2;
+		    (!cpu || !strcmp(r->cpu, cpu)) * 2;
 		bool sizes_ok = true;
 		for (int d = 0; d < ndefs; d++) {
 			bool found;
@@ -468,15 +468,15 @@ apply_one(Program *prog, Schedule *s, TuneRecord *recs, int n, const char *path,
 		return;
 	const char *why = strcmp(near->space, space) ? "the template has changed since" :
 	    strcmp(near->target, target) ? arena_printf(perm, "it is for target %s", near->target) :
-	    strcmp(near->cpu, cpu) ? arena_printf(perm, "it was measured on %s, this is %s",
+	    cpu && strcmp(near->cpu, cpu) ? arena_printf(perm, "it was measured on %s, this is %s",
 	    near->cpu, cpu) : arena_printf(perm, "it is for %s", rec_sizes(near));
 	diag_warn(s->loc, "no record of %s matches %s (%s) here; the nearest, line %d, does not: "
 	    "%s; the template keeps its default point", path, s->kernel, sname, near->line, why);
 }
 
 bool
-tunelog_apply(Program *prog, const char *path, const char *target, const char **def_names,
-    const int64_t *def_values, int ndefs)
+tunelog_apply(Program *prog, const char *path, const char *target, const char *machine,
+    const char **def_names, const int64_t *def_values, int ndefs)
 {
 	TuneRecord *recs;
 	int n;
@@ -485,7 +485,8 @@ tunelog_apply(Program *prog, const char *path, const char *target, const char **
 	for (int i = 0; i < prog->nschedules; i++) {
 		Schedule *s = prog->schedules[i];
 		if (s && s->nknobs && s->target && !strcmp(s->target, target))
-			apply_one(prog, s, recs, n, path, target, def_names, def_values, ndefs);
+			apply_one(prog, s, recs, n, path, target, machine, def_names, def_values,
+			    ndefs);
 	}
 	return true;
 }

@@ -62,7 +62,10 @@ typedef struct {
 
 /* On one thread a sample is the thread's CPU time: time the scheduler gives
  * to the other processes of a shared machine does not count (the kernel
- * runs on the calling thread, rt/pool.c); on more, it is wall-clock time. */
+ * runs on the calling thread, rt/pool.c); on more, it is wall-clock time.
+ * On a GPU (--target=cuda) it is wall-clock time too: each run launches
+ * its kernels and waits for them (txrt_cuda_launch is synchronous), so a
+ * sample is a synchronised batch of runs timed by the host's clock. */
 static clockid_t sample_clock = CLOCK_MONOTONIC;
 
 static double
@@ -110,6 +113,12 @@ vta(const WorkerConfig *c)
 	return c->target && !strcmp(c->target, "vta");
 }
 
+static bool
+cuda(const WorkerConfig *c)
+{
+	return c->target && !strcmp(c->target, "cuda");
+}
+
 /* Compiles point into v; false with m->status and m->msg set. */
 static bool
 compile(const WorkerConfig *c, const int *point, Variant *v, BenchData *d, Meas *m)
@@ -141,6 +150,12 @@ compile(const WorkerConfig *c, const int *point, Variant *v, BenchData *d, Meas 
 			v->jit = vta_jit_compile(&f, 1, &c->llvm);
 			if (v->jit)
 				m->status = MEAS_FAILED;
+		} else if (f && cuda(c)) {
+			/* the cuda backend's refusals (PTX it cannot write) are the
+			 * schedule's errors too; the driver's come at the first run */
+			v->jit = cuda_jit_compile(&f, 1, &c->llvm, c->cuda_arch);
+			if (v->jit)
+				m->status = MEAS_FAILED;
 		} else if (f) {
 			v->jit = llvm_jit_compile(&f, 1, &c->llvm);
 			m->status = MEAS_FAILED;
@@ -163,7 +178,14 @@ compile(const WorkerConfig *c, const int *point, Variant *v, BenchData *d, Meas 
 	free(buf);
 	diag_reset();
 	memcpy(v->point, point, sizeof v->point);
-	v->run = bench_run_new(d, f);
+	/* cuda: the inputs copied to the device once, here, for all of v's runs */
+	v->run = bench_run_new(d, f, cuda(c), m->msg, sizeof m->msg);
+	if (!v->run) {
+		m->status = MEAS_FAILED;
+		m->restart = true;   /* the device may be in an error state */
+		llvm_jit_free(v->jit);
+		return false;
+	}
 	v->valid = true;
 	return true;
 }
@@ -224,10 +246,30 @@ measure(const WorkerConfig *c, BenchData *d, Variant *cand, Variant *inc, Meas *
 		vta_cand = vta_ms(cand, &rc);
 	else
 		rc = cand->fn(a);
+	if (rc == TXRT_ERR_CUDA && cuda(c)) {
+		/* what the driver (or the emulator) refuses to launch: too many
+		 * threads or too much shared memory per block, registers.  When the
+		 * device is still sound, an illegal point; when the kernel left it
+		 * in an error state (an illegal address), a failed one, and the
+		 * worker starts afresh */
+		snprintf(m->msg, sizeof m->msg, "%s", txrt_last_error());
+		if (txrt_cuda_synchronize() == 0) {
+			m->status = MEAS_ILLEGAL;
+			return;
+		}
+		m->status = MEAS_FAILED;
+		m->restart = true;
+		return;
+	}
 	if (rc != 0) {
 		m->status = MEAS_FAILED;
 		snprintf(m->msg, sizeof m->msg, "the entry point returned %d: %s", rc,
 		    txrt_last_error());
+		return;
+	}
+	if (!bench_run_fetch(cand->run, m->msg, sizeof m->msg)) {
+		m->status = MEAS_FAILED;
+		m->restart = true;
 		return;
 	}
 	m->error = bench_run_error(d, cand->run);
@@ -329,6 +371,14 @@ worker_loop(const WorkerConfig *c, int in, int out)
 {
 	Meas m;
 	Request rq;
+	const char *gpu = NULL;
+	if (cuda(c)) {
+		/* the GPU (tune.c made sure there is one), or under the test switch
+		 * the emulator; the driver is loaded here, never in the tuner, which
+		 * forks workers (a process may not use CUDA across a fork) */
+		txrt_cuda_set_mode(c->emulate ? TXRT_CUDA_EMULATE : TXRT_CUDA_DEVICE);
+		gpu = txrt_cuda_device_name();
+	}
 	LowerOptions lo = { .no_schedule = true, .target = "cpu", .def_names = c->def_names,
 	    .def_values = c->def_values, .ndefs = c->ndefs };
 	IrFunc *rf = lower_kernel(c->prog, c->k, &lo);
@@ -343,7 +393,7 @@ worker_loop(const WorkerConfig *c, int in, int out)
 	while (full_read(in, &rq, sizeof rq)) {
 		memset(&m, 0, sizeof m);
 		txrt_set_num_threads(rq.threads);
-		sample_clock = rq.threads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+		sample_clock = rq.threads == 1 && !cuda(c) ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
 		bool same = !memcmp(rq.cand, rq.inc, sizeof rq.cand);
 		if (!inc.valid || memcmp(inc.point, rq.inc, sizeof rq.inc)) {
 			release(&inc);
@@ -362,8 +412,10 @@ worker_loop(const WorkerConfig *c, int in, int out)
 			measure(c, d, &cand, &inc, &m);
 			release(&cand);
 		}
-		if (!full_write(out, &m, sizeof m))
-			break;
+		if (gpu)
+			snprintf(m.cpu, sizeof m.cpu, "%s", gpu);   /* the machine that measured */
+		if (!full_write(out, &m, sizeof m) || m.restart)
+			break;   /* restart: the tuner starts a new worker for the next request */
 	}
 	_exit(0);
 }
@@ -460,6 +512,8 @@ worker_measure(Worker *w, const int *cand, const int *inc, int threads, double t
 	}
 	if (!full_read(w->rep_fd, m, sizeof *m))
 		reap(w, false, m);
+	else if (m->restart)
+		reap(w, false, NULL);   /* it exits after this answer */
 }
 
 void
