@@ -251,9 +251,9 @@ measure(const WorkerConfig *c, BenchData *d, Variant *cand, Variant *inc, Meas *
 		 * threads or too much shared memory per block, registers.  When the
 		 * device is still sound, an illegal point; when the kernel left it
 		 * in an error state (an illegal address), a failed one, and the
-		 * worker starts afresh */
+		 * worker starts afresh; so is a race the emulator reports */
 		snprintf(m->msg, sizeof m->msg, "%s", txrt_last_error());
-		if (txrt_cuda_synchronize() == 0) {
+		if (txrt_cuda_emu_reports() == 0 && txrt_cuda_synchronize() == 0) {
 			m->status = MEAS_ILLEGAL;
 			return;
 		}

@@ -37,6 +37,8 @@ TXRT_CUDA=emulate "$TXC" tune mm.tx --target=cuda $sizes >out.txt 2>err.txt
 [ $? = 3 ] || fail "--target=cuda in the emulator without the test switch: not exit status 3"
 grep -q "emulator, whose timings mean nothing" err.txt || fail "the emulator refused without the reason"
 [ ! -s out.txt ] || fail "a refused run printed a search"
+"$TXC" tune mm.tx --target=cuda --cuda-arch=90 $sizes >out.txt 2>err.txt
+[ $? = 1 ] && grep -q "bad --cuda-arch '90'" err.txt || fail "--cuda-arch=90 not refused"
 
 # the search in the emulator; the point bm=128 tm=4 tn=2 kstep=16 db=0
 # crashes the worker
@@ -64,7 +66,7 @@ grep -q '"phase":"best"' log.jsonl || fail "no best record"
 # -o: an ordinary cuda schedule; checked in the emulator at other odd sizes
 grep -q 'schedule sgemm as tuned for cuda' best.tx || fail "-o did not write a cuda schedule"
 grep -q '//     txc --target=cuda best.tx -k sgemm -s tuned' best.tx || fail "-o's comment"
-TXRT_CUDA=emulate "$TXC" bench --target=cuda -D M=33 -D N=70 -D K=9 -k sgemm -s tuned best.tx >bench.txt 2>&1 ||
+TXRT_CUDA=emulate "$TXC" bench --target=cuda -D M=33 -D N=70 -D K=37 -k sgemm -s tuned best.tx >bench.txt 2>&1 ||
 	{ cat bench.txt; fail "txc bench --target=cuda of the tuned schedule failed"; }
 grep -q MISMATCH bench.txt && { cat bench.txt; fail "the tuned schedule's result differs"; }
 
