@@ -10,6 +10,17 @@
  * minutes and gigabytes).
  * Variables bound inside the body (lets) get fresh names in each copy, so
  * that a backend never sees one variable bound twice in one scope.
+ *
+ * In a GPU kernel such tests would run in every step of a register tile:
+ * the block and thread loops are not partitioned (partition.c), so a
+ * thread of a whole tile pays for the edge one.  There, a nest of
+ * unrolled loops whose bounded extents E_k (constant bound n_k) do not
+ * depend on the nest's own loops is unswitched first,
+ *
+ *     if (E_1 >= n_1 && E_2 >= n_2 ...) { the nest, extents n_k } else { the nest }
+ *
+ * so that whole tiles run copies with no test (the If is uniform across
+ * the nest, one test per entry into it).
  */
 #include <string.h>
 
@@ -75,6 +86,166 @@ unroll_loop(IrStmt *s)
 		copies[i] = c;
 	}
 	return ir_block(copies, (int)n);
+}
+
+/* ---- unswitching a GPU nest on its whole extents --------------------------- */
+
+typedef struct {
+	IrVisitor v;
+	Var *bound[64];    /* loop and let variables bound inside the nest */
+	int nbound;
+	bool overflow;     /* or not to be unswitched: see nest_safe */
+	IrExpr *ext[16];   /* bounded extents of the nest's unrolled loops */
+	int64_t max[16];
+	int next;
+} Nest;
+
+static void
+nest_let(IrVisitor *v, IrStmt *s)
+{
+	Nest *n = (Nest *)v;
+	if (n->nbound < 64)
+		n->bound[n->nbound++] = s->let.var;
+	else
+		n->overflow = true;
+	ir_visit_stmt_children(v, s);
+}
+
+static void
+nest_for(IrVisitor *v, IrStmt *s)
+{
+	Nest *n = (Nest *)v;
+	int64_t c;
+	if (s->loop.fk == FOR_GPU_BLOCK || s->loop.fk == FOR_GPU_THREAD)
+		n->overflow = true;
+	if (n->nbound < 64)
+		n->bound[n->nbound++] = s->loop.var;
+	else
+		n->overflow = true;
+	IrExpr *ext = simplify_expr(s->loop.extent, NULL);
+	if (s->loop.fk == FOR_UNROLLED && !ir_is_const(ext, &c) && bounds_const_max(ext, &c) &&
+	    c >= 1 && c <= UNROLL_MAX) {
+		if (n->next < 16) {
+			n->ext[n->next] = ext;
+			n->max[n->next++] = c;
+		} else
+			n->overflow = true;
+	}
+	ir_visit_stmt_children(v, s);
+}
+
+/* What a branch on a thread's index must not hold: a buffer's allocation
+ * or a store to shared memory (a block's cooperative copy and its
+ * barriers), a GPU loop, or an intrinsic call (mma.sync: the whole warp
+ * takes part). */
+static void
+nest_unsafe_stmt(IrVisitor *v, IrStmt *s)
+{
+	((Nest *)v)->overflow = true;
+	(void)s;
+}
+
+static void
+nest_store(IrVisitor *v, IrStmt *s)
+{
+	if (s->store.buf->scope == SCOPE_SHARED)
+		((Nest *)v)->overflow = true;
+	ir_visit_stmt_children(v, s);
+}
+
+static void
+nest_call(IrVisitor *v, IrExpr *e)
+{
+	if (e->call.ck == CALL_INTRINSIC)
+		((Nest *)v)->overflow = true;
+	ir_visit_expr_children(v, e);
+}
+
+/* Replaces the extents the unswitch proved whole by their bounds. */
+typedef struct {
+	IrMutator m;
+	Nest *n;
+	bool *keep;
+} Whole;
+
+static IrStmt *
+whole_for(IrMutator *m, IrStmt *s)
+{
+	Whole *w = (Whole *)m;
+	IrStmt *r = ir_mutate_stmt_children(m, s);
+	if (!r || r->kind != IS_FOR || r->loop.fk != FOR_UNROLLED)
+		return r;
+	IrExpr *ext = simplify_expr(s->loop.extent, NULL);
+	for (int i = 0; i < w->n->next; i++)
+		if (w->keep[i] && ir_expr_equal(ext, w->n->ext[i])) {
+			IrStmt *c = ir_for(r->loop.var, r->loop.min,
+			    ir_int(r->loop.extent->type, w->n->max[i]), FOR_UNROLLED, r->loop.body);
+			c->loc = r->loc;
+			return c;
+		}
+	return r;
+}
+
+/* The unswitched nest, or s when none of its extents can be. */
+static IrStmt *
+unswitch_nest(IrStmt *s)
+{
+	Nest n;
+	memset(&n, 0, sizeof n);
+	n.v.stmt[IS_FOR] = nest_for;
+	n.v.stmt[IS_LET] = nest_let;
+	n.v.stmt[IS_ALLOCATE] = nest_unsafe_stmt;
+	n.v.stmt[IS_STORE] = nest_store;
+	n.v.expr[IR_CALL] = nest_call;
+	ir_visit_stmt(&n.v, s);
+	if (n.overflow || n.next == 0)
+		return s;
+	bool keep[16];
+	IrExpr *cond = NULL;
+	for (int i = 0; i < n.next; i++) {
+		keep[i] = true;
+		for (int j = 0; j < n.nbound && keep[i]; j++)
+			keep[i] = !ir_uses_var(n.ext[i], n.bound[j]);
+		for (int j = 0; j < i && keep[i]; j++)
+			keep[i] = !(keep[j] && ir_expr_equal(n.ext[i], n.ext[j]));
+		if (!keep[i])
+			continue;
+		/* min(E, n) >= n is E >= n */
+		IrExpr *e = n.ext[i];
+		int64_t k;
+		if (e->kind == IR_MIN && ir_is_const(e->b, &k) && k == n.max[i])
+			e = e->a;
+		else if (e->kind == IR_MIN && ir_is_const(e->a, &k) && k == n.max[i])
+			e = e->b;
+		IrExpr *c = ir_binop(IR_GE, e, ir_int(e->type, n.max[i]));
+		cond = cond ? ir_binop(IR_AND, cond, c) : c;
+	}
+	if (!cond)
+		return s;
+	Whole w = { .m = {.stmt = {[IS_FOR] = whole_for}}, .n = &n, .keep = keep };
+	IrStmt *fast = ir_mutate_stmt(&w.m, s);
+	IrStmt *r = ir_if(simplify_expr(cond, NULL), fast, s);
+	r->loc = s->loc;
+	return r;
+}
+
+/* Unswitches the outermost unrolled nests inside GPU loops. */
+static IrStmt *
+gpu_nests_for(IrMutator *m, IrStmt *s)
+{
+	if (s->loop.fk == FOR_UNROLLED)
+		return unswitch_nest(s);
+	return ir_mutate_stmt_children(m, s);
+}
+
+static IrStmt *
+gpu_kernels_for(IrMutator *m, IrStmt *s)
+{
+	if (s->loop.fk == FOR_GPU_BLOCK || s->loop.fk == FOR_GPU_THREAD) {
+		IrMutator in = {.stmt = {[IS_FOR] = gpu_nests_for}};
+		return ir_mutate_stmt(&in, s);
+	}
+	return ir_mutate_stmt_children(m, s);
 }
 
 static IrStmt *
@@ -147,6 +318,8 @@ unroll_loops(IrStmt *s)
 		    "first");
 		return NULL;
 	}
+	IrMutator g = {.stmt = {[IS_FOR] = gpu_kernels_for}};
+	s = ir_mutate_stmt(&g, s);
 	IrMutator m = {.stmt = {[IS_FOR] = unroll_for}};
 	return ir_mutate_stmt(&m, s);
 }
