@@ -103,12 +103,43 @@ flatten_buffers(IrStmt *s)
 /* A buffer allocated with an extent that only has a constant bound
  * (min(4, N - jo*4), a tile's edge) gets the bound as its extent, so that
  * its strides are constants: a GPU thread's local tile then indexes with
- * constants once unrolled, and lives in registers rather than the stack. */
+ * constants once unrolled, and lives in registers rather than the stack;
+ * a block's shared tile (min(16, K - ko*16) columns of A) is read with
+ * constant strides, as Halide sizes shared allocations.  Not a buffer an
+ * intrinsic call (mma) takes: its strides are the call's arguments. */
+typedef struct {
+	IrVisitor v;
+	Buffer *b;
+	bool found;
+} InCall;
+
+static void
+in_call(IrVisitor *v, IrExpr *e)
+{
+	InCall *c = (InCall *)v;
+	if (e->call.ck == CALL_INTRINSIC)
+		for (int i = 0; i < e->call.nargs; i++)
+			if (e->call.args[i]->kind == IR_LOAD && e->call.args[i]->load.buf == c->b)
+				c->found = true;
+	ir_visit_expr_children(v, e);
+}
+
+/* Whether an intrinsic call in s takes b's address: the call's stride
+ * arguments were written from b's extents (tensorize.c), which must stay. */
+static bool
+intrinsic_operand(IrStmt *s, Buffer *b)
+{
+	InCall c = { .v = {.expr = {[IR_CALL] = in_call}}, .b = b };
+	ir_visit_stmt(&c.v, s);
+	return c.found;
+}
+
 static IrStmt *
 pad_alloc(IrMutator *m, IrStmt *s)
 {
 	Buffer *b = s->alloc.buf;
-	if (b->scope == SCOPE_LOCAL && !b->stride)
+	if ((b->scope == SCOPE_LOCAL || b->scope == SCOPE_SHARED) && !b->stride &&
+	    !intrinsic_operand(s->alloc.body, b))
 		for (int d = 0; d < b->ndims; d++) {
 			int64_t c;
 			if (b->extent[d] && !ir_is_const(b->extent[d], &c) &&

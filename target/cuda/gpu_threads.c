@@ -165,7 +165,14 @@ uses_any(IrExpr *e, IrStmt **chain, int n)
 }
 
 /* for (r, 0, ceil(total / n)) { let f = r*n + tid; if (f < total) {
- *   v_last = min + f % ext; ...; body } } */
+ *   v_last = min + f % ext; ...; body } }
+ * A loop whose extent is not a constant but has a constant bound (a
+ * tile's edge, min(16, K - ko*16)) is spread over its bound, with the
+ * test pos < extent beside f < total: the positions then come from
+ * divisions by constants, not by the extent. */
+/* The largest constant bound spread over in place of its extent. */
+enum { SPREAD_BOUND_MAX = 1 << 16 };
+
 static IrStmt *
 spread(Spmd *S, IrStmt *s)
 {
@@ -181,23 +188,34 @@ spread(Spmd *S, IrStmt *s)
 	body = thread_code(S, body, false);   /* every thread takes its share */
 	/* a loop past a tail runs a negative number of times, that is none:
 	 * two such extents must not multiply to a positive count */
-	IrExpr *total = NULL;
+	IrExpr *total = NULL, *span[16];
+	bool bounded[16];
 	for (int i = 0; i < n; i++) {
-		IrExpr *e = ir_max(gpu_spmd_as_type(chain[i]->loop.extent, ir_i64), ir_i64c(0));
-		total = total ? ir_mul(total, e) : e;
+		IrExpr *ext = simplify_expr(gpu_spmd_as_type(chain[i]->loop.extent, ir_i64), NULL);
+		int64_t c;
+		bounded[i] = !ir_is_const(ext, &c) && bounds_const_max(ext, &c) && c >= 1 &&
+		    c <= SPREAD_BOUND_MAX;
+		span[i] = bounded[i] ? ir_i64c(c) : ir_max(ext, ir_i64c(0));
+		total = total ? ir_mul(total, span[i]) : span[i];
 	}
 	Var *f = ir_new_var("f", ir_i64), *r = ir_new_var("r", ir_i64);
-	IrExpr *rest = ir_var(f);
+	IrExpr *rest = ir_var(f), *cond = NULL;
 	for (int i = n - 1; i >= 0; i--) {
 		IrExpr *ext = gpu_spmd_as_type(chain[i]->loop.extent, ir_i64);
-		IrExpr *pos = i ? ir_mod(rest, ext) : rest;
+		IrExpr *step = bounded[i] ? span[i] : ext;
+		IrExpr *pos = i ? ir_mod(rest, step) : rest;
 		Var *v = chain[i]->loop.var;
 		body = ir_let_stmt(v, gpu_spmd_as_type(ir_add(gpu_spmd_as_type(chain[i]->loop.min, ir_i64), pos),
 		    v->type), body);
-		rest = ir_div(rest, ext);
+		if (bounded[i]) {
+			IrExpr *t = ir_binop(IR_LT, pos, ext);
+			cond = cond ? ir_binop(IR_AND, cond, t) : t;
+		}
+		rest = ir_div(rest, step);
 	}
 	IrExpr *nt = nthreads(S);
-	body = ir_if(ir_binop(IR_LT, ir_var(f), total), body, NULL);
+	IrExpr *in = ir_binop(IR_LT, ir_var(f), total);
+	body = ir_if(cond ? ir_binop(IR_AND, in, cond) : in, body, NULL);
 	body = ir_let_stmt(f, ir_add(ir_mul(ir_var(r), nt), linear_tid(S)), body);
 	IrExpr *trips = ir_div(ir_sub(ir_add(total, nt), ir_i64c(1)), nt);
 	return simplify_stmt(ir_for(r, ir_i64c(0), trips, FOR_SERIAL, body));
