@@ -73,13 +73,22 @@ in_half(IrStmt *s, Buffer *from, Buffer *to, IrExpr *offset)
 	return ir_mutate_stmt(&h.m, s);
 }
 
+/* The extents' product at its largest: each extent's constant bound,
+ * for any value of its variables or over the loops around it (scope: with
+ * the sizes fixed by -D below a tile, min(64, 45 - jo*64) is simplified to
+ * 45 - jo*64, which is 45 at most for jo >= 0). */
 static bool
-one_elem_bound(Buffer *b, int64_t *n)
+one_elem_bound(Buffer *b, BoundsScope *scope, int64_t *n)
 {
 	*n = 1;
 	for (int d = 0; d < b->ndims; d++) {
 		int64_t c;
-		if (!(ir_is_const(b->extent[d], &c) || bounds_const_max(b->extent[d], &c)) || c < 0)
+		if (!(ir_is_const(b->extent[d], &c) || bounds_const_max(b->extent[d], &c))) {
+			IrExpr *hi = bounds_of_expr(b->extent[d], scope).max;
+			if (!hi || !ir_is_const(simplify_expr(hi, NULL), &c))
+				return false;
+		}
+		if (c < 0)
 			return false;
 		*n *= c;
 	}
@@ -89,6 +98,7 @@ one_elem_bound(Buffer *b, int64_t *n)
 typedef struct {
 	IrMutator m;
 	bool ok;
+	BoundsScope *scope;   /* the loops around the statement being mutated */
 } Db;
 
 /* The two-half buffer of b. */
@@ -148,7 +158,7 @@ inject(Db *D, IrStmt *loop)
 			D->ok = false;
 			return NULL;
 		}
-		if (!one_elem_bound(b, &sizes[nd])) {
+		if (!one_elem_bound(b, D->scope, &sizes[nd])) {
 			diag_error(b->double_buffer_loc, "double_buffer of '%s' needs a buffer of "
 			    "constant size; its extents depend on run-time values", b->name);
 			diag_note(b->double_buffer_loc, "compute it at a loop whose region of it has a "
@@ -202,10 +212,24 @@ inject(Db *D, IrStmt *loop)
 	return out;
 }
 
+static IrStmt *db_for_in(Db *d, IrStmt *s);
+
 static IrStmt *
 db_for(IrMutator *m, IrStmt *s)
 {
 	Db *d = (Db *)m;
+	BoundsScope *saved = d->scope;
+	Interval iv = { s->loop.min, ir_sub(ir_add(s->loop.min, s->loop.extent), ir_i64c(1)) };
+	d->scope = bounds_push(saved, s->loop.var, iv);
+	IrStmt *r = db_for_in(d, s);
+	d->scope = saved;
+	return r;
+}
+
+static IrStmt *
+db_for_in(Db *d, IrStmt *s)
+{
+	IrMutator *m = &d->m;
 	bool any = false;
 	for (IrStmt *a = s->loop.body; a->kind == IS_ALLOCATE; a = a->alloc.body)
 		any |= a->alloc.buf->double_buffer;
