@@ -214,6 +214,10 @@ typedef struct TupleRed {
 	bool assoc;           /* `combine associative`: declared associative */
 	Loc assoc_loc;
 	Tensor **outs;        /* sema: the outputs, in order */
+	/* sema: the copies of value i that the outputs' updates hold in place
+	 * of the combiner's parameter for it (lower/sched_stages.c: rfactor
+	 * puts the partial results there) */
+	Expr ***ecopies; int *necopies, *capecopies;
 	Expr **vals; int nvals;
 	Expr **accs; int naccs;
 	Expr **elems; int nelems;

@@ -168,22 +168,6 @@ root_values(LStage *s, IrStmt *body)
 	return body;
 }
 
-/* e, an expression of output m of the tuple reduction s leads, over s's
- * axis variables: m's axes stand for the same points (the same pure axes
- * and ranges, in the same order). */
-static IrExpr *
-as_lead(LStage *s, LStage *m, IrExpr *e)
-{
-	if (m == s || !e)
-		return e;
-	for (int k = 0; k < s->ndims + s->nred && k < m->ndims + m->nred; k++) {
-		int am = k < m->ndims ? k : m->rax[k - m->ndims];
-		int as = k < s->ndims ? k : s->rax[k - s->ndims];
-		e = stage_subst(e, m->axes[am].var, ir_var(s->axes[as].var));
-	}
-	return e;
-}
-
 /* One step of an update: its value stored at its position; of a tuple
  * reduction's first output, every output's value computed from the
  * values all of them hold before the step, then stored. */
@@ -198,13 +182,13 @@ update_step(Lower *L, LStage *s)
 		LStage *m = s->tmem[j];
 		IrExpr **idx = arena_alloc(ir_arena, (m->ndims + 1) * sizeof *idx);
 		for (int d = 0; d < m->ndims; d++)
-			idx[d] = as_lead(s, m, m->uidx[d]);
+			idx[d] = stage_as_lead(s, m, m->uidx[d]);
 		nv[j] = stage_typed_var(L, arena_printf(ir_arena, "%s_next", m->name),
 		    ir_scalar(m->elem));
 		st = ir_seq(st, ir_store(m->buf, idx, m->ndims, ir_var(nv[j]), NULL));
 	}
 	for (int j = s->ntmem - 1; j >= 0; j--)
-		st = ir_let_stmt(nv[j], as_lead(s, s->tmem[j], s->tmem[j]->uval), st);
+		st = ir_let_stmt(nv[j], stage_as_lead(s, s->tmem[j], s->tmem[j]->uval), st);
 	return st;
 }
 

@@ -222,6 +222,11 @@ bool stage_reads(IrExpr *e, Buffer *b);
 IrExpr *stage_redirect(IrExpr *e, Buffer *from, Buffer *to);
 IrExpr *stage_identity(ReduceOp op, ScalarType t);
 IrExpr *stage_combine(ReduceOp op, IrExpr *a, IrExpr *b);
+/* e over s's axes with from[i] replaced by a copy of the load to[i] */
+IrExpr *stage_conv_subst(Lower *L, LStage *s, Expr *e, ScalarType t, Expr **from,
+    IrExpr **to, int n);
+/* e, over the axes of m, an output of the tuple reduction s leads, over s's */
+IrExpr *stage_as_lead(LStage *s, LStage *m, IrExpr *e);
 void stage_add_check(Lower *L, IrExpr *cond, int code, const char *msg);
 const char *stage_loc_text(Loc loc);              /* the source of a range */
 
@@ -293,6 +298,7 @@ bool update_schedule(Lower *L);
 bool update_in_nest(LStage *s, int pos);
 bool update_kind_ok(LStage *s, Axis *a, ForKind fk, Loc at);
 bool update_prim_ok(LStage *s, SchedPrim *sp);
+int update_order_breach(LStage *s, int *before);   /* a domain loop out of step order, or -1 */
 
 /* bounds_infer.c: regions of every stage, access checks. */
 bool bounds_infer_stages(Lower *L);

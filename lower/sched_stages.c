@@ -263,32 +263,18 @@ update_other(LStage *s)
 	return NULL;
 }
 
-/* rfactor of an associative update definition (tx.5 UPDATES), Halide's
- * parallel histogram: with r split into (ro, ri), rfactor(ro) makes a
- * stage n[b.., ro] of partial results, the identity updated by the steps
- * of chunk ro only (for (ri) n[p, ro] op= v: ro is a pure axis of n that
- * its update keeps, so chunks may run in parallel), and s's update adds
- * the chunks up: for (ro) s[b..] op= n[b.., ro]. */
-static void
-rfactor_update(Lower *L, LStage *s, SchedPrim *sp, int pos)
+/* The partial stage of rfactor of an update over loop `pos` of s (its
+ * chunk axis fa, made from the range): n[b.., fa] with s's pure axes and
+ * their splits, fa as a pure axis after them, and s's other loops of the
+ * range as its reduction axes, in s's loop order; *mapp maps s's axes to
+ * n's (-1: none).  Its update keeps every pure axis, fa included. */
+static LStage *
+partial_stage(Lower *L, LStage *s, const char *name, ScalarType elem, int pos, Loc loc,
+    int **mapp)
 {
-	int fa = s->leaves[pos];
-	IrExpr *other = update_other(s);
-	if (!other) {
-		diag_error(sp->loc, "cannot rfactor the update definition of '%s': its value is "
-		    "not its current value combined with another by +, *, max or min", s->name);
-		return;
-	}
-	for (int i = 0; i < s->nrels; i++)
-		if (s->axes[s->rels[i].parent].red && !s->rels[i].fuse && s->rels[i].tail == TAIL_EXACT) {
-			diag_error(sp->loc, "rfactor of '%s' after a tail=exact split of '%s' is not "
-			    "supported; use guard", s->name, s->axes[s->rels[i].parent].name);
-			return;
-		}
-	axes_extents(s);
-	int nd = s->ndims;
-	LStage *n = stage_new(L, sp->outs[0], s->elem, nd + 1, index_of(L, s));
-	n->loc = sp->loc;
+	int fa = s->leaves[pos], nd = s->ndims;
+	LStage *n = stage_new(L, name, elem, nd + 1, index_of(L, s));
+	n->loc = loc;
 	int *map = arena_alloc(ir_arena, (s->naxes + 1) * sizeof *map);
 	for (int i = 0; i < s->naxes; i++)
 		map[i] = -1;
@@ -326,50 +312,67 @@ rfactor_update(Lower *L, LStage *s, SchedPrim *sp, int pos)
 	n->nleaves = n->capleaves = s->nleaves;
 	for (int i = 0; i < s->nleaves; i++)
 		n->leaves[i] = map[s->leaves[i]];
-	/* n's position, value and where: the domain's axes in terms of the
-	 * loops, then every loop in n's names */
-	IrExpr **idx = arena_alloc(ir_arena, (nd + 2) * sizeof *idx);
-	memcpy(idx, s->uidx, nd * sizeof *idx);
-	IrExpr *pred = s->upred;
+	n->upd = true;
+	n->uloc = s->uloc;
+	n->ukeep = s->ukeep | (nd < 64 ? (uint64_t)1 << nd : 0);
+	n->shape = arena_alloc(ir_arena, (nd + 2) * sizeof *n->shape);
+	memcpy(n->shape, s->shape, nd * sizeof *n->shape);
+	n->shape[nd] = lin_normalize(s->axes[fa].ext);
+	*mapp = map;
+	return n;
+}
+
+/* e, over s's root axes, over n's (partial_stage): the range's axes in
+ * terms of s's loops, then every loop in n's names. */
+static IrExpr *
+to_partial(LStage *s, LStage *n, int *map, IrExpr *e)
+{
 	for (int i = 0; i < s->nred; i++) {
 		int r = s->rax[i];
 		IrExpr *v = axes_root_value(s, r);
 		if (s->axes[r].leaf)    /* a loop of n from 0: from the range's start */
 			v = lin_normalize(ir_add(s->rmin[i], v));
-		for (int d = 0; d < nd; d++)
-			idx[d] = stage_subst(idx[d], s->axes[r].var, v);
-		other = stage_subst(other, s->axes[r].var, v);
+		e = stage_subst(e, s->axes[r].var, v);
+	}
+	for (int i = 0; i < s->naxes; i++)
+		if (map[i] >= 0 && (i < s->ndims || s->axes[i].red))
+			e = stage_subst(e, s->axes[i].var, ir_var(n->axes[map[i]].var));
+	return e;
+}
+
+/* s's where and the guards of its split range loops, over n's axes (the
+ * where only inside the guards: lower.c makes two Ifs of it). */
+static IrExpr *
+partial_pred(LStage *s, LStage *n, int *map)
+{
+	IrExpr *pred = s->upred;
+	for (int i = 0; i < s->nred; i++) {
+		int r = s->rax[i];
+		IrExpr *v = axes_root_value(s, r);
+		if (s->axes[r].leaf)
+			v = lin_normalize(ir_add(s->rmin[i], v));
 		pred = stage_subst(pred, s->axes[r].var, v);
 	}
-	IrExpr *tails = axes_guards(s, false, true);   /* the steps' guard splits */
-	if (tails)   /* the where only inside them (lower.c: two Ifs) */
+	IrExpr *tails = axes_guards(s, false, true);
+	if (tails)
 		pred = pred ? ir_select(tails, pred, ir_make_const(tails->type, 0)) : tails;
 	for (int i = 0; i < s->naxes; i++)
-		if (map[i] >= 0 && (i < nd || s->axes[i].red)) {
-			IrExpr *to = ir_var(n->axes[map[i]].var);
-			for (int d = 0; d < nd; d++)
-				idx[d] = stage_subst(idx[d], s->axes[i].var, to);
-			other = stage_subst(other, s->axes[i].var, to);
-			pred = stage_subst(pred, s->axes[i].var, to);
-		}
-	idx[nd] = ir_var(n->axes[map[fa]].var);
-	n->upd = n->uassoc = true;
-	n->uop = s->uop;
-	n->uloc = s->uloc;
-	n->uidx = idx;
-	n->uval = stage_combine(s->uop, ir_load(n->buf, idx, nd + 1, NULL, 1), other);
-	n->upred = pred;
-	n->ukeep = s->ukeep | (nd < 64 ? (uint64_t)1 << nd : 0);
-	n->value = stage_identity(s->uop, s->elem);
-	n->shape = arena_alloc(ir_arena, (nd + 2) * sizeof *n->shape);
-	memcpy(n->shape, s->shape, nd * sizeof *n->shape);
-	n->shape[nd] = lin_normalize(s->axes[fa].ext);
-	/* s's update adds the chunks up, at every element */
-	IrExpr *fext = s->axes[fa].ext;
-	int k = stage_add_axis(L, s, s->axes[fa].name, true);
+		if (map[i] >= 0 && (i < s->ndims || s->axes[i].red))
+			pred = stage_subst(pred, s->axes[i].var, ir_var(n->axes[map[i]].var));
+	return pred;
+}
+
+/* s's update made to run over the chunks of rfactor, one step a chunk:
+ * its range is one new reduction axis of extent fext (a loop at `pos`,
+ * or after the others when pos < 0), its update at its pure position;
+ * the axis index. */
+static int
+over_chunks(Lower *L, LStage *s, const char *name, IrExpr *fext, int pos)
+{
+	int k = stage_add_axis(L, s, name, true);
 	drop_reduction(s);
 	s->axes[k].leaf = true;
-	sched_insert_leaf(s, pos < s->nleaves ? pos : s->nleaves, k);
+	sched_insert_leaf(s, pos >= 0 && pos < s->nleaves ? pos : s->nleaves, k);
 	s->nred = 1;
 	s->rax = arena_alloc(ir_arena, 2 * sizeof *s->rax);
 	s->rax[0] = k;
@@ -377,15 +380,216 @@ rfactor_update(Lower *L, LStage *s, SchedPrim *sp, int pos)
 	s->rext = arena_alloc(ir_arena, 2 * sizeof *s->rext);
 	s->rmin[0] = ir_i64c(0);
 	s->rext[0] = fext;
-	IrExpr **at = pure_index(s);
-	at[nd] = ir_var(s->axes[k].var);
 	s->uidx = pure_index(s);
-	s->uval = stage_combine(s->uop, ir_load(s->buf, s->uidx, nd, NULL, 1),
-	    ir_load(n->buf, at, nd + 1, NULL, 1));
 	s->upred = NULL;
 	s->ukeep = 0;
-	for (int d = 0; d < nd && d < 64; d++)
+	for (int d = 0; d < s->ndims && d < 64; d++)
 		s->ukeep |= (uint64_t)1 << d;
+	return k;
+}
+
+static bool
+exact_tail(LStage *s, SchedPrim *sp)
+{
+	for (int i = 0; i < s->nrels; i++)
+		if (s->axes[s->rels[i].parent].red && !s->rels[i].fuse && s->rels[i].tail == TAIL_EXACT) {
+			diag_error(sp->loc, "rfactor of '%s' after a tail=exact split of '%s' is not "
+			    "supported; use guard", s->name, s->axes[s->rels[i].parent].name);
+			return true;
+		}
+	return false;
+}
+
+/* rfactor of an associative update definition (tx.5 UPDATES), Halide's
+ * parallel histogram: with r split into (ro, ri), rfactor(ro) makes a
+ * stage n[b.., ro] of partial results, the identity updated by the steps
+ * of chunk ro only (for (ri) n[p, ro] op= v: ro is a pure axis of n that
+ * its update keeps, so chunks may run in parallel), and s's update adds
+ * the chunks up: for (ro) s[b..] op= n[b.., ro]. */
+static void
+rfactor_update(Lower *L, LStage *s, SchedPrim *sp, int pos)
+{
+	int fa = s->leaves[pos];
+	IrExpr *other = update_other(s);
+	if (!other) {
+		diag_error(sp->loc, "cannot rfactor the update definition of '%s': its value is "
+		    "not its current value combined with another by +, *, max or min", s->name);
+		return;
+	}
+	if (exact_tail(s, sp))
+		return;
+	axes_extents(s);
+	int nd = s->ndims;
+	int *map;
+	LStage *n = partial_stage(L, s, sp->outs[0], s->elem, pos, sp->loc, &map);
+	IrExpr **idx = arena_alloc(ir_arena, (nd + 2) * sizeof *idx);
+	for (int d = 0; d < nd; d++)
+		idx[d] = to_partial(s, n, map, s->uidx[d]);
+	idx[nd] = ir_var(n->axes[map[fa]].var);
+	n->uassoc = true;
+	n->uop = s->uop;
+	n->uidx = idx;
+	n->uval = stage_combine(s->uop, ir_load(n->buf, idx, nd + 1, NULL, 1),
+	    to_partial(s, n, map, other));
+	n->upred = partial_pred(s, n, map);
+	n->value = stage_identity(s->uop, s->elem);
+	/* s's update adds the chunks up, at every element */
+	int k = over_chunks(L, s, s->axes[fa].name, n->shape[nd], pos);
+	IrExpr **at = pure_index(s);
+	at[nd] = ir_var(s->axes[k].var);
+	s->uval = stage_combine(s->uop, ir_load(s->buf, s->uidx, nd, NULL, 1),
+	    ir_load(n->buf, at, nd + 1, NULL, 1));
+}
+
+/* Loads of buffer from[i] at idx in e made loads of to[i] at idx, chunk. */
+typedef struct { Buffer **from, **to; int n; IrExpr *chunk; } Chunk;
+
+static IrExpr *
+chunk_fn(IrExpr *e, void *ctx)
+{
+	Chunk *c = ctx;
+	if (e->kind != IR_LOAD)
+		return NULL;
+	for (int i = 0; i < c->n; i++)
+		if (e->load.buf == c->from[i]) {
+			IrExpr **idx = arena_alloc(ir_arena, (e->load.nidx + 2) * sizeof *idx);
+			memcpy(idx, e->load.idx, e->load.nidx * sizeof *idx);
+			idx[e->load.nidx] = c->chunk;
+			return ir_load(c->to[i], idx, e->load.nidx + 1, NULL, 1);
+		}
+	return NULL;
+}
+
+/* e over the root axes of a, over b's (stages with the same roots). */
+static IrExpr *
+same_roots(LStage *a, LStage *b, IrExpr *e)
+{
+	for (int k = 0; k < a->ndims + a->nred; k++) {
+		int x = k < a->ndims ? k : a->rax[k - a->ndims];
+		int y = k < b->ndims ? k : b->rax[k - b->ndims];
+		e = stage_subst(e, a->axes[x].var, ir_var(b->axes[y].var));
+	}
+	return e;
+}
+
+/* rfactor of a tuple reduction whose combiner is declared associative
+ * (tx.5 TUPLE REDUCTIONS): with the range split into (ro, ri),
+ * rfactor(ro) -> mp makes a partial tuple per chunk, one stage per output
+ * (mp for the first, mp_z for output z), each starting at the identity
+ * and folding the steps of its chunk in order (ro a pure axis of theirs:
+ * chunks may run in parallel); the outputs then fold the chunks' partial
+ * tuples in the order of ro with the combiner, each partial tuple where
+ * the combiner takes the values.  An associative combiner whose identity
+ * is one gives the fold of the whole range: the same result as without
+ * rfactor, ties and NaNs included, up to the rounding of floating
+ * combiners. */
+static void
+rfactor_tuple(Lower *L, LStage *s, SchedPrim *sp, int pos)
+{
+	if (!s->tmem || !s->t || !s->t->update || !s->t->update->tgroup) {
+		diag_error(sp->loc, "cannot rfactor '%s': rfactor applies to the first output of a "
+		    "tuple reduction, once", s->name);
+		return;
+	}
+	if (exact_tail(s, sp))
+		return;
+	TupleRed *tg = s->t->update->tgroup;
+	int nt = s->ntmem, fa = s->leaves[pos], nd = s->ndims;
+	/* chunks of consecutive steps: the outermost loop of the range, the
+	 * others inside it in the order of the steps */
+	int before, first = 0;
+	while (first < s->nleaves && !s->axes[s->leaves[first]].red)
+		first++;
+	if (update_order_breach(s, &before) != -1 || first != pos) {
+		diag_error(sp->loc, "cannot rfactor '%s' at '%s': the partial tuples of rfactor "
+		    "are of runs of consecutive steps, combined in order, so rfactor takes the "
+		    "outermost loop of the range, the others inside it in the order of the steps "
+		    "(the combiner is associative, not commutative)", s->name, s->axes[fa].name);
+		if (first < s->nleaves)
+			diag_note(sp->loc, "the outermost loop of the range of '%s' is '%s'", s->name,
+			    s->axes[s->leaves[first]].name);
+		return;
+	}
+	const char **names = arena_alloc(ir_arena, (nt + 1) * sizeof *names);
+	names[0] = sp->outs[0];
+	for (int j = 1; j < nt; j++) {
+		names[j] = intern_cstr(arena_printf(ir_arena, "%s_%s", sp->outs[0], s->tmem[j]->name));
+		if (stage_find(L, names[j])) {
+			diag_error(sp->out_locs[0], "rfactor of '%s' names the partial results of '%s' "
+			    "'%s', which is already a stage", s->name, s->tmem[j]->name, names[j]);
+			return;
+		}
+	}
+	axes_extents(s);
+	int *map;
+	LStage **P = arena_alloc(ir_arena, (nt + 1) * sizeof *P);
+	P[0] = partial_stage(L, s, names[0], s->elem, pos, sp->loc, &map);
+	IrExpr *ro = ir_var(P[0]->axes[map[fa]].var);
+	for (int j = 1; j < nt; j++) {
+		LStage *m = s->tmem[j], *p;
+		p = P[j] = stage_new(L, names[j], m->elem, nd + 1, index_of(L, P[0]));
+		p->loc = sp->loc;
+		for (int d = 0; d <= nd; d++)
+			stage_add_axis(L, p, P[0]->axes[d].name, false);
+		p->nred = P[0]->nred;
+		p->rax = arena_alloc(ir_arena, (p->nred + 1) * sizeof *p->rax);
+		p->rmin = P[0]->rmin;
+		p->rext = P[0]->rext;
+		for (int i = 0; i < p->nred; i++)
+			p->rax[i] = stage_add_axis(L, p, P[0]->axes[P[0]->rax[i]].name, true);
+		p->leaves = arena_alloc(ir_arena, (p->naxes + 1) * sizeof *p->leaves);
+		p->nleaves = p->capleaves = p->naxes;
+		for (int i = 0; i < p->naxes; i++)
+			p->leaves[i] = i;
+		p->upd = true;
+		p->uloc = m->uloc;
+		p->ukeep = P[0]->ukeep;
+		p->shape = arena_alloc(ir_arena, (nd + 2) * sizeof *p->shape);
+		memcpy(p->shape, P[0]->shape, (nd + 1) * sizeof *p->shape);
+	}
+	/* the partial tuples: each output's step over P[0]'s roots, reading
+	 * the partials of its chunk where it read the outputs */
+	Buffer **from = arena_alloc(ir_arena, (nt + 1) * sizeof *from);
+	Buffer **to = arena_alloc(ir_arena, (nt + 1) * sizeof *to);
+	for (int j = 0; j < nt; j++) {
+		from[j] = s->tmem[j]->buf;
+		to[j] = P[j]->buf;
+	}
+	IrExpr *pred = partial_pred(s, P[0], map);
+	for (int j = 0; j < nt; j++) {
+		LStage *m = s->tmem[j];
+		Chunk c = { from, to, nt, ro };
+		IrExpr *v = stage_map(to_partial(s, P[0], map, stage_as_lead(s, m, m->uval)),
+		    chunk_fn, &c);
+		P[j]->uval = j ? same_roots(P[0], P[j], v) : v;
+		P[j]->upred = j ? same_roots(P[0], P[j], pred) : pred;
+		P[j]->uidx = pure_index(P[j]);
+		P[j]->uidx[nd] = ir_var(P[j]->axes[nd].var);
+		P[j]->value = m->value;     /* the identity: no axis */
+		P[j]->tlead = P[0];
+		P[j]->tassoc = true;     /* rfactor_tuple refuses it: no rule of its own */
+	}
+	P[0]->tmem = P;
+	P[0]->ntmem = nt;
+	/* the outputs fold the chunks in order: the combiner of the outputs'
+	 * values and a chunk's partial tuple */
+	Expr **cf = NULL;
+	IrExpr **ct = NULL;
+	int ncf = 0, capcf = 0, capct = 0, nct = 0;
+	IrExpr *fext = P[0]->shape[nd];
+	for (int j = 0; j < nt; j++) {
+		LStage *m = s->tmem[j];
+		int k = over_chunks(L, m, s->axes[fa].name, fext, m == s ? pos : -1);
+		ncf = nct = 0;
+		for (int i = 0; i < tg->n; i++)
+			for (int q = 0; q < tg->necopies[i]; q++) {
+				IrExpr **at = pure_index(m);
+				at[nd] = ir_var(m->axes[k].var);
+				*ARENA_PUSH(ir_arena, cf, ncf, capcf) = tg->ecopies[i][q];
+				*ARENA_PUSH(ir_arena, ct, nct, capct) = ir_load(P[i]->buf, at, nd + 1, NULL, 1);
+			}
+		m->uval = stage_conv_subst(L, m, m->t->update->value, m->elem, cf, ct, ncf);
+	}
 }
 
 void
@@ -395,6 +599,10 @@ sched_rfactor(Lower *L, LStage *s, SchedPrim *sp)
 	if (pos < 0 || !new_stage_name_ok(L, sp))
 		return;
 	int fa = s->leaves[pos];
+	if (s->upd && s->axes[fa].red && s->tlead) {
+		rfactor_tuple(L, s, sp, pos);
+		return;
+	}
 	if (s->upd && s->axes[fa].red) {
 		rfactor_update(L, s, sp, pos);
 		return;

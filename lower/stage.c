@@ -344,11 +344,24 @@ conv_name(Lower *L, LStage *s, Expr *e)
 	}
 }
 
+/* stage_conv_subst: checked expressions that conv replaces by a copy of
+ * an IR load (the partial results of rfactor of a tuple reduction) */
+static Expr **hook_from;
+static IrExpr **hook_to;
+static int nhooks;
+
 static IrExpr *
 conv(Lower *L, LStage *s, Expr *e)
 {
 	ScalarType t = concrete(e->type);
 	IrExpr *x = NULL;
+	for (int i = 0; i < nhooks; i++)
+		if (hook_from[i] == e) {
+			IrExpr *p = hook_to[i];
+			IrExpr **idx = arena_alloc(ir_arena, (p->load.nidx + 1) * sizeof *idx);
+			memcpy(idx, p->load.idx, p->load.nidx * sizeof *idx);
+			return cast_to(ir_load(p->load.buf, idx, p->load.nidx, NULL, 1), t);
+		}
 	switch (e->kind) {
 	case EXPR_INT:
 		if (type_is_float(t))
@@ -559,6 +572,35 @@ define(Lower *L, LStage *s)
 	s->nleaves = s->capleaves = s->naxes;
 	for (int i = 0; i < s->naxes; i++)
 		s->leaves[i] = i;
+}
+
+/* e as IR of type t over s's axes, with each from[i] replaced by the
+ * load to[i] (converted to from[i]'s type). */
+IrExpr *
+stage_conv_subst(Lower *L, LStage *s, Expr *e, ScalarType t, Expr **from, IrExpr **to, int n)
+{
+	hook_from = from;
+	hook_to = to;
+	nhooks = n;
+	IrExpr *x = conv_to(L, s, e, t);
+	nhooks = 0;
+	return x;
+}
+
+/* e, an expression of output m of the tuple reduction s leads, over s's
+ * axis variables: m's axes stand for the same points (the same pure axes
+ * and ranges, in the same order). */
+IrExpr *
+stage_as_lead(LStage *s, LStage *m, IrExpr *e)
+{
+	if (m == s || !e)
+		return e;
+	for (int k = 0; k < s->ndims + s->nred && k < m->ndims + m->nred; k++) {
+		int am = k < m->ndims ? k : m->rax[k - m->ndims];
+		int as = k < s->ndims ? k : s->rax[k - s->ndims];
+		e = stage_subst(e, m->axes[am].var, ir_var(s->axes[as].var));
+	}
+	return e;
 }
 
 IrExpr *

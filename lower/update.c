@@ -63,9 +63,15 @@ update_kind_ok(LStage *s, Axis *a, ForKind fk, Loc at)
 		diag_error(at, "cannot %s '%s' of '%s': it runs the steps of a tuple reduction, "
 		    "each of which combines the accumulators the step before it left", verb(fk),
 		    a->name, s->name);
+		const char *r = s->axes[s->rax[0]].name;
 		diag_note(s->uloc, "the combiner runs over the range in order (tx.5 TUPLE "
-		    "REDUCTIONS); a pure axis of '%s' may run in parallel or vectorized",
-		    s->tlead->name);
+		    "REDUCTIONS); a pure axis of '%s' may run in parallel or vectorized%s",
+		    s->tlead->name, s->tassoc && s->t ? arena_printf(ir_arena, ", and so may "
+		    "chunks of the range, as partial tuples of this associative combiner: "
+		    "%s.split(%s, 64) -> (%so, %si); %s.rfactor(%so) -> %s_rf; "
+		    "%s_rf.parallel(%so)", s->name, r, r, r, s->name, r, s->name, s->name, r) :
+		    s->t ? "; a combiner declared 'combine associative' may be rfactored into "
+		    "partial tuples of chunks of the range" : "");
 		return false;
 	}
 	diag_error(at, "cannot %s '%s' of '%s': it runs the steps of the update definition, "
@@ -114,11 +120,6 @@ update_prim_ok(LStage *s, SchedPrim *sp)
 		if (s->tlead && s->tlead != s) {
 			diag_error(sp->loc, "cannot rfactor '%s': the range of its tuple reduction is "
 			    "scheduled on the first output, '%s'", s->name, s->tlead->name);
-			return false;
-		}
-		if (s->tlead) {
-			diag_error(sp->loc, "cannot rfactor '%s': rfactor of a tuple reduction is not "
-			    "supported yet, even with an associative combiner", s->name);
 			return false;
 		}
 		if (s->uassoc || s->tassoc)
@@ -219,6 +220,31 @@ tuple_member(LStage *s)
 	return true;
 }
 
+/* The position of the first loop of s's domain that runs out of the order
+ * of its steps, *before the loop it runs inside; -1: none, -2: a loop a
+ * fuse made (its order is unknown). */
+int
+update_order_breach(LStage *s, int *before)
+{
+	int prev[32], nprev = 0, prevleaf = -1;
+	for (int i = 0; i < s->nleaves; i++) {
+		int a = s->leaves[i];
+		if (!s->axes[a].red)
+			continue;
+		int cur[32], ncur = 0;
+		if (!path_of(s, a, cur, &ncur))
+			return -2;
+		if (prevleaf >= 0 && path_cmp(prev, nprev, cur, ncur) > 0) {
+			*before = prevleaf;
+			return i;
+		}
+		memcpy(prev, cur, ncur * sizeof *cur);
+		nprev = ncur;
+		prevleaf = i;
+	}
+	return -1;
+}
+
 static bool
 check_one(Lower *L, LStage *s)
 {
@@ -270,16 +296,12 @@ check_one(Lower *L, LStage *s)
 	if (!ok || s->uassoc)
 		return ok;
 	/* not associative: the loops of the domain in the order of its steps */
-	int prev[32], nprev = 0, prevleaf = -1;
-	for (int i = 0; i < s->nleaves; i++) {
-		int a = s->leaves[i];
-		if (!s->axes[a].red)
-			continue;
-		int cur[32], ncur = 0;
-		if (!path_of(s, a, cur, &ncur))
-			return false;
-		if (prevleaf >= 0 && path_cmp(prev, nprev, cur, ncur) > 0) {
-			Axis *x = &s->axes[a], *y = &s->axes[s->leaves[prevleaf]];
+	int prevleaf, i = update_order_breach(s, &prevleaf);
+	if (i == -2)
+		return false;
+	if (i >= 0) {
+		{
+			Axis *x = &s->axes[s->leaves[i]], *y = &s->axes[s->leaves[prevleaf]];
 			diag_error(s->reordered.file ? s->reordered : s->loc, "cannot run loop '%s' of '%s' outside "
 			    "'%s': %s, so its steps must run in the order of its ranges (%s, the "
 			    "first outermost)", y->name, s->name, x->name, s->tlead ? "it runs a tuple "
@@ -293,9 +315,6 @@ check_one(Lower *L, LStage *s)
 				    "its current value and v, may run its steps in any order", s->name);
 			return false;
 		}
-		memcpy(prev, cur, ncur * sizeof *cur);
-		nprev = ncur;
-		prevleaf = i;
 	}
 	return ok;
 }

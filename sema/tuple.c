@@ -37,6 +37,7 @@ typedef struct {
 	const char **from;
 	Expr **to;
 	int n;
+	TupleRed *rec;     /* records the copies of to[n / 2 ..] (the values) */
 } Subst;
 
 /* a copy of e with each name in s replaced by a copy of its expression */
@@ -47,8 +48,14 @@ copy(Expr *e, const Subst *s)
 		return NULL;
 	if (e->kind == EXPR_NAME && s)
 		for (int i = 0; i < s->n; i++)
-			if (e->id.name == s->from[i])
-				return copy(s->to[i], NULL);
+			if (e->id.name == s->from[i]) {
+				Expr *c = copy(s->to[i], NULL);
+				int v = i - s->n / 2;
+				if (s->rec && v >= 0)
+					*ARENA_PUSH(perm, s->rec->ecopies[v], s->rec->necopies[v],
+					    s->rec->capecopies[v]) = c;
+				return c;
+			}
 	Expr *n = arena_alloc(perm, sizeof *n);
 	*n = *e;
 	switch (e->kind) {
@@ -287,7 +294,10 @@ rewrite(Kernel *k, Rule *r, int *cap)
 	/* each output: its identity, then its update, the combiner's
 	 * parameters replaced by the outputs' current values and the values */
 	t->outs = arena_alloc(perm, (size_t)(n + 1) * sizeof *t->outs);
-	Subst s = { pn, arena_alloc(perm, (size_t)(2 * n + 1) * sizeof(Expr *)), 2 * n };
+	Subst s = { pn, arena_alloc(perm, (size_t)(2 * n + 1) * sizeof(Expr *)), 2 * n, t };
+	t->ecopies = arena_alloc(perm, (size_t)(n + 1) * sizeof *t->ecopies);
+	t->necopies = arena_alloc(perm, (size_t)(n + 1) * sizeof *t->necopies);
+	t->capecopies = arena_alloc(perm, (size_t)(n + 1) * sizeof *t->capecopies);
 	for (int j = 0; j < n; j++) {
 		t->outs[j] = decl_of(k, t->names[j]);
 		s.to[j] = access(t->accs[j]->loc, t->names[j], axes, locs, nd);

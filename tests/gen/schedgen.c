@@ -849,6 +849,39 @@ generate(int illegal_pct)
 			int at = attach_loop(s);
 			if (at >= 0 && chance(70))
 				emit("  %s.compute_at(%s, %s);\n", n, s->name, s->loops[at].name);
+		} else if (s->tassoc && chance(30) && nst < MAXS) {
+			/* the first output of a tuple reduction whose combiner is
+			 * associative: rfactor of its outermost range loop (chunks of
+			 * consecutive steps), split first now and then; the partial
+			 * tuples' chunk loop parallel now and then */
+			int i = 0;
+			while (i < s->nloops && !s->loops[i].red)
+				i++;
+			if (i < s->nloops) {
+				if (chance(60)) {
+					no_exact = true;
+					do_split(s, i);
+					no_exact = false;
+				}
+				const char *n = fresh_name("P");
+				emit("  %s.rfactor(%s) -> %s;\n", s->name, s->loops[i].name, n);
+				Stage *w = &st[nst++];
+				*w = *s;
+				w->name = n;
+				w->t = NULL;
+				w->output = false;
+				w->frozen = true;
+				w->tassoc = false;
+				s->frozen = true;
+				s->tassoc = false;
+				s->redirect = nst - 1;
+				const char *keep = s->loops[i].name;
+				for (int j = s->nloops - 1; j >= 0; j--)
+					if (s->loops[j].red && s->loops[j].name != keep)
+						drop(s, j);
+				if (chance(50))
+					emit("  %s.parallel(%s);\n", n, keep);
+			}
 		} else if (s->reduction && chance(10) && nst < MAXS) {
 			if (chance(50)) {
 				int i = red_loop(s);
@@ -887,8 +920,10 @@ generate(int illegal_pct)
 			emit("  %s.compute_root();\n", s->name);
 		else if (place == 3 && !attach(s))
 			emit("  %s.compute_root();\n", s->name);
-		/* cache_read of an input this stage reads */
-		if (nin_reads[si] && chance(8) && !s->inlined) {
+		/* cache_read of an input this stage reads (not for a tuple's
+		 * output other than the first: rfactor of the first leaves it
+		 * reading nothing) */
+		if (nin_reads[si] && chance(8) && !s->inlined && !s->tmember) {
 			Stage *rd = s;     /* the stage that reads it now */
 			while (rd->redirect >= 0)
 				rd = &st[rd->redirect];

@@ -49,6 +49,8 @@ typedef struct {
 	 * loops are red ones; ukeep has bit d for each pure axis it keeps in
 	 * its place; uassoc: its steps may run in any order */
 	bool upd, uassoc;
+	bool tassoc;       /* the first output of a tuple reduction, combiner associative */
+	bool tmember;      /* an output of a tuple reduction other than the first */
 	unsigned ukeep;
 	unsigned dep[16];  /* per reduction axis: the pure axes its range uses (sum(k <= i)),
 	                      whose loops stay outside its loops */

@@ -16,7 +16,9 @@
  * The outputs of a tuple reduction (tx.5 TUPLE REDUCTIONS) are update
  * definitions too, whose range runs in the first output's nest: that one
  * draws it as any update's domain (never associative here: its steps keep
- * their order, rfactor is illegal), the others have no loops of it.
+ * their order; rfactor is illegal, or, where the combiner is declared
+ * associative, drawn by schedgen.c on the outermost range loop), the
+ * others have no loops of it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -38,7 +40,9 @@ updgen_setup(Stage *s)
 	for (int d = 0; d < u->naxes && d < 16; d++)
 		if (u->axes && u->axes[d])
 			s->ukeep |= 1u << d;
-	if (u->tgroup && u->tpos != 0)
+	s->tassoc = u->tgroup && u->tpos == 0 && u->tgroup->assoc;
+	s->tmember = u->tgroup && u->tpos != 0;
+	if (s->tmember)
 		return;     /* a tuple's range: its first output's loops */
 	for (int a = 0; a < u->upd.naxes && s->nloops < MAXL; a++) {
 		Loop *l = &s->loops[s->nloops++];
@@ -110,7 +114,8 @@ updgen_inject(Stage *s, char *why)
 		snprintf(why, 160, "vectorize of step '%s' of the update of '%s'", l, s->name);
 		return;
 	case 2:
-		if (!s->uassoc) {
+		if (!s->uassoc && !(s->t && s->t->update && s->t->update->tgroup &&
+		    s->t->update->tgroup->assoc)) {
 			emit("  %s.rfactor(%s) -> %s;\n", s->name, l, fresh_name("R"));
 			snprintf(why, 160, "rfactor of the update of '%s', not associative", s->name);
 			return;
