@@ -2,8 +2,10 @@
  *
  * The tuner forks a worker before anything in it starts a thread or
  * LLVM; the worker compiles the unscheduled kernel once, runs it on
- * bench's seeded random inputs (its outputs are the reference), then
- * answers requests over a pipe: "point C against point I at T threads".
+ * bench's seeded random inputs (its outputs are the reference), says it
+ * is ready (the time limit of a request does not count the reference,
+ * which takes long at large sizes), then answers requests over a pipe:
+ * "point C against point I at T threads".
  * It compiles C (knob point -> schedule check -> lowering -> LLVM JIT),
  * runs it once and compares its outputs with the reference, then times C
  * and the incumbent I alternately, sample by sample (a sample repeats
@@ -15,6 +17,13 @@
  * A candidate that crashes the worker, or makes it run past the time
  * limit, is a failed trial: the tuner kills what is left, forks a new
  * worker (which computes the reference again) and goes on.
+ *
+ * --target=cuda: the candidates run on the GPU (or, under the test switch,
+ * in libtxrt's emulator), on device copies of the inputs made once per
+ * candidate; the reference still runs on the CPU.  What the driver refuses
+ * to launch is an illegal point; a kernel that leaves the device in an
+ * error state is a failed trial after which the worker exits, so that the
+ * next request starts one with a fresh CUDA context.
  */
 #include <errno.h>
 #include <math.h>
@@ -46,6 +55,7 @@ struct Worker {
 	pid_t pid;
 	int req_fd, rep_fd;
 	bool alive;
+	bool ready;          /* it has sent its byte: the reference is computed */
 };
 
 /* ---- in the worker ----------------------------------------------------------- */
@@ -389,6 +399,10 @@ worker_loop(const WorkerConfig *c, int in, int out)
 	BenchData *d = ref ? bench_data_new(c->k, rf, c->params, c->seed) : NULL;
 	if (!d || ref(bench_data_argv(d)) != 0)
 		_exit(3);   /* the tuner reports it: the reference does not run */
+	/* ready: the time limit of the first request starts now, not before the
+	 * reference (the unscheduled kernel on the CPU, long at large sizes) */
+	if (!full_write(out, "R", 1))
+		_exit(0);
 	Variant inc = { 0 }, cand = { 0 };
 	while (full_read(in, &rq, sizeof rq)) {
 		memset(&m, 0, sizeof m);
@@ -443,6 +457,7 @@ spawn(Worker *w)
 	w->req_fd = req[1];
 	w->rep_fd = rep[0];
 	w->alive = true;
+	w->ready = false;
 	return true;
 }
 
@@ -491,6 +506,12 @@ worker_measure(Worker *w, const int *cand, const int *inc, int threads, double t
 		snprintf(m->msg, sizeof m->msg, "cannot start a worker process");
 		return;
 	}
+	char ready;
+	if (!w->ready && !full_read(w->rep_fd, &ready, 1)) {
+		reap(w, false, m);   /* it exited: the reference does not run (status 3) */
+		return;
+	}
+	w->ready = true;
 	if (!full_write(w->req_fd, &rq, sizeof rq)) {
 		reap(w, false, m);
 		return;
