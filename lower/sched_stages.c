@@ -491,6 +491,12 @@ rfactor_tuple(Lower *L, LStage *s, SchedPrim *sp, int pos)
 		    "tuple reduction, once", s->name);
 		return;
 	}
+	const char *target = L->opt && L->opt->target ? L->opt->target : "cpu";
+	if (strcmp(target, "cpu")) {
+		diag_error(sp->loc, "rfactor of a tuple reduction compiles for the cpu target "
+		    "only, not %s; on %s each thread folds its own point's range", target, target);
+		return;
+	}
 	if (exact_tail(s, sp))
 		return;
 	TupleRed *tg = s->t->update->tgroup;

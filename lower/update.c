@@ -17,7 +17,9 @@
  *     parallel histogram);
  *   - the stage is computed whole at root (its positions depend on the
  *     data), nothing is computed at its loops, and it compiles for the cpu
- *     target only.
+ *     target only, but for the outputs of a tuple reduction (tx.5 TUPLE
+ *     REDUCTIONS), which also compile for cuda (each thread folding its
+ *     points' range; their rfactor, sched_stages.c, is for the cpu only).
  * Runs after the primitives and compute levels (sched.c), before bounds
  * inference, which computes such a stage's whole shape and proves each
  * position in bounds as it proves a read (a gather clamped into range).
@@ -250,11 +252,11 @@ check_one(Lower *L, LStage *s)
 {
 	bool ok = true;
 	const char *target = L->opt && L->opt->target ? L->opt->target : "cpu";
-	if (strcmp(target, "cpu")) {
+	if (strcmp(target, "cpu") && !(s->tlead && !strcmp(target, "cuda"))) {
 		if (s->tlead) {     /* said once, on the first output */
 			if (s->tmem)
 				diag_error(s->uloc, "the tuple reduction of '%s' compiles for the cpu "
-				    "target only, not %s", s->name, target);
+				    "and cuda targets only, not %s", s->name, target);
 			return false;
 		}
 		diag_error(s->uloc, "'%s' has an update definition: those compile for the cpu "
