@@ -5,7 +5,7 @@
  * split has N >= 1 too, one over M*K elements has M >= 1 and K >= 1.
  * Bound inference (bounds_infer.c) keeps such facts as a floor per size
  * parameter, the least value the size has where a stage's body runs, and
- * hands them to the prover as the sizes' ranges (lin.c reads a size
+ * hands them to the prover as the sizes' ranges (lin_prove.c reads a size
  * whose range starts above 0 as at least that).  So a[0], a[N - 1],
  * a[clamp(i - 1, 0, N - 1)] and a[(i + 1) % N] inside a loop over N are
  * proved in bounds, where they are not for N = 0.

@@ -248,7 +248,8 @@ IrExpr *axes_guards(LStage *s, bool pure, bool red);  /* tail=guard conditions, 
 IrExpr *axes_guards_of(LStage *s, uint64_t roots);   /* of the axes made from roots */
 uint64_t axes_roots(LStage *s, int a);             /* root axes a is made from, as bits */
 
-/* lin.c: linear forms, a small prover and interval arithmetic. */
+/* lin.c, lin_prove.c, lin_interval.c: linear forms, a small prover and
+ * interval arithmetic (lin.h: what the three share). */
 bool lin_prove_le(IrExpr *a, IrExpr *b, VarRange *r);  /* a <= b for all values */
 /* Whether a lin_prove_le since the last call gave up (too deep a chain
  * of bounds or too many steps) rather than found a counterexample path;

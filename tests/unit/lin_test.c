@@ -1,6 +1,7 @@
-/* lin_test.c: unit tests of the lowering prover (lower/lin.c) and of the
- * size facts a loop that runs gives it (lower/facts.c): which floors a
- * non-empty range implies, and the proofs those floors make possible
+/* lin_test.c: unit tests of the lowering prover (lower/lin_prove.c, with
+ * the intervals of lower/lin_interval.c) and of the size facts a loop
+ * that runs gives it (lower/facts.c): which floors a non-empty range
+ * implies, and the proofs those floors make possible
  * (the first element, a remainder and a quotient by a size, the last
  * element of an M*K tensor).  No sizes, no proof: each is also checked
  * to fail without its fact. */
