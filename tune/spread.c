@@ -44,9 +44,8 @@ spread_init(int *rank, int *size, char *why, size_t cap)
 }
 
 void
-spread_serve(Worker *w)
+spread_serve(Worker *w, const char *machine)
 {
-	const char *cpu = tunelog_cpu();
 	for (;;) {
 		SpreadReq rq;
 		MPI_Status st;
@@ -55,8 +54,8 @@ spread_serve(Worker *w)
 			break;
 		Meas m;
 		worker_measure(w, rq.cand, rq.inc, rq.threads, rq.timeout, &m);
-		if (!m.cpu[0])   /* cuda: the worker named the GPU */
-			snprintf(m.cpu, sizeof m.cpu, "%s", cpu);
+		if (!m.cpu[0])   /* else the worker named it (cuda: the GPU) */
+			snprintf(m.cpu, sizeof m.cpu, "%s", machine);
 		MPI_Send(&m, (int)sizeof m, MPI_BYTE, 0, TAG_REP, MPI_COMM_WORLD);
 	}
 }
@@ -110,9 +109,10 @@ spread_init(int *rank, int *size, char *why, size_t cap)
 }
 
 void
-spread_serve(Worker *w)
+spread_serve(Worker *w, const char *machine)
 {
 	(void)w;
+	(void)machine;
 }
 
 void

@@ -422,7 +422,7 @@ tune(Tune *t, int mpi_rank)
 		Worker *w = worker_start(wc);
 		if (!w)
 			return 1;
-		spread_serve(w);
+		spread_serve(w, cuda ? r.base.cpu : tunelog_cpu());
 		worker_stop(w);
 		spread_finish(false);
 		return 0;

@@ -180,10 +180,10 @@ bool search_features(Search *x, const int *point, float *out);
 /* ---- spread.c: --mpi, measurements spread over MPI ranks ----------------
  * spread_init: false (and why) when txc was built without MPI.  Ranks > 0
  * serve (spread_serve: measure with their worker what rank 0 sends, until
- * it stops them); rank 0 measures n points at once on up to
+ * it stops them, the records naming machine: the rank's CPU, or its GPU); rank 0 measures n points at once on up to
  * spread_width() ranks. */
 bool spread_init(int *rank, int *size, char *why, size_t cap);
-void spread_serve(Worker *w);
+void spread_serve(Worker *w, const char *machine);
 void spread_measure(int (*pts)[TUNE_MAX_KNOBS], int n, const int *inc, int threads,
     double timeout, Meas *out);
 int spread_width(void);
