@@ -157,6 +157,37 @@ deep_interval(IrExpr *e, VarRange *r, Fact *f, IrExpr **lo, IrExpr **hi)
 	return true;
 }
 
+/* A load of a buffer allocated inside the loops (a local or shared cache)
+ * in an index: the region cannot follow its data (table[idx[i]] read
+ * through a copy of idx: the copy is a different buffer in each
+ * iteration), so it is a variable that ranges over every value (the clamp
+ * around it gives the table's whole range). */
+typedef struct {
+	IrMutator m;
+	VarRange *scope;
+} CacheLoads;
+
+static IrExpr *
+unknown_cache_load(IrMutator *m, IrExpr *e)
+{
+	CacheLoads *c = (CacheLoads *)m;
+	if (e->load.buf->scope != SCOPE_GLOBAL && e->type.lanes == 1) {
+		Var *v = ir_new_var("data", e->type);
+		c->scope = lin_push(c->scope, v, NULL, NULL, true);
+		return ir_var(v);
+	}
+	return ir_mutate_expr_children(m, e);
+}
+
+static IrExpr *
+without_cache_loads(IrExpr *e, VarRange **scope)
+{
+	CacheLoads c = { .m = {.expr = {[IR_LOAD] = unknown_cache_load}}, .scope = *scope };
+	IrExpr *r = ir_mutate_expr(&c.m, e);
+	*scope = c.scope;
+	return r;
+}
+
 static void
 walk(Need *n, IrExpr *e, Fact *f)
 {
@@ -173,7 +204,9 @@ walk(Need *n, IrExpr *e, Fact *f)
 			walk(n, e->load.idx[d], f);
 			if (e->load.buf == n->p->buf) {
 				IrExpr *lo, *hi;
-				if (!deep_interval(e->load.idx[d], n->scope, f, &lo, &hi) && !n->bad) {
+				VarRange *sc = n->scope;
+				IrExpr *ix = without_cache_loads(e->load.idx[d], &sc);
+				if (!deep_interval(ix, sc, f, &lo, &hi) && !n->bad) {
 					diag_error(e->load.idx[d]->loc.file ? e->load.idx[d]->loc : e->loc,
 					    "cannot bound index '%s' of '%s': txc needs index expressions whose "
 					    "range follows from the loops", stage_loc_text(e->load.idx[d]->loc),

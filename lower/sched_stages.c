@@ -77,6 +77,27 @@ sched_scope_of(Lower *L, SchedArg *a)
 	return SCOPE_GLOBAL;
 }
 
+/* The buffers loaded at an index that loads src. */
+typedef struct {
+	IrVisitor v;
+	Buffer *src;
+	Buffer *bufs[16];
+	int n;
+} IndexReads;
+
+static void
+index_reads(IrVisitor *v, IrExpr *e)
+{
+	IndexReads *r = (IndexReads *)v;
+	if (e->load.buf != r->src && r->n < 16)
+		for (int d = 0; d < e->load.nidx; d++)
+			if (stage_reads(e->load.idx[d], r->src)) {
+				r->bufs[r->n++] = e->load.buf;
+				break;
+			}
+	ir_visit_expr_children(v, e);
+}
+
 void
 sched_cache_read(Lower *L, LStage *src, SchedPrim *sp)
 {
@@ -115,6 +136,20 @@ sched_cache_read(Lower *L, LStage *src, SchedPrim *sp)
 	for (int i = 1; i < nrd; i++)
 		if (index_of(L, rd[i]) < at)
 			at = index_of(L, rd[i]);
+	/* a reader's load of another stage at an index that reads src (a
+	 * gather, table[idx[i]], whose table is a cache too) makes that
+	 * stage's region depend on src's data: the copy comes before it */
+	for (int i = 0; i < nrd; i++) {
+		IndexReads ir = { .v = {.expr = {[IR_LOAD] = index_reads}}, .src = src->buf };
+		ir_visit_expr(&ir.v, rd[i]->value);
+		ir_visit_expr(&ir.v, rd[i]->rbody);
+		ir_visit_expr(&ir.v, rd[i]->rpred);
+		for (int j = 0; j < ir.n; j++) {
+			LStage *b = stage_find(L, ir.bufs[j]->name);
+			if (b && !b->input && b->buf == ir.bufs[j] && index_of(L, b) < at)
+				at = index_of(L, b);
+		}
+	}
 	LStage *n = stage_new(L, sp->outs[0], src->elem, src->ndims, at);
 	n->loc = sp->loc;
 	n->scope = n->buf->scope = sched_scope_of(L, sched_arg(sp, 0));
