@@ -301,8 +301,14 @@ bool update_kind_ok(LStage *s, Axis *a, ForKind fk, Loc at);
 bool update_prim_ok(LStage *s, SchedPrim *sp);
 int update_order_breach(LStage *s, int *before);   /* a domain loop out of step order, or -1 */
 
-/* bounds_infer.c: regions of every stage, access checks. */
+/* bounds_infer.c: regions of every stage, then bounds_check_stages; the
+ * variables of stage c that vary inside its loop `leaf` (-1: all), with
+ * their ranges where c's loops run. */
 bool bounds_infer_stages(Lower *L);
+VarRange *bounds_infer_scope(Lower *L, LStage *c, int leaf);
+/* bounds_check.c: every access of every bounded stage proved inside its
+ * tensor (errors and notes where not), or, while L->rounding, clamped. */
+void bounds_check_stages(Lower *L);
 
 /* facts.c: size floors (the least value of each size parameter) that
  * hold where a loop runs; arrays indexed like the kernel's parameters. */
