@@ -3,8 +3,10 @@
  * set_scope name.  A new stage copies a tensor into a scope for some of
  * its readers (cache_read), takes over a stage's computation so that the
  * stage only copies it out (cache_write), or computes partial results of
- * a reduction over one of its axes (rfactor); the rest of the schedule
- * (sched.c) then places it like any other stage.
+ * a reduction over one of its axes (rfactor: of a reduction, of an
+ * associative update definition, and of a tuple reduction whose combiner
+ * is declared associative, one partial stage per output); the rest of the
+ * schedule (sched.c) then places it like any other stage.
  */
 #include <string.h>
 

@@ -9,9 +9,10 @@
  * reads its own stage only at the position it writes (its current
  * value).  It also finds whether the update is an associative combination
  * of that value with the rest (+=, max(h[..], v), ...), which decides the
- * schedules lowering allows (lower/update.c).  Runs after reduce, before
- * stages; that each position lies inside the stage is proved by bound
- * inference, as for a read.
+ * schedules lowering allows (lower/update.c); the updates a tuple
+ * reduction becomes (tuple.c) are not: their combiner decides.  Runs
+ * after reduce, before stages; that each position lies inside the stage
+ * is proved by bound inference, as for a read.
  */
 #include "sema/sema.h"
 
