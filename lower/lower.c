@@ -61,7 +61,11 @@ one_loop(Lower *L, LStage *s, int pos, IrStmt *body)
 		fk = FOR_SERIAL;
 	}
 	if (ir_is_const(ext, &c) && c == 1 && fk != FOR_GPU_BLOCK && fk != FOR_GPU_THREAD) {
-		/* one iteration: no loop; buffers sized in terms of it follow */
+		/* one iteration: no loop; buffers sized in terms of it follow;
+		 * a buffer double-buffered across it has no next step to fetch
+		 * (K fixed below the k tile by -D): one buffer, filled once */
+		for (IrStmt *a = body; a && a->kind == IS_ALLOCATE; a = a->alloc.body)
+			a->alloc.buf->double_buffer = false;
 		Subst1 *sb = ARENA_PUSH(ir_arena, substs, nsubsts, capsubsts);
 		sb->var = a->var;
 		sb->value = mn;
