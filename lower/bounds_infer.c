@@ -26,6 +26,16 @@ typedef struct {
 	bool *seen;
 	bool bad;
 	VarRange *facts;       /* where p is computed: unions of needs fold under it */
+	/* scope is built when an access of p is first met (need_scope): most
+	 * stages read nothing of most others, and a scope costs a walk down
+	 * the ranges of every loop bounded so far */
+	LStage *c;             /* whose loops, inside loop `leaf` */
+	int leaf;
+	VarRange *base;        /* the ranges around them */
+	bool scoped;
+	/* the stages computed at a loop of another, in compute order (region
+	 * lists them once, not once per consumer) */
+	LStage **at; int nat;
 } Need;
 
 /* ---- the scope of a question: which variables vary ------------------ */
@@ -111,6 +121,23 @@ bounds_infer_scope(Lower *L, LStage *c, int leaf)
 }
 
 /* ---- collecting the accesses -------------------------------------- */
+
+/* The variables that vary in n's question: c's loops inside `leaf`,
+ * where c's loops run (facts.c).  Only with guards: a region that c's
+ * facts narrow may hold points that p's own check, under p's weaker
+ * facts, cannot place (the first run keeps every kernel that compiled
+ * without facts as it was). */
+static VarRange *
+need_scope(Need *n)
+{
+	if (!n->scoped) {
+		Lower *L = n->L;
+		VarRange *cbase = facts_scope(L, n->base, L->guards ? n->c->ffloor : NULL);
+		n->scope = stage_scope_from(L, n->c, n->leaf, cbase);
+		n->scoped = true;
+	}
+	return n->scope;
+}
 
 /* e with its min and max folded where r decides them (min(0, N - 1) is 0
  * where N >= 1). */
@@ -205,7 +232,7 @@ walk(Need *n, IrExpr *e, Fact *f)
 			walk(n, e->load.idx[d], f);
 			if (e->load.buf == n->p->buf) {
 				IrExpr *lo, *hi;
-				VarRange *sc = n->scope;
+				VarRange *sc = need_scope(n);
 				IrExpr *ix = without_cache_loads(e->load.idx[d], &sc);
 				if (!deep_interval(ix, sc, f, &lo, &hi) && !n->bad) {
 					diag_error(e->load.idx[d]->loc.file ? e->load.idx[d]->loc : e->loc,
@@ -309,12 +336,8 @@ needs(Lower *L, LStage *p, LStage *c, int leaf, Need *out)
 	bool relaxed = p->scope == SCOPE_SHARED && leaf >= 0;
 	if (relaxed)   /* under c's own loops */
 		base = relax_threads(L, c, leaf, base);
-	/* c's body reads p only where c's loops run (facts.c).  Only with
-	 * guards: a region that c's facts narrow may hold points that p's own
-	 * check, under p's weaker facts, cannot place (the first run keeps
-	 * every kernel that compiled without facts as it was) */
-	VarRange *cbase = facts_scope(L, base, L->guards ? c->ffloor : NULL);
-	Need n = { L, p, stage_scope_from(L, c, leaf, cbase), NULL, NULL, NULL, false, out->facts };
+	Need n = { .L = L, .p = p, .facts = out->facts, .c = c, .leaf = leaf, .base = base,
+	    .at = out->at, .nat = out->nat };
 	n.lo = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *n.lo);
 	n.hi = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *n.hi);
 	n.seen = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *n.seen);
@@ -327,23 +350,24 @@ needs(Lower *L, LStage *p, LStage *c, int leaf, Need *out)
 		walk(&n, c->upred, NULL);
 		walk(&n, c->uval, lin_facts(c->upred, true, NULL));
 	}
-	for (int i = 0; i < L->nstages; i++) {
-		LStage *d = L->stages[i];
-		if (d == p || d->compute.kind != LEVEL_AT || d->compute.stage != c ||
-		    d->compute.leaf < leaf)
+	for (int i = 0; i < out->nat; i++) {
+		LStage *d = out->at[i];
+		if (d == p || d->compute.stage != c || d->compute.leaf < leaf)
 			continue;
-		Need m = { L, p, NULL, n.lo, n.hi, n.seen, false, out->facts };
-		Need dn = { L, p, NULL, NULL, NULL, NULL, false, out->facts };
+		Need m = { .L = L, .p = p, .lo = n.lo, .hi = n.hi, .seen = n.seen, .facts = out->facts };
+		Need dn = { .L = L, .p = p, .facts = out->facts, .at = out->at, .nat = out->nat };
 		dn.lo = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *dn.lo);
 		dn.hi = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *dn.hi);
 		dn.seen = arena_alloc(ir_arena, (p->ndims + 1) * sizeof *dn.seen);
 		needs(L, p, d, -1, &dn);
+		VarRange *ds = NULL;
 		for (int k = 0; k < p->ndims; k++) {
 			if (!dn.seen[k])
 				continue;
 			IrExpr *l1, *h1, *l2, *h2;
 			/* over c's loops inside leaf, where d runs (c's body may not) */
-			VarRange *ds = stage_scope_from(L, c, leaf, facts_scope(L, base, L->guards ? d->gfloor : NULL));
+			if (!ds)
+				ds = stage_scope_from(L, c, leaf, facts_scope(L, base, L->guards ? d->gfloor : NULL));
 			deep_interval(dn.lo[k], ds, NULL, &l1, &h1);
 			deep_interval(dn.hi[k], ds, NULL, &l2, &h2);
 			add_need(&m, k, l1, h2);
@@ -386,7 +410,11 @@ needs(Lower *L, LStage *p, LStage *c, int leaf, Need *out)
 static bool
 region(Lower *L, LStage *s, Level *lv, IrExpr **mn, IrExpr **ex, IrExpr **mx)
 {
-	Need n = { L, s, NULL, NULL, NULL, NULL, false, facts_scope(L, L->ranges, s->gfloor) };
+	Need n = { .L = L, .p = s, .facts = facts_scope(L, L->ranges, s->gfloor) };
+	n.at = arena_alloc(ir_arena, (L->nstages + 1) * sizeof *n.at);
+	for (int i = 0; i < L->nstages; i++)
+		if (L->stages[i]->compute.kind == LEVEL_AT)
+			n.at[n.nat++] = L->stages[i];
 	n.lo = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *n.lo);
 	n.hi = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *n.hi);
 	n.seen = arena_alloc(ir_arena, (s->ndims + 1) * sizeof *n.seen);
