@@ -381,6 +381,31 @@ drop(Stage *s, int at)
 	s->nloops--;
 }
 
+/* `s.rfactor(loop i) -> NAME` (NAME fresh, from prefix): the new stage
+ * takes s's reduction as it was; s now reduces over loop i only, and is
+ * frozen, as is the new stage. */
+static const char *
+rfactor_at(Stage *s, int i, const char *prefix)
+{
+	const char *n = fresh_name(prefix);
+	emit("  %s.rfactor(%s) -> %s;\n", s->name, s->loops[i].name, n);
+	Stage *w = &st[nst++];
+	*w = *s;
+	w->name = n;
+	w->t = NULL;
+	w->output = false;
+	w->frozen = true;
+	w->tassoc = false;
+	s->frozen = true;
+	s->tassoc = false;
+	s->redirect = nst - 1;
+	const char *keep = s->loops[i].name;
+	for (int j = s->nloops - 1; j >= 0; j--)
+		if (s->loops[j].red && s->loops[j].name != keep)
+			drop(s, j);
+	return n;
+}
+
 static const int factors[] = { 2, 3, 4, 5, 7, 8, 16 };
 static bool no_exact;      /* rfactor follows: exact splits of reductions are refused */
 
@@ -863,22 +888,8 @@ generate(int illegal_pct)
 					do_split(s, i);
 					no_exact = false;
 				}
-				const char *n = fresh_name("P");
-				emit("  %s.rfactor(%s) -> %s;\n", s->name, s->loops[i].name, n);
-				Stage *w = &st[nst++];
-				*w = *s;
-				w->name = n;
-				w->t = NULL;
-				w->output = false;
-				w->frozen = true;
-				w->tassoc = false;
-				s->frozen = true;
-				s->tassoc = false;
-				s->redirect = nst - 1;
 				const char *keep = s->loops[i].name;
-				for (int j = s->nloops - 1; j >= 0; j--)
-					if (s->loops[j].red && s->loops[j].name != keep)
-						drop(s, j);
+				const char *n = rfactor_at(s, i, "P");
 				if (chance(50))
 					emit("  %s.parallel(%s);\n", n, keep);
 			}
@@ -890,22 +901,7 @@ generate(int illegal_pct)
 					do_split(s, i);
 				no_exact = false;
 			}
-			int i = red_loop(s);
-			const char *n = fresh_name("R");
-			emit("  %s.rfactor(%s) -> %s;\n", s->name, s->loops[i].name, n);
-			Stage *w = &st[nst++];
-			*w = *s;
-			w->name = n;
-			w->t = NULL;
-			w->output = false;
-			w->frozen = true;
-			s->frozen = true;
-			s->redirect = nst - 1;
-			/* the original now reduces over the rfactored axis only */
-			const char *keep = s->loops[i].name;
-			for (int j = s->nloops - 1; j >= 0; j--)
-				if (s->loops[j].red && s->loops[j].name != keep)
-					drop(s, j);
+			const char *n = rfactor_at(s, red_loop(s), "R");
 			if (chance(40))
 				emit("  %s.compute_root();\n", n);
 			if (chance(30)) {
