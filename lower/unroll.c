@@ -94,7 +94,8 @@ typedef struct {
 	IrVisitor v;
 	Var *bound[64];    /* loop and let variables bound inside the nest */
 	int nbound;
-	bool overflow;     /* or not to be unswitched: see nest_safe */
+	bool skip;         /* not unswitched: a table overflowed, or a statement
+	                      a branch on a thread must not hold (nest_unsafe_stmt) */
 	IrExpr *ext[16];   /* bounded extents of the nest's unrolled loops */
 	int64_t max[16];
 	int next;
@@ -107,7 +108,7 @@ nest_let(IrVisitor *v, IrStmt *s)
 	if (n->nbound < 64)
 		n->bound[n->nbound++] = s->let.var;
 	else
-		n->overflow = true;
+		n->skip = true;
 	ir_visit_stmt_children(v, s);
 }
 
@@ -117,11 +118,11 @@ nest_for(IrVisitor *v, IrStmt *s)
 	Nest *n = (Nest *)v;
 	int64_t c;
 	if (s->loop.fk == FOR_GPU_BLOCK || s->loop.fk == FOR_GPU_THREAD)
-		n->overflow = true;
+		n->skip = true;
 	if (n->nbound < 64)
 		n->bound[n->nbound++] = s->loop.var;
 	else
-		n->overflow = true;
+		n->skip = true;
 	IrExpr *ext = simplify_expr(s->loop.extent, NULL);
 	if (s->loop.fk == FOR_UNROLLED && !ir_is_const(ext, &c) && bounds_const_max(ext, &c) &&
 	    c >= 1 && c <= UNROLL_MAX) {
@@ -129,7 +130,7 @@ nest_for(IrVisitor *v, IrStmt *s)
 			n->ext[n->next] = ext;
 			n->max[n->next++] = c;
 		} else
-			n->overflow = true;
+			n->skip = true;
 	}
 	ir_visit_stmt_children(v, s);
 }
@@ -141,7 +142,7 @@ nest_for(IrVisitor *v, IrStmt *s)
 static void
 nest_unsafe_stmt(IrVisitor *v, IrStmt *s)
 {
-	((Nest *)v)->overflow = true;
+	((Nest *)v)->skip = true;
 	(void)s;
 }
 
@@ -149,7 +150,7 @@ static void
 nest_store(IrVisitor *v, IrStmt *s)
 {
 	if (s->store.buf->scope == SCOPE_SHARED)
-		((Nest *)v)->overflow = true;
+		((Nest *)v)->skip = true;
 	ir_visit_stmt_children(v, s);
 }
 
@@ -157,7 +158,7 @@ static void
 nest_call(IrVisitor *v, IrExpr *e)
 {
 	if (e->call.ck == CALL_INTRINSIC)
-		((Nest *)v)->overflow = true;
+		((Nest *)v)->skip = true;
 	ir_visit_expr_children(v, e);
 }
 
@@ -198,7 +199,7 @@ unswitch_nest(IrStmt *s)
 	n.v.stmt[IS_STORE] = nest_store;
 	n.v.expr[IR_CALL] = nest_call;
 	ir_visit_stmt(&n.v, s);
-	if (n.overflow || n.next == 0)
+	if (n.skip || n.next == 0)
 		return s;
 	bool keep[16];
 	IrExpr *cond = NULL;
