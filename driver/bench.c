@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "driver/driver.h"
+#include "auto/auto.h"
 #include "lower/lower.h"
 #include "parser/parser.h"
 #include "rt/txrt.h"
@@ -247,7 +248,7 @@ build(Bench *b, Program *p, Kernel *k, bool none, const char *sched, Variant *v,
 	/* the reference always runs on the CPU */
 	bool gpu = b->cuda && !none, vta = b->vta && !none;
 	LowerOptions lo = { .no_schedule = none, .target = gpu ? "cuda" : vta ? "vta" : "cpu",
-	    .schedule = sched };
+	    .schedule = sched, .auto_default = true, .auto_strict = auto_strict() };
 	void *addr;
 
 	if (!names)
@@ -403,6 +404,24 @@ bench(Bench *b)
 	}
 	if (!ok)
 		return 1;
+	/* the generated schedule, for `auto` and for a default that the kernel
+	 * lacks (auto/attach.c), at the -D sizes */
+	{
+		const char *target = b->cuda ? "cuda" : b->vta ? "vta" : "cpu";
+		const char **dn = arena_alloc(perm, (k->nparams + 1) * sizeof *dn);
+		int64_t *dv = arena_alloc(perm, (k->nparams + 1) * sizeof *dv);
+		int nd = 0;
+		for (int i = 0; i < k->nparams; i++)
+			if (k->params[i].is_size) {
+				dn[nd] = k->params[i].name;
+				dv[nd++] = sizes[i];
+			}
+		AutoRequest ar = { .target = target, .cpu = b->llvm.cpu, .features = b->llvm.features,
+		    .defs = dn, .vals = dv, .ndefs = nd };
+		for (int s = 0; s < b->nscheds; s++)
+			if (auto_wanted(prog, k, target, b->scheds[s], false) && !auto_attach(prog, k, &ar))
+				return 1;
+	}
 	/* the reference: the kernel without a schedule */
 	if (!build(b, prog, k, true, NULL, &ref, !b->count_only))
 		return 1;

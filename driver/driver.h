@@ -39,6 +39,8 @@ typedef struct {
 	bool dump_ast, format;      /* --dump-ast, --format */
 	bool trace_schedule;        /* --trace-schedule */
 	bool no_schedule;           /* --no-schedule */
+	bool no_auto;               /* --no-auto-schedule */
+	int print_auto;             /* --print-auto-schedule: 1, =template: 2 */
 	bool debug;                 /* -g */
 	int opt_level;              /* -O0..-O3, default 3 */
 	const char *target;         /* cpu, cuda, vta (schedule choice) */

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "driver.h"
+#include "auto/auto.h"
 #include "lower/ir.h"
 #include "lower/lower.h"
 #include "parser/parser.h"
@@ -61,6 +62,11 @@ usage(FILE *fp)
 "  -k NAME              compile only kernel NAME (repeatable)\n"
 "  -s NAME              use the schedule named NAME\n"
 "  --no-schedule        ignore every schedule: the kernel as written\n"
+"  --no-auto-schedule   a kernel with no schedule for the target keeps its naive\n"
+"                       nest (default: the generated schedule, -s auto)\n"
+"  --print-auto-schedule[=template]\n"
+"                       print the generated schedule of each kernel (with\n"
+"                       =template: with its knobs) and exit\n"
 "  -D NAME=VALUE        fix size parameter NAME at compile time\n"
 "  -K NAME=VALUE        give knob NAME of a schedule template the value VALUE\n"
 "  --tuning-log=FILE    give each schedule template the best point FILE (txc tune\n"
@@ -94,6 +100,7 @@ enum {
 	OPT_PRINT_LOOPS, OPT_TRACE, OPT_DUMP_AFTER, OPT_TARGET, OPT_CPU,
 	OPT_FEATURES, OPT_COLOR, OPT_MAX_ERRORS, OPT_DLPACK, OPT_PREFIX, OPT_LOCAL_INTRINSICS,
 	OPT_RUNTIME_KERNELS, OPT_CODEGEN_THREADS, OPT_CUDA_ARCH, OPT_TUNING_LOG,
+	OPT_NO_AUTO, OPT_PRINT_AUTO,
 };
 
 static const struct option longopts[] = {
@@ -102,6 +109,8 @@ static const struct option longopts[] = {
 	{ "dump-ast", no_argument, NULL, OPT_DUMP_AST },
 	{ "format", no_argument, NULL, OPT_FORMAT },
 	{ "no-schedule", no_argument, NULL, OPT_NO_SCHEDULE },
+	{ "no-auto-schedule", no_argument, NULL, OPT_NO_AUTO },
+	{ "print-auto-schedule", optional_argument, NULL, OPT_PRINT_AUTO },
 	{ "print-loops", no_argument, NULL, OPT_PRINT_LOOPS },
 	{ "trace-schedule", no_argument, NULL, OPT_TRACE },
 	{ "dump-after", required_argument, NULL, OPT_DUMP_AFTER },
@@ -236,6 +245,12 @@ parse_args(int argc, char **argv, Options *o)
 		case OPT_DUMP_AST: o->dump_ast = true; break;
 		case OPT_FORMAT: o->format = true; break;
 		case OPT_NO_SCHEDULE: o->no_schedule = true; break;
+		case OPT_NO_AUTO: o->no_auto = true; break;
+		case OPT_PRINT_AUTO:
+			if (optarg && strcmp(optarg, "template"))
+				return bad_usage("bad --print-auto-schedule=%s: the only form is =template", optarg);
+			o->print_auto = optarg ? 2 : 1;
+			break;
 		case OPT_PRINT_LOOPS:
 			o->emit = OUT_LOOPS;
 			if (!o->output)
@@ -483,8 +498,37 @@ compile(Options *o)
 	if (!check_defs(o, prog))
 		return 1;
 
+	/* the generated schedules: printed, or given to the kernels that
+	 * take them (auto/attach.c) */
+	AutoRequest ar = {
+		.target = o->target, .cpu = o->cpu, .features = o->features,
+		.defs = o->defs, .vals = o->def_values, .ndefs = o->ndefs, .tmpl = o->print_auto == 2,
+	};
+	if (o->print_auto) {
+		for (int i = 0; i < prog->nkernels; i++) {
+			Kernel *k = prog->kernels[i];
+			if (!compiled(o, prog, k))
+				continue;
+			const char *why;
+			char *text = auto_text(prog, k, &ar, &why);
+			if (text)
+				fputs(text, stdout);
+			else
+				printf("// %s: no generated schedule for %s: %s\n", k->name, o->target, why);
+		}
+		return 0;
+	}
+	for (int i = 0; i < prog->nkernels && !o->no_schedule; i++) {
+		Kernel *k = prog->kernels[i];
+		if (compiled(o, prog, k) && auto_wanted(prog, k, o->target, o->schedule, o->no_auto) &&
+		    !auto_attach(prog, k, &ar))
+			return 1;
+	}
+
 	LowerOptions lo = {
 		.no_schedule = o->no_schedule,
+		.auto_default = !o->no_auto,
+		.auto_strict = auto_strict(),
 		.target = o->target,
 		.schedule = o->schedule,
 		.trace = o->trace_schedule ? stdout : NULL,

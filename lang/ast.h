@@ -349,6 +349,7 @@ typedef struct {
 	SchedPrim *tmpl; int ntmpl;
 	SchedPrim **knobs; int nknobs;
 	int *point;
+	bool generated;       /* made by the schedule generator (auto/), not written */
 } Schedule;
 
 typedef struct {

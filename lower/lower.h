@@ -32,6 +32,13 @@ typedef struct {
 	/* A specialization's condition as written ("M == 7"), for messages
 	 * that name where a primitive is (pipeline.c sets it); NULL: none. */
 	const char *special;
+	/* A kernel with no unnamed schedule for the target takes its schedule
+	 * named `auto` (the generator's, auto/attach.c), where it has one; a
+	 * generated schedule (Schedule.generated) that fails to lower gives
+	 * the naive nest instead, unless auto_strict (TXC_AUTO_STRICT=1),
+	 * where its errors are reported. */
+	bool auto_default;
+	bool auto_strict;
 } LowerOptions;
 
 /* pipeline.c: the whole lowering; NULL after diagnostics. */

@@ -269,6 +269,13 @@ lower_find_schedule(Program *p, Kernel *k, const LowerOptions *opt)
 		if (name ? s->name && !strcmp(s->name, name) : !s->name)
 			return s;
 	}
+	/* no unnamed schedule: the generated one, when asked for */
+	for (int i = 0; !name && opt && opt->auto_default && i < p->nschedules; i++) {
+		Schedule *s = p->schedules[i];
+		if (s && s->generated && (s->k ? s->k == k : !strcmp(s->kernel, k->name)) &&
+		    s->target && !strcmp(s->target, target))
+			return s;
+	}
 	if (name) {
 		char *list = "";
 		for (int i = 0; i < p->nschedules; i++) {
@@ -502,6 +509,24 @@ lower_kernel(Program *p, Kernel *k, const LowerOptions *opt)
 	Schedule *s = lower_find_schedule(p, k, opt);
 	if (diag_errors() != before)
 		return NULL;
+	if (s && s->generated && !(opt && opt->auto_strict)) {
+		/* a generated schedule that does not lower: the naive nest, as
+		 * if there were none (the generator's rules keep to what lowers;
+		 * TXC_AUTO_STRICT=1 reports where one does not) */
+		diag_mute(true);
+		LowerOptions o = *opt;
+		o.trace = NULL;
+		o.dump_after = NULL;
+		IrFunc *f = lower_specialized(p, k, &o, s, s);
+		diag_mute(false);
+		if (!f) {
+			o = *opt;
+			o.no_schedule = true;
+			return lower_kernel(p, k, &o);
+		}
+		if (!opt->trace && !opt->dump_after)
+			return f;
+	}
 	Schedule *g = general_schedule(s);
 	IrFunc *f = lower_specialized(p, k, opt, s, g);
 	s = g;     /* --trace-schedule traces the general schedule */

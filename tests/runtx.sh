@@ -20,6 +20,13 @@ dir=$(dirname "$tx")
 base=$(basename "$tx" .tx)
 cd "$dir" || exit 99
 flags=$(sed -n '1s|^// *flags: *||p' "$base.tx")
+# goldens show the nest a test's own schedule (or none) gives: a kernel
+# without a schedule keeps its naive nest here unless the test asks for
+# the generated one (-s auto); tests/auto/ holds the generator's goldens
+noauto=--no-auto-schedule
+case " $flags " in
+*" -s auto "*|*" --print-auto-schedule"*) noauto= ;;
+esac
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
@@ -38,7 +45,7 @@ if [ -f "$base.run" ]; then
 	TX=$base.tx; export TX
 	exec $SHELL "./$base.run"
 elif [ -f "$base.err" ]; then
-	"$TXC" --color=never ${flags:---check} "$base.tx" >"$tmp/out" 2>"$tmp/err"
+	"$TXC" --color=never $noauto ${flags:---check} "$base.tx" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	updating=${TXC_UPDATE:-0}
 	if [ "$updating" != 1 ] && [ $rc -eq 0 ] && grep -q ': error: ' "$base.err"; then
@@ -59,15 +66,15 @@ elif [ -f "$base.err" ]; then
 	compare "$base.err" "$tmp/err"
 elif [ -f "$base.out" ]; then
 	# shellcheck disable=SC2086
-	"$TXC" $flags "$base.tx" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+	"$TXC" $noauto $flags "$base.tx" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
 	compare "$base.out" "$tmp/out"
 elif [ -f "$base.loops" ]; then
 	# shellcheck disable=SC2086
-	"$TXC" --print-loops --color=never $flags "$base.tx" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+	"$TXC" --print-loops --color=never $noauto $flags "$base.tx" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
 	compare "$base.loops" "$tmp/out"
 elif [ -f "$base.c" ]; then
 	# shellcheck disable=SC2086
-	"$TXC" --emit=c -o - $flags "$base.tx" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+	"$TXC" --emit=c -o - $noauto $flags "$base.tx" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
 	compare "$base.c" "$tmp/out"
 else
 	echo "SKIP: $dir/$base.tx has no expected-output file"

@@ -1,0 +1,132 @@
+/* attach.c: the schedule generator's entry point for the driver, txc
+ * bench, viz and tune: the generated text is parsed and checked like a
+ * user's schedule and added to the program as `schedule K as auto for
+ * TARGET`, marked generated (lowering then falls back to the naive nest
+ * if it ever fails, unless TXC_AUTO_STRICT=1).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "auto/auto.h"
+#include "parser/parser.h"
+#include "sema/sema.h"
+
+bool
+auto_strict(void)
+{
+	const char *e = getenv("TXC_AUTO_STRICT");
+	return e && *e && strcmp(e, "0");
+}
+
+char *
+auto_text(Program *p, Kernel *k, const AutoRequest *r, const char **why)
+{
+	(void)p;
+	const char *target = r->target ? r->target : "cpu";
+	if (why)
+		*why = NULL;
+	if (k->intr_target) {
+		if (why)
+			*why = "an intrinsic declaration has no schedule";
+		return NULL;
+	}
+	if (!strcmp(target, "vta")) {
+		if (why)
+			*why = "the generator has no rules for vta: a VTA kernel takes the plan of "
+			    "stdlib/vta.tx, written by hand";
+		return NULL;
+	}
+	AutoGraph *g = arena_alloc(perm, sizeof *g);
+	auto_graph(g, k, r->defs, r->vals, r->ndefs);
+	if (g->too_big) {
+		if (why)
+			*why = "the kernel has more stages than the generator handles (64)";
+		return NULL;
+	}
+	AutoMachine m;
+	auto_machine(&m, r->cpu, r->features);
+	AutoOptions o = { .m = &m, .target = target, .tmpl = r->tmpl };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	if (!fp)
+		return NULL;
+	bool ok = !strcmp(target, "cuda") ? auto_cuda(fp, g, &o) : auto_cpu(fp, g, &o);
+	fclose(fp);
+	if (!ok) {
+		free(buf);
+		return NULL;
+	}
+	char *t = arena_strdup(perm, buf);
+	free(buf);
+	return t;
+}
+
+static bool
+has_auto(Program *p, Kernel *k, const char *target)
+{
+	for (int i = 0; i < p->nschedules; i++) {
+		Schedule *s = p->schedules[i];
+		if (s && s->name && !strcmp(s->name, "auto") && s->target &&
+		    !strcmp(s->target, target) && (s->k ? s->k == k : !strcmp(s->kernel, k->name)))
+			return true;
+	}
+	return false;
+}
+
+bool
+auto_wanted(Program *p, Kernel *k, const char *target, const char *schedule, bool no_auto)
+{
+	target = target ? target : "cpu";
+	if (schedule)
+		return !strcmp(schedule, "auto");
+	if (no_auto || k->intr_target)
+		return false;
+	for (int i = 0; i < p->nschedules; i++) {
+		Schedule *s = p->schedules[i];
+		if (s && !s->name && s->target && !strcmp(s->target, target) &&
+		    (s->k ? s->k == k : !strcmp(s->kernel, k->name)))
+			return false;
+	}
+	return true;
+}
+
+bool
+auto_attach(Program *p, Kernel *k, const AutoRequest *r)
+{
+	const char *target = r->target ? r->target : "cpu";
+	if (has_auto(p, k, target))
+		return true;
+	const char *why;
+	char *text = auto_text(p, k, r, &why);
+	if (!text)
+		return true;   /* no schedule: the kernel keeps its naive nest */
+	bool strict = auto_strict();
+	int before = diag_errors();
+	if (!strict)
+		diag_mute(true);
+	uint32_t file = source_add(arena_printf(perm, "<auto schedule of %s>", k->name), text,
+	    strlen(text));
+	Program *q = parse_program(file);
+	Schedule *s = diag_errors() == before && q && q->nschedules == 1 ? q->schedules[0] : NULL;
+	if (s) {
+		s->k = k;
+		s->generated = true;
+		Schedule **v = arena_alloc(perm, (size_t)(p->nschedules + 1) * sizeof *v);
+		if (p->nschedules)
+			memcpy(v, p->schedules, (size_t)p->nschedules * sizeof *v);
+		v[p->nschedules] = s;
+		p->schedules = v;
+		p->nschedules++;
+		knobs_program(p);
+		if (!schedule_check_one(p, s) || diag_errors() != before) {
+			p->nschedules--;   /* dropped: the naive nest */
+			s = NULL;
+		}
+	}
+	if (!strict) {
+		diag_mute(false);
+		return true;
+	}
+	return s != NULL;
+}

@@ -1,0 +1,145 @@
+/* auto.h: the schedule generator (txc-schedule(7) AUTO-SCHEDULING).
+ *
+ * From a checked kernel, a target, the machine and the sizes (-D where
+ * given, else the representative size AUTO_REP_SIZE), auto/ writes a
+ * schedule as text, `schedule K as auto for TARGET { ... }`, each stage's
+ * primitives under a comment naming the rule that fired.  The text goes
+ * through the ordinary parser, knob resolution and schedule checks
+ * (attach.c), so what a user prints with --print-auto-schedule is what
+ * compiles.  The pieces, in the order they run:
+ *
+ *   graph.c    the stage graph: stages, axes and their extents at the
+ *              sizes, consumers, accesses, and what kind each stage is
+ *   cpu.c      the cpu rules (inline, register tiles of contractions,
+ *              reductions by vector lanes, placement at a consumer's row
+ *              or tile, parallel outer loops, vectorized inner ones)
+ *   cuda.c     the cuda rules (inline, a block and thread binding of every
+ *              stage, cross-thread reductions, register and shared tiles)
+ *   machine.c  the machine the default point is chosen for (vector width,
+ *              registers, caches, threads) from --cpu/--features or the host
+ *   attach.c   text -> Schedule on the program; the driver's entry point
+ *
+ * auto/ reads sema's checked AST; it sits beside driver/ and tune/.
+ */
+#ifndef TXC_AUTO_H
+#define TXC_AUTO_H
+
+#include <stdio.h>
+
+#include "lang/ast.h"
+
+/* The size a size parameter is taken to have when -D does not fix it. */
+#define AUTO_REP_SIZE 512
+
+/* ---- machine.c: what the default point is chosen for ---------------- */
+typedef struct {
+	int vbytes;          /* bytes of a vector register: 16 SSE, 32 AVX2, 64 AVX-512 */
+	int vregs;           /* vector registers: 16, or 32 with AVX-512 */
+	long l1, l2;         /* data cache bytes (0: unknown; 32 KiB and 1 MiB assumed) */
+	int threads;         /* the thread pool's size */
+	const char *isa;     /* "avx2", "avx512", "sse2", "neon", "generic" */
+} AutoMachine;
+
+/* The machine for --cpu/--features (NULL: the host).  Deterministic for a
+ * given --cpu: only the thread count and caches are read off the host. */
+void auto_machine(AutoMachine *m, const char *cpu, const char *features);
+
+/* ---- graph.c: the stage graph ---------------------------------------- */
+#define AUTO_MAXS 64
+#define AUTO_MAXA 16
+
+typedef enum {
+	AK_PURE,         /* no reduction: element-wise, broadcast, injective, stencil */
+	AK_REDUCE,       /* a reduction over one or several axes */
+	AK_SPECIAL,      /* a scan, an update, a tuple reduction, a range that
+	                    depends on a pure axis: kept at root, as written */
+} AutoKind;
+
+typedef struct AutoStage AutoStage;
+struct AutoStage {
+	const char *name;
+	Tensor *t;
+	AutoKind kind;
+	bool output;
+	int npure, nred;
+	const char *pure[AUTO_MAXA];   /* axis names, in rule order */
+	int64_t pext[AUTO_MAXA];       /* extents at the sizes (0: unknown) */
+	const char *red[AUTO_MAXA];
+	int64_t rext[AUTO_MAXA];
+	bool rconst;                   /* every reduction extent a constant */
+	ReduceOp rop;
+	bool rwhere;                   /* the reduction has a `where` */
+	int cons[AUTO_MAXS], ncons;    /* stages that read it */
+	bool in_index;                 /* read inside an index (a gather table) */
+	bool expensive;                /* exp, log, pow, tanh, erf, sin, cos, division of floats */
+	bool boundary;                 /* a select on its own pure axes (padding) */
+	int64_t flops;                 /* operations per point, roughly */
+	int esize;                     /* bytes of its element */
+	/* filled by the rules */
+	bool inlined;
+};
+
+typedef struct {
+	Kernel *k;
+	AutoStage s[AUTO_MAXS];
+	int n;
+	bool too_big;                  /* more stages than AUTO_MAXS: nothing generated */
+	const char **defs; const int64_t *vals; int ndefs;
+} AutoGraph;
+
+void auto_graph(AutoGraph *g, Kernel *k, const char **defs, const int64_t *vals, int ndefs);
+int auto_stage_index(const AutoGraph *g, const Tensor *t);
+/* The value of a shape or bound expression at the sizes (0 when unknown
+ * or not positive). */
+int64_t auto_eval(const AutoGraph *g, Expr *e);
+/* Calls fn for every access (to any tensor) in stage si's definitions;
+ * in_index tells whether it sits inside another access's index. */
+typedef void (*AutoAccessFn)(Expr *acc, bool in_index, void *ctx);
+void auto_accesses(const AutoStage *s, AutoAccessFn fn, void *ctx);
+/* Whether index expression e is pure axis d (of the rule it is in) plus a
+ * constant (*off); coeff: its multiplier (1 for `w + rx`, 2 for `2 * w`). */
+bool auto_axis_plus(Expr *e, int d, int64_t *off);
+/* The coefficient of pure axis d (pure) or reduction axis d (!pure) in e,
+ * when e is affine in it with a constant coefficient (0: absent); -1 when
+ * e is not affine in it. */
+int64_t auto_coeff(Expr *e, bool pure, int d);
+
+/* ---- cpu.c, cuda.c: the rules; text into fp ---------------------------- */
+typedef struct {
+	const AutoMachine *m;
+	const char *target;           /* "cpu", "cuda", "vta" */
+	bool tmpl;                    /* write the template (knobs), not only the point */
+} AutoOptions;
+
+/* Appends `schedule K as auto for TARGET { ... }` to fp; false when the
+ * kernel gets no schedule (why says why: a VTA kernel that does not map). */
+bool auto_cpu(FILE *fp, AutoGraph *g, const AutoOptions *o);
+bool auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o);
+
+/* Fresh names for loops and stages the generated schedule makes. */
+const char *auto_fresh(AutoGraph *g, const char *want);
+
+/* ---- attach.c: the driver's entry point --------------------------------- */
+typedef struct {
+	const char *target;           /* "cpu" (default), "cuda", "vta" */
+	const char *cpu, *features;   /* --cpu, --features */
+	const char **defs; const int64_t *vals; int ndefs;   /* -D */
+	bool tmpl;
+} AutoRequest;
+
+/* The schedule text for kernel k (NULL when none can be made: *why says
+ * why when why is not NULL). */
+char *auto_text(Program *p, Kernel *k, const AutoRequest *r, const char **why);
+/* Gives kernel k a schedule named `auto` for r->target, unless it has one
+ * (a user's schedule named auto wins): generated, parsed and checked.
+ * With strict (TXC_AUTO_STRICT=1 in the environment) a generated schedule
+ * that fails its checks is reported as an error; otherwise it is dropped
+ * quietly and the kernel keeps its naive nest.  False after errors. */
+bool auto_attach(Program *p, Kernel *k, const AutoRequest *r);
+/* Whether kernel k takes the generated schedule: -s auto, or no -s and
+ * no unnamed schedule for the target (unless no_auto). */
+bool auto_wanted(Program *p, Kernel *k, const char *target, const char *schedule, bool no_auto);
+/* Whether TXC_AUTO_STRICT is set. */
+bool auto_strict(void);
+
+#endif

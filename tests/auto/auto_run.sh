@@ -1,0 +1,68 @@
+#!/bin/sh
+# auto_run.sh: the generated schedules of every tests/run kernel against
+# the unscheduled kernel (issue 32's correctness bar).
+#
+# For each tests/run/X.tx whose X.run is a diffcheck.sh test, the cpu and
+# cuda schedules txc generates for X's kernels (txc --print-auto-schedule,
+# at no -D sizes: the representative ones) replace X's own schedules in a
+# copy of X.tx, and X.run runs on that copy: diffcheck.sh builds each
+# generated schedule as C and as a native object (cuda ones in libtxrt's
+# GPU emulator) and compares it with the unscheduled kernel on size sets of
+# 1, a prime above every factor, and random ones.  TXC_AUTO_STRICT=1 makes
+# a generated schedule that does not lower an error, not a silent fallback
+# to the naive nest.
+#
+# Environment: TXC, abs_top_srcdir, abs_top_builddir (as for diffcheck.sh);
+# AUTO_KERNELS='matmul blur' to run a few.  Exit 0 pass, 1 fail.
+set -u
+: "${TXC:?TXC must name the txc binary}"
+srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+TXC_AUTO_STRICT=1
+export TXC_AUTO_STRICT
+work=$(mktemp -d "${TMPDIR:-/tmp}/txc-auto.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+
+# the copies import what the originals import, from the originals' folder
+real=$TXC
+{
+	echo '#!/bin/sh'
+	echo 'case "$1" in bench|tune|viz) exec "'"$real"'" "$@" ;; esac'
+	echo 'exec "'"$real"'" -I "'"$srcdir/tests/run"'" "$@"'
+} >"$work/txc"
+chmod +x "$work/txc"
+TXC=$work/txc
+export TXC
+
+fails=0 runs=0
+for run in "$srcdir"/tests/run/*.run; do
+	b=$(basename "$run" .run)
+	tx=$srcdir/tests/run/$b.tx
+	[ -f "$tx" ] || continue
+	grep -q 'diffcheck.sh' "$run" || continue
+	grep -q '^kernel ' "$tx" || continue
+	if [ -n "${AUTO_KERNELS:-}" ]; then
+		case " $AUTO_KERNELS " in *" $b "*) ;; *) continue ;; esac
+	fi
+	# the kernels (imports resolved from the test's folder: -I), without
+	# their hand-written schedules
+	gen=$work/$b.tx
+	awk '/^schedule /{skip=1} !skip{print} skip && /^}/{skip=0}' "$tx" >"$gen"
+	if ! "$TXC" --print-auto-schedule "$tx" >>"$gen" 2>"$work/err" ||
+	    ! "$TXC" --print-auto-schedule --target=cuda "$tx" >>"$gen" 2>>"$work/err"; then
+		echo "FAIL: $b: txc --print-auto-schedule failed"
+		cat "$work/err"
+		fails=$((fails + 1))
+		continue
+	fi
+	runs=$((runs + 1))
+	if ! (cd "$srcdir/tests/run" && TX=$gen $SHELL "./$b.run") >"$work/log" 2>&1; then
+		echo "FAIL: $b: a generated schedule differs from the unscheduled kernel"
+		cat "$gen"
+		tail -40 "$work/log"
+		fails=$((fails + 1))
+	else
+		echo "ok: $b"
+	fi
+done
+echo "auto_run.sh: $runs files, $fails failures"
+[ "$fails" -eq 0 ]
