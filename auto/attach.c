@@ -45,7 +45,8 @@ auto_text(Program *p, Kernel *k, const AutoRequest *r, const char **why)
 	}
 	AutoMachine m;
 	auto_machine(&m, r->cpu, r->features);
-	AutoOptions o = { .m = &m, .target = target, .tmpl = r->tmpl };
+	const char *no = "the rules found nothing to do";
+	AutoOptions o = { .m = &m, .target = target, .tmpl = r->tmpl, .why = &no };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);
@@ -55,6 +56,8 @@ auto_text(Program *p, Kernel *k, const AutoRequest *r, const char **why)
 	fclose(fp);
 	if (!ok) {
 		free(buf);
+		if (why)
+			*why = no;
 		return NULL;
 	}
 	char *t = arena_strdup(perm, buf);
@@ -97,8 +100,12 @@ auto_attach(Program *p, Kernel *k, const AutoRequest *r)
 	const char *target = r->target ? r->target : "cpu";
 	if (has_auto(p, k, target))
 		return true;
+	/* the template: its default point is what --print-auto-schedule
+	 * prints, and --tuning-log and txc tune find its knobs */
+	AutoRequest rt = *r;
+	rt.tmpl = true;
 	const char *why;
-	char *text = auto_text(p, k, r, &why);
+	char *text = auto_text(p, k, &rt, &why);
 	if (!text)
 		return true;   /* no schedule: the kernel keeps its naive nest */
 	bool strict = auto_strict();

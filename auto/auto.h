@@ -109,6 +109,7 @@ typedef struct {
 	const AutoMachine *m;
 	const char *target;           /* "cpu", "cuda", "vta" */
 	bool tmpl;                    /* write the template (knobs), not only the point */
+	const char **why;             /* set when a rule set returns false */
 } AutoOptions;
 
 /* Appends `schedule K as auto for TARGET { ... }` to fp; false when the

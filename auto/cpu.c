@@ -45,7 +45,41 @@ typedef struct {
 	const char *tile[AUTO_MAXS];    /* the innermost loop outside a tile */
 	const char *strip[AUTO_MAXS];   /* a contraction's column strip */
 	int stencil_of[AUTO_MAXS];      /* a stencil computed per tile of this stage */
+	int nknobs;                     /* knobs declared (template), at most AUTO_MAX_KNOBS */
 } Cpu;
+
+/* TUNE_MAX_KNOBS: a template txc tune can search */
+#define AUTO_MAX_KNOBS 32
+
+/* A numeric choice of a rule: in a template a knob NAME in [values] (the
+ * first the default, the point the rules chose), else the first value.
+ * Returns the text that stands for it. */
+static const char *
+knob(Cpu *c, const char *stage, const char *what, const int *v, int n)
+{
+	if (!c->o->tmpl || c->nknobs >= AUTO_MAX_KNOBS || n < 2)
+		return arena_printf(perm, "%d", v[0]);
+	const char *name = auto_fresh(c->g, arena_printf(perm, "%s_%s", stage, what));
+	fprintf(c->fp, "  knob %s in [", name);
+	for (int i = 0; i < n; i++)
+		fprintf(c->fp, "%s%d", i ? ", " : "", v[i]);
+	fprintf(c->fp, "];\n");
+	c->nknobs++;
+	return name;
+}
+
+/* values: the default first, then the others of cand[] that are not it,
+ * within [lo, hi] */
+static int
+choices(int *out, int def, const int *cand, int ncand, int lo, int hi)
+{
+	int n = 0;
+	out[n++] = def;
+	for (int i = 0; i < ncand; i++)
+		if (cand[i] != def && cand[i] >= lo && cand[i] <= hi)
+			out[n++] = cand[i];
+	return n;
+}
 
 static void
 say(Cpu *c, const char *fmt, ...) TXC_PRINTF(2, 3);
@@ -582,7 +616,10 @@ rfactor_lanes(Cpu *c, int si, int R, const char *loop)
 	const char *ki = auto_fresh(c->g, arena_printf(perm, "%si", k));
 	const char *rf = auto_fresh(c->g, arena_printf(perm, "%s_lanes", s->name));
 	fprintf(c->fp, "  // C5: %s by %d vector lanes (rfactor), folded at the end\n", s->name, v);
-	say(c, "%s.split(%s, %d) -> (%s, %s);", s->name, k, v, ko, ki);
+	int lv[4];
+	const int lc[] = { 2 * v, 4 * v };
+	const char *LN = knob(c, s->name, "lanes", lv, choices(lv, v, lc, 2, 1, 32));
+	say(c, "%s.split(%s, %s) -> (%s, %s);", s->name, k, LN, ko, ki);
 	say(c, "%s.rfactor(%s) -> %s;", s->name, ki, rf);
 	if (loop)
 		say(c, "%s.compute_at(%s, %s);", rf, c->g->s[R].name, loop);
@@ -610,6 +647,19 @@ register_tile(Cpu *c, int R, int P, Tile t)
 		fprintf(c->fp, "  // C2: %s (a contraction) computed in tiles of %s, its element-wise "
 		    "consumer: a %d x %d register tile\n", p->name, r->name, t.mr, t.nr);
 	}
+	/* the block's shape: knobs in a template (rows, and columns in whole
+	 * vectors) */
+	int vals[8], nv;
+	const int mr_c[] = { 1, 2, 4, 6, 8, 12, 14 };
+	const int nr_c[] = { t.v, 2 * t.v, 3 * t.v, 4 * t.v };
+	int mr_hi = (c->o->m->vregs - 4) / 1;
+	const char *MR = NULL, *NR;
+	if (t.ir >= 0) {
+		nv = choices(vals, t.mr, mr_c, 7, 2, mr_hi < 16 ? mr_hi : 16);
+		MR = knob(c, r->name, "rows", vals, nv);
+	}
+	nv = choices(vals, t.nr, nr_c, 4, t.v, 4 * t.v);
+	NR = knob(c, r->name, "cols", vals, nv);
 	const char *jv = r->pure[t.jv];
 	const char *jo = auto_fresh(g, arena_printf(perm, "%so", jv));
 	const char *ji = auto_fresh(g, arena_printf(perm, "%si", jv));
@@ -617,10 +667,10 @@ register_tile(Cpu *c, int R, int P, Tile t)
 	if (t.ir >= 0) {
 		io = auto_fresh(g, arena_printf(perm, "%so", r->pure[t.ir]));
 		ii = auto_fresh(g, arena_printf(perm, "%si", r->pure[t.ir]));
-		say(c, "%s.tile(%s, %s, %d, %d, tail = round_up) -> (%s, %s, %s, %s);", r->name,
-		    r->pure[t.ir], jv, t.mr, t.nr, io, jo, ii, ji);
+		say(c, "%s.tile(%s, %s, %s, %s, tail = round_up) -> (%s, %s, %s, %s);", r->name,
+		    r->pure[t.ir], jv, MR, NR, io, jo, ii, ji);
 	} else {
-		say(c, "%s.split(%s, %d, tail = round_up) -> (%s, %s);", r->name, jv, t.nr, jo, ji);
+		say(c, "%s.split(%s, %s, tail = round_up) -> (%s, %s);", r->name, jv, NR, jo, ji);
 	}
 	/* the loop order: the other pure axes, then the tile loops */
 	const char *order[AUTO_MAXA + 4];
@@ -690,13 +740,13 @@ register_tile(Cpu *c, int R, int P, Tile t)
 	if (t.ir >= 0) {
 		lio = auto_fresh(g, "l_io");
 		lii = auto_fresh(g, "l_ii");
-		say(c, "%s.tile(%s, %s, %d, %d) -> (%s, %s, %s, %s);", L, p->pure[t.ir], pj, t.mr, t.nr,
+		say(c, "%s.tile(%s, %s, %s, %s) -> (%s, %s, %s, %s);", L, p->pure[t.ir], pj, MR, NR,
 		    lio, ljo, lii, lji);
 	} else {
-		say(c, "%s.split(%s, %d) -> (%s, %s);", L, pj, t.nr, ljo, lji);
+		say(c, "%s.split(%s, %s) -> (%s, %s);", L, pj, NR, ljo, lji);
 	}
 	const char *ljv = NULL, *ljl = lji;
-	if (t.nr > t.v) {
+	if (t.nr > t.v || NR[0] < '0' || NR[0] > '9') {
 		ljv = auto_fresh(g, "l_jv");
 		ljl = auto_fresh(g, "l_jl");
 		say(c, "%s.split(%s, %d) -> (%s, %s);", L, lji, t.v, ljv, ljl);
@@ -731,9 +781,16 @@ register_tile(Cpu *c, int R, int P, Tile t)
 		const char *pk = auto_fresh(g, arena_printf(perm, "%s_pack", in->name));
 		fprintf(c->fp, "  // C3: %s, reused by every row tile, copied per column strip\n",
 		    in->name);
-		say(c, "%s.cache_read(local, [%s]) -> %s;", in->name, L, pk);
-		say(c, "%s.compute_at(%s, %s);", pk, r->name, c->strip[R]);
-		say(c, "%s.vectorize(ax%d);", pk, in->ndims - 1);
+		const int yn[] = { 1, 0 };
+		const char *PK = knob(c, r->name, "pack", yn, 2);
+		bool w = PK[0] < '0' || PK[0] > '9';
+		if (w)
+			fprintf(c->fp, "  when (%s == 1) {\n", PK);
+		say(c, "%s%s.cache_read(local, [%s]) -> %s;", w ? "  " : "", in->name, L, pk);
+		say(c, "%s%s.compute_at(%s, %s);", w ? "  " : "", pk, r->name, c->strip[R]);
+		say(c, "%s%s.vectorize(ax%d);", w ? "  " : "", pk, in->ndims - 1);
+		if (w)
+			fprintf(c->fp, "  }\n");
 	}
 }
 
@@ -769,7 +826,10 @@ plain_root(Cpu *c, int R)
 		const char *bi = auto_fresh(g, arena_printf(perm, "%si", b));
 		fprintf(c->fp, "  // C7: %s tiled 8 x 32 for the stencil %s computed per tile\n",
 		    r->name, g->s[sten].name);
-		say(c, "%s.tile(%s, %s, 8, 32) -> (%s, %s, %s, %s);", r->name, a, b, ao, bo, ai, bi);
+		const int rc[] = { 8, 4, 16, 32 }, cc[] = { 32, 16, 64 };
+		const char *TR = knob(c, r->name, "rows", rc, 4), *TC = knob(c, r->name, "cols", cc, 3);
+		say(c, "%s.tile(%s, %s, %s, %s) -> (%s, %s, %s, %s);", r->name, a, b, TR, TC, ao, bo, ai,
+		    bi);
 		say(c, "%s.vectorize(%s);", r->name, bi);
 		for (int d = 0; d < last - 1; d++) {
 			order[n] = r->pure[d];
@@ -789,7 +849,10 @@ plain_root(Cpu *c, int R)
 		const char *ai = auto_fresh(g, arena_printf(perm, "%si", a));
 		const char *bi = auto_fresh(g, arena_printf(perm, "%si", b));
 		fprintf(c->fp, "  // C7: %s transposes: 8 x 8 tiles\n", r->name);
-		say(c, "%s.tile(%s, %s, 8, 8) -> (%s, %s, %s, %s);", r->name, a, b, ao, bo, ai, bi);
+		const int tc[] = { 8, 16, 4, 32 };
+		const char *TT = knob(c, r->name, "tile", tc, 4);
+		say(c, "%s.tile(%s, %s, %s, %s) -> (%s, %s, %s, %s);", r->name, a, b, TT, TT, ao, bo, ai,
+		    bi);
 		for (int d = 0; d < last - 1; d++) {
 			order[n] = r->pure[d];
 			ext[n++] = ext_or(r->pext[d]);
@@ -822,7 +885,11 @@ plain_root(Cpu *c, int R)
 	if (vec) {
 		const char *o = auto_fresh(g, arena_printf(perm, "%so", r->pure[last]));
 		const char *i = auto_fresh(g, arena_printf(perm, "%si", r->pure[last]));
-		say(c, "%s.split(%s, %d) -> (%s, %s);", r->name, r->pure[last], v, o, i);
+		int vv[4], nvv;
+		const int vc[] = { 2 * v, 4 * v };
+		nvv = choices(vv, v, vc, 2, 1, 32);
+		const char *VW = knob(c, r->name, "vec", vv, nvv);
+		say(c, "%s.split(%s, %s) -> (%s, %s);", r->name, r->pure[last], VW, o, i);
 		say(c, "%s.vectorize(%s);", r->name, i);
 		if (n == 0) {
 			c->row[R] = NULL;
@@ -898,8 +965,8 @@ auto_cpu(FILE *fp, AutoGraph *g, const AutoOptions *o)
 		c.partner[i] = -1;
 		c.stencil_of[i] = -1;
 	}
-	fprintf(fp, "// txc-auto v1: %s for cpu (%s, %d-byte vectors, %d registers, %d threads)\n",
-	    g->k->name, o->m->isa, o->m->vbytes, o->m->vregs, o->m->threads);
+	fprintf(fp, "// txc-auto v1: %s for cpu (%s, %d-byte vectors, %d registers)\n",
+	    g->k->name, o->m->isa, o->m->vbytes, o->m->vregs);
 	fprintf(fp, "schedule %s as auto for cpu {\n", g->k->name);
 	decide_inline(&c);
 	for (int i = 0; i < g->n; i++)

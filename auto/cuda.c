@@ -11,12 +11,13 @@
  *       bound to threadIdx.x at the output's block loop);
  *   G4  a contraction: a register tile per thread (cache_write(local)),
  *       16 x 16 threads of 4 x 4 outputs, a 64 x 64 block;
- *   G0  a stage with no pure axis (a total) runs in one block of T threads
- *       folding its range by rfactor, the last fold in one thread.
  *
- * Scans, updates and tuple reductions keep their order: their outer pure
- * loops are bound where the language allows it, else the kernel cannot map
- * and the text says why.
+ *   G0  a tuple reduction or a range that depends on a pure axis: its
+ *       points over blocks of threads, each range folded in order.
+ *
+ * A kernel that cannot map gets no schedule, and the reason: a scan or an
+ * update definition (cuda runs neither), a stage with no pure axis (no
+ * loop to bind).
  */
 #include <string.h>
 
@@ -81,6 +82,26 @@ auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o)
 	c.fp = fp;
 	c.o = o;
 	c.T = 256;
+	/* what has no loop to bind cannot run in a kernel: say so */
+	for (int i = 0; i < g->n; i++) {
+		AutoStage *s = &g->s[i];
+		if (s->t->ninits > 0) {
+			o->why[0] = arena_printf(perm, "'%s' is a scan, and scans compile for the cpu "
+			    "target only", s->name);
+			return false;
+		}
+		if (s->t->update) {
+			o->why[0] = arena_printf(perm, "'%s' has an update definition, and those "
+			    "compile for the cpu target only", s->name);
+			return false;
+		}
+		if (s->npure == 0) {
+			o->why[0] = arena_printf(perm, "'%s' has no pure axis: a total has no loop to "
+			    "bind to GPU blocks (compute it on the cpu, or give it a dimension of "
+			    "extent 1)", s->name);
+			return false;
+		}
+	}
 	fprintf(fp, "// txc-auto v1: %s for cuda (%d threads a block)\n", g->k->name, c.T);
 	fprintf(fp, "schedule %s as auto for cuda {\n", g->k->name);
 	for (int i = 0; i < g->n; i++) {
@@ -96,26 +117,11 @@ auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o)
 		if (c.inl[i])
 			continue;
 		if (s->kind == AK_SPECIAL) {
-			fprintf(fp, "  // G0: %s (a scan, update, tuple reduction or triangular range) "
-			    "keeps its order; its outer loop over the blocks\n", s->name);
-			continue;
-		}
-		if (s->npure == 0) {
-			/* one block: T lanes each fold a share, one thread folds them */
-			if (s->kind == AK_REDUCE && s->nred == 1 && !s->rwhere) {
-				const char *ko = auto_fresh(g, "ko"), *ki = auto_fresh(g, "ki");
-				const char *rf = auto_fresh(g, arena_printf(perm, "%s_lanes", s->name));
-				fprintf(fp, "  // G0: %s, a total, folded by %d threads of one block\n",
-				    s->name, c.T);
-				fprintf(fp, "  %s.split(%s, %d) -> (%s, %s);\n", s->name, s->red[0], c.T, ko, ki);
-				fprintf(fp, "  %s.rfactor(%s) -> %s;\n", s->name, ki, rf);
-				const char *b = auto_fresh(g, "one"), *t = auto_fresh(g, "lane");
-				fprintf(fp, "  %s.split(%s, %d) -> (%s, %s);\n", rf, ki, c.T, b, t);
-				fprintf(fp, "  %s.bind(%s, blockIdx.x);\n", rf, b);
-				fprintf(fp, "  %s.bind(%s, threadIdx.x);\n", rf, t);
-			} else {
-				fprintf(fp, "  // G0: %s has no pure axis to spread over threads\n", s->name);
-			}
+			/* a tuple reduction or a triangular range: each thread folds
+			 * its points' range in order */
+			fprintf(fp, "  // G0: %s (a tuple reduction or a triangular range): its points "
+			    "over blocks of threads, each range folded in order\n", s->name);
+			bind_flat(&c, s, NULL);
 			continue;
 		}
 		int64_t rows = 1;

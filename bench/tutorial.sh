@@ -13,6 +13,8 @@
 # are compared with the series' last step).  The matmul series ends with the
 # stdlib's tuned matmul (stdlib/tuned/matmul.tx -s fast), the blur series
 # with the stdlib's blur3x3 and, where Halide 14 is installed, Halide's
+# (each series also times the schedule txc generates for its naive step,
+# -s auto: txc-schedule(7) AUTO-SCHEDULING, after the hand steps)
 # schedule of the same blur (bench/halide_gen.cpp), as points of
 # comparison; GFLOP/s count 8 operations a pixel for every blur.  The GPU series runs
 # on the GPU where there is one (`txc bench --target=cuda`; without one
@@ -189,6 +191,7 @@ table() {
 			for f in "$tut"/matmul-[0-9]*.tx; do
 				step "$(basename "$f" .tx)" "$f" "$sz"
 			done
+			step "auto: txc's generated schedule" "$tut/matmul-1-naive.tx" "$sz" auto
 			step "tuned/matmul.tx -s fast (reference)" "$srcdir/stdlib/tuned/matmul.tx" "$sz" fast
 			;;
 		blur)
@@ -197,6 +200,7 @@ table() {
 			for f in "$tut"/blur-[0-9]*.tx; do
 				step "$(basename "$f" .tx)" "$f" "$sz"
 			done
+			step "auto: txc's generated schedule" "$tut/blur-1-naive.tx" "$sz" auto
 			step "stdlib blur.tx (reference)" "$srcdir/stdlib/blur.tx" "$sz"
 			halide_step
 			;;

@@ -479,6 +479,18 @@ compile(Options *o)
 		note_knob_points(o, prog);
 		return 1;
 	}
+	/* the generated schedules (auto/attach.c): printed, or given to the
+	 * kernels that take them, before --tuning-log looks for templates */
+	AutoRequest ar = {
+		.target = o->target, .cpu = o->cpu, .features = o->features,
+		.defs = o->defs, .vals = o->def_values, .ndefs = o->ndefs, .tmpl = o->print_auto == 2,
+	};
+	for (int i = 0; i < prog->nkernels && !o->no_schedule && !o->print_auto && !o->check_only; i++) {
+		Kernel *k = prog->kernels[i];
+		if (compiled(o, prog, k) && auto_wanted(prog, k, o->target, o->schedule, o->no_auto) &&
+		    !auto_attach(prog, k, &ar))
+			return 1;
+	}
 	if (!knobs_check_requests())
 		return 1;
 	if (o->tuning_log && !tunelog_apply(prog, o->tuning_log, o->target, tune_machine(o->target),
@@ -498,12 +510,6 @@ compile(Options *o)
 	if (!check_defs(o, prog))
 		return 1;
 
-	/* the generated schedules: printed, or given to the kernels that
-	 * take them (auto/attach.c) */
-	AutoRequest ar = {
-		.target = o->target, .cpu = o->cpu, .features = o->features,
-		.defs = o->defs, .vals = o->def_values, .ndefs = o->ndefs, .tmpl = o->print_auto == 2,
-	};
 	if (o->print_auto) {
 		for (int i = 0; i < prog->nkernels; i++) {
 			Kernel *k = prog->kernels[i];
@@ -517,12 +523,6 @@ compile(Options *o)
 				printf("// %s: no generated schedule for %s: %s\n", k->name, o->target, why);
 		}
 		return 0;
-	}
-	for (int i = 0; i < prog->nkernels && !o->no_schedule; i++) {
-		Kernel *k = prog->kernels[i];
-		if (compiled(o, prog, k) && auto_wanted(prog, k, o->target, o->schedule, o->no_auto) &&
-		    !auto_attach(prog, k, &ar))
-			return 1;
 	}
 
 	LowerOptions lo = {

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "driver/driver.h"
+#include "auto/auto.h"
 #include "lower/lower.h"
 #include "parser/parser.h"
 #include "sema/sema.h"
@@ -231,9 +232,23 @@ trace_file(Viz *z, const char *input, VizTrace ***tr, int *n, int *cap)
 	/* several files: each panel is named by its file */
 	const char *base = strrchr(input, '/');
 	base = base ? base + 1 : input;
+	/* the generated schedule (auto/attach.c), at the sizes drawn */
+	const char **dn = arena_alloc(perm, (k->nparams + 1) * sizeof *dn);
+	int64_t *dv = arena_alloc(perm, (k->nparams + 1) * sizeof *dv);
+	int nd = 0;
+	for (int i = 0; i < k->nparams; i++)
+		if (k->params[i].is_size) {
+			dn[nd] = k->params[i].name;
+			dv[nd++] = (int64_t)params[i];
+		}
+	AutoRequest ar = { .target = z->target, .defs = dn, .vals = dv, .ndefs = nd };
+	for (int s = 0; s < z->nscheds && !z->no_schedule; s++)
+		if (auto_wanted(prog, k, z->target, z->scheds[s], false) && !auto_attach(prog, k, &ar))
+			return false;
 	for (int s = 0; s < z->nscheds; s++) {
 		LowerOptions lo = { .no_schedule = z->no_schedule, .target = z->target,
-		    .schedule = z->scheds[s], .stop_after = "simplify" };
+		    .schedule = z->scheds[s], .stop_after = "simplify", .auto_default = true,
+		    .auto_strict = auto_strict() };
 		IrFunc *f = lower_kernel(prog, k, &lo);
 		if (!f)
 			return false;

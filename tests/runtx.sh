@@ -27,6 +27,9 @@ noauto=--no-auto-schedule
 case " $flags " in
 *" -s auto "*|*" --print-auto-schedule"*) noauto= ;;
 esac
+case $flags in
+viz*|bench*|tune*) noauto= ;;   # subcommands: their own options
+esac
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "tune/tune.h"
+#include "auto/auto.h"
 
 #include "lower/lower.h"
 #include "parser/parser.h"
@@ -329,6 +330,23 @@ tune(Tune *t, int mpi_rank)
 	Kernel *k = cmdline_kernel(prog, t->kernel, t->input);
 	if (!k)
 		return 1;
+	/* no template for the target (or -s auto): the generated one
+	 * (auto/attach.c), at the -D sizes; its illegal points are illegal
+	 * here, not a quiet fall back to the naive nest */
+	if (auto_wanted(prog, k, t->target, t->schedule, false)) {
+		AutoRequest ar = { .target = t->target, .cpu = t->llvm.cpu,
+		    .features = t->llvm.features, .defs = t->names, .vals = t->values,
+		    .ndefs = t->ndefs, .tmpl = true };
+		if (!auto_attach(prog, k, &ar))
+			return 1;
+		for (int i = 0; i < prog->nschedules; i++) {
+			Schedule *g = prog->schedules[i];
+			if (g && g->generated && g->k == k && !strcmp(g->target, t->target)) {
+				g->generated = false;
+				t->schedule = g->name;
+			}
+		}
+	}
 	LowerOptions flo = { .target = t->target, .schedule = t->schedule };
 	Schedule *s = lower_find_schedule(prog, k, &flo);
 	if (!s || s->nknobs == 0) {

@@ -42,7 +42,7 @@ kernel serial(M, N) {
   y[i, j] = a[i, j] + 1.0;
 }
 TX
-"$TXC" --emit=llvm -o k.ll k.tx || fail "--emit=llvm"
+"$TXC" --no-auto-schedule --emit=llvm -o k.ll k.tx || fail "--emit=llvm"
 # the attribute group of each definition
 attrs() { # function name -> its attribute line
 	g=$(sed -n "s/^define [^@]*@$1(.*) #\([0-9]*\) .*/\1/p" k.ll)
@@ -103,6 +103,6 @@ main(void)
 	return 0;
 }
 C
-"$TXC" k.tx -o k.o || fail "txc"
+"$TXC" --no-auto-schedule k.tx -o k.o || fail "txc"
 ${CC:-cc} -I"$abs_top_srcdir/rt" main.c k.o "$lib" -lpthread -lm -o main || fail "link"
 ./main || fail "run"

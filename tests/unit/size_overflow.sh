@@ -218,7 +218,7 @@ std=$abs_top_srcdir/stdlib
 for emit in obj c; do
 	d=n ext=o
 	[ $emit = c ] && d=c ext=c
-	"$TXC" --emit=$emit --dlpack -H $d/k.h k.tx -o $d/k.$ext &&
+	"$TXC" --no-auto-schedule --emit=$emit --dlpack -H $d/k.h k.tx -o $d/k.$ext &&
 	"$TXC" --emit=$emit --dlpack --prefix=ex_ -H $d/ex.h "$abs_top_srcdir/examples/matmul.tx" \
 	    -o $d/ex.$ext &&
 	"$TXC" --emit=$emit --dlpack --prefix=st_ -k matmul -I "$std" -H $d/st.h "$std/matmul.tx" \
