@@ -373,18 +373,8 @@ bench(Bench *b)
 	if (!file)
 		return 1;
 	prog = parse_program(file);
-	if (diag_errors() || !import_resolve(prog, &b->drv) || !sema_check(prog) ||
-	    !knobs_check_requests())
+	if (diag_errors() || !import_resolve(prog, &b->drv) || !sema_check(prog))
 		return 1;
-	if (b->tuning_log) {
-		int64_t *v = arena_alloc(perm, (b->ndefs + 1) * sizeof *v);
-		for (int i = 0; i < b->ndefs; i++)
-			v[i] = (int64_t)b->values[i];
-		const char *target = b->cuda ? "cuda" : b->vta ? "vta" : "cpu";
-		if (!tunelog_apply(prog, b->tuning_log, target, tune_machine(target), b->names, v,
-		    b->ndefs))
-			return 1;
-	}
 	if (!(k = cmdline_kernel(prog, b->kernel, b->input)))
 		return 1;
 	sizes = arena_alloc(perm, (k->nparams + 1) * sizeof *sizes);
@@ -421,6 +411,17 @@ bench(Bench *b)
 		for (int s = 0; s < b->nscheds; s++)
 			if (auto_wanted(prog, k, target, b->scheds[s], false) && !auto_attach(prog, k, &ar))
 				return 1;
+	}
+	if (!knobs_check_requests())   /* after the generated templates took theirs */
+		return 1;
+	if (b->tuning_log) {
+		int64_t *v = arena_alloc(perm, (b->ndefs + 1) * sizeof *v);
+		for (int i = 0; i < b->ndefs; i++)
+			v[i] = (int64_t)b->values[i];
+		const char *target = b->cuda ? "cuda" : b->vta ? "vta" : "cpu";
+		if (!tunelog_apply(prog, b->tuning_log, target, tune_machine(target), b->names, v,
+		    b->ndefs))
+			return 1;
 	}
 	/* the reference: the kernel without a schedule */
 	if (!build(b, prog, k, true, NULL, &ref, !b->count_only))

@@ -5,7 +5,9 @@
 #
 # Each kernel runs under `txc bench -s auto` with every size parameter at
 # 13 and 5 (and every scalar at 0.5), generated for those sizes (-D);
-# bench compares it with the unscheduled kernel.  (tests/auto/auto_run.sh
+# bench compares it with the unscheduled kernel.  Then AUTO_POINTS (default
+# 3) random points of each generated template (-K, drawn with TXC_SEED)
+# run at 13.  (tests/auto/auto_run.sh
 # checks objects that serve every size, generated at the representative
 # sizes.)  TXC_AUTO_STRICT=1: a generated schedule that does
 # not lower fails.  A kernel whose unscheduled reference cannot run at
@@ -58,6 +60,21 @@ for f in "$srcdir"/stdlib/*.tx "$srcdir"/examples/*.tx; do
 		done
 		check "$f" "$k" cpu $d13
 		check "$f" "$k" cpu $d5
+		# random points of the template: each knob a value drawn from
+		# its list (seeded: TXC_SEED), AUTO_POINTS of them (default 3)
+		# shellcheck disable=SC2086
+		"$TXC" --print-auto-schedule=template -I "$srcdir/stdlib" -k "$k" "$f" $d13 2>/dev/null |
+		    sed -n 's/^ *knob \([A-Za-z0-9_]*\) in \[\(.*\)\];/\1 \2/p' >"$work/knobs"
+		if [ -s "$work/knobs" ]; then
+			p=0
+			while [ $p -lt "${AUTO_POINTS:-3}" ]; do
+				p=$((p + 1))
+				ks=$(awk -v seed=$((${TXC_SEED:-1} * 7919 + p * 104729 + $(printf '%s' "$k" | cksum | cut -d' ' -f1) % 9973)) '
+				    BEGIN { srand(seed) }
+				    { n = split(substr($0, length($1) + 2), v, /, */); printf " -K %s=%s", $1, v[1 + int(rand() * n)] }' "$work/knobs")
+				check "$f" "$k" cpu $d13 $ks
+			done
+		fi
 		if "$TXC" --print-auto-schedule --target=cuda -I "$srcdir/stdlib" -k "$k" "$f" 2>/dev/null |
 		    grep -q '^schedule'; then
 			check "$f" "$k" cuda $d13

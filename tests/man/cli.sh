@@ -131,11 +131,17 @@ run 1 --features=avx2 s.tx -o f.o
 absent f.o
 run 1 --target=aarch64-linux-gnu --cpu=notacpu s.tx -o f.o
 absent f.o
-# the cuda target: a kernel with no cuda schedule has no loop on the GPU
-"$TXC" --target=cuda s.tx -o cu.o >out 2>err </dev/null
+# the cuda target: a kernel with no cuda schedule and no generated one
+# (--no-auto-schedule) has no loop on the GPU; with its generated one it
+# compiles
+"$TXC" --no-auto-schedule --target=cuda s.tx -o cu.o >out 2>err </dev/null
 [ $? -eq 1 ] || fail "--target=cuda s.tx without a cuda schedule: not exit 1"
 absent cu.o
 grep -q 'not inside a loop bound to GPU blocks' err || fail "--target=cuda -o cu.o: $(head -1 err)"
+"$TXC" --target=cuda s.tx -o cu.o >out 2>err </dev/null ||
+	fail "--target=cuda s.tx with its generated schedule: $(head -1 err)"
+[ -s cu.o ] || fail "--target=cuda s.tx wrote no cu.o"
+rm -f cu.o
 run 0 --target=cuda --emit=c -o - s.tx
 run 1 --emit=ptx s.tx -o p.ptx
 absent p.ptx
