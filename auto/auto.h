@@ -44,7 +44,10 @@ typedef struct {
  * given --cpu: only the thread count and caches are read off the host. */
 void auto_machine(AutoMachine *m, const char *cpu, const char *features);
 
-/* ---- graph.c: the stage graph ---------------------------------------- */
+/* ---- graph.c: the stage graph ----------------------------------------
+ * Also the stage graph of tests/gen/schedgen.c, the random schedule
+ * generator, which reads the structural fields (names, constant extents,
+ * ranges' dependences, consumers, inputs). */
 #define AUTO_MAXS 64
 #define AUTO_MAXA 16
 
@@ -69,7 +72,11 @@ struct AutoStage {
 	bool rconst;                   /* every reduction extent a constant */
 	ReduceOp rop;
 	bool rwhere;                   /* the reduction has a `where` */
-	int cons[AUTO_MAXS], ncons;    /* stages that read it */
+	int64_t pconst[AUTO_MAXA];     /* extents that are constants in the source (0: not) */
+	int64_t rconst_ext[AUTO_MAXA]; /* likewise, for `r < CONST` ranges */
+	unsigned rdep[AUTO_MAXA];      /* per reduction axis: the pure axes (bits) its range uses */
+	int cons[AUTO_MAXS], ncons;    /* stages that read it, in the order of first reads */
+	int inputs[AUTO_MAXS], ninputs;   /* the inputs it reads (tensor indices), likewise */
 	bool in_index;                 /* read inside an index (a gather table) */
 	bool expensive;                /* exp, log, pow, tanh, erf, sin, cos, division of floats */
 	bool boundary;                 /* a select on its own pure axes (padding) */
@@ -83,7 +90,8 @@ typedef struct {
 	Kernel *k;
 	AutoStage s[AUTO_MAXS];
 	int n;
-	bool too_big;                  /* more stages than AUTO_MAXS: nothing generated */
+	bool too_big;                  /* more stages than AUTO_MAXS (the first AUTO_MAXS are
+	                                  here): nothing generated */
 	const char **defs; const int64_t *vals; int ndefs;
 } AutoGraph;
 

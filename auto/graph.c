@@ -233,6 +233,16 @@ note_read(Expr *acc, bool in_index, void *ctx)
 {
 	Reads *r = ctx;
 	int p = auto_stage_index(r->g, acc->call.tensor);
+	if (p < 0 && acc->call.tensor) {
+		AutoStage *rs = &r->g->s[r->si];
+		int idx = acc->call.tensor->index;
+		for (int i = 0; i < rs->ninputs; i++)
+			if (rs->inputs[i] == idx)
+				return;
+		if (rs->ninputs < AUTO_MAXS)
+			rs->inputs[rs->ninputs++] = idx;
+		return;
+	}
 	if (p < 0 || p == r->si)
 		return;
 	AutoStage *ps = &r->g->s[p];
@@ -314,9 +324,16 @@ axes_only(Expr *e)
 static bool
 pure_dep(Expr *e, void *ctx)
 {
-	if (e->kind == EXPR_NAME && e->id.ref == REF_PURE_AXIS)
-		*(bool *)ctx = true;
+	if (e->kind == EXPR_NAME && e->id.ref == REF_PURE_AXIS && e->id.axis < 16)
+		*(unsigned *)ctx |= 1u << e->id.axis;
 	return true;
+}
+
+/* A positive integer constant below a million (an extent the source fixes). */
+static int64_t
+const_of(Expr *e)
+{
+	return e && e->kind == EXPR_INT && e->ival > 0 && e->ival < 1000000 ? e->ival : 0;
 }
 
 static void
@@ -335,6 +352,7 @@ setup_stage(AutoGraph *g, AutoStage *s, Tensor *t)
 		s->kind = AK_SPECIAL;
 	for (int d = 0; r && d < r->naxes && d < AUTO_MAXA; d++) {
 		s->pure[s->npure] = r->axes[d];
+		s->pconst[s->npure] = t->shape && d < t->ndims ? const_of(t->shape[d]) : 0;
 		s->pext[s->npure++] = t->shape && d < t->ndims ? auto_eval(g, t->shape[d]) : 0;
 		if (!r->axes[d])
 			s->kind = AK_SPECIAL;
@@ -349,11 +367,14 @@ setup_stage(AutoGraph *g, AutoStage *s, Tensor *t)
 		s->rwhere = rd->where != NULL;
 		s->rconst = true;
 		for (int a = 0; a < rd->naxes && a < AUTO_MAXA; a++) {
-			bool dep = false;
+			unsigned dep = 0;
 			check_walk(rd->axes[a].lo, pure_dep, &dep);
 			check_walk(rd->axes[a].hi, pure_dep, &dep);
+			s->rdep[a] = dep;
 			if (dep)
 				s->kind = AK_SPECIAL;   /* sum(k <= i): a triangle */
+			else if (!rd->axes[a].lo)
+				s->rconst_ext[a] = const_of(rd->axes[a].hi);
 			int64_t lo = rd->axes[a].lo ? auto_eval(g, rd->axes[a].lo) : 0;
 			int64_t hi = auto_eval(g, rd->axes[a].hi);
 			bool clo = !rd->axes[a].lo || rd->axes[a].lo->kind == EXPR_INT;
@@ -383,11 +404,8 @@ auto_graph(AutoGraph *g, Kernel *k, const char **defs, const int64_t *vals, int 
 	g->vals = vals;
 	g->ndefs = ndefs;
 	nmade = 0;
-	if (k->nstages > AUTO_MAXS) {
-		g->too_big = true;
-		return;
-	}
-	for (int i = 0; i < k->nstages; i++)
+	g->too_big = k->nstages > AUTO_MAXS;
+	for (int i = 0; i < k->nstages && i < AUTO_MAXS; i++)
 		setup_stage(g, &g->s[g->n++], k->stages[i]);
 	for (int i = 0; i < g->n; i++) {
 		Reads r = { g, i };

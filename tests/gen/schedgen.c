@@ -72,6 +72,7 @@
 #include "parser/parser.h"
 #include "sema/sema.h"
 #include "tests/gen/schedgen.h"
+#include "auto/auto.h"
 
 Stage st[MAXS];
 int nst;
@@ -131,15 +132,6 @@ illegal(const char *why)
 
 /* ---- the kernel's structure ---------------------------------------------- */
 
-static int
-stage_of(Tensor *t)
-{
-	for (int i = 0; i < nst; i++)
-		if (st[i].t == t)
-			return i;
-	return -1;
-}
-
 /* Whether a name is taken by a tensor or parameter of the kernel or by
  * any stage or loop so far. */
 static bool
@@ -169,55 +161,6 @@ fresh_name(const char *prefix)
 		snprintf(b, sizeof b, "%s_%d", prefix, ++fresh);
 	while (name_used(b));
 	return arena_strdup(perm, b);
-}
-
-static int
-const_of(Expr *e)
-{
-	return e && e->kind == EXPR_INT && e->ival > 0 && e->ival < 1000000 ? (int)e->ival : 0;
-}
-
-/* Records which stages read tensor accesses in e (consumer c). */
-static void
-reads(Expr *e, int c, int *inputs, int *ninputs)
-{
-	if (!e)
-		return;
-	switch (e->kind) {
-	case EXPR_ACCESS: {
-		int s = stage_of(e->call.tensor);
-		if (s >= 0 && s != c) {
-			bool seen = false;
-			for (int i = 0; i < st[s].ncons; i++)
-				seen |= st[s].cons[i] == c;
-			if (!seen && st[s].ncons < MAXS)
-				st[s].cons[st[s].ncons++] = c;
-		} else if (s < 0 && inputs && e->call.tensor) {
-			int idx = e->call.tensor->index;
-			bool seen = false;
-			for (int i = 0; i < *ninputs; i++)
-				seen |= inputs[i] == idx;
-			if (!seen && *ninputs < MAXS)
-				inputs[(*ninputs)++] = idx;
-		}
-		for (int i = 0; i < e->call.nargs; i++)
-			reads(e->call.args[i], c, inputs, ninputs);
-		break;
-	}
-	case EXPR_CALL: case EXPR_CAST: case EXPR_SELECT:
-		for (int i = 0; i < e->call.nargs; i++)
-			reads(e->call.args[i], c, inputs, ninputs);
-		break;
-	case EXPR_UNARY: case EXPR_BINARY:
-		reads(e->bin.a, c, inputs, ninputs);
-		reads(e->bin.b, c, inputs, ninputs);
-		break;
-	case EXPR_REDUCE:
-		reads(e->reduce.body, c, inputs, ninputs);
-		break;
-	default:
-		break;
-	}
 }
 
 /* The inputs each stage reads (tensor indices). */
@@ -253,15 +196,6 @@ scan_setup(Stage *s)
 	}
 }
 
-/* The pure axes an expression uses, as bits (a reduction's range). */
-static bool
-pure_uses(Expr *e, void *ctx)
-{
-	if (e->kind == EXPR_NAME && e->id.ref == REF_PURE_AXIS && e->id.axis < 16)
-		*(unsigned *)ctx |= 1u << e->id.axis;
-	return true;
-}
-
 /* Whether loops l[0..n) keep the loops of every pure axis a reduction's
  * range uses outside that reduction's loops. */
 static bool
@@ -284,61 +218,58 @@ movable(Stage *s, Loop *l)
 }
 
 
+/* The kernel's stages from the library's stage graph (auto/graph.c: the
+ * same graph the schedule generator reads): axes, constant extents, the
+ * pure axes reduction ranges use, consumers and inputs. */
 static void
 setup(void)
 {
+	static AutoGraph g;
+	auto_graph(&g, kern, NULL, NULL, 0);
 	nst = 0;
 	fresh = 0;
-	for (int i = 0; i < kern->nstages && nst < MAXS; i++) {
-		Tensor *t = kern->stages[i];
+	for (int i = 0; i < g.n && nst < MAXS; i++) {
+		AutoStage *a = &g.s[i];
+		Tensor *t = a->t;
 		Stage *s = &st[nst++];
 		memset(s, 0, sizeof *s);
 		s->name = t->name;
 		s->t = t;
 		s->output = t->role == ROLE_OUT;
 		s->redirect = -1;
-		Rule *r = t->rule;
-		for (int d = 0; r && d < r->naxes && s->nloops < MAXL; d++) {
+		for (int d = 0; d < a->npure && s->nloops < MAXL; d++) {
 			Loop *l = &s->loops[s->nloops++];
-			l->name = r->axes[d];
-			l->ext = t->shape && d < t->ndims ? const_of(t->shape[d]) : 0;
+			l->name = a->pure[d];
+			l->ext = (int)a->pconst[d];
 			l->scan = t->ninits > 0 && d == t->scan_dim;
 			l->roots = d < 16 ? 1u << d : 0;
 		}
-		if (r && r->value && r->value->kind == EXPR_REDUCE) {
+		if (t->rule && t->rule->value && t->rule->value->kind == EXPR_REDUCE) {
 			s->reduction = true;
-			Reduce *rd = &r->value->reduce;
-			for (int a = 0; a < rd->naxes && s->nloops < MAXL; a++) {
+			for (int r = 0; r < a->nred && s->nloops < MAXL; r++) {
 				Loop *l = &s->loops[s->nloops++];
-				l->name = rd->axes[a].name;
+				l->name = a->red[r];
 				l->red = true;
-				l->roots = a < 16 ? 1u << (16 + a) : 0;
-				if (a < 16) {
-					check_walk(rd->axes[a].lo, pure_uses, &s->dep[a]);
-					check_walk(rd->axes[a].hi, pure_uses, &s->dep[a]);
-				}
-				if (s->dep[a])
-					continue;      /* its extent varies */
-				if (!rd->axes[a].lo)
-					l->ext = const_of(rd->axes[a].hi);
+				l->roots = r < 16 ? 1u << (16 + r) : 0;
+				if (r < 16)
+					s->dep[r] = a->rdep[r];
+				l->ext = (int)a->rconst_ext[r];
 			}
 		}
 		if (t->update)
 			updgen_setup(s);
 	}
 	for (int i = 0; i < nst; i++) {
+		AutoStage *a = &g.s[i];
+		st[i].ncons = 0;
+		for (int c = 0; c < a->ncons; c++)
+			if (a->cons[c] < nst)
+				st[i].cons[st[i].ncons++] = a->cons[c];
 		nin_reads[i] = 0;
-		if (st[i].t->rule)
-			reads(st[i].t->rule->value, i, in_reads[i], &nin_reads[i]);
-		for (int j = 0; j < st[i].t->ninits; j++)
-			reads(st[i].t->inits[j]->value, i, in_reads[i], &nin_reads[i]);
+		for (int c = 0; c < a->ninputs && c < MAXS; c++)
+			in_reads[i][nin_reads[i]++] = a->inputs[c];
 		if (st[i].t->ninits > 0)
 			scan_setup(&st[i]);
-		if (st[i].t->update) {
-			reads(st[i].t->update->value, i, in_reads[i], &nin_reads[i]);
-			reads(st[i].t->update->target, i, in_reads[i], &nin_reads[i]);
-			reads(st[i].t->update->upd.where, i, in_reads[i], &nin_reads[i]);
-		}
 	}
 }
 
