@@ -9,8 +9,13 @@
  *   G3  a long reduction along a unit-stride axis with few outputs per
  *       block: a cross-thread reduction (split by T, rfactor, the lanes
  *       bound to threadIdx.x at the output's block loop);
- *   G4  a contraction: a register tile per thread (cache_write(local)),
- *       16 x 16 threads of 4 x 4 outputs, a 64 x 64 block;
+ *   G4  a contraction (one operand misses the row axis, another the
+ *       column): a 64 x 64 block (32 on short axes) of 16 x 16 threads,
+ *       each a 4 x 4 tile of sums in registers (cache_write(local), or in
+ *       the element-wise reader's threads), the first reduction axis in
+ *       steps of 8 with each input operand copied to shared memory per
+ *       step (cache_read(shared), fetched by all the block's threads):
+ *       the stdlib matmul's plan;
  *
  *   G0  a tuple reduction or a range that depends on a pure axis: its
  *       points over blocks of threads, each range folded in order.
@@ -28,8 +33,239 @@ typedef struct {
 	FILE *fp;
 	const AutoOptions *o;
 	bool inl[AUTO_MAXS];
+	bool placed[AUTO_MAXS];   /* computed in another stage's thread (G4) */
 	int T;
 } Gpu;
+
+/* ---- G4: contractions ------------------------------------------------------ */
+
+typedef struct {
+	Tensor *t;            /* an input operand */
+	const char *reader;   /* the stage whose rule reads it (the contraction or an inlined one) */
+	bool miss_row, miss_col;
+} Operand;
+
+typedef struct {
+	Operand op[8];
+	int n;
+	bool bad;
+} Operands;
+
+typedef struct {
+	Gpu *c;
+	Operands *o;
+	const char *reader;
+	int row, col;         /* the contraction's pure axes (indices into the reader's, when direct) */
+	bool direct;
+} OpWalk;
+
+static void op_walk(Expr *acc, bool in_index, void *ctx);
+
+/* The input operands of stage si, through inlined stages. */
+static void
+operands(Gpu *c, int si, Operands *o, int row, int col, bool direct, const char *reader)
+{
+	OpWalk w = { c, o, reader, row, col, direct };
+	auto_accesses(&c->g->s[si], op_walk, &w);
+}
+
+static bool
+uses(Expr *acc, int d)
+{
+	for (int i = 0; i < acc->call.nargs; i++)
+		if (auto_coeff(acc->call.args[i], true, d) != 0)
+			return true;
+	return false;
+}
+
+static void
+op_walk(Expr *acc, bool in_index, void *ctx)
+{
+	OpWalk *w = ctx;
+	Tensor *t = acc->call.tensor;
+	if (in_index || !t) {
+		w->o->bad = true;
+		return;
+	}
+	int p = auto_stage_index(w->c->g, t);
+	if (p >= 0) {
+		if (!w->c->inl[p] || !w->direct) {
+			w->o->bad = true;   /* a stage of its own, or two levels of inlining */
+			return;
+		}
+		/* an inlined stage: its reads, the row and column axes followed
+		 * to the inlined stage's own axes where the access names them
+		 * (wt[k, j]: j is wt's axis 1), or missed where it does not use
+		 * them */
+		if (acc->call.nargs != w->c->g->s[p].npure) {
+			w->o->bad = true;
+			return;
+		}
+		int in[2] = { w->row, w->col };
+		for (int q = 0; q < 2; q++) {
+			int a = in[q];
+			if (a < 0)
+				continue;
+			if (!uses(acc, a)) {
+				in[q] = -2;
+				continue;
+			}
+			/* the one index that uses the axis, with stride 1 (w + rx) */
+			in[q] = -1;
+			int nuse = 0;
+			for (int d = 0; d < acc->call.nargs; d++) {
+				int64_t k = auto_coeff(acc->call.args[d], true, a);
+				if (k != 0)
+					nuse++;
+				if (k == 1)
+					in[q] = d;
+			}
+			if (nuse != 1)
+				in[q] = -1;
+			if (in[q] < 0) {
+				w->o->bad = true;
+				return;
+			}
+		}
+		operands(w->c, p, w->o, in[0], in[1], false, w->c->g->s[p].name);
+		return;
+	}
+	for (int i = 0; i < w->o->n; i++)
+		if (w->o->op[i].t == t && w->o->op[i].reader == w->reader)
+			return;
+	if (w->o->n >= 8) {
+		w->o->bad = true;
+		return;
+	}
+	Operand *op = &w->o->op[w->o->n++];
+	op->t = t;
+	op->reader = w->reader;
+	op->miss_row = w->row == -2 || (w->row >= 0 && !uses(acc, w->row));
+	op->miss_col = w->col == -2 || (w->col >= 0 && !uses(acc, w->col));
+}
+
+/* The contraction's block and thread tiles, or false. */
+static bool
+g4_plan(Gpu *c, int si, int *row, Operands *o)
+{
+	AutoStage *s = &c->g->s[si];
+	if (s->kind != AK_REDUCE || s->rwhere || s->npure < 2 || s->nred < 1)
+		return false;
+	int col = s->npure - 1;
+	memset(o, 0, sizeof *o);
+	/* the row axis: one an operand misses, while another misses the
+	 * column; first one that the operands read along the column miss (B
+	 * of a matmul misses i; a convolution's image misses k) */
+	for (int pass = 0; pass < 2; pass++)
+	for (int r = s->npure - 2; r >= 0; r--) {
+		memset(o, 0, sizeof *o);
+		operands(c, si, o, r, col, true, s->name);
+		if (o->bad)
+			return false;
+		bool mr = false, mc = false;
+		for (int i = 0; i < o->n; i++) {
+			mr |= o->op[i].miss_row && (pass == 1 || !o->op[i].miss_col);
+			mc |= o->op[i].miss_col;
+		}
+		if (mr && mc && (s->pext[r] <= 0 || s->pext[r] >= 16) &&
+		    (s->pext[col] <= 0 || s->pext[col] >= 16)) {
+			*row = r;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The element-wise consumer of si a contraction's tile goes into: its one
+ * reader, not inlined, reading it at its own axes; -1 if none. */
+static int
+g4_consumer(Gpu *c, int si)
+{
+	AutoStage *s = &c->g->s[si];
+	if (s->output || s->ncons != 1)
+		return -1;
+	int ci = s->cons[0];
+	AutoStage *r = &c->g->s[ci];
+	if (c->inl[ci] || r->kind != AK_PURE || r->npure != s->npure)
+		return -1;
+	return ci;
+}
+
+static void
+g4(Gpu *c, int si, int row, Operands *o, int R)
+{
+	AutoGraph *g = c->g;
+	AutoStage *s = &g->s[si];
+	AutoStage *r = &g->s[R];
+	FILE *fp = c->fp;
+	int col = s->npure - 1;
+	int64_t er = s->pext[row] > 0 ? s->pext[row] : AUTO_REP_SIZE;
+	int64_t ec = s->pext[col] > 0 ? s->pext[col] : AUTO_REP_SIZE;
+	int bm = er >= 64 ? 64 : 32, bn = ec >= 64 ? 64 : 32;
+	const char *L;
+	if (R == si) {
+		L = auto_fresh(g, arena_printf(perm, "%s_local", s->name));
+		fprintf(fp, "  // G4: %s is a contraction: %d x %d blocks of %d x %d threads, each a "
+		    "4 x 4 tile of sums in registers, operands in shared memory\n", s->name, bm, bn,
+		    bm / 4, bn / 4);
+		fprintf(fp, "  %s.cache_write(local) -> %s;\n", s->name, L);
+	} else {
+		L = s->name;
+		fprintf(fp, "  // G4: %s, a contraction, computed in the threads of %s: %d x %d "
+		    "blocks, 4 x 4 sums a thread, operands in shared memory\n", s->name, r->name,
+		    bm, bn);
+	}
+	const char *ro = auto_fresh(g, "by"), *co = auto_fresh(g, "bx");
+	const char *ri = auto_fresh(g, "rows"), *ci = auto_fresh(g, "cols");
+	const char *ty = auto_fresh(g, "ty"), *tx = auto_fresh(g, "tx");
+	const char *rr = auto_fresh(g, "rr"), *rc = auto_fresh(g, "rc");
+	fprintf(fp, "  %s.tile(%s, %s, %d, %d, tail = round_up) -> (%s, %s, %s, %s);\n", r->name,
+	    r->pure[row], r->pure[col], bm, bn, ro, co, ri, ci);
+	fprintf(fp, "  %s.split(%s, 4) -> (%s, %s);\n", r->name, ri, ty, rr);
+	fprintf(fp, "  %s.split(%s, 4) -> (%s, %s);\n", r->name, ci, tx, rc);
+	/* the other pure axes outermost, then fused, on blockIdx.z */
+	fprintf(fp, "  %s.reorder(", r->name);
+	for (int d = 0; d < r->npure; d++)
+		if (d != row && d != col)
+			fprintf(fp, "%s, ", r->pure[d]);
+	fprintf(fp, "%s, %s, %s, %s, %s, %s);\n", ro, co, ty, tx, rr, rc);
+	const char *z = NULL;
+	for (int d = 0; d < r->npure; d++) {
+		if (d == row || d == col)
+			continue;
+		if (!z) {
+			z = r->pure[d];
+			continue;
+		}
+		const char *f = auto_fresh(g, "bz");
+		fprintf(fp, "  %s.fuse(%s, %s) -> %s;\n", r->name, z, r->pure[d], f);
+		z = f;
+	}
+	if (z)
+		fprintf(fp, "  %s.bind(%s, blockIdx.z);\n", r->name, z);
+	fprintf(fp, "  %s.bind(%s, blockIdx.y);\n", r->name, ro);
+	fprintf(fp, "  %s.bind(%s, blockIdx.x);\n", r->name, co);
+	fprintf(fp, "  %s.bind(%s, threadIdx.y);\n", r->name, ty);
+	fprintf(fp, "  %s.bind(%s, threadIdx.x);\n", r->name, tx);
+	fprintf(fp, "  %s.unroll(%s);\n", r->name, rr);
+	fprintf(fp, "  %s.unroll(%s);\n", r->name, rc);
+	fprintf(fp, "  %s.compute_at(%s, %s);\n", L, r->name, tx);
+	const char *ko = auto_fresh(g, "ko"), *ki = auto_fresh(g, "ki");
+	fprintf(fp, "  %s.split(%s, 8) -> (%s, %s);\n", L, s->red[0], ko, ki);
+	fprintf(fp, "  %s.reorder(%s, %s", L, ko, ki);
+	for (int k = 1; k < s->nred; k++)
+		fprintf(fp, ", %s", s->red[k]);
+	fprintf(fp, ", %s, %s);\n", s->pure[row], s->pure[col]);
+	fprintf(fp, "  %s.unroll(%s);\n", L, s->pure[row]);
+	fprintf(fp, "  %s.unroll(%s);\n", L, s->pure[col]);
+	for (int i = 0; i < o->n; i++) {
+		const char *reader = o->op[i].reader == s->name ? L : o->op[i].reader;
+		const char *sh = auto_fresh(g, arena_printf(perm, "%s_shared", o->op[i].t->name));
+		fprintf(fp, "  %s.cache_read(shared, [%s]) -> %s;\n", o->op[i].t->name, reader, sh);
+		fprintf(fp, "  %s.compute_at(%s, %s);\n", sh, L, ko);
+	}
+	c->placed[si] = true;
+}
 
 static int64_t
 ext_or(int64_t e)
@@ -114,8 +350,31 @@ auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o)
 	}
 	for (int i = g->n - 1; i >= 0; i--) {
 		AutoStage *s = &g->s[i];
-		if (c.inl[i])
+		if (c.inl[i] || c.placed[i])
 			continue;
+		/* G4: a contraction whose element-wise reader is this stage */
+		if (s->kind == AK_PURE) {
+			bool done = false;
+			for (int p = i - 1; p >= 0 && !done; p--) {
+				int row;
+				Operands ops;
+				if (!c.inl[p] && !c.placed[p] && g4_consumer(&c, p) == i &&
+				    g4_plan(&c, p, &row, &ops)) {
+					g4(&c, p, row, &ops, i);
+					done = true;
+				}
+			}
+			if (done)
+				continue;
+		}
+		if (s->kind == AK_REDUCE) {
+			int row;
+			Operands ops;
+			if (g4_plan(&c, i, &row, &ops)) {
+				g4(&c, i, row, &ops, i);
+				continue;
+			}
+		}
 		if (s->kind == AK_SPECIAL) {
 			/* a tuple reduction or a triangular range: each thread folds
 			 * its points' range in order */
