@@ -54,6 +54,8 @@ typedef struct {
 	const char **incdirs; int nincdirs;   /* -I */
 	const char *dump_after;     /* --dump-after=PASS */
 	bool dlpack;                /* --dlpack: NAME_dlpack in the object and -H */
+	bool shared;                /* --shared, or -o NAME.so: a shared library (shared.c) */
+	const char *signature;      /* --signature=FILE: the entry points as JSON (signature.c) */
 	const char *prefix;         /* --prefix=P: entry points P + kernel name */
 	bool local_intrinsics;      /* --local-intrinsics */
 	int codegen_threads;        /* --codegen-threads=N (0: as suits) */
@@ -81,6 +83,10 @@ bool output_io_failed(void);
  * registered like output_open's, committed with output_commit_path. */
 const char *output_temp_path(const char *path);
 bool output_commit_path(const char *tmp);
+/* Turns the output written for `path` (committed) into scratch, which
+ * output_finish_all removes instead of renaming into place; gives the
+ * temporary file that holds it (NULL: no such output). */
+const char *output_scratch(const char *path);
 
 /* bench.c: `txc bench FILE.tx ...`; returns the exit status.  argv[0]
  * is "bench". */
@@ -185,5 +191,13 @@ bool emit_cuda(IrFunc **funcs, int n, const Options *o, const char *out);
 bool emit_vta(IrFunc **funcs, int n, const Options *o, const char *out);
 /* txc --runtime-kernels: libtxrt's prebuilt micro-kernels to out. */
 bool emit_runtime_kernels(const Options *o, const char *out);
+
+/* shared.c: txc --shared: the kernels' object linked with libtxrt's
+ * archive into the shared library out; false after diagnostics. */
+bool shared_emit(IrFunc **funcs, int n, const Options *o, const char *out);
+
+/* signature.c: txc --signature=FILE: the entry points of funcs as JSON
+ * (the format is in signature.c); false on a write error. */
+bool signature_emit(FILE *fp, IrFunc **funcs, int n, const Options *o);
 
 #endif

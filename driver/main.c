@@ -49,6 +49,8 @@ usage(FILE *fp)
 "  -S                   same as --emit=asm\n"
 "  -H FILE              also write a C header with the kernels' prototypes\n"
 "  --dlpack             also NAME_dlpack(), taking DLPack tensors (object, -H)\n"
+"  --shared             write a shared library holding libtxrt (also -o NAME.so)\n"
+"  --signature=FILE     also write the entry points' signatures as JSON\n"
 "  --prefix=P           name every entry point P + the kernel's name\n"
 "  -c                   compile to an object (the default; accepted for cc habits)\n"
 "\n"
@@ -101,6 +103,7 @@ enum {
 	OPT_FEATURES, OPT_COLOR, OPT_MAX_ERRORS, OPT_DLPACK, OPT_PREFIX, OPT_LOCAL_INTRINSICS,
 	OPT_RUNTIME_KERNELS, OPT_CODEGEN_THREADS, OPT_CUDA_ARCH, OPT_TUNING_LOG,
 	OPT_NO_AUTO, OPT_PRINT_AUTO,
+	OPT_SHARED, OPT_SIGNATURE,
 };
 
 static const struct option longopts[] = {
@@ -126,6 +129,8 @@ static const struct option longopts[] = {
 	{ "codegen-threads", required_argument, NULL, OPT_CODEGEN_THREADS },
 	{ "cuda-arch", required_argument, NULL, OPT_CUDA_ARCH },
 	{ "tuning-log", required_argument, NULL, OPT_TUNING_LOG },
+	{ "shared", no_argument, NULL, OPT_SHARED },
+	{ "signature", required_argument, NULL, OPT_SIGNATURE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -285,6 +290,8 @@ parse_args(int argc, char **argv, Options *o)
 			break;
 		case OPT_FEATURES: o->features = optarg; break;
 		case OPT_DLPACK: o->dlpack = true; break;
+		case OPT_SHARED: o->shared = true; break;
+		case OPT_SIGNATURE: o->signature = optarg; break;
 		case OPT_PREFIX:
 			if (!valid_prefix(optarg))
 				return bad_usage("bad --prefix '%s': expected the start of a C identifier (letters, digits, _)", optarg);
@@ -355,7 +362,7 @@ default_output(const Options *o)
 	size_t n = strlen(base);
 	if (n > 3 && strcmp(base + n - 3, ".tx") == 0)
 		n -= 3;
-	return arena_printf(perm, "%.*s%s", (int)n, base, ext[o->emit]);
+	return arena_printf(perm, "%.*s%s", (int)n, base, o->shared ? ".so" : ext[o->emit]);
 }
 
 static bool
@@ -431,6 +438,15 @@ compile(Options *o)
 		if (!emit_runtime_kernels(o, out))
 			return output_io_failed() || !diag_errors() ? 2 : 1;
 		return output_finish_all() ? 0 : 2;
+	}
+	/* -o NAME.so: a shared library, as with --shared (shared.c) */
+	size_t olen = o->output ? strlen(o->output) : 0;
+	if (o->emit == OUT_OBJ && olen > 3 && !strcmp(o->output + olen - 3, ".so"))
+		o->shared = true;
+	if (o->shared && o->emit != OUT_OBJ) {
+		diag_error(loc_none, "--shared links an object into a shared library: it does not "
+		    "go with -S, --emit or --print-loops");
+		return 1;
 	}
 	if ((o->emit == OUT_VTA_ASM || o->emit == OUT_VTA_BIN) && strcmp(o->target, "vta")) {
 		diag_error(loc_none, "--emit=%s writes the instruction streams of --target=vta",
@@ -592,6 +608,14 @@ emit_backend(IrFunc **funcs, int n, const Options *o, const char *out)
 		    !output_commit(fp))
 			return false;
 	}
+	if (o->signature) {
+		/* emit: signature_emit (driver/signature.c) */
+		FILE *fp = output_open(o->signature, false);
+		if (!fp || !signature_emit(fp, funcs, n, o) || !output_commit(fp))
+			return false;
+	}
+	if (o->shared)
+		return shared_emit(funcs, n, o, out);   /* driver/shared.c */
 	switch (o->emit) {
 	case OUT_C: {
 		FILE *fp = output_open(out, false);

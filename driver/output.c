@@ -9,7 +9,9 @@
  * removes the temporaries instead.  If a rename fails half-way, the files
  * already renamed are put back (their old contents were kept as hard
  * links) or removed.  A file that cannot be opened, written or renamed is
- * an I/O failure (exit status 2, txc(1)); output_io_failed says so.
+ * an I/O failure (exit status 2, txc(1)); output_io_failed says so.  An
+ * output a later step of the run reads (the object --shared links) is
+ * made scratch with output_scratch: removed at the end, never renamed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +22,9 @@
 
 #include "driver.h"
 
-typedef enum { P_OPEN, P_READY, P_DONE } PState;
+/* P_SCRATCH: written for a later step of the run (the object txc
+ * --shared links), removed at the end instead of renamed into place. */
+typedef enum { P_OPEN, P_READY, P_DONE, P_SCRATCH } PState;
 
 typedef struct {
 	FILE *fp;
@@ -134,6 +138,17 @@ output_commit_path(const char *tmp)
 	return false;
 }
 
+const char *
+output_scratch(const char *path)
+{
+	for (int i = 0; i < npending; i++)
+		if (pending[i].state == P_READY && strcmp(pending[i].dest, path) == 0) {
+			pending[i].state = P_SCRATCH;
+			return pending[i].tmp;
+		}
+	return NULL;
+}
+
 /* Puts back the destinations of pending[0..n) that were already renamed
  * into place: the old file where there was one, else nothing. */
 static void
@@ -182,9 +197,14 @@ output_finish_all(void)
 		p->state = P_DONE;
 		p->renamed = true;
 	}
-	for (int i = 0; i < npending; i++)
+	for (int i = 0; i < npending; i++) {
 		if (pending[i].bak)
 			remove(pending[i].bak);
+		if (pending[i].state == P_SCRATCH) {
+			remove(pending[i].tmp);
+			pending[i].state = P_DONE;
+		}
+	}
 	return true;
 }
 
