@@ -121,9 +121,11 @@ class View:
 
     def __init__(self, obj, tensor, keep, writable=True):
         self.obj = obj
-        self.tensor = tensor
-        self.ptr = ctypes.addressof(tensor) if isinstance(tensor, DLTensor) else tensor
-        t = tensor if isinstance(tensor, DLTensor) else DLTensor.from_address(tensor)
+        if not isinstance(tensor, DLTensor):
+            # a copy of the producer's DLTensor, which stays as it gave it
+            tensor = DLTensor.from_buffer_copy(DLTensor.from_address(tensor))
+        t = self.tensor = tensor
+        self.ptr = ctypes.addressof(tensor)
         self._keep = keep
         n = t.ndim
         self.shape = tuple(t.shape[k] for k in range(n))
@@ -134,11 +136,16 @@ class View:
         self.code, self.bits, self.lanes = t.dtype.code, t.dtype.bits, t.dtype.lanes
         self.device = (t.device.device_type, t.device.device_id)
         self.writable = writable
+        if 0 in self.shape:
+            # no elements: every layout is compact, as NULL strides say
+            t.strides = None
 
     def compact(self):
         """Whether the elements are compact and in row-major order (a
         dimension of extent 1 may have any stride), as the entry point
         wants."""
+        if 0 in self.shape:
+            return True
         want = 1
         for extent, stride in zip(reversed(self.shape), reversed(self.strides)):
             if extent != 1 and stride != want:
@@ -178,7 +185,9 @@ def _from_numpy(arr):
                     % (arr.strides, size))
     n = arr.ndim
     shape = (ctypes.c_int64 * max(n, 1))(*arr.shape)
-    strides = (ctypes.c_int64 * max(n, 1))(*(s // size for s in arr.strides))
+    # numpy gives an array of no elements zero strides: any are right
+    elems = c_strides(arr.shape) if arr.size == 0 else (s // size for s in arr.strides)
+    strides = (ctypes.c_int64 * max(n, 1))(*elems)
     t = DLTensor()
     t.data = arr.ctypes.data
     t.device = DLDevice(CPU, 0)
@@ -214,8 +223,15 @@ def view(obj):
     if framework(obj) == "numpy":
         return _from_numpy(obj)
     if hasattr(obj, "__dlpack__"):
-        if framework(obj) == "torch" and getattr(obj, "requires_grad", False):
-            obj = obj.detach()   # the kernel is no autograd function
+        if framework(obj) == "torch":
+            if getattr(obj, "requires_grad", False):
+                obj = obj.detach()   # the kernel is no autograd function
+            if str(obj.dtype) == "torch.bool":
+                # older PyTorch exports no bool: the same bytes as uint8
+                import torch
+                v = _from_capsule(obj.view(torch.uint8))
+                v.code = BOOL
+                return v
         return _from_capsule(obj)
     raise Error("is a %s, not a tensor: pass a numpy array or an object with "
                 "__dlpack__ (PyTorch, CuPy)" % type(obj).__name__)

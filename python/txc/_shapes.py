@@ -111,13 +111,17 @@ def infer(kernel, shapes, known, sources):
 
     shapes: {tensor index: shape tuple} of the tensors given; sources
     (name -> where its value came from) is filled in alongside."""
+    groups = [(d, plain) for d in ("in", "out") for plain in (True, False)]
     progress = True
     while progress:
         progress = False
-        # a dimension that is a size itself first, then linear ones (N + 2)
-        for plain in (True, False):
+        # inputs before outputs, and in each a dimension that is a size
+        # itself before linear ones (N + 2)
+        for direction, plain in groups:
             for ti, shape in shapes.items():
                 t = kernel.tensors[ti]
+                if t["dir"] != direction:
+                    continue
                 for d, e in enumerate(t["shape"]):
                     if plain != isinstance(e, str):
                         continue
