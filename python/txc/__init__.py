@@ -59,7 +59,9 @@ class Module:
 
     path: the shared library; target: the target it was compiled for;
     cached: whether load found it in the cache (False: txc ran);
-    kernels: {name: Kernel}; signature: txc --signature's record."""
+    kernels: {name: Kernel}; signature: txc --signature's record;
+    defines: load's defines.  A kernel named like one of these hides it
+    (mod.kernels and mod["name"] still reach every kernel)."""
 
     def __init__(self, path, signature, target="cpu", defines=None, cached=False):
         self.path = path
@@ -67,6 +69,9 @@ class Module:
         self.cached = cached
         self.signature = signature
         self.defines = dict(defines or {})
+        # what the calls read, out of the way of kernels named like the above
+        self._target = self.target
+        self._defines = dict(self.defines)
         try:
             self._lib = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
         except OSError as e:
@@ -78,24 +83,26 @@ class Module:
         for s in signature["kernels"]:
             k = Kernel(self, s)
             self.kernels[k.name] = k
-        for name, k in self.kernels.items():
+        self._kernels = dict(self.kernels)
+        for name, k in self._kernels.items():
             setattr(self, name, k)
 
     def __getitem__(self, name):
-        return self.kernels[name]
+        return self._kernels[name]
 
     def __getattr__(self, name):
         # only called when normal lookup fails: not a kernel
         if name.startswith("__"):
             raise AttributeError(name)
         raise AttributeError("the module has no kernel '%s' (it has %s)" % (
-            name, ", ".join(sorted(self.__dict__.get("kernels", {}))) or "none"))
+            name, ", ".join(sorted(self.__dict__.get("_kernels", {}))) or "none"))
 
     def __dir__(self):
-        return sorted(set(super().__dir__()) | set(self.kernels))
+        return sorted(set(super().__dir__()) | set(self._kernels))
 
     def __repr__(self):
-        return "<txc module %s (%s): %s>" % (self.path, self.target, ", ".join(self.kernels))
+        return "<txc module %s (%s): %s>" % (self._lib._name, self._target,
+                                             ", ".join(self.__dict__.get("_kernels", {})))
 
     def _last_error(self):
         msg = self._lib.txrt_last_error()
@@ -109,7 +116,7 @@ class Module:
         return self._cuda_mode == 2
 
     def _check_device(self, kernel, name, dev):
-        if self.target == "cuda":
+        if self._target == "cuda":
             if dev[0] in (dl.CUDA, dl.CUDA_MANAGED) or (dev[0] == dl.CPU and self._emulating()):
                 return
             raise Error("%s: tensor '%s' is on %s; a module loaded with target='cuda' takes "
@@ -118,7 +125,7 @@ class Module:
         if dev[0] != dl.CPU:
             raise Error("%s: tensor '%s' is on %s; this module was compiled for the %s target, "
                         "which takes host memory: load it with target='cuda' for CUDA "
-                        "tensors" % (kernel.name, name, dl.device_str(dev), self.target))
+                        "tensors" % (kernel.name, name, dl.device_str(dev), self._target))
 
     def _allocate(self, kernel, t, shape, like, device):
         """A new tensor for t of the given shape, of like's library."""
@@ -140,7 +147,7 @@ class Module:
         if device is not None and device[0] != dl.CPU:
             raise Error("%s: cannot allocate output '%s' on %s for a %s: pass it" % (
                 kernel.name, t["name"], dl.device_str(device), type(like).__name__))
-        if self.target == "cuda" and not self._emulating():
+        if self._target == "cuda" and not self._emulating():
             raise Error("%s: no CUDA tensor to allocate output '%s' like: pass it, or pass "
                         "PyTorch tensors" % (kernel.name, t["name"]))
         from ._kernel import _numpy

@@ -95,8 +95,8 @@ class Kernel:
         try:
             self._fn = getattr(lib, self.entry + "_dlpack")
         except AttributeError:
-            raise Error("%s: the library has no %s_dlpack (compiled without --dlpack?)"
-                        % (module.path, self.entry)) from None
+            raise Error("the library has no %s_dlpack (compiled without --dlpack?)"
+                        % self.entry) from None
         self._fn.restype = ctypes.c_int
         self._fn.argtypes = ([ctypes.c_int64 if p["size"] else _CTYPES[p["type"]]
                               for p in self.params] +
@@ -190,7 +190,7 @@ class Kernel:
 
         # sizes: keywords and load(defines=...) first, then the shapes
         known, sources = {}, {}
-        for k, v in list(mod.defines.items()) + list(sizes.items()):
+        for k, v in list(mod._defines.items()) + list(sizes.items()):
             if any(p["name"] == k and p["size"] for p in self.params):
                 try:
                     known[k] = operator.index(v)
