@@ -176,7 +176,7 @@ class Kernel:
             mod._check_device(self, t["name"], v.device)
             if device is None:
                 device = v.device
-            elif v.device != device:
+            elif _gpu(v.device) != _gpu(device):
                 raise self._fail(t["name"], "is on %s, but '%s' is on %s: all the tensors "
                                  "of a call must be on one device" % (
                                      dl.device_str(v.device), self.tensors[min(views)]["name"],
@@ -256,6 +256,11 @@ class Kernel:
         if not outs:
             return None
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _gpu(dev):
+    """The device dev is memory of: managed memory is its GPU's."""
+    return (dl.CUDA if dev[0] == dl.CUDA_MANAGED else dev[0], dev[1])
 
 
 def _tup(t):
