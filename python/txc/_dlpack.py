@@ -119,7 +119,7 @@ class View:
     the producer gave none), code/bits/lanes: its type, device:
     (device_type, device_id), writable: whether it may be an output."""
 
-    def __init__(self, obj, tensor, keep, writable=True):
+    def __init__(self, obj, tensor, keep, writable=True, facts=None):
         self.obj = obj
         if not isinstance(tensor, DLTensor):
             # a copy of the producer's DLTensor, which stays as it gave it
@@ -127,6 +127,11 @@ class View:
         t = self.tensor = tensor
         self.ptr = ctypes.addressof(tensor)
         self._keep = keep
+        self.writable = writable
+        if facts is not None:   # what the caller already knows (numpy)
+            self.shape, self.strides, self.code, self.bits = facts
+            self.lanes, self.device = 1, (CPU, 0)
+            return
         n = t.ndim
         self.shape = tuple(t.shape[k] for k in range(n))
         if t.strides:
@@ -135,7 +140,6 @@ class View:
             self.strides = c_strides(self.shape)
         self.code, self.bits, self.lanes = t.dtype.code, t.dtype.bits, t.dtype.lanes
         self.device = (t.device.device_type, t.device.device_id)
-        self.writable = writable
         if 0 in self.shape:
             # no elements: every layout is compact, as NULL strides say
             t.strides = None
@@ -162,41 +166,37 @@ def c_strides(shape):
     return tuple(reversed(strides))
 
 
+_NUMPY_CODES = {"b": BOOL, "i": INT, "u": UINT, "f": FLOAT, "c": 5}
+_I64P = ctypes.POINTER(ctypes.c_int64)
+
+
 def _from_numpy(arr):
     dt = arr.dtype
+    code = _NUMPY_CODES.get(dt.kind)
+    if code is None:
+        raise Error("has numpy dtype %s, which no kernel takes" % dt)
     if not dt.isnative:
         raise Error("has byte order %r, not the machine's: convert it with "
                     "arr.astype(arr.dtype.newbyteorder('='))" % dt.byteorder)
-    if dt.kind == "b":
-        code = BOOL
-    elif dt.kind == "i":
-        code = INT
-    elif dt.kind == "u":
-        code = UINT
-    elif dt.kind == "f":
-        code = FLOAT
-    elif dt.kind == "c":
-        code = 5
-    else:
-        raise Error("has numpy dtype %s, which no kernel takes" % dt)
     size = dt.itemsize
-    if any(s % size for s in arr.strides):
-        raise Error("has strides %s that are not a multiple of its element size %d"
-                    % (arr.strides, size))
-    n = arr.ndim
-    shape = (ctypes.c_int64 * max(n, 1))(*arr.shape)
-    # numpy gives an array of no elements zero strides: any are right
-    elems = c_strides(arr.shape) if arr.size == 0 else (s // size for s in arr.strides)
-    strides = (ctypes.c_int64 * max(n, 1))(*elems)
-    t = DLTensor()
-    t.data = arr.ctypes.data
-    t.device = DLDevice(CPU, 0)
-    t.ndim = n
-    t.dtype = DLDataType(code, 8 * size, 1)
-    t.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
-    t.strides = ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64))
-    t.byte_offset = 0
-    return View(arr, t, (arr, shape, strides), writable=arr.flags.writeable)
+    shape = arr.shape
+    if arr.size == 0:
+        elems = None    # no elements: NULL strides
+    else:
+        if any(s % size for s in arr.strides):
+            raise Error("has strides %s that are not a multiple of its element size %d"
+                        % (arr.strides, size))
+        elems = tuple(s // size for s in arr.strides)
+    n = len(shape)
+    cshape = (ctypes.c_int64 * max(n, 1))(*shape)
+    t = DLTensor(arr.ctypes.data, DLDevice(CPU, 0), n, DLDataType(code, 8 * size, 1),
+                 ctypes.cast(cshape, _I64P))
+    cstrides = None
+    if elems is not None:
+        cstrides = (ctypes.c_int64 * max(n, 1))(*elems)
+        t.strides = ctypes.cast(cstrides, _I64P)
+    return View(arr, t, (arr, cshape, cstrides), arr.flags.writeable,
+                (shape, elems if elems is not None else c_strides(shape), code, 8 * size))
 
 
 def _from_capsule(obj):
