@@ -158,7 +158,11 @@ class Kernel:
         try:
             return dl.view(obj)
         except Error as e:
-            raise self._fail(t["name"], str(e)) from None
+            hint = ""
+            scalars = [p["name"] for p in self.params if not p["size"]]
+            if isinstance(obj, (int, float, bool)) and scalars:
+                hint = " (scalar parameters go by keyword: %s=...)" % scalars[0]
+            raise self._fail(t["name"], str(e) + hint) from None
 
     def _run(self, given, sizes, scalars):
         mod = self.module
