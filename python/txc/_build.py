@@ -138,7 +138,10 @@ def compile_cached(path, source, opts):
             diags = diags.replace("<stdin>:", "<string>:")
         if r.returncode != 0:
             what = os.fspath(path) if path is not None else "the source string"
-            raise CompileError("txc could not compile %s:\n%s" % (what, diags.rstrip()),
+            why = diags.rstrip() or ("txc was killed by signal %d" % -r.returncode
+                                     if r.returncode < 0 else
+                                     "txc exited with status %d" % r.returncode)
+            raise CompileError("txc could not compile %s:\n%s" % (what, why),
                                diags, cmd, r.returncode)
         if diags.strip():
             warnings.warn("txc: " + diags.rstrip(), stacklevel=3)
