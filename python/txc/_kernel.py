@@ -220,6 +220,9 @@ class Kernel:
                     _tup(v.shape), _tup(want[i]), t["name"],
                     ", ".join(_shapes.show(e) for e in t["shape"]), "; " + why if why else ""))
 
+        args = [known[p["name"]] if p["size"] else _scalar(p["name"], p["type"], scalars[p["name"]])
+                for p in self.params]
+
         # outputs to allocate, strided views to copy
         like = next((given[i] for i in self.inputs + self.outputs if given[i] is not None), None)
         results = {}        # output index -> what the caller gets
@@ -247,8 +250,6 @@ class Kernel:
                 views[i] = self._view(i, tmp)
                 copy_back.append((given[i], tmp, fw))
 
-        args = [known[p["name"]] if p["size"] else _scalar(p["name"], p["type"], scalars[p["name"]])
-                for p in self.params]
         args += [views[i].ptr for i in range(len(self.tensors))]
         rc = self._fn(*args)
         if rc != 0:
