@@ -91,6 +91,8 @@ class Kernel:
         self.tensors = sig["tensors"]
         self.inputs = [i for i, t in enumerate(self.tensors) if t["dir"] == "in"]
         self.outputs = [i for i, t in enumerate(self.tensors) if t["dir"] == "out"]
+        self.dim_names = [[sorted(_shapes.names(e)) for e in t["shape"]] for t in self.tensors]
+        self._sizes = {p["name"] for p in self.params if p["size"]}
         lib = module._lib
         try:
             self._fn = getattr(lib, self.entry + "_dlpack")
@@ -195,7 +197,7 @@ class Kernel:
         # sizes: keywords and load(defines=...) first, then the shapes
         known, sources = {}, {}
         for k, v in list(mod._defines.items()) + list(sizes.items()):
-            if any(p["name"] == k and p["size"] for p in self.params):
+            if k in self._sizes:
                 try:
                     known[k] = operator.index(v)
                 except TypeError:

@@ -110,7 +110,8 @@ def infer(kernel, shapes, known, sources):
     """Binds in known (name -> value) the sizes that shapes determine.
 
     shapes: {tensor index: shape tuple} of the tensors given; sources
-    (name -> where its value came from) is filled in alongside."""
+    (name -> where its value came from) is filled in alongside.
+    kernel.dim_names[t][d] is names() of tensor t's extent d."""
     groups = [(d, plain) for d in ("in", "out") for plain in (True, False)]
     progress = True
     while progress:
@@ -122,13 +123,13 @@ def infer(kernel, shapes, known, sources):
                 t = kernel.tensors[ti]
                 if t["dir"] != direction:
                     continue
-                for d, e in enumerate(t["shape"]):
+                for d, (e, used) in enumerate(zip(t["shape"], kernel.dim_names[ti])):
                     if plain != isinstance(e, str):
                         continue
-                    free = names(e) - set(known)
+                    free = [n for n in used if n not in known]
                     if len(free) != 1:
                         continue
-                    x = free.pop()
+                    x = free[0]
                     v = shape[d] if plain else _solve(e, x, shape[d], known)
                     if v is None:
                         continue
