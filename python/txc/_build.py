@@ -72,7 +72,11 @@ def cache_dir():
     if not d:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         d = os.path.join(base, "txc")
-    os.makedirs(d, exist_ok=True)
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError as e:
+        raise Error("cannot create the cache directory %s: %s (set TXC_CACHE_DIR to "
+                    "another)" % (d, e.strerror)) from None
     return d
 
 
@@ -121,7 +125,11 @@ def compile_cached(path, source, opts):
     except (OSError, ValueError, KeyError, AttributeError):
         pass
 
-    tmp = tempfile.mkdtemp(prefix=key[:12] + "-", dir=cache)
+    try:
+        tmp = tempfile.mkdtemp(prefix=key[:12] + "-", dir=cache)
+    except OSError as e:
+        raise Error("cannot write in the cache directory %s: %s (set TXC_CACHE_DIR to "
+                    "another)" % (cache, e.strerror)) from None
     try:
         so = os.path.join(tmp, "k.so")
         sig_path = os.path.join(tmp, "sig.json")
