@@ -13,6 +13,7 @@ txc-python(7) is the manual.
 """
 
 import ctypes
+import operator
 
 from . import _dlpack as dl
 from ._build import cache_dir, compile_cached, find_txc, txc_version
@@ -48,7 +49,12 @@ def load(path=None, *, source=None, target="cpu", schedule=None, defines=None, o
     if schedule is not None:
         opts += ["-s", str(schedule)]
     for k, v in sorted(defines.items()):
-        opts += ["-D", "%s=%d" % (k, int(v))]
+        try:
+            v = operator.index(v)
+        except TypeError:
+            raise ArgumentError("txc.load: defines[%r] = %r is not an integer size" % (k, v)) from None
+        defines[k] = v
+        opts += ["-D", "%s=%d" % (k, v)]
     opts += [str(o) for o in options]
     so, sig, cached = compile_cached(path, source, opts)
     return Module(so, sig, target=str(target), defines=defines, cached=cached)
