@@ -122,6 +122,10 @@ class TestLoad(Base):
         self.assertRaises(TypeError, txc.load, "a.tx", source="x")
         self.assertRaisesMsg(txc.Error, ["cannot read"], txc.load,
                              os.path.join(self.dir, "missing.tx"))
+        self.assertRaisesMsg(txc.ArgumentError, ["not an integer"], txc.load, source=FUSED,
+                             defines={"N": 2.5})
+        self.assertRaisesMsg(txc.CompileError, ["-D Q"], txc.load, source=FUSED,
+                             defines={"Q": 3})
 
     def test_no_txc(self):
         old = os.environ["TXC"]
@@ -300,6 +304,8 @@ schedule tiles for cpu {
         self.assertRaisesMsg(txc.ArgumentError, ["input 'b' is missing"], f, x, w, scale=1.0)
         self.assertRaisesMsg(txc.ArgumentError, ["'w' given twice"], f, x, w, b, w=w, scale=1.0)
         self.assertRaisesMsg(txc.Error, ["is a str, not a tensor"], f, x, w, "b", scale=1.0)
+        self.assertRaisesMsg(txc.Error, ["'y' is a float", "scalar parameters go by keyword: scale="],
+                             f, x, w, b, 2.0)
         self.assertRaisesMsg(AttributeError, ["no kernel 'nosuch'", "fused"], getattr, self.mod, "nosuch")
 
     def test_refused_call_writes_nothing(self):
