@@ -304,8 +304,9 @@ schedule tiles for cpu {
         self.assertRaisesMsg(txc.ArgumentError, ["input 'b' is missing"], f, x, w, scale=1.0)
         self.assertRaisesMsg(txc.ArgumentError, ["'w' given twice"], f, x, w, b, w=w, scale=1.0)
         self.assertRaisesMsg(txc.Error, ["is a str, not a tensor"], f, x, w, "b", scale=1.0)
+        self.assertRaisesMsg(txc.Error, ["scale must be given by keyword"], f, x, w, b, 2.0)
         self.assertRaisesMsg(txc.Error, ["'y' is a float", "scalar parameters go by keyword: scale="],
-                             f, x, w, b, 2.0)
+                             f, x, w, b, 2.0, scale=1.0)
         self.assertRaisesMsg(AttributeError, ["no kernel 'nosuch'", "fused"], getattr, self.mod, "nosuch")
 
     def test_refused_call_writes_nothing(self):
