@@ -12,7 +12,7 @@ pick_python() {
 		command -v "$cand" >/dev/null 2>&1 || continue
 		mods=
 		for m in "$@"; do mods="$mods import $m;"; done
-		if "$cand" -c "import sys; sys.exit(0 if sys.version_info >= (3, 7) else 1);$mods" \
+		if "$cand" -c "import sys;$mods sys.exit(0 if sys.version_info >= (3, 7) else 1)" \
 		    >/dev/null 2>&1; then
 			command -v "$cand"
 			return 0
