@@ -16,7 +16,9 @@
  * consistent atomics one side always sees the other.
  *
  * A parallel loop inside a parallel loop, or one started while another
- * thread owns the pool, runs serially on the calling thread.
+ * thread owns the pool, runs serially on the calling thread.  A child of
+ * fork() has none of the workers, so it starts with an empty pool, as a
+ * new process does (fork_child).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -197,6 +199,45 @@ stop_workers(void)
 	atomic_store(&stopping, 0);
 }
 
+/* fork(): the locks are taken so that no loop is being handed out at the
+ * fork; the child, where only the forking thread exists, drops the
+ * workers it does not have (Python's multiprocessing and PyTorch's data
+ * loaders fork after kernels ran; a kept pool would wait forever). */
+static void
+fork_prepare(void)
+{
+	pthread_mutex_lock(&job_mu);
+	pthread_mutex_lock(&mu);
+}
+
+static void
+fork_parent(void)
+{
+	pthread_mutex_unlock(&mu);
+	pthread_mutex_unlock(&job_mu);
+}
+
+static void
+fork_child(void)
+{
+	free(workers);
+	workers = NULL;
+	nworkers = 0;
+	atomic_store(&pending, 0);
+	atomic_store(&caller_sleeping, 0);
+	pthread_cond_init(&done_cv, NULL);
+	pthread_mutex_unlock(&mu);
+	pthread_mutex_unlock(&job_mu);
+}
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void
+fork_register(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 /* Makes the pool hold want - 1 workers (job_mu held); fewer if threads
  * cannot be created. */
 static void
@@ -213,6 +254,7 @@ start_workers(void)
 		stop_workers();
 	if (n <= 0)
 		return;
+	pthread_once(&fork_once, fork_register);
 	workers = calloc(n, sizeof *workers);
 	if (!workers)
 		return;

@@ -322,6 +322,23 @@ schedule tiles for cpu {
         self.assertTrue((y == 42).all())
         np.testing.assert_array_equal(self.more.tiles(np.ones(8, np.float32)), 3)
 
+    def test_fork(self):
+        # a forked child (multiprocessing, data loaders) runs a parallel
+        # kernel after the parent has: libtxrt's pool starts afresh there
+        x = np.ones((64, 40), np.float32)
+        w, b = np.ones(40, np.float32), np.zeros(40, np.float32)
+        self.mod.fused(x, w, b, scale=1.0)
+        pid = os.fork()
+        if pid == 0:
+            import signal
+            signal.alarm(20)
+            ok = (self.mod.fused(x, w, b, scale=2.0) == 2).all()
+            os._exit(0 if ok else 1)
+        _, st = os.waitpid(pid, 0)
+        self.assertTrue(os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0,
+                        "the forked child failed or hung (status %d)" % st)
+        np.testing.assert_array_equal(self.mod.fused(x, w, b, scale=3.0), 3)
+
     def test_defines(self):
         mod = txc.load(source=FUSED, defines={"N": 4})
         x = np.ones((2, 4), np.float32)

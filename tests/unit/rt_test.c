@@ -3,13 +3,19 @@
  * Runs parallel loops with 1, 2 and 7 threads and checks that every
  * iteration runs exactly once, that a count changed at run time takes
  * effect, that nested loops run (serially) and complete, that errors
- * raised in any chunk reach the caller, and that allocations are aligned.
+ * raised in any chunk reach the caller, that allocations are aligned,
+ * and that a child of fork() runs parallel loops (its pool has none of the
+ * parent's workers) while the parent's pool goes on working.
  */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "rt/txrt.h"
 
@@ -169,6 +175,29 @@ check_alloc(void)
 	CHECK(strstr(txrt_last_error(), "out of memory") != NULL);
 }
 
+/* After loops have started the workers: a forked child runs loops on
+ * a pool of its own (an alarm ends it if it waits for workers it does not
+ * have), and so does the parent afterwards. */
+static void
+check_fork(void)
+{
+	txrt_set_num_threads(3);
+	check_cover(0, 1000, -1);
+	fflush(stderr);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		alarm(20);
+		check_cover(0, 1000, -1);
+		check_cover(0, 77, -1);
+		_exit(failures != 0);
+	}
+	int st = 0;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	check_cover(0, 1000, -1);
+}
+
 int
 main(void)
 {
@@ -196,6 +225,7 @@ main(void)
 	CHECK(txrt_get_num_threads() >= 1);
 	check_cover(0, 12345, -1);
 	check_alloc();
+	check_fork();
 	if (failures)
 		fprintf(stderr, "rt_test: %d checks failed\n", failures);
 	return failures != 0;
