@@ -72,6 +72,9 @@ struct AutoStage {
 	bool rconst;                   /* every reduction extent a constant */
 	ReduceOp rop;
 	bool rwhere;                   /* the reduction has a `where` */
+	bool tri;                      /* AK_SPECIAL only for a range that depends on pure axes
+	                                  (rdep): sum(j <= i), an ordinary reduction otherwise */
+	unsigned tridep;               /* those pure axes (bits) */
 	int64_t pconst[AUTO_MAXA];     /* extents that are constants in the source (0: not) */
 	int64_t rconst_ext[AUTO_MAXA]; /* likewise, for `r < CONST` ranges */
 	unsigned rdep[AUTO_MAXA];      /* per reduction axis: the pure axes (bits) its range uses */

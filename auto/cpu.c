@@ -432,7 +432,7 @@ row_ok(Cpu *c, int si, int R, int m, int depth)
 	for (int i = 0; i < s->ncons; i++) {
 		int ci = s->cons[i];
 		AutoStage *r = &g->s[ci];
-		if (r->kind == AK_SPECIAL || r->npure < m)
+		if ((r->kind == AK_SPECIAL && !r->tri) || r->npure < m)
 			return false;
 		Accs a;
 		accesses_of(r, s->t, &a);
@@ -591,10 +591,46 @@ lanes_ok(Cpu *c, const AutoStage *s)
 	return unit && !a.more;
 }
 
+/* Whether reduction s (a triangle too) can be vectorized along its last
+ * pure axis with its reduction loops outside: every read along the axis
+ * unit-stride, the axis not in a range. */
+static bool
+red_vector_ok(Cpu *c, const AutoStage *s)
+{
+	if (s->npure < 1 || s->rwhere || (s->kind != AK_REDUCE && !s->tri))
+		return false;
+	int last = s->npure - 1;
+	if ((s->tridep >> last) & 1 || ext_or(s->pext[last]) < lanes(c, s))
+		return false;
+	Accs a;
+	accesses_of(s, NULL, &a);
+	bool any = false;
+	for (int i = 0; i < a.n; i++)
+		if (uses_pure(a.acc[i], last)) {
+			if (!unit_through(c, a.acc[i], last))
+				return false;
+			any = true;
+		}
+	return any && !a.more;
+}
+
 static void
 inner_schedule(Cpu *c, int si, int R, const char *loop)
 {
 	AutoStage *s = &c->g->s[si];
+	if (red_vector_ok(c, s) && !lanes_ok(c, s)) {
+		const char *o = auto_fresh(c->g, arena_printf(perm, "%so", s->pure[s->npure - 1]));
+		const char *i = auto_fresh(c->g, arena_printf(perm, "%si", s->pure[s->npure - 1]));
+		fprintf(c->fp, "  // C4: %s vectorized along %s, its reduction outside the vectors\n",
+		    s->name, s->pure[s->npure - 1]);
+		say(c, "%s.split(%s, %d) -> (%s, %s);", s->name, s->pure[s->npure - 1], lanes(c, s), o, i);
+		fprintf(c->fp, "  %s.reorder(%s", s->name, o);
+		for (int k = 0; k < s->nred; k++)
+			fprintf(c->fp, ", %s", s->red[k]);
+		fprintf(c->fp, ", %s);\n", i);
+		say(c, "%s.vectorize(%s);", s->name, i);
+		return;
+	}
 	if (s->kind == AK_PURE && vector_ok(c, s)) {
 		const char *o = auto_fresh(c->g, arena_printf(perm, "%so", s->pure[s->npure - 1]));
 		const char *i = auto_fresh(c->g, arena_printf(perm, "%si", s->pure[s->npure - 1]));
@@ -909,6 +945,12 @@ root(Cpu *c, int R)
 {
 	AutoGraph *g = c->g;
 	AutoStage *r = &g->s[R];
+	if (r->kind == AK_SPECIAL && r->tri && r->npure > 0 && !(r->tridep >> (r->npure - 1))) {
+		/* a triangle at root: its pure loops (those its range uses
+		 * outermost, as written) in parallel */
+		plain_root(c, R);
+		return;
+	}
 	if (r->kind == AK_SPECIAL) {
 		fprintf(c->fp, "  // C0: %s (a scan, update, tuple reduction or triangular range) "
 		    "stays as written\n", r->name);
@@ -987,7 +1029,7 @@ auto_cpu(FILE *fp, AutoGraph *g, const AutoOptions *o)
 			}
 			continue;
 		}
-		if (!s->output && s->kind != AK_SPECIAL && !s->in_index) {
+		if (!s->output && (s->kind != AK_SPECIAL || s->tri) && !s->in_index) {
 			/* C6: computed at its readers' root: per tile for a stencil,
 			 * per row when every reader runs in the row at its indices */
 			int R = only_reader(&c, i, 0);
@@ -1014,7 +1056,9 @@ auto_cpu(FILE *fp, AutoGraph *g, const AutoOptions *o)
 					same = false;
 				G = gi;
 			}
+			/* a triangle's range may use only the row's axes */
 			if (same && G >= 0 && c.row[G] && c.rowdims[G] > 0 &&
+			    (!s->tri || (s->tridep >> c.rowdims[G]) == 0) &&
 			    row_ok(&c, i, G, c.rowdims[G], 0)) {
 				fprintf(fp, "  // C6: %s computed per row of %s, where it is read\n", s->name,
 				    g->s[G].name);

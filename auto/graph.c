@@ -371,9 +371,12 @@ setup_stage(AutoGraph *g, AutoStage *s, Tensor *t)
 			check_walk(rd->axes[a].lo, pure_dep, &dep);
 			check_walk(rd->axes[a].hi, pure_dep, &dep);
 			s->rdep[a] = dep;
-			if (dep)
+			if (dep && s->kind != AK_SPECIAL) {
 				s->kind = AK_SPECIAL;   /* sum(k <= i): a triangle */
-			else if (!rd->axes[a].lo)
+				s->tri = true;
+			}
+			s->tridep |= dep;
+			if (!dep && !rd->axes[a].lo)
 				s->rconst_ext[a] = const_of(rd->axes[a].hi);
 			int64_t lo = rd->axes[a].lo ? auto_eval(g, rd->axes[a].lo) : 0;
 			int64_t hi = auto_eval(g, rd->axes[a].hi);
@@ -383,9 +386,9 @@ setup_stage(AutoGraph *g, AutoStage *s, Tensor *t)
 			s->rext[s->nred++] = hi > lo ? hi - lo : 0;
 		}
 		if (rd->naxes > AUTO_MAXA)
-			s->kind = AK_SPECIAL;
+			s->kind = AK_SPECIAL, s->tri = false;
 		if (rd->op != RED_SUM && rd->op != RED_MAX && rd->op != RED_MIN && rd->op != RED_PROD)
-			s->kind = AK_SPECIAL;
+			s->kind = AK_SPECIAL, s->tri = false;
 	}
 	if (r) {
 		cost(s, r->value);

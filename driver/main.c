@@ -501,12 +501,19 @@ compile(Options *o)
 		.target = o->target, .cpu = o->cpu, .features = o->features,
 		.defs = o->defs, .vals = o->def_values, .ndefs = o->ndefs, .tmpl = o->print_auto == 2,
 	};
+	double ta = clock_ms(CLOCK_MONOTONIC);
+	int nauto = 0;
 	for (int i = 0; i < prog->nkernels && !o->no_schedule && !o->print_auto && !o->check_only; i++) {
 		Kernel *k = prog->kernels[i];
-		if (compiled(o, prog, k) && auto_wanted(prog, k, o->target, o->schedule, o->no_auto) &&
-		    !auto_attach(prog, k, &ar))
-			return 1;
+		if (compiled(o, prog, k) && auto_wanted(prog, k, o->target, o->schedule, o->no_auto)) {
+			if (!auto_attach(prog, k, &ar))
+				return 1;
+			nauto++;
+		}
 	}
+	if (o->time_passes && nauto)
+		fprintf(stderr, "txc: auto-schedule       %8.3f ms (%d kernel%s)\n",
+		    clock_ms(CLOCK_MONOTONIC) - ta, nauto, nauto == 1 ? "" : "s");
 	if (!knobs_check_requests())
 		return 1;
 	if (o->tuning_log && !tunelog_apply(prog, o->tuning_log, o->target, tune_machine(o->target),
