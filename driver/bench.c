@@ -74,7 +74,9 @@ usage(FILE *fp)
 	    "                       GPU, or in libtxrt's emulator where there is none\n"
 	    "                       (checked, not timed); vta in libtxrt's simulator, with\n"
 	    "                       its statistics and modelled cycles (sizes fixed by -D)\n"
-	    "  --cuda-arch=SM       as for txc\n"	    "  --cpu=NAME --features=LIST -O0..3 -I DIR   as for txc\n", fp);
+	    "  --cuda-arch=SM       as for txc\n"
+	    "  --cpu=NAME --features=LIST -O0..3 -I DIR   as for txc\n"
+	    "  --no-vector-math     as for txc: libm per lane for vector exp, log, ...\n", fp);
 }
 
 /* One line on standard error and exit status 1, like txc's own. */
@@ -88,7 +90,7 @@ static int
 parse(Bench *b, int argc, char **argv)
 {
 	enum { O_SCHEDS = 256, O_RUNS, O_WARMUP, O_THREADS, O_SEED, O_TOL, O_CPU, O_FEAT,
-		O_BEST, O_COUNT, O_TARGET, O_ARCH, O_TLOG };
+		O_BEST, O_COUNT, O_TARGET, O_ARCH, O_TLOG, O_NOVM };
 	static const struct option lo[] = {
 		{ "schedules", required_argument, NULL, O_SCHEDS },
 		{ "runs", required_argument, NULL, O_RUNS },
@@ -103,6 +105,7 @@ parse(Bench *b, int argc, char **argv)
 		{ "target", required_argument, NULL, O_TARGET },
 		{ "cuda-arch", required_argument, NULL, O_ARCH },
 		{ "tuning-log", required_argument, NULL, O_TLOG },
+		{ "no-vector-math", no_argument, NULL, O_NOVM },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -175,6 +178,7 @@ parse(Bench *b, int argc, char **argv)
 		case O_CPU: b->llvm.cpu = optarg; break;
 		case O_FEAT: b->llvm.features = optarg; break;
 		case O_TLOG: b->tuning_log = optarg; break;
+		case O_NOVM: b->llvm.no_vector_math = true; break;
 		case O_TARGET:
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "vta"))
 				return bad("bad --target '%s': txc bench runs cpu, cuda or vta schedules", optarg);

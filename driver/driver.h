@@ -58,6 +58,7 @@ typedef struct {
 	const char *signature;      /* --signature=FILE: the entry points as JSON (signature.c) */
 	const char *prefix;         /* --prefix=P: entry points P + kernel name */
 	bool local_intrinsics;      /* --local-intrinsics */
+	bool no_vector_math;        /* --no-vector-math */
 	int codegen_threads;        /* --codegen-threads=N (0: as suits) */
 	bool runtime_kernels;       /* --runtime-kernels: libtxrt's micro-kernels */
 	int time_passes;            /* TXC_TIME_PASSES: 0 (unset or 0), 1, 2 */

@@ -1,7 +1,8 @@
 /* emit.c: the cpu target's native outputs through target/llvm.
  *
  * txc FILE.tx [-o x.o] [-S | --emit=obj|asm|llvm|bc] [--target=TRIPLE]
- * [--cpu=NAME] [--features=LIST] [-g] [-O0..3] [--local-intrinsics]: the
+ * [--cpu=NAME] [--features=LIST] [-g] [-O0..3] [--local-intrinsics]
+ * [--no-vector-math]: the
  * driver's options become LlvmOptions, and the output goes through
  * output.c so that a failure leaves no file behind.  txc
  * --runtime-kernels [-S] -o FILE writes libtxrt's prebuilt micro-kernels
@@ -34,6 +35,7 @@ llvm_options(const Options *o)
 		.debug = o->debug,
 		.dlpack = o->dlpack,
 		.local_intrinsics = o->local_intrinsics,
+		.no_vector_math = o->no_vector_math,
 		.codegen_threads = o->codegen_threads,
 		.time_passes = o->time_passes,
 	};

@@ -85,6 +85,8 @@ usage(FILE *fp)
 "  -g                   map instructions to .tx lines (DWARF)\n"
 "  --local-intrinsics   build every tensorize micro-kernel into the object\n"
 "                       (not libtxrt's prebuilt copies)\n"
+"  --no-vector-math     exp, log, tanh, erf, pow, sigmoid of vectors call libm\n"
+"                       per lane (default: inline vector code)\n"
 "  --codegen-threads=N  compile the object on up to N threads (default: one\n"
 "                       per processor, for modules large enough; 1: one)\n"
 "  --runtime-kernels    write libtxrt's prebuilt micro-kernels (no FILE.tx;\n"
@@ -103,7 +105,7 @@ enum {
 	OPT_FEATURES, OPT_COLOR, OPT_MAX_ERRORS, OPT_DLPACK, OPT_PREFIX, OPT_LOCAL_INTRINSICS,
 	OPT_RUNTIME_KERNELS, OPT_CODEGEN_THREADS, OPT_CUDA_ARCH, OPT_TUNING_LOG,
 	OPT_NO_AUTO, OPT_PRINT_AUTO,
-	OPT_SHARED, OPT_SIGNATURE,
+	OPT_SHARED, OPT_SIGNATURE, OPT_NO_VECTOR_MATH,
 };
 
 static const struct option longopts[] = {
@@ -125,6 +127,7 @@ static const struct option longopts[] = {
 	{ "dlpack", no_argument, NULL, OPT_DLPACK },
 	{ "prefix", required_argument, NULL, OPT_PREFIX },
 	{ "local-intrinsics", no_argument, NULL, OPT_LOCAL_INTRINSICS },
+	{ "no-vector-math", no_argument, NULL, OPT_NO_VECTOR_MATH },
 	{ "runtime-kernels", no_argument, NULL, OPT_RUNTIME_KERNELS },
 	{ "codegen-threads", required_argument, NULL, OPT_CODEGEN_THREADS },
 	{ "cuda-arch", required_argument, NULL, OPT_CUDA_ARCH },
@@ -298,6 +301,7 @@ parse_args(int argc, char **argv, Options *o)
 			o->prefix = optarg;
 			break;
 		case OPT_LOCAL_INTRINSICS: o->local_intrinsics = true; break;
+		case OPT_NO_VECTOR_MATH: o->no_vector_math = true; break;
 		case OPT_RUNTIME_KERNELS: o->runtime_kernels = true; break;
 		case OPT_COLOR:
 			if (!strcmp(optarg, "auto"))

@@ -98,6 +98,9 @@ typedef struct {
 	int opt_level;         /* 0..3 */
 	bool debug;            /* -g: DWARF lines pointing into the .tx file */
 	bool no_contract;      /* forbid fusing a * b + c into an FMA */
+	bool no_vector_math;   /* --no-vector-math: exp, log, tanh, erf, pow,
+	                          sigmoid of vectors call libm per lane, as
+	                          scalars do (llvm/vmath.c) */
 	bool dlpack;           /* --dlpack: also NAME_dlpack (llvm/cg_dlpack.c) */
 	bool local_intrinsics; /* --local-intrinsics: every tensorize micro-kernel
 	                          in the module, none of libtxrt's prebuilt ones */

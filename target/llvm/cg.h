@@ -5,7 +5,7 @@
  * the function allocated); cg_stmt.c emits statements (loops, stores,
  * allocations), cg_par.c outlines parallel loops into closures that
  * libtxrt's thread pool runs, cg_expr.c emits expressions (scalar and
- * vector), cg_mem.c addresses buffers (vector loads and stores, gathers,
+ * vector; vmath.c the math functions of vectors), cg_mem.c addresses buffers (vector loads and stores, gathers,
  * masked accesses), cg_debug.c attaches DWARF line information.
  * llvm_emit.c (objects, assembly, IR, bitcode) and llvm_jit.c (ORC LLJIT)
  * drive it.
@@ -63,6 +63,7 @@ typedef struct {
 	int npar;                      /* outlined bodies so far (for names) */
 	int loop_hint;                 /* for the next cg_loop: see cg_stmt.c */
 	bool contract;                 /* allow fused multiply-add */
+	bool vector_math;              /* vmath.c for math builtins on vectors */
 	bool runtime_kernels;          /* call libtxrt's prebuilt micro-kernels */
 	/* alias scopes: one per buffer of the kernel */
 	Buffer **scoped; LLVMMetadataRef *scopes; int nscoped;
@@ -101,7 +102,7 @@ typedef struct CgHooks {
 /* Creates an empty module for funcs; false after diagnostics. */
 bool cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs,
     int n, LLVMTargetDataRef td, const char *triple, bool debug, bool contract,
-    bool runtime_kernels);
+    bool runtime_kernels, bool vector_math);
 /* The entry points of funcs in cg's module (cg->b set): as cg_module
  * makes them, with cg's hooks. */
 void cg_entries(Cg *cg, IrFunc **funcs, int n);
@@ -189,6 +190,12 @@ void intrin_cpu_runtime_kernels(Cg *cg);
  * llvm_emit.c gives them their own pass pipeline */
 #define CG_KERNEL_PREFIX "txc."
 #define CG_RUNTIME_KERNEL_PREFIX "txrt_"
+
+/* ---- vmath.c: exp, log, tanh, sigmoid, erf, pow of f32 (f16) vectors -- */
+/* The builtin (BI_...) of type t on args (already emitted; a scalar
+ * argument is broadcast) as inline vector code, or NULL where libm and
+ * LLVM's intrinsics stay: scalars, f64, the other builtins. */
+LLVMValueRef vmath_builtin(Cg *cg, int builtin, IrType t, LLVMValueRef *args);
 
 /* ---- cg_mem.c ------------------------------------------------------------ */
 LLVMValueRef cg_load(Cg *cg, IrExpr *e);

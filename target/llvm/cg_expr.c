@@ -391,6 +391,11 @@ gen_builtin(Cg *cg, IrExpr *e)
 		if (v)
 			return v;
 	}
+	if (cg->vector_math && t.lanes > 1) {
+		LLVMValueRef v = vmath_builtin(cg, e->call.builtin, t, a);
+		if (v)
+			return v;
+	}
 	switch (e->call.builtin) {
 	case BI_EXP: return fintr(cg, "llvm.exp", t, a, 1);
 	case BI_LOG: return fintr(cg, "llvm.log", t, a, 1);

@@ -510,7 +510,7 @@ cg_packed_wrapper(Cg *cg, IrFunc *f)
 bool
 cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs, int n,
     LLVMTargetDataRef td, const char *triple, bool debug, bool contract,
-    bool runtime_kernels)
+    bool runtime_kernels, bool vector_math)
 {
 	int errors = diag_errors();
 
@@ -521,6 +521,7 @@ cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs, int n,
 	cg->td = td;
 	cg->contract = contract;
 	cg->runtime_kernels = runtime_kernels;
+	cg->vector_math = vector_math;
 	LLVMSetTarget(cg->mod, triple);
 	if (td) {
 		char *dl = LLVMCopyStringRepOfTargetData(td);
@@ -545,7 +546,7 @@ cg_module_hooked(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs, i
 {
 	int errors = diag_errors();
 
-	if (!cg_module(cg, ctx, name, NULL, 0, td, triple, false, contract, false))
+	if (!cg_module(cg, ctx, name, NULL, 0, td, triple, false, contract, false, false))
 		return false;
 	cg->hooks = hooks;
 	cg->hook_ctx = hook_ctx;

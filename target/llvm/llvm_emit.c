@@ -546,7 +546,7 @@ build_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o,
 	double t0 = now_ms();
 
 	if (!cg_module(&cg, ctx, "txc", funcs, n, td, triple, o->debug, !o->no_contract,
-	    runtime_kernels_fit(o))) {
+	    runtime_kernels_fit(o), !o->no_vector_math)) {
 		LLVMDisposeModule(cg.mod);
 		LLVMDisposeTargetData(td);
 		return NULL;
@@ -674,7 +674,7 @@ llvm_emit_runtime_kernels(const LlvmOptions *o, EmitKind k, FILE *out)
 		return false;
 	ctx = LLVMContextCreate();
 	td = LLVMCreateTargetDataLayout(tm);
-	ok = cg_module(&cg, ctx, "txrt", NULL, 0, td, triple, false, true, false);
+	ok = cg_module(&cg, ctx, "txrt", NULL, 0, td, triple, false, true, false, false);
 	LLVMDisposeTargetData(td);
 	if (ok) {
 		cg.b = LLVMCreateBuilderInContext(ctx);
