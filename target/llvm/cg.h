@@ -196,6 +196,9 @@ void intrin_cpu_runtime_kernels(Cg *cg);
  * argument is broadcast) as inline vector code, or NULL where libm and
  * LLVM's intrinsics stay: scalars, f64, the other builtins. */
 LLVMValueRef vmath_builtin(Cg *cg, int builtin, IrType t, LLVMValueRef *args);
+/* The same for the vector llvm.exp, llvm.log and llvm.pow calls in mod
+ * (LLVM's loop vectorizer makes them of scalar loops), replaced. */
+void vmath_lower_intrinsics(LLVMModuleRef mod, bool contract);
 
 /* ---- cg_mem.c ------------------------------------------------------------ */
 LLVMValueRef cg_load(Cg *cg, IrExpr *e);

@@ -426,6 +426,9 @@ llvm_optimise(LLVMModuleRef mod, const LlvmOptions *o, LLVMTargetMachineRef tm)
 		LLVMPassBuilderOptionsSetLoopVectorization(po, level >= 2);
 		err = run_on(mod, false, level >= 2 ? nest_o2 : nest_o1, tm, po);
 		timed(o, "nest passes", &t0);
+		/* the loop vectorizer's llvm.exp.v8f32 would be 8 expf calls */
+		if (!err && level >= 2 && !o->no_vector_math)
+			vmath_lower_intrinsics(mod, !o->no_contract);
 		if (!err)
 			err = run_on(mod, true, kernel_passes, tm, po);
 		timed(o, "kernel passes", &t0);

@@ -12,6 +12,10 @@
  * (SSE2, AVX2, AVX-512, aarch64), with FMA where the machine has it
  * (llvm.fmuladd, when contraction is allowed).  Scalars and f64 keep
  * libm (cg_expr.c); sqrt and rsqrt are vector instructions already.
+ * The vector calls of llvm.exp, llvm.log and llvm.pow that LLVM's loop
+ * vectorizer makes of the loops a schedule left scalar (softmax's
+ * exponentials) are replaced the same way after it has run
+ * (vmath_lower_intrinsics, from llvm_emit.c's pipeline).
  *
  * The polynomials are minimax fits (Remez exchange, long double, then
  * rounded) of these functions, made for txc:
@@ -30,6 +34,9 @@
  * man/tx.5 (Functions) lists the errors measured by
  * tests/unit/vmath_test.c against libm over the whole f32 range.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "target/llvm/cg.h"
 
 /* The vector types of one call: f32, i32, f64, i64 with n lanes. */
@@ -40,14 +47,18 @@ typedef struct {
 	LLVMTypeRef f, i, d, l;
 } V;
 
+/* The most lanes handled: constants are built on the stack (no arena:
+ * llvm_split.c's threads run vmath_lower_intrinsics). */
+#define MAX_LANES 256
+
 static LLVMValueRef
 splat(V *v, LLVMValueRef c)
 {
-	LLVMValueRef *elts = arena_alloc(ir_arena, v->n * sizeof *elts);
+	LLVMValueRef elts[MAX_LANES];
 
 	for (int k = 0; k < v->n; k++)
 		elts[k] = c;
-	return LLVMConstVector(elts, v->n);
+	return LLVMConstVector(elts, (unsigned)v->n);
 }
 
 static LLVMValueRef
@@ -369,7 +380,7 @@ vmath_builtin(Cg *cg, int builtin, IrType t, LLVMValueRef *args)
 	LLVMValueRef a[2], r;
 	int nargs = builtin == BI_POW ? 2 : 1;
 
-	if (t.lanes < 2 || (t.code != TY_F32 && t.code != TY_F16))
+	if (t.lanes < 2 || t.lanes > MAX_LANES || (t.code != TY_F32 && t.code != TY_F16))
 		return NULL;
 	switch (builtin) {
 	case BI_EXP: case BI_LOG: case BI_TANH: case BI_SIGMOID: case BI_ERF: case BI_POW:
@@ -402,4 +413,79 @@ vmath_builtin(Cg *cg, int builtin, IrType t, LLVMValueRef *args)
 	if (t.code == TY_F16)
 		r = LLVMBuildFPTrunc(cg->b, r, cg_type(cg, t), "");
 	return r;
+}
+
+/* ---- vectors LLVM's loop vectorizer made ----------------------------------- */
+
+/* The builtin a call of llvm.exp, llvm.log or llvm.pow on f32 or f16
+ * vectors computes (its type in *t), or -1. */
+static int
+vector_intrinsic(LLVMValueRef call, IrType *t)
+{
+	static const struct { const char *prefix; int bi; } known[] = {
+		{ "llvm.exp.v", BI_EXP }, { "llvm.log.v", BI_LOG }, { "llvm.pow.v", BI_POW },
+	};
+	LLVMValueRef callee = LLVMGetCalledValue(call);
+	LLVMTypeRef ty = LLVMTypeOf(call);
+	size_t len;
+
+	if (!callee || !LLVMIsAFunction(callee) || LLVMGetTypeKind(ty) != LLVMVectorTypeKind)
+		return -1;
+	LLVMTypeKind ek = LLVMGetTypeKind(LLVMGetElementType(ty));
+	if (ek != LLVMFloatTypeKind && ek != LLVMHalfTypeKind)
+		return -1;
+	const char *name = LLVMGetValueName2(callee, &len);
+	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+		if (!strncmp(name, known[i].prefix, strlen(known[i].prefix))) {
+			*t = ir_type(ek == LLVMFloatTypeKind ? TY_F32 : TY_F16,
+			    (int)LLVMGetVectorSize(ty));
+			return known[i].bi;
+		}
+	return -1;
+}
+
+void
+vmath_lower_intrinsics(LLVMModuleRef mod, bool contract)
+{
+	Cg cg;
+	LLVMValueRef *calls = NULL;
+	int n = 0, cap = 0;
+	IrType t;
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+			for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in;
+			    in = LLVMGetNextInstruction(in)) {
+				if (!LLVMIsACallInst(in) || vector_intrinsic(in, &t) < 0)
+					continue;
+				if (n == cap) {
+					cap = cap ? 2 * cap : 16;
+					calls = realloc(calls, (size_t)cap * sizeof *calls);
+					if (!calls)
+						diag_fatal("out of memory");
+				}
+				calls[n++] = in;
+			}
+	if (!n)
+		return;
+	memset(&cg, 0, sizeof cg);
+	cg.ctx = LLVMGetModuleContext(mod);
+	cg.mod = mod;
+	cg.b = LLVMCreateBuilderInContext(cg.ctx);
+	cg.contract = contract;
+	cg.vector_math = true;
+	for (int i = 0; i < n; i++) {
+		int bi = vector_intrinsic(calls[i], &t);
+		LLVMValueRef args[2] = { LLVMGetOperand(calls[i], 0), NULL };
+		if (bi == BI_POW)
+			args[1] = LLVMGetOperand(calls[i], 1);
+		LLVMPositionBuilderBefore(cg.b, calls[i]);
+		LLVMValueRef r = vmath_builtin(&cg, bi, t, args);
+		if (!r)
+			continue;
+		LLVMReplaceAllUsesWith(calls[i], r);
+		LLVMInstructionEraseFromParent(calls[i]);
+	}
+	LLVMDisposeBuilder(cg.b);
+	free(calls);
 }

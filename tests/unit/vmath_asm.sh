@@ -49,6 +49,13 @@ for t in "" "--cpu=x86-64" "--cpu=haswell" "--cpu=skylake-avx512" \
 		[ "$n" = 0 ] || fail "txc $t stdlib $k: $n libm calls"
 	done
 done
+# softmax's exponentials are a scalar stage that LLVM's loop vectorizer
+# vectorizes: its llvm.exp.v8f32 (eight expf calls) is replaced too
+"$TXC" --emit=llvm -o "$tmp/s.ll" "$srcdir/stdlib/softmax.tx" -k softmax || fail "txc softmax"
+grep -q 'call.*@llvm\.exp\.v[0-9]*f32' "$tmp/s.ll" && fail "softmax: a vector llvm.exp call is left"
+"$TXC" --no-vector-math --emit=llvm -o "$tmp/s.ll" "$srcdir/stdlib/softmax.tx" -k softmax ||
+	fail "txc --no-vector-math softmax"
+grep -q 'call.*@llvm\.exp\.v[0-9]*f32' "$tmp/s.ll" || fail "softmax: not loop-vectorized (the check above tests nothing)"
 "$TXC" --no-vector-math -S -o "$tmp/n.s" "$tmp/m.tx" || fail "txc --no-vector-math"
 [ "$(calls "$tmp/n.s")" -ge 8 ] || fail "--no-vector-math: no libm call per lane"
 "$TXC" --emit=c -o "$tmp/m.c" "$tmp/m.tx" || fail "txc --emit=c"
