@@ -15,7 +15,8 @@
  * special cases.  An edge or a special case must match libm's class
  * exactly (NaN, an infinity and its sign, a zero and its sign); a finite
  * result must be within the function's bound.  It prints the largest
- * error of each function and configuration (man/tx.5 quotes them).
+ * error of each function and configuration; man/tx.5 quotes those of
+ * VMATH_STEP=3 (1.4 billion points a function; some minutes).
  */
 #include <math.h>
 #include <stdint.h>
@@ -42,7 +43,7 @@ static const Fn fns[] = {
 	{ "log", BI_LOG, 1, 1.0 },
 	{ "tanh", BI_TANH, 1, 1.5 },
 	{ "sigmoid", BI_SIGMOID, 1, 2.5 },
-	{ "erf", BI_ERF, 1, 1.5 },
+	{ "erf", BI_ERF, 1, 2.0 },
 	{ "pow", BI_POW, 2, 1.0 },
 };
 #define NFN (int)(sizeof fns / sizeof *fns)
