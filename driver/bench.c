@@ -38,7 +38,7 @@ typedef struct {
 	const char *input;
 	const char *kernel;               /* -k */
 	const char **scheds; int nscheds; /* -s / --schedules; NULL entry: unnamed */
-	const char **names; double *values; int ndefs;   /* -D */
+	const char **names; CmdValue *values; int ndefs;   /* -D */
 	int runs, warmup, threads;
 	bool best;                         /* --best: the fastest run, not the median */
 	bool count_only;                   /* --count-only: print the operation count */
@@ -124,8 +124,8 @@ parse(Bench *b, int argc, char **argv)
 		switch (c) {
 		case 'D': {
 			const char *name;
-			double v;
-			if (!cmdline_define(optarg, false, &name, &v))
+			CmdValue v;
+			if (!cmdline_define(optarg, &name, &v))
 				return bad("bad -D '%s': expected NAME=VALUE", optarg);
 			n = b->ndefs;
 			*ARENA_PUSH(perm, b->names, b->ndefs, capd) = name;
@@ -204,16 +204,13 @@ parse(Bench *b, int argc, char **argv)
 
 /* ---- sizes ------------------------------------------------------------------ */
 
-static double
-def_value(Bench *b, const char *name, bool *found)
+static const CmdValue *
+def_value(Bench *b, const char *name)
 {
 	for (int i = 0; i < b->ndefs; i++)
-		if (b->names[i] == name) {
-			*found = true;
-			return b->values[i];
-		}
-	*found = false;
-	return 0;
+		if (b->names[i] == name)
+			return &b->values[i];
+	return NULL;
 }
 
 static double
@@ -257,13 +254,12 @@ build(Bench *b, Program *p, Kernel *k, bool none, const char *sched, Variant *v,
 
 	if (!names)
 		for (int i = 0; i < k->nparams; i++) {
-			bool found;
-			double x = def_value(b, k->params[i].name, &found);
-			if (!k->params[i].is_size || !found)
+			const CmdValue *x = def_value(b, k->params[i].name);
+			if (!k->params[i].is_size || !x)
 				continue;
 			int m = n;
 			*ARENA_PUSH(perm, names, n, capn) = k->params[i].name;
-			*ARENA_PUSH(perm, values, m, capv) = (int64_t)x;
+			*ARENA_PUSH(perm, values, m, capv) = x->i;   /* bench checked it */
 		}
 	lo.def_names = names;
 	lo.def_values = values;
@@ -385,16 +381,22 @@ bench(Bench *b)
 	slots = arena_alloc(perm, (k->nparams + 1) * sizeof *slots);
 	for (int i = 0; i < k->nparams; i++) {
 		Param *pa = &k->params[i];
-		bool found;
-		double v = def_value(b, pa->name, &found);
-		if (!found && pa->is_size) {
+		const CmdValue *v = def_value(b, pa->name);
+		if (!v && pa->is_size) {
 			diag_error(pa->loc, "size '%s' needs a value: txc bench -D %s=N", pa->name, pa->name);
 			ok = false;
 		}
-		if (!found)
-			v = 1;
-		sizes[i] = (int64_t)v;
-		benchdata_put(&slots[i], 0, pa->is_size ? TY_I64 : pa->type, v);
+		sizes[i] = 1;   /* a scalar parameter not given is 1 */
+		if (pa->is_size && v && !cmdline_size("bench", pa, v, &sizes[i]))
+			ok = false;
+		if (!pa->is_size && v && !cmdline_scalar("bench", pa, v))
+			ok = false;
+		if (pa->is_size)
+			benchdata_put_int(&slots[i], TY_I64, sizes[i]);
+		else if (v && v->integer)
+			benchdata_put_int(&slots[i], pa->type, v->i);
+		else
+			benchdata_put(&slots[i], 0, pa->type, v ? v->f : 1);
 	}
 	if (!ok)
 		return 1;
@@ -421,7 +423,7 @@ bench(Bench *b)
 	if (b->tuning_log) {
 		int64_t *v = arena_alloc(perm, (b->ndefs + 1) * sizeof *v);
 		for (int i = 0; i < b->ndefs; i++)
-			v[i] = (int64_t)b->values[i];
+			v[i] = b->values[i].integer ? b->values[i].i : 0;   /* the log keeps sizes */
 		const char *target = b->cuda ? "cuda" : b->vta ? "vta" : "cpu";
 		if (!tunelog_apply(prog, b->tuning_log, target, tune_machine(target), b->names, v,
 		    b->ndefs))

@@ -61,6 +61,21 @@ benchdata_put(void *p, size_t i, ScalarType t, double v)
 	}
 }
 
+/* An integer v of type t, exact for every 64-bit value (an integer type
+ * narrower than 64 bits keeps v's low bits, as a C conversion does). */
+void
+benchdata_put_int(void *p, ScalarType t, int64_t v)
+{
+	switch (t) {
+	case TY_BOOL: *(uint8_t *)p = v != 0; break;
+	case TY_I8: case TY_U8: *(uint8_t *)p = (uint8_t)v; break;
+	case TY_I16: case TY_U16: *(uint16_t *)p = (uint16_t)v; break;
+	case TY_I32: case TY_U32: *(uint32_t *)p = (uint32_t)v; break;
+	case TY_I64: case TY_U64: *(uint64_t *)p = (uint64_t)v; break;
+	default: benchdata_put(p, 0, t, (double)v); break;
+	}
+}
+
 static double
 get(const void *p, size_t i, ScalarType t)
 {
@@ -265,14 +280,19 @@ struct BenchRun {
 };
 
 BenchData *
-bench_data_new(Kernel *k, IrFunc *ref, const int64_t *params, unsigned seed)
+bench_data_new(Kernel *k, IrFunc *ref, const int64_t *params, const double *scalars,
+    unsigned seed)
 {
 	BenchData *d = arena_alloc(perm, sizeof *d);
 	d->ref = ref;
 	d->slots = arena_alloc(perm, (k->nparams + 1) * sizeof *d->slots);
-	for (int i = 0; i < k->nparams; i++)
-		benchdata_put(&d->slots[i], 0, k->params[i].is_size ? TY_I64 : k->params[i].type,
-		    (double)params[i]);
+	for (int i = 0; i < k->nparams; i++) {
+		Param *pa = &k->params[i];
+		if (pa->is_size || !type_is_float(pa->type))
+			benchdata_put_int(&d->slots[i], pa->is_size ? TY_I64 : pa->type, params[i]);
+		else
+			benchdata_put(&d->slots[i], 0, pa->type, scalars[i]);
+	}
 	d->args = arena_alloc(perm, (ref->nargs + 1) * sizeof *d->args);
 	benchdata_seed(seed);
 	for (int i = 0; i < ref->nargs; i++) {

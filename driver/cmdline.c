@@ -48,21 +48,54 @@ cmdline_num(const char *s, double lo, double hi, double *v)
 }
 
 bool
-cmdline_define(const char *arg, bool integer, const char **name, double *v)
+cmdline_define(const char *arg, const char **name, CmdValue *v)
 {
 	const char *eq = strchr(arg, '=');
-	if (!eq || eq == arg)
+	char *end;
+	long long x;
+	if (!eq || eq == arg || !eq[1])
 		return false;
-	if (integer) {
-		if (!cmdline_num(eq + 1, -9e15, 9e15, v) || *v != floor(*v))
-			return false;
+	v->text = eq + 1;
+	errno = 0;
+	x = strtoll(eq + 1, &end, 0);
+	if (end != eq + 1 && !*end && !errno) {
+		/* an integer: exact, never rounded through a double (one past
+		 * 64 bits is a number, which no size takes) */
+		v->integer = true;
+		v->i = x;
+		v->f = (double)x;
 	} else {
-		char *end;
-		*v = strtod(eq + 1, &end);
-		if (*end || end == eq + 1)
+		errno = 0;
+		v->f = strtod(eq + 1, &end);
+		if (*end || end == eq + 1 || errno == ERANGE)
 			return false;
+		v->integer = false;
+		v->i = 0;
 	}
 	*name = intern(arg, (size_t)(eq - arg));
+	return true;
+}
+
+bool
+cmdline_size(const char *cmd, const Param *pa, const CmdValue *v, int64_t *out)
+{
+	if (!v->integer || v->i < 0) {
+		diag_error(pa->loc, "size '%s' must be an integer from 0 to %lld (txc %s -D %s=%s)",
+		    pa->name, (long long)INT64_MAX, cmd, pa->name, v->text);
+		return false;
+	}
+	*out = v->i;
+	return true;
+}
+
+bool
+cmdline_scalar(const char *cmd, const Param *pa, const CmdValue *v)
+{
+	if (!v->integer && !type_is_float(pa->type)) {
+		diag_error(pa->loc, "scalar '%s' has an integer type: txc %s -D %s=%s is not an integer in 64 bits", pa->name,
+		    cmd, pa->name, v->text);
+		return false;
+	}
 	return true;
 }
 

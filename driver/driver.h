@@ -94,14 +94,17 @@ const char *output_scratch(const char *path);
 int bench_main(int argc, char **argv);
 
 /* benchdata.c, for txc tune: one kernel's arguments at fixed sizes (params in
- * the kernel's order), inputs filled as bench fills them; ref is the
+ * the kernel's order: sizes and integer scalars; scalars: the values of
+ * floating-point scalar parameters, the same order), inputs filled as
+ * bench fills them; ref is the
  * unscheduled lowering, whose outputs (after running it on
  * bench_data_argv) are the reference.  A BenchRun is a variant's argument
  * array with outputs of its own; bench_run_error compares them with the
  * reference as bench does (relative to max(1, |reference|)). */
 typedef struct BenchData BenchData;
 typedef struct BenchRun BenchRun;
-BenchData *bench_data_new(Kernel *k, IrFunc *ref, const int64_t *params, unsigned seed);
+BenchData *bench_data_new(Kernel *k, IrFunc *ref, const int64_t *params, const double *scalars,
+    unsigned seed);
 void **bench_data_argv(BenchData *d);
 BenchRun *bench_run_new(BenchData *d, IrFunc *f, bool on_device, char *why, size_t cap);
 /* on_device: the run holds device copies (txrt_cuda_malloc) and runs on them; NULL
@@ -115,7 +118,8 @@ void bench_run_free(BenchRun *r);
 /* benchdata.c: bench's data and its checks (used by bench.c and, through
  * the BenchData API above, by txc tune).  A BenchArg is one tensor
  * argument, allocated once per kernel variant.  benchdata_seed seeds the
- * random inputs; benchdata_put stores v as an element of type t;
+ * random inputs; benchdata_put stores v as an element of type t
+ * (benchdata_put_int an integer, exactly);
  * benchdata_alloc shapes a at sizes (f's parameters) and fills it (inputs
  * at random, outputs with -77), false after a diagnostic (a shape that
  * cannot be worked out, counts past 64 bits, no memory);
@@ -130,6 +134,7 @@ typedef struct {
 } BenchArg;
 void benchdata_seed(unsigned seed);
 void benchdata_put(void *p, size_t i, ScalarType t, double v);
+void benchdata_put_int(void *p, ScalarType t, int64_t v);
 bool benchdata_alloc(IrFunc *f, const int64_t *sizes, Buffer *buf, BenchArg *a);
 void **benchdata_call_args(IrFunc *f, uint64_t *slots, BenchArg *args);
 double benchdata_max_error(IrFunc *f, BenchArg *got, BenchArg *ref);
@@ -156,9 +161,21 @@ int cmdline_bad(const char *cmd, const char *fmt, const char *arg);
 bool cmdline_int(const char *s, long long lo, long long hi, long long *v);
 /* A number lo <= v <= hi (strtod); false if s is not one. */
 bool cmdline_num(const char *s, double lo, double hi, double *v);
-/* -D NAME=VALUE: the interned name and the value, a number (bench, viz) or,
- * with integer, an integer within +-9e15 (tune); false if arg is not one. */
-bool cmdline_define(const char *arg, bool integer, const char **name, double *v);
+/* A -D value: an integer (strtoll base 0, all 64 bits exact) when the text
+ * is one, else a number (strtod); text is the VALUE as written. */
+typedef struct {
+	bool integer;
+	int64_t i;        /* integer: the value */
+	double f;         /* the value as a double (rounded when integer is large) */
+	const char *text;
+} CmdValue;
+/* -D NAME=VALUE: the interned name and the value; false if arg is not one. */
+bool cmdline_define(const char *arg, const char **name, CmdValue *v);
+/* The value of size parameter pa, given as -D: a diagnostic at pa (txc
+ * `cmd` -D NAME=N) and false unless it is a non-negative integer. */
+bool cmdline_size(const char *cmd, const Param *pa, const CmdValue *v, int64_t *out);
+/* The same for a scalar parameter: an integer type takes only an integer. */
+bool cmdline_scalar(const char *cmd, const Param *pa, const CmdValue *v);
 /* -K NAME=VALUE: a knob's value, recorded for sema's knobs_check_requests. */
 int cmdline_knob(const char *cmd, const char *arg);
 /* --schedules=A,B,...: appended to *scheds ("default": NULL, the unnamed

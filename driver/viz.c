@@ -28,7 +28,7 @@ typedef struct {
 	const char *output;                /* -o */
 	const char *kernel;                /* -k */
 	const char **scheds; int nscheds;  /* -s / --schedules; NULL entry: unnamed */
-	const char **names; double *values; int ndefs;   /* -D */
+	const char **names; CmdValue *values; int ndefs;   /* -D */
 	const char *target;                /* --target: whose schedules */
 	bool no_schedule;                  /* --no-schedule */
 	bool stats, dump;                  /* --stats, --dump-trace */
@@ -93,8 +93,8 @@ parse(Viz *z, int argc, char **argv)
 		switch (c) {
 		case 'D': {
 			const char *name;
-			double v;
-			if (!cmdline_define(optarg, false, &name, &v))
+			CmdValue v;
+			if (!cmdline_define(optarg, &name, &v))
 				return bad("bad -D '%s': expected NAME=VALUE", optarg);
 			n = z->ndefs;
 			*ARENA_PUSH(perm, z->names, z->ndefs, capd) = name;
@@ -206,24 +206,27 @@ trace_file(Viz *z, const char *input, VizTrace ***tr, int *n, int *cap)
 	ok = cmdline_defs_known(k, z->names, z->ndefs);
 	for (int i = 0; i < k->nparams; i++) {
 		Param *pa = &k->params[i];
-		bool found = false;
+		const CmdValue *v = NULL;
+		int64_t size;
 		params[i] = 1;   /* a scalar parameter not given */
 		for (int d = 0; d < z->ndefs; d++)
-			if (z->names[d] == pa->name) {
-				params[i] = z->values[d];
-				found = true;
-			}
-		if (!found && pa->is_size) {
+			if (z->names[d] == pa->name)
+				v = &z->values[d];
+		if (!v && pa->is_size) {
 			diag_error(pa->loc, "size '%s' needs a value: txc viz -D %s=N", pa->name, pa->name);
 			ok = false;
-		} else if (pa->is_size && (params[i] < 0 || params[i] != (double)(int64_t)params[i])) {
-			diag_error(pa->loc, "size '%s' must be a non-negative integer (-D %s=%g)",
-			    pa->name, pa->name, params[i]);
+		} else if (pa->is_size && !cmdline_size("viz", pa, v, &size)) {
 			ok = false;
-		} else if (pa->is_size && params[i] > VIZ_MAX_ELEMS) {
-			diag_error(pa->loc, "size '%s' is %g: txc viz draws sizes up to %d elements a "
-			    "tensor; use smaller sizes", pa->name, params[i], VIZ_MAX_ELEMS);
+		} else if (pa->is_size && size > VIZ_MAX_ELEMS) {
+			diag_error(pa->loc, "size '%s' is %lld: txc viz draws sizes up to %d elements a "
+			    "tensor; use smaller sizes", pa->name, (long long)size, VIZ_MAX_ELEMS);
 			ok = false;
+		} else if (pa->is_size) {
+			params[i] = (double)size;   /* exact: at most VIZ_MAX_ELEMS */
+		} else if (v && !cmdline_scalar("viz", pa, v)) {
+			ok = false;
+		} else if (v) {
+			params[i] = v->f;
 		}
 	}
 	if (!ok)

@@ -92,11 +92,12 @@ options_parse(Tune *t, int argc, char **argv)
 		switch (c) {
 		case 'D': {
 			const char *name;
-			if (!cmdline_define(optarg, true, &name, &v))
-				return bad("bad -D '%s': expected NAME=VALUE with an integer VALUE", optarg);
+			CmdValue dv;
+			if (!cmdline_define(optarg, &name, &dv))
+				return bad("bad -D '%s': expected NAME=VALUE", optarg);
 			int n = t->ndefs;
 			*ARENA_PUSH(perm, t->names, t->ndefs, capd) = name;
-			*ARENA_PUSH(perm, t->values, n, capv) = (int64_t)v;
+			*ARENA_PUSH(perm, t->values, n, capv) = dv;
 			break;
 		}
 		case 'k': t->kernel = intern_cstr(optarg); break;

@@ -334,9 +334,18 @@ tune(Tune *t, int mpi_rank)
 	 * (auto/attach.c), at the -D sizes; its illegal points are illegal
 	 * here, not a quiet fall back to the naive nest */
 	if (auto_wanted(prog, k, t->target, t->schedule, false)) {
+		/* the integer -D values (sizes; a float scalar is none) */
+		const char **an = arena_alloc(perm, (t->ndefs + 1) * sizeof *an);
+		int64_t *av = arena_alloc(perm, (t->ndefs + 1) * sizeof *av);
+		int na = 0;
+		for (int d = 0; d < t->ndefs; d++)
+			if (t->values[d].integer) {
+				an[na] = t->names[d];
+				av[na++] = t->values[d].i;
+			}
 		AutoRequest ar = { .target = t->target, .cpu = t->llvm.cpu,
-		    .features = t->llvm.features, .defs = t->names, .vals = t->values,
-		    .ndefs = t->ndefs, .tmpl = true };
+		    .features = t->llvm.features, .defs = an, .vals = av,
+		    .ndefs = na, .tmpl = true };
 		if (!auto_attach(prog, k, &ar))
 			return 1;
 		for (int i = 0; i < prog->nschedules; i++) {
@@ -370,23 +379,29 @@ tune(Tune *t, int mpi_rank)
 	wc->cuda_arch = t->cuda_arch;
 	wc->emulate = emulate;
 	wc->params = arena_alloc(perm, (k->nparams + 1) * sizeof *wc->params);
+	wc->scalars = arena_alloc(perm, (k->nparams + 1) * sizeof *wc->scalars);
 	bool ok = true;
 	int capn = 0, capv = 0;
 	for (int i = 0; i < k->nparams; i++) {
 		Param *pa = &k->params[i];
-		bool found = false;
+		const CmdValue *v = NULL;
 		for (int d = 0; d < t->ndefs; d++)
-			if (t->names[d] == pa->name) {
-				wc->params[i] = t->values[d];
-				found = true;
-			}
-		if (!found && pa->is_size) {
+			if (t->names[d] == pa->name)
+				v = &t->values[d];
+		wc->params[i] = 1;   /* a scalar parameter not given is 1 */
+		wc->scalars[i] = 1;
+		if (!v && pa->is_size) {
 			diag_error(pa->loc, "size '%s' needs a value: txc tune -D %s=N", pa->name, pa->name);
 			ok = false;
+		} else if (pa->is_size && !cmdline_size("tune", pa, v, &wc->params[i])) {
+			ok = false;
+		} else if (!pa->is_size && v && !cmdline_scalar("tune", pa, v)) {
+			ok = false;
+		} else if (!pa->is_size && v) {
+			wc->params[i] = v->i;
+			wc->scalars[i] = v->f;
 		}
-		if (!found)
-			wc->params[i] = 1;
-		if (pa->is_size && found) {
+		if (pa->is_size && v) {
 			int n = wc->ndefs;
 			*ARENA_PUSH(perm, wc->def_names, wc->ndefs, capn) = pa->name;
 			*ARENA_PUSH(perm, wc->def_values, n, capv) = wc->params[i];

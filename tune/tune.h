@@ -57,7 +57,8 @@ typedef struct {
 	const char *cuda_arch;       /* cuda: --cuda-arch (NULL: the backend's default) */
 	bool emulate;                /* cuda: TXC_TUNE_CUDA_EMULATE, libtxrt's emulator (tests) */
 	const char **def_names; int64_t *def_values; int ndefs;   /* -D sizes */
-	int64_t *params;             /* every parameter, in kernel order */
+	int64_t *params;             /* every parameter, in kernel order (sizes, integer scalars) */
+	double *scalars;             /* floating-point scalars' values, the same order */
 	unsigned seed;
 	double tolerance;
 	int samples;                 /* interleaved samples per comparison */
@@ -197,7 +198,7 @@ typedef struct {
 	const char *target;          /* "cpu" (timed), "vta" (the simulator's cycles) or "cuda"
 	                                (timed on the GPU) */
 	const char *cuda_arch;       /* --cuda-arch */
-	const char **names; int64_t *values; int ndefs;   /* -D */
+	const char **names; CmdValue *values; int ndefs;   /* -D */
 	int trials, threads, samples, top;
 	unsigned seed;
 	double timeout, tolerance, min_sample_ms;

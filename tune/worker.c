@@ -396,7 +396,7 @@ worker_loop(const WorkerConfig *c, int in, int out)
 	void *addr = rj ? llvm_jit_lookup(rj, arena_printf(perm, "%s__packed", c->k->name)) : NULL;
 	Packed ref;
 	memcpy(&ref, &addr, sizeof addr);
-	BenchData *d = ref ? bench_data_new(c->k, rf, c->params, c->seed) : NULL;
+	BenchData *d = ref ? bench_data_new(c->k, rf, c->params, c->scalars, c->seed) : NULL;
 	if (!d || ref(bench_data_argv(d)) != 0)
 		_exit(3);   /* the tuner reports it: the reference does not run */
 	/* ready: the time limit of the first request starts now, not before the

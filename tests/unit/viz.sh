@@ -77,7 +77,7 @@ expect_error() { # message-pattern args...
 }
 expect_error "size 'W' needs a value: txc viz -D W=N" "$tut/blur-1-naive.tx" -D H=4
 expect_error "kernel 'blur' has no parameter 'Q'" "$tut/blur-1-naive.tx" -D H=4 -D W=4 -D Q=1
-expect_error "size 'H' is 1e+06: txc viz draws sizes up to 65536 elements a tensor" \
+expect_error "size 'H' is 1000000: txc viz draws sizes up to 65536 elements a tensor" \
 	"$tut/blur-1-naive.tx" -D H=1000000 -D W=4
 expect_error "'input' has more than 65536 elements at these sizes (the limit for a picture)" \
 	"$tut/blur-1-naive.tx" -D H=1000 -D W=1000
