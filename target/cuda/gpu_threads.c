@@ -360,14 +360,32 @@ needs_block(Spmd *S, IrStmt *s)
 }
 
 static void
-not_uniform(Spmd *S, Loc at, const char *what)
+not_uniform_note(Spmd *S, Loc at, const char *note)
 {
 	diag_error(at.file ? at : S->k->loc, "a shared stage is computed inside %s, which "
 	    "not every thread of the block runs: its barriers would not be reached by every "
-	    "thread", what);
+	    "thread", note);
+	S->ok = false;
+}
+
+static void
+not_uniform(Spmd *S, Loc at, const char *what)
+{
+	not_uniform_note(S, at, what);
 	diag_note(at.file ? at : S->k->loc, "compute the shared stage outside it, or split the "
 	    "thread loops by factors that divide the block");
-	S->ok = false;
+}
+
+/* Whether extent is a guard's clamp to the block, min(REST, n) with n the
+ * block's size along the loop: what a split or gpu_tile with the default
+ * tail (guard) gives a stage computed at its blocks. */
+static bool
+clamped_to_block(IrExpr *extent, IrExpr *bdim)
+{
+	int64_t a, b;
+	if (extent->kind != IR_MIN || !ir_is_const(bdim, &b))
+		return false;
+	return (ir_is_const(extent->a, &a) && a == b) || (ir_is_const(extent->b, &a) && a == b);
 }
 
 /* A thread loop whose body computes a shared stage: its id, unguarded. */
@@ -379,9 +397,20 @@ gpu_threads_collective(Spmd *S, IrStmt *s)
 	bool full = ir_expr_equal(s->loop.extent, S->bdim[d]) ||
 	    (ir_is_const(s->loop.extent, &a) && ir_is_const(S->bdim[d], &b) && a == b);
 	if (!full) {
-		not_uniform(S, s->loc, arena_printf(ir_arena, "thread loop '%s' (extent %s; "
+		const char *what = arena_printf(ir_arena, "thread loop '%s' (extent %s; "
 		    "the block's threadIdx.%c has %s)", s->loop.var->name, ir_expr_str(s->loop.extent),
-		    "xyz"[d], ir_expr_str(S->bdim[d])));
+		    "xyz"[d], ir_expr_str(S->bdim[d]));
+		if (!clamped_to_block(s->loop.extent, S->bdim[d])) {
+			not_uniform(S, s->loc, what);
+			return s;
+		}
+		/* the last block's part past the end of the data: the block
+		 * already divides, the tail is what cuts it */
+		not_uniform_note(S, s->loc, what);
+		diag_note(s->loc, "the loop is cut at the end of the data by the default tail "
+		    "(guard) of the split or gpu_tile that made the block; give that primitive "
+		    "'tail = round_up' so that the stages computed at its blocks cover whole "
+		    "blocks, or compute the shared stage outside the thread loop");
 		return s;
 	}
 	if (!S->implicit) {
