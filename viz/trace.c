@@ -413,7 +413,41 @@ tr_in_update(Run *r, const char *name)
 	for (int i = r->nprod - 1; i >= 0; i--)
 		if (!strcmp(r->prod[i].name, name))
 			return r->prod[i].update;
-	return false;
+	/* no marker of its own: a tuple reduction's other outputs, which
+	 * the first output's update nest updates together with it */
+	return r->nprod > 0 && r->prod[r->nprod - 1].update;
+}
+
+/* The tensor that the statements after a let store its value in (a tuple
+ * reduction's `let s_next = ...; ...; s[i] = s_next`), or -1: the loads
+ * of the let's value are made for that store. */
+static int
+let_consumer(Run *r, IrStmt *s, Var *v)
+{
+	while (s) {
+		if (s->kind == IS_STORE) {
+			Store *st;
+			if (!ir_uses_var(s->store.value, v))
+				return -1;
+			st = tr_storage(r, s->store.buf);
+			return st->tensor;
+		}
+		if (s->kind == IS_LET) {
+			s = s->let.body;
+		} else if (s->kind == IS_BLOCK) {
+			for (int i = 0; i < s->block.n; i++) {
+				IrStmt *c = s->block.stmts[i];
+				if (c->kind == IS_STORE && ir_uses_var(c->store.value, v))
+					return tr_storage(r, c->store.buf)->tensor;
+				if (c->kind != IS_STORE && c->kind != IS_LET)
+					return -1;
+			}
+			return -1;
+		} else {
+			return -1;
+		}
+	}
+	return -1;
 }
 
 static void
@@ -602,7 +636,11 @@ tr_exec(Run *r, IrStmt *s)
 	switch (s->kind) {
 	case IS_FOR: exec_for(r, s); break;
 	case IS_LET: {
+		int saved = r->store_tensor;
+		if (saved < 0)
+			r->store_tensor = let_consumer(r, s->let.body, s->let.var);
 		Val v = tr_eval(r, s->let.value);
+		r->store_tensor = saved;
 		tr_bind(r, s->let.var, v);
 		tr_exec(r, s->let.body);
 		r->nenv--;
