@@ -595,7 +595,7 @@ compile(Options *o)
 	/* --prefix renames every entry point; then one check of the names for
 	 * every output (target/names.c) */
 	for (int i = 0; o->prefix && i < nfuncs; i++)
-		funcs[i]->name = arena_printf(perm, "%s%s", o->prefix, funcs[i]->name);
+		lower_rename(funcs[i], arena_printf(perm, "%s%s", o->prefix, funcs[i]->name));
 	if (o->emit != OUT_LOOPS && !names_check_entries(funcs, nfuncs, o->dlpack))
 		return 1;
 	const char *out = o->output ? o->output : default_output(o);

@@ -43,6 +43,9 @@ typedef struct {
 
 /* pipeline.c: the whole lowering; NULL after diagnostics. */
 IrFunc *lower_kernel(Program *p, Kernel *k, const LowerOptions *opt);
+/* Names the entry point f `name` (txc --prefix), and the messages of its
+ * checks with it: those lowering wrote start with the kernel's name. */
+void lower_rename(IrFunc *f, const char *name);
 /* The schedule lower_kernel would use (NULL: none applies). */
 Schedule *lower_find_schedule(Program *p, Kernel *k, const LowerOptions *opt);
 /* The names --dump-after takes, in pipeline order, NULL-terminated; and

@@ -565,3 +565,34 @@ lower_kernel(Program *p, Kernel *k, const LowerOptions *opt)
 	}
 	return f;
 }
+
+/* ---- renaming ----------------------------------------------------------- */
+
+typedef struct {
+	IrMutator m;
+	const char *from, *to;   /* "kernel: ", "prefixed: " */
+} Rename;
+
+static IrStmt *
+rename_assert(IrMutator *m, IrStmt *s)
+{
+	Rename *r = (Rename *)m;
+	size_t n = strlen(r->from);
+	if (!s->assrt.msg || strncmp(s->assrt.msg, r->from, n))
+		return s;
+	IrStmt *a = ir_assert(s->assrt.cond, s->assrt.code,
+	    arena_printf(ir_arena, "%s%s", r->to, s->assrt.msg + n));
+	a->assrt.sizes = s->assrt.sizes;
+	a->loc = s->loc;
+	return a;
+}
+
+void
+lower_rename(IrFunc *f, const char *name)
+{
+	Rename r = { .m.stmt[IS_ASSERT] = rename_assert,
+	    .from = arena_printf(ir_arena, "%s: ", f->name),
+	    .to = arena_printf(ir_arena, "%s: ", name) };
+	f->body = ir_mutate_stmt(&r.m, f->body);
+	f->name = name;
+}

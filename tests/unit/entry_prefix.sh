@@ -2,7 +2,8 @@
 # entry_prefix.sh: txc --prefix=P names every entry point P + the kernel's
 # name, in the object, the C output and the header (and NAME_dlpack):
 # a kernel named like the C library's expf, which txc refuses as it is,
-# builds with --prefix=lib_ and runs beside the real expf (txc(1) --prefix).
+# builds with --prefix=lib_ and runs beside the real expf (txc(1) --prefix);
+# its errors name lib_expf, the function the caller called, not the kernel.
 : "${TXC:?TXC must name the txc binary}" "${abs_top_builddir:?}"
 lib=$abs_top_builddir/rt/.libs/libtxrt.a
 tmp=$(mktemp -d) || exit 99
@@ -20,9 +21,22 @@ cat >main.c <<'C'
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "k.h"
+#ifdef C_OUTPUT
+#define last_error lib_expf_last_error   /* the C output's own */
+#else
+const char *txrt_last_error(void);
+#define last_error txrt_last_error
+#endif
+const char *last_error(void);
 int main(void) {
 	float x[5] = { 0, 1, -1, 2, 0.5f }, y[5];
+	if (lib_expf(-1, x, y) != 2) { printf("FAIL: lib_expf(-1) did not fail\n"); return 1; }
+	if (strcmp(last_error(), "lib_expf: size N must not be negative")) {
+		printf("FAIL: lib_expf(-1): '%s'\n", last_error());
+		return 1;
+	}
 	if (lib_expf(5, x, y) != 0) { printf("FAIL: lib_expf failed\n"); return 1; }
 	for (int i = 0; i < 5; i++)
 		if (fabsf(y[i] - (expf(x[i]) + 1.0f)) > 1e-4f * (1.0f + y[i])) {
@@ -45,7 +59,7 @@ if [ -f "$lib" ]; then
 	./main || fail "the object's lib_expf"
 fi
 "$TXC" --prefix=lib_ --emit=c -H k.h k.tx -o k.c 2>err.txt || fail "txc --prefix=lib_ --emit=c"
-${CC:-cc} main.c k.c -lm -o main_c 2>err.txt || fail "build with the C output"
+${CC:-cc} -DC_OUTPUT main.c k.c -lm -o main_c 2>err.txt || fail "build with the C output"
 ./main_c || fail "the C output's lib_expf"
 ! "$TXC" --prefix=9x k.tx -o k.o 2>err.txt || fail "--prefix=9x accepted"
 grep -q "bad --prefix" err.txt || fail "no message for a bad prefix"
