@@ -139,14 +139,27 @@ driver_error(const char *who, const char *call, CuResult r)
 	return TXRT_ERR_CUDA;
 }
 
-/* Why there is no device (the driver failed, or the mode is none). */
+/* Why there is no device: the mode chosen (txrt_cuda_set_mode, TXRT_CUDA=none
+ * or a value of TXRT_CUDA that is none of the three), or the driver's failure. */
 static const char *
 none_reason(void)
 {
+	static _Thread_local char why[160];
+	const char *s = getenv("TXRT_CUDA");
+
+	if (atomic_load(&mode_chosen) == TXRT_CUDA_NONE)
+		return "CUDA is turned off (txrt_cuda_set_mode(TXRT_CUDA_NONE))";
+	if (s && strcmp(s, "none") == 0)
+		return "CUDA is turned off (TXRT_CUDA=none)";
+	if (s && *s && strcmp(s, "emulate") && strcmp(s, "device")) {
+		snprintf(why, sizeof why, "TXRT_CUDA='%.60s' is none of 'device', 'emulate' and "
+		    "'none'", s);
+		return why;
+	}
 	pthread_mutex_lock(&cuda_mu);
 	int none = driver_load() != 0;
 	pthread_mutex_unlock(&cuda_mu);
-	return none ? driver_reason : "CUDA is turned off (TXRT_CUDA=none or txrt_cuda_set_mode)";
+	return none ? driver_reason : "CUDA is turned off";
 }
 
 static int
@@ -674,7 +687,9 @@ txrt_cuda_mode(void)
 		mode = TXRT_CUDA_EMULATE;
 	} else if (s && strcmp(s, "device") == 0) {
 		mode = TXRT_CUDA_DEVICE;
-	} else if (s && strcmp(s, "none") == 0) {
+	} else if (s && *s) {
+		/* "none", or a value that is no mode (a misspelling): no device,
+		 * and every launch says why (none_reason) */
 		mode = TXRT_CUDA_NONE;
 	} else {
 		pthread_mutex_lock(&cuda_mu);

@@ -556,6 +556,35 @@ test_no_device(int mode)
 	return 1;
 }
 
+/* Mode none says which choice made it, not the driver's state: the
+ * program's (txrt_cuda_set_mode), TXRT_CUDA=none, or a TXRT_CUDA value
+ * that is no mode (a misspelling is not ignored). */
+static void
+test_none_reasons(void)
+{
+	void *params[] = { NULL };
+
+	txrt_cuda_set_mode(TXRT_CUDA_NONE);
+	CHECK(launch(0, K_HALF, 1, 1, 1, 64, 1, 1, 0, params) == TXRT_ERR_CUDA);
+	CHECK(strstr(txrt_last_error(), "no CUDA device: CUDA is turned off "
+	    "(txrt_cuda_set_mode(TXRT_CUDA_NONE))") != NULL);
+	setenv("TXRT_CUDA", "none", 1);
+	txrt_cuda_set_mode(-1);
+	CHECK(txrt_cuda_mode() == TXRT_CUDA_NONE);
+	CHECK(launch(0, K_HALF, 1, 1, 1, 64, 1, 1, 0, params) == TXRT_ERR_CUDA);
+	CHECK(strstr(txrt_last_error(), "no CUDA device: CUDA is turned off (TXRT_CUDA=none)") != NULL);
+	setenv("TXRT_CUDA", "emulat", 1);
+	txrt_cuda_set_mode(-1);
+	CHECK(txrt_cuda_mode() == TXRT_CUDA_NONE);
+	CHECK(launch(0, K_HALF, 1, 1, 1, 64, 1, 1, 0, params) == TXRT_ERR_CUDA);
+	CHECK(strstr(txrt_last_error(), "no CUDA device: TXRT_CUDA='emulat' is none of 'device', "
+	    "'emulate' and 'none'") != NULL);
+	CHECK(txrt_cuda_malloc(16) == NULL);
+	CHECK(strstr(txrt_last_error(), "TXRT_CUDA='emulat'") != NULL);
+	unsetenv("TXRT_CUDA");
+	txrt_cuda_set_mode(-1);
+}
+
 /* two OS threads launch at once (the emulator takes them in turn) */
 static void *
 concurrent(void *arg)
@@ -779,6 +808,7 @@ main(int argc, char **argv)
 	test_no_device(-1);
 	test_no_device(TXRT_CUDA_DEVICE);
 	test_no_device(TXRT_CUDA_NONE);
+	test_none_reasons();
 	setenv("TXRT_CUDA", "emulate", 1);
 	txrt_cuda_set_mode(-1);    /* back to the default: TXRT_CUDA again */
 	CHECK(txrt_cuda_mode() == TXRT_CUDA_EMULATE);
