@@ -16,8 +16,8 @@
 # with the sanitizers where the compiler has them: no undefined behaviour
 # in the emitted checks, nor in a specialized kernel's NULL tests), so
 # both backends agree on codes and messages,
-# to the letter (with --prefix, a check names the kernel as written, an
-# allocation the entry point).
+# to the letter (with --prefix, a check names the entry point, as an
+# allocation does: issue 36).
 : "${TXC:?TXC must name the txc binary}" "${abs_top_builddir:?}" "${abs_top_srcdir:?}"
 lib=$abs_top_builddir/rt/.libs/libtxrt.a
 [ -f "$lib" ] || { echo "SKIP: no static libtxrt"; exit 77; }
@@ -171,15 +171,15 @@ main(void)
 		FOUR(1, v, 1, 1, 2, "four: the sizes give 'x' (f32[A, B, C, D]) " SZ);
 		FOUR(1, 1, v, 1, 2, "four: the sizes give 'x' (f32[A, B, C, D]) " SZ);
 		FOUR(1, 1, 1, v, 2, "four: the sizes give 'x' (f32[A, B, C, D]) " SZ);
-		MM(ex_matmul, v, 1, 1, 2, "matmul: the sizes give 'A' (f32[M, K]) " SZ);
-		MM(ex_matmul, 1, v, 1, 2, "matmul: the sizes give 'B' (f32[K, N]) " SZ);
-		MM(ex_matmul, 1, 1, v, 2, "matmul: the sizes give 'A' (f32[M, K]) " SZ);
-		MM(st_matmul, v, 1, 1, 2, "matmul: the sizes give 'A' (f32[M, K]) " SZ);
-		MM(st_matmul, 1, v, 1, 2, "matmul: the sizes give 'B' (f32[K, N]) " SZ);
-		MM(st_matmul, 1, 1, v, 2, "matmul: the sizes give 'A' (f32[M, K]) " SZ);
-		MM(tu_matmul, v, 1, 1, 2, "matmul: the sizes give 'A' (f32[M, K]) " SZ);
-		MM(tu_matmul, 1, v, 1, 2, "matmul: the sizes give 'B' (f32[K, N]) " SZ);
-		MM(tu_matmul, 1, 1, v, 2, "matmul: the sizes give 'A' (f32[M, K]) " SZ);
+		MM(ex_matmul, v, 1, 1, 2, "ex_matmul: the sizes give 'A' (f32[M, K]) " SZ);
+		MM(ex_matmul, 1, v, 1, 2, "ex_matmul: the sizes give 'B' (f32[K, N]) " SZ);
+		MM(ex_matmul, 1, 1, v, 2, "ex_matmul: the sizes give 'A' (f32[M, K]) " SZ);
+		MM(st_matmul, v, 1, 1, 2, "st_matmul: the sizes give 'A' (f32[M, K]) " SZ);
+		MM(st_matmul, 1, v, 1, 2, "st_matmul: the sizes give 'B' (f32[K, N]) " SZ);
+		MM(st_matmul, 1, 1, v, 2, "st_matmul: the sizes give 'A' (f32[M, K]) " SZ);
+		MM(tu_matmul, v, 1, 1, 2, "tu_matmul: the sizes give 'A' (f32[M, K]) " SZ);
+		MM(tu_matmul, 1, v, 1, 2, "tu_matmul: the sizes give 'B' (f32[K, N]) " SZ);
+		MM(tu_matmul, 1, 1, v, 2, "tu_matmul: the sizes give 'A' (f32[M, K]) " SZ);
 	}
 	/* an intermediate's bytes past 64 bits, every argument in range */
 	BIG(P32, P32, 2, "big: the sizes give 't' (f32[N, M]) " SZ);
@@ -187,13 +187,13 @@ main(void)
 	FOUR(65536, 65536, 65536, 65536, 2, "four: the sizes give 'x' (f32[A, B, C, D]) " SZ);
 	FOUR(1, P32, P32, 1, 2, "four: the sizes give 'x' (f32[A, B, C, D]) " SZ);
 	/* 2^32 x 2^32 outputs */
-	MM(ex_matmul, P32, P32, 1, 2, "matmul: the sizes give 'C' (f32[M, N]) " SZ);
-	MM(st_matmul, P32, P32, 1, 2, "matmul: the sizes give 'C' (f32[M, N]) " SZ);
-	MM(tu_matmul, P32, P32, 1, 2, "matmul: the sizes give 'C' (f32[M, N]) " SZ);
+	MM(ex_matmul, P32, P32, 1, 2, "ex_matmul: the sizes give 'C' (f32[M, N]) " SZ);
+	MM(st_matmul, P32, P32, 1, 2, "st_matmul: the sizes give 'C' (f32[M, N]) " SZ);
+	MM(tu_matmul, P32, P32, 1, 2, "tu_matmul: the sizes give 'C' (f32[M, N]) " SZ);
 	/* K = 2^60 + 1: A and B fit (2^62 + 4 bytes), the packed panel's
 	 * K*16*4 (or the packed A's) does not */
-	MM(ex_matmul, 1, 1, P60, 2, "matmul: the sizes give 'BL' (f32[K, 16]) " SZ);
-	MM(st_matmul, 1, 1, P60, 2, "matmul: the sizes give 'BL' (f32[K, 16]) " SZ);
+	MM(ex_matmul, 1, 1, P60, 2, "ex_matmul: the sizes give 'BL' (f32[K, 16]) " SZ);
+	MM(st_matmul, 1, 1, P60, 2, "st_matmul: the sizes give 'BL' (f32[K, 16]) " SZ);
 	/* (the tuned one packs K in blocks of 384: no panel of K*16) */
 	/* representable, too large to allocate: the intermediate's 2^52 bytes */
 	BIG((int64_t)1 << 20, (int64_t)1 << 30, 4, "big: out of memory allocating 't'");
