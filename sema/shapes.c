@@ -162,18 +162,61 @@ const_value(Expr *e, int64_t *v)
 	}
 }
 
+/* Whether e names no parameter: a constant expression. */
+static bool
+names_nothing(Expr *e)
+{
+	if (!e)
+		return true;
+	switch (e->kind) {
+	case EXPR_INT: return true;
+	case EXPR_UNARY: return names_nothing(e->bin.a);
+	case EXPR_BINARY: return names_nothing(e->bin.a) && names_nothing(e->bin.b);
+	case EXPR_CALL:
+		for (int i = 0; i < e->call.nargs; i++)
+			if (!names_nothing(e->call.args[i]))
+				return false;
+		return true;
+	default: return false;
+	}
+}
+
 static void
 shapes_decl(Tensor *t)
 {
 	if (!t->declared || !t->shape)
 		return;
+	/* the bytes of the constant extents: past 64 bits, no call with
+	 * nonzero sizes could run (its entry point's size check fails every
+	 * time), so it is an error here */
+	int64_t bytes = type_bits(t->elem) <= 8 ? 1 : type_bits(t->elem) / 8;
+	bool over = false, all_const = true, ok = true;
 	for (int d = 0; d < t->ndims; d++) {
 		Expr *e = t->shape[d];
 		int64_t v;
-		if (shapes_size_expr(e, "a shape") && const_value(e, &v) && v < 0)
-			diag_error(e->loc, "extent %d of '%s' is negative (%lld)", d + 1, t->name,
-			    (long long)v);
+		if (!shapes_size_expr(e, "a shape")) {
+			ok = false;
+			continue;
+		}
+		if (const_value(e, &v)) {
+			if (v < 0) {
+				diag_error(e->loc, "extent %d of '%s' is negative (%lld)", d + 1, t->name,
+				    (long long)v);
+				ok = false;
+			} else if (!over && v > 0) {
+				over = __builtin_mul_overflow(bytes, v, &bytes);
+			}
+		} else if (names_nothing(e)) {
+			diag_error(e->loc, "extent %d of '%s' is past 64 bits", d + 1, t->name);
+			ok = false;
+		} else {
+			all_const = false;
+		}
 	}
+	if (ok && over)
+		diag_error(t->loc, "'%s' has more bytes than 64 bits count%s: its constant "
+		    "extents alone make more than %lld bytes", t->name, all_const ? "" :
+		    " at every nonzero size", (long long)INT64_MAX);
 }
 
 static bool
