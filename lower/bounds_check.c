@@ -155,8 +155,8 @@ explain(Check *c, Loc at, const char *text, IrExpr *idx, IrExpr *lo, IrExpr *hi,
 			diag_note(at, "the index depends on the data (a gather): clamp it into "
 			    "range, clamp(%s, 0, %s)", text, top_s);
 		else
-			diag_note(at, "the index depends on the data (a gather): its clamp, min, max "
-			    "or remainder must keep it within [0, %s]", top_s);
+			diag_note(at, "the index depends on the data (a gather): its type's range "
+			    "or its clamp, min, max or remainder must keep it within [0, %s]", top_s);
 		return;
 	}
 	if (!lo || !hi)
