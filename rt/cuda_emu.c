@@ -81,6 +81,12 @@ typedef struct {
 	int stopped;             /* an access out of bounds or a stuck barrier */
 	int64_t reports;
 	char first[400];
+	/* the reads of uninitialised shared memory of the current epoch,
+	 * reported when it ends: a race found later in the epoch (another
+	 * thread writing what one read too early) is reported first */
+	char held[MAX_PRINTED][300];
+	int nheld;
+	int64_t held_more;
 } Emu;
 
 static pthread_mutex_t emu_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -161,6 +167,17 @@ report(Emu *e, const char *fmt, ...)
 		memcpy(e->first, msg, sizeof msg);
 	if (e->reports <= MAX_PRINTED)
 		fprintf(stderr, "txrt: emulator: %s\n", msg);
+}
+
+/* The epoch's held reports (see Emu.held), after its races. */
+static void
+flush_held(Emu *e)
+{
+	for (int i = 0; i < e->nheld; i++)
+		report(e, "%s", e->held[i]);
+	e->reports += e->held_more;
+	e->nheld = 0;
+	e->held_more = 0;
 }
 
 /* Stops the launch from the running thread, which is never resumed. */
@@ -282,8 +299,12 @@ txrt_emu_access(int buf, const void *base, int64_t off, int64_t n, int esize, in
 	block_name(e, bb, sizeof bb);
 	switch (problem) {
 	case UNINIT:
-		report(e, "read of uninitialised shared memory: buffer '%s' element %lld, thread %s "
-		    "of block %s", name, (long long)off, tb, bb);
+		if (e->nheld == MAX_PRINTED)
+			e->held_more++;
+		else
+			snprintf(e->held[e->nheld++], sizeof e->held[0], "read of uninitialised shared "
+			    "memory: buffer '%s' element %lld, thread %s of block %s", name,
+			    (long long)off, tb, bb);
 		break;
 	case RACE_WW:
 		report(e, "write-write race on shared buffer '%s' element %lld: threads %s and %s "
@@ -347,8 +368,10 @@ run_block(Emu *e)
 			if (t->state == RUNNING) {
 				e->cur = t;
 				fiber_switch(&e->sched, &t->fiber);
-				if (e->stopped)
+				if (e->stopped) {
+					flush_held(e);
 					return;
+				}
 			}
 			if (t->state == WAITING) {
 				waiting++;
@@ -358,6 +381,7 @@ run_block(Emu *e)
 					first_finished = i;
 			}
 		}
+		flush_held(e);   /* the epoch ends: at a barrier, or the block's end */
 		if (waiting == 0)
 			return;
 		if (finished > 0) {
