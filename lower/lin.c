@@ -109,6 +109,36 @@ lin_addto(Lin *to, const Lin *l, int64_t scale)
 		lin_add_term(to, l->t[i].atom, ck_mul(l->t[i].c, scale));
 }
 
+/* ---- work ---------------------------------------------------------- */
+
+static long work;
+static int nest;
+
+void
+lin_enter(void)
+{
+	if (nest++ == 0)
+		work = 0;
+}
+
+void
+lin_leave(void)
+{
+	nest--;
+}
+
+bool
+lin_tired(void)
+{
+	return work > LIN_WORK || nest > LIN_NEST;
+}
+
+void
+lin_spend(int n)
+{
+	work += n;
+}
+
 /* ---- trees --------------------------------------------------------- */
 
 static int budget;
@@ -127,6 +157,7 @@ node2(int kind, Tree *a, Tree *b)
 	t->a = a;
 	t->b = b;
 	budget--;
+	work++;
 	return t;
 }
 
@@ -145,9 +176,28 @@ lin_scale(Tree *t, int64_t c)
 static Tree *tree_of(IrExpr *e);
 static void fold_divmod(Lin *l);
 
+static IrExpr *raw_expr(Tree *t);
+
+/* A tree as one atom (its expression as it stands, nothing proved). */
+static Tree *
+atomize(Tree *t)
+{
+	if (!t->kind)
+		return t;
+	Tree *r = lin_leaf();
+	lin_add_term(&r->lin, raw_expr(t), 1);
+	return r;
+}
+
 Tree *
 lin_combine(Tree *x, Tree *y, int64_t sy)
 {
+	/* distributing a sum over min/max multiplies the trees' leaves: past
+	 * the budget the trees stay whole, as atoms */
+	if ((x->kind || y->kind) && (budget <= 0 || lin_tired())) {
+		x = atomize(x);
+		y = atomize(y);
+	}
 	if (x->kind)
 		return node2(x->kind, lin_combine(x->a, y, sy), lin_combine(x->b, y, sy));
 	if (y->kind) {
@@ -381,13 +431,21 @@ lin_expr(const Lin *l)
 }
 
 static IrExpr *
+raw_expr(Tree *t)
+{
+	if (!t->kind)
+		return lin_expr(&t->lin);
+	return ir_binop(t->kind, raw_expr(t->a), raw_expr(t->b));
+}
+
+static IrExpr *
 tree_expr(Tree *t)
 {
 	if (!t->kind)
 		return lin_expr(&t->lin);
 	IrExpr *a = tree_expr(t->a), *b = tree_expr(t->b);
 	/* fold when one side is provably the answer without any ranges */
-	int o = lin_prove_order(t->a, t->b);
+	int o = lin_tired() ? 0 : lin_prove_order(t->a, t->b);
 	if (o)
 		return (o < 0) == (t->kind == IR_MIN) ? a : b;
 	return ir_binop(t->kind, a, b);
@@ -398,12 +456,18 @@ lin_normalize(IrExpr *e)
 {
 	if (!lin_is_i64(e))
 		return e;
+	lin_enter();
+	if (lin_tired()) {
+		lin_leave();
+		return e;     /* too deep inside other questions: as it was */
+	}
 	bool was = lin_ovf;
 	lin_ovf = false;
 	IrExpr *r = tree_expr(lin_tree(e));
 	if (lin_ovf)
 		r = e;     /* past 64 bits: as it was */
 	lin_ovf = was;
+	lin_leave();
 	if (e->loc.file && r != e && r->loc.file == 0 && r->kind != IR_INT && r->kind != IR_VAR)
 		r->loc = e->loc;
 	return r;

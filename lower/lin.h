@@ -39,6 +39,20 @@ extern bool lin_ovf;
 /* While the prover runs, products of non-constant linear forms are
  * multiplied out (lin.c, product). */
 extern bool lin_distribute;
+/* The work of one outermost question (a normalisation, an interval, a
+ * proof) with every question asked inside it (a proof inside a
+ * normalisation's min/max folding, a normalisation inside an interval
+ * inside a proof ...): lin_enter and lin_leave bracket each entry point,
+ * the outermost one starting the count.  Past LIN_WORK tree nodes and
+ * proof steps, or LIN_NEST nested questions, lin_tired holds and every
+ * question gives up soundly: normalisation keeps its expression (or the
+ * rest of a tree as atoms), intervals bound nothing, proofs prove nothing
+ * (and say they gave up). */
+enum { LIN_WORK = 30000, LIN_NEST = 12 };
+void lin_enter(void);
+void lin_leave(void);
+bool lin_tired(void);
+void lin_spend(int n);
 bool lin_same(IrExpr *a, IrExpr *b);               /* structurally equal */
 void lin_add_term(Lin *l, IrExpr *atom, int64_t c);
 Lin lin_copy(const Lin *l);

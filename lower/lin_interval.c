@@ -339,6 +339,12 @@ lin_interval(IrExpr *e, VarRange *r, Fact *f, IrExpr **lo, IrExpr **hi)
 		*lo = *hi = NULL;
 		return false;
 	}
+	lin_enter();
+	if (lin_tired()) {
+		lin_leave();
+		*lo = *hi = NULL;   /* too deep inside other questions: no bounds */
+		return false;
+	}
 	bool ovf_was = lin_ovf;
 	lin_ovf = false;
 	interval_raw(e, r, &l, &h);
@@ -369,6 +375,7 @@ lin_interval(IrExpr *e, VarRange *r, Fact *f, IrExpr **lo, IrExpr **hi)
 	if (lin_ovf)
 		l = h = NULL;     /* past 64 bits: no bounds */
 	lin_ovf = ovf_was;
+	lin_leave();
 	*lo = l;
 	*hi = h;
 	return l && h;

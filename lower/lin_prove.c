@@ -205,7 +205,8 @@ prove_nonneg(Tree *t, VarRange *r, int depth)
 	Lin *l = &t->lin;
 	if (l->n == 0)
 		return l->k >= 0;
-	if (depth <= 0 || ++steps > PROVE_STEPS) {
+	lin_spend(1);
+	if (depth <= 0 || ++steps > PROVE_STEPS || lin_tired()) {
 		exhausted = true;
 		return false;
 	}
@@ -264,7 +265,9 @@ lin_prove_le(IrExpr *a, IrExpr *b, VarRange *r)
 {
 	if (!lin_is_i64(a) || !lin_is_i64(b))
 		return false;
-	bool was = lin_distribute, ovf_was = lin_ovf;
+	bool was = lin_distribute, ovf_was = lin_ovf, exh_was = exhausted;
+	int steps_was = steps;
+	lin_enter();
 	lin_ovf = false;
 	lin_distribute = true;
 	Tree *d = lin_tree_diff(b, a);
@@ -275,6 +278,10 @@ lin_prove_le(IrExpr *a, IrExpr *b, VarRange *r)
 	lin_ovf = ovf_was;
 	if (!ok && exhausted)
 		gave_up = true;
+	/* a proof asked inside another's step: the outer keeps its count */
+	steps = steps_was;
+	exhausted = exh_was;
+	lin_leave();
 	return ok;
 }
 

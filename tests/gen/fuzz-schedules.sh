@@ -13,7 +13,10 @@
 #     gives diffcheck.sh with -c, and a random set) and must match the
 #     unscheduled kernel, as in tests/run/diffcheck.sh;
 #   - anything else (exit >= 2, a signal, a sanitizer report, exit 1
-#     without a diagnostic) is a failure.
+#     without a diagnostic) is a failure, and so is a compile over
+#     FUZZ_TIME seconds (default 60) or, except under AddressSanitizer,
+#     over FUZZ_MEM_KB of memory (default 1 GB): every schedule must
+#     compile in bounded time and memory or be refused with a message.
 #
 # Every failure prints the schedule.  At the end a table counts the first
 # diagnostics of "probably legal" schedules that txc rejected, to show
@@ -75,6 +78,13 @@ fail() { # MESSAGE [SCHEDULE-FILE [LOG]]
 	if [ $# -ge 2 ]; then sed -n '/^schedule .* as g for cpu/,$p' "$2" | sed 's/^/    /'; fi
 }
 has_diag() { grep -q ':[0-9]*:[0-9]*: error: ' "$1"; }
+# txc under the time and memory limits: exit 124 past the time
+fuzz_time=${FUZZ_TIME:-60}
+fuzz_mem=${FUZZ_MEM_KB:-1048576}
+grep -q __asan_init "$TXC" 2>/dev/null && fuzz_mem=unlimited
+limited_txc() {
+	(ulimit -v "$fuzz_mem" 2>/dev/null; exec timeout "$fuzz_time" "$TXC" "$@")
+}
 sanitizer() { grep -qE 'runtime error:|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer' "$1"; }
 cc_link() { # OUT ARGS...
 	o=$1
@@ -161,8 +171,16 @@ $(echo "$sets" | head -n 1) special=1"
 	for g in "$w"/g/g*.tx; do
 		total=$((total + 1))
 		want=$(sed -n '1s|^// schedgen: expect ||p' "$g")
-		"$TXC" -s g --emit=c -o "$w/s.c" "$g" >"$w/txc.out" 2>"$w/txc.err"
+		limited_txc -s g --emit=c -o "$w/s.c" "$g" >"$w/txc.out" 2>"$w/txc.err"
 		rc=$?
+		if [ $rc -eq 124 ]; then
+			fail "$k: txc ran over $fuzz_time seconds" "$g" "$w/txc.err"
+			continue
+		fi
+		if grep -q 'fatal: out of memory' "$w/txc.err"; then
+			fail "$k: txc ran out of memory under a limit of $fuzz_mem KB" "$g" "$w/txc.err"
+			continue
+		fi
 		if sanitizer "$w/txc.err"; then
 			fail "$k: txc reports a sanitizer error (exit $rc)" "$g" "$w/txc.err"
 			continue
@@ -200,7 +218,7 @@ $(echo "$sets" | head -n 1) special=1"
 			bins="$bins s_omp"
 		fi
 		if [ $llvm = yes ]; then
-			if ! "$TXC" -s g -o "$w/s.o" "$g" 2>"$w/txc.err"; then
+			if ! limited_txc -s g -o "$w/s.o" "$g" 2>"$w/txc.err"; then
 				fail "$k: txc -o X.o fails where --emit=c works" "$g" "$w/txc.err"
 			elif cc_link "$w/s_l" "$w/hl.o" "$w/s.o" "$txrt" -lpthread -ldl; then
 				bins="$bins s_l"
