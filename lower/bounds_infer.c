@@ -606,6 +606,50 @@ has_fuse(LStage *s)
 	return false;
 }
 
+/* Stages of VTA's accumulator keep whole blocks.  A stage tensorized in
+ * acc: a pure axis that is a loop of the intrinsic (a leaf from the
+ * tensorize axis inward) whose declared extent is a constant (the packed
+ * layout's 16) covers it all, even where the consumers read fewer (a
+ * dense layer of 7 outputs reads 7 of the block's 16), so the GEMM's
+ * extents match.  A stage that reads an acc stage (the epilogue, which
+ * VTA's ALU computes a row of 16 at a time) covers its last dimension so
+ * too.  The extra columns are computed from padded operands (their
+ * bounds inferred from these regions and checked) and never read. */
+static void
+pad_dim(LStage *s, int d)
+{
+	int64_t e, c;
+	if (d >= s->ndims || !ir_is_const(s->shape[d], &e) || e <= 0 ||
+	    !ir_is_const(s->dext[d], &c) || c >= e)
+		return;
+	s->dmin[d] = ir_i64c(0);
+	s->dext[d] = ir_i64c(e);
+	s->dmax[d] = ir_i64c(e - 1);
+}
+
+static void
+pad_vta_blocks(Lower *L, LStage *s)
+{
+	if (!s->shape || s->ndims == 0 || !L->opt || !L->opt->target ||
+	    strcmp(L->opt->target, "vta"))
+		return;
+	if (s->scope == SCOPE_VTA_ACC)
+		for (int t = 0; t < L->ntz; t++) {
+			if (L->tz[t].s != s)
+				continue;
+			int from = stage_leaf(s, L->tz[t].axis);
+			for (int i = from; i >= 0 && i < s->nleaves; i++)
+				pad_dim(s, s->leaves[i]);
+		}
+	for (int i = 0; i < L->nstages; i++) {
+		LStage *p = L->stages[i];
+		if (p != s && p->scope == SCOPE_VTA_ACC && sched_consumes(s, p)) {
+			pad_dim(s, s->ndims - 1);
+			break;
+		}
+	}
+}
+
 static bool
 infer(Lower *L)
 {
@@ -656,6 +700,7 @@ infer(Lower *L)
 					    "needs index expressions whose range follows from the loops", s->name);
 				continue;
 			}
+			pad_vta_blocks(L, s);
 			/* a loop past a guarded tail runs a negative number of times,
 			 * that is none; fused, two such extents would multiply to a
 			 * positive one */

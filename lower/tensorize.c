@@ -792,6 +792,19 @@ first_red(LStage *s)
 	return "?";
 }
 
+/* Whether leaf `axis` comes after s's first reduction leaf. */
+static bool
+inside_update(LStage *s, const char *axis)
+{
+	bool red = false;
+	for (int i = 0; i < s->nleaves; i++) {
+		red |= s->axes[s->leaves[i]].red;
+		if (!strcmp(s->axes[s->leaves[i]].name, axis))
+			return red;
+	}
+	return false;
+}
+
 IrStmt *
 tensorize_stmt(Lower *L, IrStmt *s)
 {
@@ -822,6 +835,12 @@ tensorize_stmt(Lower *L, IrStmt *s)
 			if (!rq->s->red)
 				diag_error(rq->loc, "cannot tensorize '%s': it is not a reduction, and "
 				    "intrinsic '%s' performs a reduction's update", rq->s->name, t.k->name);
+			else if (inside_update(rq->s, rq->axis))
+				/* listed inside, but no loop: one of one iteration is gone */
+				diag_error(rq->loc, "cannot tensorize '%s' at '%s': the loop runs once at "
+				    "these sizes, so it is no loop of the lowered nest (loops %s, update nest "
+				    "from '%s'); the intrinsic's loops must have its extents", rq->s->name,
+				    rq->axis, stage_leaf_list(rq->s), first_red(rq->s));
 			else
 				diag_error(rq->loc, "cannot tensorize '%s' at '%s': the loop is outside "
 				    "the update nest, which starts at the first reduction loop '%s' (loops "
