@@ -37,6 +37,32 @@ region_name(VtaDram *d)
 	return d->buf ? d->buf->name : "(micro-ops)";
 }
 
+/* The region's shape, "i8[1, 55, 55, 16]" (with " from [...]" where it
+ * starts inside its tensor): a region holds the part of its tensor the
+ * stream reads or writes, which need not be the whole tensor (a stride-2
+ * layer's input holds the rows read). */
+static const char *
+region_shape(VtaDram *d)
+{
+	if (!d->buf)
+		return arena_printf(ir_arena, "u32[%llu]", (unsigned long long)(d->bytes / 4));
+	Buffer *b = d->buf;
+	char *sh = arena_printf(ir_arena, "%s[", type_name(b->elem)), *from = "";
+	bool shifted = false;
+	for (int i = 0; i < b->ndims; i++) {
+		int64_t e = 0, m = 0;
+		if (!ir_is_const(b->extent[i], &e))
+			bounds_const_max(b->extent[i], &e);
+		if (b->min[i] && !ir_is_const(b->min[i], &m))
+			m = 0;
+		shifted |= m != 0;
+		sh = arena_printf(ir_arena, "%s%s%lld", sh, i ? ", " : "", (long long)e);
+		from = arena_printf(ir_arena, "%s%s%lld", from, i ? ", " : "", (long long)m);
+	}
+	return shifted ? arena_printf(ir_arena, "%s] from [%s]", sh, from) :
+	    arena_printf(ir_arena, "%s]", sh);
+}
+
 static const char *
 direction(VtaDram *d)
 {
@@ -54,10 +80,10 @@ vta_emit_asm(FILE *out, VtaFunc **vf, int n)
 			fprintf(out, "; VTA stream %s: %d instructions, %d micro-ops\n", s->name,
 			    s->ninsn, s->nuops);
 			for (int i = 0; i < s->ndram; i++)
-				fprintf(out, ";   dram 0x%08llx %10llu bytes  %-5s %s\n",
+				fprintf(out, ";   dram 0x%08llx %10llu bytes  %-5s %s %s\n",
 				    (unsigned long long)s->dram[i].phys,
 				    (unsigned long long)s->dram[i].bytes, direction(&s->dram[i]),
-				    region_name(&s->dram[i]));
+				    region_name(&s->dram[i]), region_shape(&s->dram[i]));
 			for (int i = 0; i < s->ninsn; i++) {
 				char line[256];
 				txrt_vta_format(&s->insn[i].in, line, sizeof line);
@@ -113,13 +139,13 @@ vta_emit_bin(const char *dir, VtaFunc **vf, int n)
 					u[i * 4 + b] = (unsigned char)(s->uops[i] >> (8 * b));
 			char *m = arena_printf(ir_arena, "# txc VTA stream %s (txc(1), --emit=vta-bin)\n"
 			    "# config %s\n# insns %s.insn %d\n# uops %s.uop %d\n"
-			    "# region: physical address, bytes, direction, tensor\n", s->name,
+			    "# region: physical address, bytes, direction, tensor, shape held\n", s->name,
 			    "1x16_i8w8a32_15_15_18_17", s->name, s->ninsn, s->name, s->nuops);
 			for (int i = 0; i < s->ndram; i++)
-				m = arena_printf(ir_arena, "%sregion 0x%llx %llu %s %s\n", m,
+				m = arena_printf(ir_arena, "%sregion 0x%llx %llu %s %s %s\n", m,
 				    (unsigned long long)s->dram[i].phys,
 				    (unsigned long long)s->dram[i].bytes, direction(&s->dram[i]),
-				    region_name(&s->dram[i]));
+				    region_name(&s->dram[i]), region_shape(&s->dram[i]));
 			if (!write_file(dir, s->name, "insn", s->bin, (size_t)s->ninsn * 16, NULL) ||
 			    !write_file(dir, s->name, "uop", u, (size_t)s->nuops * 4, NULL) ||
 			    !write_file(dir, s->name, "manifest", NULL, 0, m))
