@@ -117,6 +117,21 @@ dram(const VtaSim *s, uint64_t addr, uint64_t len, uint32_t row)
 	return NULL;
 }
 
+/* The DRAM address of a LOAD or STORE with columns (x_size > 0) lies in a
+ * region even when it moves no bytes (no rows): upstream's fsim returns
+ * early only for x_size 0 (a NOP, as TVM's runtime writes them: LOADs
+ * and STOREs of nothing at address 0), and otherwise resolves the
+ * address first and aborts outside every region. */
+static int
+dram_base_ok(const VtaSim *s, const txrt_vta_insn *in, uint32_t eb)
+{
+	uint64_t addr = (uint64_t)in->dram_base * eb;
+	if (in->x_size == 0 || vta_find_region(s->reg, s->nreg, addr, 0) >= 0)
+		return 0;
+	return vta_error(s, "its DRAM address 0x%" PRIx64 " (element %" PRIu32 ") lies outside "
+	    "every region%s", addr, in->dram_base, in->y_size == 0 ? ", though it moves no rows" : "");
+}
+
 /* ---- the shadows ----------------------------------------------------------------- */
 
 static int
@@ -222,6 +237,8 @@ load(VtaSim *s, const txrt_vta_insn *in)
 	if (end > s->depth[sm])
 		return vta_error(s, "writes %s elements [%" PRIu32 ", %" PRIu64 "), past the end of "
 		    "the buffer (depth %" PRIu32 ")", vta_mem_names[sm], in->sram_base, end, s->depth[sm]);
+	if (dram_base_ok(s, in, eb) != 0)
+		return -1;
 	unsigned char **rows = malloc(((size_t)in->y_size + 1) * sizeof *rows);
 	if (!rows)
 		return vta_error(s, "out of memory");
@@ -261,6 +278,8 @@ store(VtaSim *s, const txrt_vta_insn *in)
 	if (end > s->depth[ACC])
 		return vta_error(s, "reads ACC elements [%" PRIu32 ", %" PRIu64 "), past the end of "
 		    "the buffer (depth %" PRIu32 ")", in->sram_base, end, s->depth[ACC]);
+	if (dram_base_ok(s, in, eb) != 0)
+		return -1;
 	for (uint32_t y = 0; y < in->y_size; y++) {
 		uint64_t addr = ((uint64_t)in->dram_base + (uint64_t)y * in->x_stride) * eb;
 		if (!dram(s, addr, (uint64_t)in->x_size * eb, y))

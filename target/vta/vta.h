@@ -81,12 +81,15 @@ typedef struct {
 	const char *what;                /* the stage or buffer, for vta-asm */
 } VtaInsn;
 
-/* A DRAM region of a stream: a tensor the host passes, or the micro-ops. */
+/* A DRAM region of a stream: a tensor the host passes, the micro-ops, or
+ * zeros (rows of padding are loaded from it: a LOAD of no rows, y_size 0,
+ * is what upstream's fsim and hardware do not take). */
 typedef struct {
-	Buffer *buf;                     /* NULL: the stream's micro-op array */
+	Buffer *buf;                     /* NULL: the micro-op array or the zeros */
 	uint64_t phys, bytes;
 	int elem_bytes;                  /* the tensor's element size */
 	bool read, written;
+	bool zeros;                      /* bytes of zeros the object holds */
 } VtaDram;
 
 typedef struct {
@@ -95,6 +98,7 @@ typedef struct {
 	VtaInsn *insn; int ninsn, capinsn;
 	uint32_t *uops; int nuops, capuops;      /* the micro-op array in DRAM */
 	VtaDram *dram; int ndram, capdram;       /* dram[0]: the micro-ops */
+	int zeros;                       /* the zeros' region in dram, 0: none yet */
 	struct { int off, n; } *kern; int nkern, capkern;   /* micro-op kernels in uops */
 	unsigned char *bin;              /* encoded, 16 bytes an instruction (vta_stream.c) */
 } VtaStream;
@@ -117,6 +121,8 @@ int64_t vta_sram_base(VtaRun *R, Buffer *b);
 int vta_lanes(MemScope s);
 /* The DRAM region of global buffer b (added on first use). */
 int vta_dram(VtaRun *R, Buffer *b);
+/* The region of zeros, made at least `bytes` long (added on first use). */
+int vta_dram_zeros(VtaRun *R, uint64_t bytes);
 VtaStream *vta_stream(VtaRun *R);
 /* The program the kernel came from (its intrinsic tables). */
 Program *vta_program(VtaRun *R);

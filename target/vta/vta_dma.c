@@ -264,23 +264,28 @@ insn(Plan *P)
 	return in;
 }
 
-/* A LOAD of rows*cols zero elements at SRAM element at (y_size 0, the
- * rows all padding), in pieces of 15 rows. */
+/* A LOAD of rows*cols zero elements at SRAM element at, in pieces of 15
+ * rows: rows of the stream's region of zeros.  Never a LOAD of no rows
+ * (y_size 0, the rows all padding), whose DRAM address lies in no region:
+ * upstream's fsim resolves the address before it looks at the size, and
+ * the hardware's row loops would run 65535 times. */
 static bool
 zeros(Plan *P, int64_t at, int64_t rows, int64_t cols)
 {
+	int64_t eb = P->mem == TXRT_VTA_MEM_WGT ? 256 : P->mem == TXRT_VTA_MEM_ACC ? 64 : 16;
 	while (rows > 0) {
 		int64_t r = rows > 15 ? 15 : rows;
 		if (!fits(P, cols, 16, "row length"))
 			return false;
+		int z = vta_dram_zeros(P->R, (uint64_t)(r * cols * eb));
 		VtaInsn *in = insn(P);
 		in->in.sram_base = (uint32_t)at;
-		in->in.dram_base = (uint32_t)P->s0;
+		in->in.dram_base = 0;        /* the zeros' first element (relocated) */
 		in->in.x_size = in->in.x_stride = (uint32_t)cols;
-		in->in.y_size = 0;
-		in->in.y_pad0 = (uint32_t)r;
+		in->in.y_size = (uint32_t)r;
 		in->foot.wlo[P->sram] = at;
 		in->foot.whi[P->sram] = at + r * cols - 1;
+		in->foot.dram_read = z;
 		at += r * cols;
 		rows -= r;
 	}

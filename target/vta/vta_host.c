@@ -61,9 +61,12 @@ host_run(Cg *cg, IrExpr *e)
 	for (int i = 0; i < s->ndram; i++) {
 		VtaDram *d = &s->dram[i];
 		LLVMValueRef host = d->buf ? cg_lookup_buf(cg, d->buf) : uops;
+		if (d->zeros)
+			host = cg_private_const(cg, LLVMConstNull(LLVMArrayType2(i8, d->bytes)),
+			    ".vta.zeros");
 		LLVMValueRef f[4] = {
 			LLVMConstInt(i64, d->phys, 0), LLVMConstInt(i64, d->bytes, 0), host,
-			cg_cstring(cg, d->buf ? d->buf->name : "micro-ops"),
+			cg_cstring(cg, d->buf ? d->buf->name : d->zeros ? "zeros" : "micro-ops"),
 		};
 		for (unsigned j = 0; j < 4; j++) {
 			LLVMValueRef at[3] = { LLVMConstInt(i32, 0, 0), LLVMConstInt(i32, (unsigned)i, 0),

@@ -216,6 +216,23 @@ vta_dram(VtaRun *R, Buffer *b)
 	return s->ndram - 1;
 }
 
+int
+vta_dram_zeros(VtaRun *R, uint64_t bytes)
+{
+	VtaStream *s = R->s;
+	if (!s->zeros) {
+		VtaDram *d = ARENA_PUSH(ir_arena, s->dram, s->ndram, s->capdram);
+		memset(d, 0, sizeof *d);
+		d->zeros = true;
+		d->read = true;
+		d->elem_bytes = 1;
+		s->zeros = s->ndram - 1;
+	}
+	if (s->dram[s->zeros].bytes < bytes)
+		s->dram[s->zeros].bytes = bytes;
+	return s->zeros;
+}
+
 int64_t
 vta_sram_base(VtaRun *R, Buffer *b)
 {

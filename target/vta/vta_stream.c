@@ -34,7 +34,7 @@ vta_encode(VtaStream *s)
 static const char *
 region_name(VtaDram *d)
 {
-	return d->buf ? d->buf->name : "(micro-ops)";
+	return d->buf ? d->buf->name : d->zeros ? "(zeros)" : "(micro-ops)";
 }
 
 /* The region's shape, "i8[1, 55, 55, 16]" (with " from [...]" where it
@@ -45,7 +45,8 @@ static const char *
 region_shape(VtaDram *d)
 {
 	if (!d->buf)
-		return arena_printf(ir_arena, "u32[%llu]", (unsigned long long)(d->bytes / 4));
+		return arena_printf(ir_arena, "%s[%llu]", d->zeros ? "u8" : "u32",
+		    (unsigned long long)(d->bytes / (d->zeros ? 1 : 4)));
 	Buffer *b = d->buf;
 	char *sh = arena_printf(ir_arena, "%s[", type_name(b->elem)), *from = "";
 	bool shifted = false;

@@ -565,6 +565,33 @@ test_padding(void)
 	CHECK(bad == 0);
 	free(s.b);
 	dram_free(&d);
+
+	/* a LOAD of no rows, only padding, at an address outside every
+	 * region (what txc once wrote for an all-padding tile): refused, as
+	 * upstream's fsim refuses it; a NOP (x_size 0) at address 0 is not */
+	memset(&s, 0, sizeof s);
+	img = region(&d, "img", 0x1000, 12 * 16);
+	in = ld(TXRT_VTA_MEM_INP, 0, 0xfffffffeu, 0, 3, 3, 0);
+	in.y_pad0 = 1;
+	emit(&s, in);
+	end_stream(&s);
+	expect_error(__LINE__, "a load of no rows outside the regions", &s, &d, &checked,
+	    "its DRAM address 0xfffffffe0 (element 4294967294) lies outside every region",
+	    "though it moves no rows", NULL);
+	free(s.b);
+	memset(&s, 0, sizeof s);
+	in = ld(TXRT_VTA_MEM_INP, 0, 0, 0, 3, 3, 0);
+	in.y_pad0 = 1;
+	emit(&s, in);
+	end_stream(&s);
+	expect_error(__LINE__, "a load of no rows at address 0", &s, &d, &checked,
+	    "its DRAM address 0x0 (element 0) lies outside every region", NULL, NULL);
+	free(s.b);
+	memset(&s, 0, sizeof s);
+	end_stream(&s);
+	expect_ok(__LINE__, "NOPs at address 0", &s, &d, &checked);
+	free(s.b);
+	dram_free(&d);
 }
 
 /* int8 data into ACC through ACC8, left pad 1: sign-extended, then an
