@@ -6,7 +6,9 @@
 # fuzz_seed5 (issue 36: minutes and gigabytes, "fatal: out of memory"
 # under 4 GB) compiles to C and to an object under a 60-second and (not
 # under AddressSanitizer, which reserves terabytes of address space) a
-# 1 GB limit, and in under 10 seconds of CPU time.
+# 1 GB limit, and in under 10 seconds of wall time; then the schedule
+# fuzzer at seed 5 on the borders kernel, whose compiles fail past 60 s or
+# 1 GB (tests/gen/fuzz-schedules.sh, FUZZ_TIME and FUZZ_MEM_KB).
 : "${TXC:?TXC must name the txc binary}" "${abs_top_srcdir:?}"
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
@@ -26,4 +28,9 @@ for emit in c obj; do
 	secs=$(( $(date +%s) - start ))
 	[ "$limit_mem" = "" ] || [ $secs -le 10 ] || fail "--emit=$emit: $secs seconds"
 done
+if [ -x "${abs_top_builddir:-.}/tests/gen/schedgen" ]; then
+	FUZZ_KERNELS=borders TXC_SEED=5 SCHEDGEN_COUNT=17 \
+	    sh "$abs_top_srcdir/tests/gen/fuzz-schedules.sh" >"$tmp/err" 2>&1 ||
+		fail "the schedule fuzzer at seed 5 on borders"
+fi
 exit 0
