@@ -57,7 +57,8 @@ grep -q "scalar 's' has an integer type" err.txt || fail "bench -D s=0.5: no mes
 ! grep -q MISMATCH out.txt || fail "bench a=0.5 disagrees"
 "$TXC" tune axpy.tx -s t -D N=1000 -D a=0.5 -D s=9007199254740993 --trials=2 --samples=3 \
 	>out.txt 2>err.txt || fail "tune -D a=0.5 exited $?"
-grep -q '^2 trials, 0 illegal points skipped, 0 failed; chosen:' err.txt out.txt ||
+# (whether a point is chosen or the default stays depends on timing)
+grep -q '^2 trials, 0 illegal points skipped, 0 failed; ' err.txt out.txt ||
 	fail "tune -D a=0.5: no summary"
 ! "$TXC" tune axpy.tx -s t -D N=1000 -D a=x --trials=2 >out.txt 2>err.txt || fail "tune took a=x"
 grep -q "bad -D 'a=x'" err.txt || fail "tune -D a=x: no message"
