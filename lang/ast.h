@@ -254,10 +254,24 @@ struct Tensor {
 	Rule *update;
 };
 
+/* A call of a kernel with several results (tx.5 CALLS):
+ * `(m, v) = mean_var(x);`.  A call with one result, `y = softmax(x);`, is
+ * parsed as a rule whose value is a call; sema/calls.c expands both into
+ * the callee's declarations and rules before resolve. */
+typedef struct {
+	Loc loc;              /* the whole statement */
+	const char *callee;
+	Loc callee_loc;
+	const char **outs; Loc *out_locs; int nouts;
+	Expr **args; int nargs;
+	Loc args_loc;         /* from '(' to ')' */
+} Call;
+
 /* A kernel statement, kept in source order for --format. */
 typedef struct {
 	Tensor *decl;         /* a declaration, or */
-	Rule *rule;           /* a rule */
+	Rule *rule;           /* a rule, or */
+	Call *call;           /* a call with several results (gone after sema) */
 } KernelItem;
 
 struct Kernel {
@@ -279,6 +293,12 @@ struct Kernel {
 	Loc intr_target_loc;
 	const char *intr_emit;    /* how a backend emits it: "fma_outer" */
 	Loc intr_emit_loc;
+	/* sema (calls.c): the kernels it calls (expanded into it); the state
+	 * of its expansion (0 not started, 1 under way, 2 done); whether a
+	 * call failed (the later passes and its schedules then skip it) */
+	struct Kernel **callees; int ncallees;
+	int calls_state;
+	bool calls_failed;
 };
 
 /* ---- schedules --------------------------------------------------------- */

@@ -190,8 +190,16 @@ dump_kernel(Dump *d, Kernel *k)
 	for (int i = 0; i < k->nitems; i++) {
 		Tensor *t = k->items[i].decl;
 		Rule *r = k->items[i].rule;
+		Call *c = k->items[i].call;
 		indent(d, 1, NULL);
-		if (t) {
+		if (c) {
+			fprintf(fp, "Call %s ->", str_or(c->callee));
+			for (int j = 0; j < c->nouts; j++)
+				fprintf(fp, " %s", str_or(c->outs[j]));
+			at(d, c->loc);
+			for (int j = 0; j < c->nargs; j++)
+				dump_expr(d, c->args[j], 2, NULL);
+		} else if (t) {
 			fprintf(fp, "Decl %s%s %s[%d]", roles[t->role], str_or(t->name),
 			    type_name(t->elem), t->ndims);
 			at(d, t->loc);
@@ -566,7 +574,15 @@ format_kernel(FILE *fp, Kernel *k)
 	for (int i = 0; i < k->nitems; i++) {
 		Tensor *t = k->items[i].decl;
 		Rule *r = k->items[i].rule;
-		if (t) {
+		Call *c = k->items[i].call;
+		if (c) {
+			fputs("  (", fp);
+			for (int j = 0; j < c->nouts; j++)
+				fprintf(fp, "%s%s", j ? ", " : "", str_or(c->outs[j]));
+			fprintf(fp, ") = %s(", str_or(c->callee));
+			format_list(fp, c->args, c->nargs);
+			fputs(");\n", fp);
+		} else if (t) {
 			fprintf(fp, "  %s%s: %s", roles[t->role], str_or(t->name), type_name(t->elem));
 			if (t->ndims > 0) {
 				fputc('[', fp);

@@ -401,6 +401,27 @@ tuple_rule(TupleRed *t, Token red, TupleRange *rg, ExprList *vals, TupleComb *cw
 	return (KernelItem){ .rule = r };
 }
 
+/* `(m, v) = mean_var(x);`: a call of a kernel with several results
+ * (tx.5 CALLS); sema/calls.c expands it. */
+static KernelItem
+call_stmt(Token open, NameList *outs, Token callee, Token lp, ExprList *args, Token rp,
+    Token end)
+{
+	Call *c = arena_alloc(perm, sizeof *c);
+	c->loc = loc_span(open.loc, end.loc);
+	c->callee = callee.str;
+	c->callee_loc = callee.loc;
+	c->outs = outs->v;
+	c->out_locs = outs->locs;
+	c->nouts = outs->n;
+	if (args) {
+		c->args = args->v;
+		c->nargs = args->n;
+	}
+	c->args_loc = loc_span(lp.loc, rp.loc);
+	return (KernelItem){ .call = c };
+}
+
 static Kernel *
 kernel(Token start, Token name, ParamList *params, ItemList *body, Token end)
 {
@@ -725,7 +746,7 @@ param(A) ::= IDENT(N) COLON TYPE(T).           { A = param(N, T, false); }
 %type kstmts {ItemList}
 %type kstmt {KernelItem}
 kstmts(A) ::= .                                { memset(&A, 0, sizeof A); }
-kstmts(A) ::= kstmts(A) kstmt(S).              { if (S.decl || S.rule) *ARENA_PUSH(perm, A.v, A.n, A.cap) = S; }
+kstmts(A) ::= kstmts(A) kstmt(S).              { if (S.decl || S.rule || S.call) *ARENA_PUSH(perm, A.v, A.n, A.cap) = S; }
 kstmt(A) ::= error SEMI.                       { memset(&A, 0, sizeof A); yyerrok; }
 
 /* Tensor declarations: `in A: f32[M, K];`, `tmp: f32[N];`, `out s: f32;`. */
@@ -747,6 +768,13 @@ kstmt(A) ::= IDENT(N) LB RB ASSIGN expr(V) SEMI(E).
                                                { A = rule(N, NULL, V, E); }
 kstmt(A) ::= IDENT(N) LB exprs(L) RB ASSIGN expr(V) SEMI(E).
                                                { A = rule(N, &L, V, E); }
+
+/* Calls of kernels with several results (tx.5 CALLS): `(m, v) = mean_var(x);`.
+ * A call with one result, `y = softmax(x);`, is a rule above. */
+kstmt(A) ::= LP(O) names(N) RP ASSIGN IDENT(F) LP(L) exprs(X) RP(R) SEMI(E).
+                                               { A = call_stmt(O, &N, F, L, &X, R, E); }
+kstmt(A) ::= LP(O) names(N) RP ASSIGN IDENT(F) LP(L) RP(R) SEMI(E).
+                                               { A = call_stmt(O, &N, F, L, NULL, R, E); }
 
 /* Update definitions (tx.5 UPDATES): `for (r < N) h[x[r]] += 1;`, the
  * ranges as a reduction's (with `where`), then one assignment. */

@@ -1,7 +1,9 @@
 /* check.c: the order of sema's passes, and helpers they share.
  *
- * sema_check runs, for each kernel, resolve (names) -> shapes -> reduce ->
- * stages (compute order) -> types, then validates the schedules.  Each
+ * sema_check expands the calls of kernels in kernels (calls.c), then
+ * runs, for each kernel (the kernels it calls first), resolve (names) ->
+ * shapes -> reduce -> stages (compute order) -> types, then validates the
+ * schedules.  Each
  * pass reports every error it finds and leaves TY_ERROR/NULL behind, so
  * the later passes stay quiet about what was already reported.
  */
@@ -26,26 +28,59 @@ check_once(void *p)
 	return true;
 }
 
+/* Kernels whose own passes reported errors: their callers are not
+ * checked (a caller holds copies of their rules, which would repeat the
+ * errors). */
+static Kernel **bad;
+static int nbad, capbad;
+
+static bool
+is_bad(Kernel *k)
+{
+	for (int i = 0; i < nbad; i++)
+		if (bad[i] == k)
+			return true;
+	return false;
+}
+
+/* A kernel's passes, after those of the kernels it calls. */
+static void
+check_kernel(Kernel *k)
+{
+	if (!k || !check_once(k))
+		return;
+	for (int i = 0; i < k->ncallees; i++) {
+		check_kernel(k->callees[i]);
+		if (is_bad(k->callees[i]))
+			k->calls_failed = true;
+	}
+	if (k->calls_failed) {
+		*ARENA_PUSH(perm, bad, nbad, capbad) = k;
+		return;
+	}
+	int before = diag_errors();
+	argmax_kernel(k);
+	tuple_kernel(k);
+	resolve_kernel(k);
+	shapes_kernel(k);
+	reduce_kernel(k);
+	update_kernel(k);
+	scans_kernel(k);
+	stages_kernel(k);
+	types_kernel(k);
+	if (diag_errors() != before)
+		*ARENA_PUSH(perm, bad, nbad, capbad) = k;
+}
+
 static void
 check_program(Program *p)
 {
 	if (!p || !check_once(p))
 		return;
+	calls_program(p);
 	resolve_program(p);
-	for (int i = 0; i < p->nkernels; i++) {
-		Kernel *k = p->kernels[i];
-		if (!k || !check_once(k))
-			continue;
-		argmax_kernel(k);
-		tuple_kernel(k);
-		resolve_kernel(k);
-		shapes_kernel(k);
-		reduce_kernel(k);
-		update_kernel(k);
-		scans_kernel(k);
-		stages_kernel(k);
-		types_kernel(k);
-	}
+	for (int i = 0; i < p->nkernels; i++)
+		check_kernel(p->kernels[i]);
 	intrinsic_program(p);
 	knobs_program(p);
 	schedule_check(p);

@@ -675,6 +675,8 @@ check_schedule(Program *p, Schedule *s)
 			diag_error(s->kernel_loc, "schedule for unknown kernel '%s'", s->kernel);
 		return;
 	}
+	if (s->k->calls_failed)
+		return;      /* a call in it failed: its stages are not known */
 	State S = { .p = p, .s = s, .k = s->k };
 	for (int i = 0; i < s->nprims; i++) {
 		if (s->prims[i].cond)

@@ -19,7 +19,8 @@
  *    Rule.tensor, RedAxis.index, Expr name refs, EXPR_ACCESS tensors,
  *    EXPR_CALL builtins and SchedPrim.prim_id are filled.
  *
- * The passes run in this order for each kernel: argmax (rewritten into two
+ * First the calls of kernels are expanded (calls.c).  Then the passes run
+ * in this order for each kernel (callees first): argmax (rewritten into two
  * reductions), resolve (names), shapes,
  * reduce, update, scans, stages (order), types; then each schedule template gets
  * the primitives of its knob point (knobs.c) and every schedule is
@@ -48,6 +49,10 @@ bool check_suggest(void);
 /* Calls fn on e and, while fn returns true, on its children (pre-order). */
 typedef bool (*CheckExprFn)(Expr *e, void *ctx);
 void check_walk(Expr *e, CheckExprFn fn, void *ctx);
+
+/* ---- calls.c: calls of kernels (tx.5 CALLS) replaced by copies of the
+ * callees' declarations and rules, in every kernel of p; first of all. - */
+void calls_program(Program *p);
 
 /* ---- argmax.c: argmax and argmin rewritten as a maximum (minimum) stage
  * and a minimum over the indices that reach it; before resolve. ---- */

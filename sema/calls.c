@@ -1,0 +1,985 @@
+/* calls.c: calls of kernels in kernels (tx.5 CALLS), expanded in place.
+ *
+ *     c = conv2d_nchw(x, w, b);          (m, v) = mean_var(x);
+ *
+ * A call is a statement of its own: the results on the left, the callee's
+ * input tensors (in its declaration order) then its scalar parameters on
+ * the right.  This pass, run on the parsed program before anything else,
+ * replaces each call by copies of the callee's declarations and rules:
+ *
+ *  - the callee's inputs become the argument tensors (inputs, declared
+ *    stages or results of earlier calls of the caller: their shapes must
+ *    be known here);
+ *  - its size parameters become expressions of the caller's sizes, found
+ *    by unifying the callee's input shapes with the arguments' (an extent
+ *    that is a bare size, or a size plus or minus a constant, fixes it;
+ *    every other extent must then be provably equal to the argument's);
+ *  - its scalar parameters become the argument expressions, converted to
+ *    the parameter's type (which must hold them without loss);
+ *  - its outputs become the results: a declared tensor of the caller of
+ *    the same type and shape (an output assigned whole), or a new stage
+ *    declared with the callee output's shape;
+ *  - its other stages become stages named RESULT__STAGE (the first
+ *    result's name, two underscores, the callee's stage name), which the
+ *    caller's schedules name like any other;
+ *  - its axes keep their names, but one that the caller uses for a
+ *    parameter or a tensor becomes NAME_1 (NAME_2, ...).
+ *
+ * Callees are expanded first (calls of calls nest: c__r__s), so recursion,
+ * direct or not, is found here and is an error.  A kernel whose call
+ * failed is marked (Kernel.calls_failed): check.c runs no later pass on
+ * it and schedule.c skips its schedules, so that nothing cascades.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sema/sema.h"
+
+/* ---- expressions as text, and a linear form to compare extents ------- */
+
+static const char *
+text(Expr *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	if (!fp)
+		return "?";
+	ast_format_expr(fp, e);
+	fclose(fp);
+	const char *s = arena_strdup(perm, buf ? buf : "?");
+	free(buf);
+	return s;
+}
+
+static const char *
+shape_text(Expr **shape, int n)
+{
+	const char *s = "";
+	for (int d = 0; d < n; d++)
+		s = arena_printf(perm, "%s%s%s", s, d ? ", " : "", text(shape[d]));
+	return arena_printf(perm, "[%s]", s);
+}
+
+/* c + sum of coef[i] * atom[i]: an atom is a size's name or the text of a
+ * subexpression that is not linear. */
+enum { LIN_MAX = 24 };
+typedef struct {
+	const char *atom[LIN_MAX];
+	int64_t coef[LIN_MAX];
+	int n;
+	int64_t c;
+	bool ok;
+} Lin;
+
+static void
+lin_term(Lin *l, const char *atom, int64_t m)
+{
+	for (int i = 0; i < l->n; i++)
+		if (strcmp(l->atom[i], atom) == 0) {
+			if (__builtin_add_overflow(l->coef[i], m, &l->coef[i]))
+				l->ok = false;
+			return;
+		}
+	if (l->n == LIN_MAX) {
+		l->ok = false;
+		return;
+	}
+	l->atom[l->n] = atom;
+	l->coef[l->n++] = m;
+}
+
+static void
+lin_add(Lin *l, Expr *e, int64_t m)
+{
+	int64_t v;
+	if (!e || !l->ok) {
+		l->ok = false;
+		return;
+	}
+	switch (e->kind) {
+	case EXPR_INT:
+		if (__builtin_mul_overflow(e->ival, m, &v) || __builtin_add_overflow(l->c, v, &l->c))
+			l->ok = false;
+		return;
+	case EXPR_NAME:
+		lin_term(l, e->id.name, m);
+		return;
+	case EXPR_UNARY:
+		if (e->bin.op == OP_NEG) {
+			lin_add(l, e->bin.a, -m);
+			return;
+		}
+		break;
+	case EXPR_BINARY:
+		if (e->bin.op == OP_ADD || e->bin.op == OP_SUB) {
+			lin_add(l, e->bin.a, m);
+			lin_add(l, e->bin.b, e->bin.op == OP_ADD ? m : -m);
+			return;
+		}
+		if (e->bin.op == OP_MUL && (e->bin.a->kind == EXPR_INT || e->bin.b->kind == EXPR_INT)) {
+			Expr *k = e->bin.a->kind == EXPR_INT ? e->bin.a : e->bin.b;
+			Expr *o = k == e->bin.a ? e->bin.b : e->bin.a;
+			if (__builtin_mul_overflow(m, k->ival, &v))
+				l->ok = false;
+			else
+				lin_add(l, o, v);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	lin_term(l, text(e), m);
+}
+
+typedef enum { SAME, DIFFERENT, UNKNOWN } Cmp;
+
+/* Whether two extents (of the caller's sizes) are equal for every size. */
+static Cmp
+compare(Expr *a, Expr *b)
+{
+	Lin l = { .ok = true };
+	lin_add(&l, a, 1);
+	lin_add(&l, b, -1);
+	if (!l.ok)
+		return UNKNOWN;
+	for (int i = 0; i < l.n; i++)
+		if (l.coef[i] != 0)
+			return UNKNOWN;
+	return l.c == 0 ? SAME : DIFFERENT;
+}
+
+/* ---- copies ------------------------------------------------------------ */
+
+/* A copy of a caller expression (an argument, a binding). */
+static Expr *
+dup(Expr *e)
+{
+	if (!e)
+		return NULL;
+	Expr *n = arena_alloc(perm, sizeof *n);
+	*n = *e;
+	switch (e->kind) {
+	case EXPR_ACCESS: case EXPR_CALL: case EXPR_CAST: case EXPR_SELECT:
+		n->call.args = arena_alloc(perm, (size_t)(e->call.nargs + 1) * sizeof *n->call.args);
+		for (int i = 0; i < e->call.nargs; i++)
+			n->call.args[i] = dup(e->call.args[i]);
+		break;
+	case EXPR_UNARY: case EXPR_BINARY:
+		n->bin.a = dup(e->bin.a);
+		n->bin.b = dup(e->bin.b);
+		break;
+	case EXPR_REDUCE:
+		n->reduce.axes = arena_alloc(perm, (size_t)(e->reduce.naxes + 1) * sizeof *n->reduce.axes);
+		for (int i = 0; i < e->reduce.naxes; i++) {
+			n->reduce.axes[i] = e->reduce.axes[i];
+			n->reduce.axes[i].lo = dup(e->reduce.axes[i].lo);
+			n->reduce.axes[i].hi = dup(e->reduce.axes[i].hi);
+		}
+		n->reduce.body = dup(e->reduce.body);
+		n->reduce.where = dup(e->reduce.where);
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+/* One call being expanded. */
+typedef struct {
+	Program *p;
+	Kernel *k;            /* the caller */
+	Kernel *f;            /* the callee */
+	const char *callee;
+	Loc at;               /* the call statement */
+	const char **outs; Loc *out_locs; int nouts;
+	Expr **args; int nargs;
+	/* callee tensor names -> caller tensor names */
+	const char **tfrom, **tto; int nt, capt;
+	/* callee parameter index -> caller expression (NULL: not fixed) */
+	Expr **psub;
+	/* callee axis names -> caller axis names */
+	const char **afrom, **ato; int na, capa;
+	/* the new items */
+	KernelItem *items; int nitems, capitems;
+	bool failed;
+} Ex;
+
+/* Names the expansion of the current kernel has made so far (stages and
+ * results): they must not be made twice. */
+static const char **made;
+static int nmade, capmade;
+
+static bool
+name_used(Kernel *k, const char *n)
+{
+	if (sema_name_taken(k, n))
+		return true;
+	for (int i = 0; i < k->nitems; i++) {
+		Call *c = k->items[i].call;
+		for (int j = 0; c && j < c->nouts; j++)
+			if (c->outs[j] == n)
+				return true;
+	}
+	for (int i = 0; i < nmade; i++)
+		if (made[i] == n)
+			return true;
+	return false;
+}
+
+static const char *
+tmap(Ex *x, const char *n)
+{
+	for (int i = 0; i < x->nt; i++)
+		if (x->tfrom[i] == n)
+			return x->tto[i];
+	return NULL;
+}
+
+static void
+tput(Ex *x, const char *from, const char *to)
+{
+	int n = x->nt, cap = x->capt;
+	*ARENA_PUSH(perm, x->tfrom, n, cap) = from;
+	n = x->nt;
+	*ARENA_PUSH(perm, x->tto, n, x->capt) = to;
+	x->nt = n;
+}
+
+/* Whether n is the caller's name of a callee tensor. */
+static bool
+is_target(Ex *x, const char *n)
+{
+	for (int j = 0; j < x->nt; j++)
+		if (x->tto[j] == n)
+			return true;
+	return false;
+}
+
+/* The caller's name for a callee axis: its own, or NAME_1 ... where the
+ * caller already uses it. */
+static const char *
+axis_name(Ex *x, const char *a)
+{
+	if (!a)
+		return NULL;
+	for (int i = 0; i < x->na; i++)
+		if (x->afrom[i] == a)
+			return x->ato[i];
+	const char *n = a;
+	for (int i = 1; name_used(x->k, n) || tmap(x, n) || is_target(x, n); i++)
+		n = intern_cstr(arena_printf(perm, "%s_%d", a, i));
+	int cnt = x->na, cap = x->capa;
+	*ARENA_PUSH(perm, x->afrom, cnt, cap) = a;
+	cnt = x->na;
+	*ARENA_PUSH(perm, x->ato, cnt, x->capa) = n;
+	x->na = cnt;
+	return n;
+}
+
+/* The axes in scope in a callee expression: a rule's pure axes, then the
+ * axes of the reductions around. */
+typedef struct Scope {
+	const char **names; int n;
+	RedAxis *red; int nred;
+	struct Scope *up;
+} Scope;
+
+static bool
+in_scope(Scope *s, const char *n)
+{
+	for (; s; s = s->up) {
+		for (int i = 0; i < s->n; i++)
+			if (s->names[i] == n)
+				return true;
+		for (int i = 0; i < s->nred; i++)
+			if (s->red[i].name == n)
+				return true;
+	}
+	return false;
+}
+
+static Param *
+callee_param(Kernel *f, const char *n)
+{
+	for (int i = 0; i < f->nparams; i++)
+		if (f->params[i].name == n)
+			return &f->params[i];
+	return NULL;
+}
+
+/* A callee expression in the caller's terms. */
+static Expr *
+sub(Ex *x, Scope *s, Expr *e)
+{
+	if (!e)
+		return NULL;
+	Expr *n = arena_alloc(perm, sizeof *n);
+	*n = *e;
+	switch (e->kind) {
+	case EXPR_NAME: {
+		if (in_scope(s, e->id.name)) {
+			n->id.name = axis_name(x, e->id.name);
+			return n;
+		}
+		Param *pa = callee_param(x->f, e->id.name);
+		if (pa && x->psub[pa->index]) {
+			Expr *v = dup(x->psub[pa->index]);
+			if (pa->is_size)
+				v->loc = e->loc;
+			return v;
+		}
+		const char *t = tmap(x, e->id.name);
+		if (t)
+			n->id.name = t;
+		return n;
+	}
+	case EXPR_ACCESS: case EXPR_CALL: case EXPR_CAST: case EXPR_SELECT: {
+		if (e->kind == EXPR_ACCESS) {
+			const char *t = tmap(x, e->call.name);
+			if (t)
+				n->call.name = t;
+		}
+		n->call.args = arena_alloc(perm, (size_t)(e->call.nargs + 1) * sizeof *n->call.args);
+		for (int i = 0; i < e->call.nargs; i++)
+			n->call.args[i] = sub(x, s, e->call.args[i]);
+		return n;
+	}
+	case EXPR_UNARY: case EXPR_BINARY:
+		n->bin.a = sub(x, s, e->bin.a);
+		n->bin.b = sub(x, s, e->bin.b);
+		return n;
+	case EXPR_REDUCE: {
+		Scope in = { .red = e->reduce.axes, .nred = e->reduce.naxes, .up = s };
+		n->reduce.axes = arena_alloc(perm, (size_t)(e->reduce.naxes + 1) * sizeof *n->reduce.axes);
+		for (int i = 0; i < e->reduce.naxes; i++) {
+			RedAxis *a = &n->reduce.axes[i];
+			*a = e->reduce.axes[i];
+			a->name = axis_name(x, a->name);
+			a->lo = sub(x, s, a->lo);
+			a->hi = sub(x, s, a->hi);
+		}
+		n->reduce.body = sub(x, &in, e->reduce.body);
+		n->reduce.where = sub(x, &in, e->reduce.where);
+		return n;
+	}
+	default:
+		return n;
+	}
+}
+
+static Rule *
+copy_rule(Ex *x, Rule *r)
+{
+	Rule *n = arena_alloc(perm, sizeof *n);
+	*n = *r;
+	n->tensor = NULL;
+	n->tgroup = NULL;
+	n->upd_assoc = false;
+	n->upd_other = NULL;
+	const char *name = tmap(x, r->name);
+	n->name = name ? name : r->name;
+	for (int j = 0; j < x->nouts; j++)
+		if (n->name == x->outs[j])
+			n->name_loc = x->out_locs[j];
+	if (r->update) {
+		Scope dom = { .red = r->upd.axes, .nred = r->upd.naxes };
+		n->upd.axes = arena_alloc(perm, (size_t)(r->upd.naxes + 1) * sizeof *n->upd.axes);
+		for (int i = 0; i < r->upd.naxes; i++) {
+			RedAxis *a = &n->upd.axes[i];
+			*a = r->upd.axes[i];
+			a->name = axis_name(x, a->name);
+			a->lo = sub(x, NULL, a->lo);
+			a->hi = sub(x, NULL, a->hi);
+		}
+		n->upd.where = sub(x, &dom, r->upd.where);
+		n->value = sub(x, &dom, r->value);
+		if (r->upd_add) {
+			n->target = n->value->bin.a;
+			n->upd_rhs = n->value->bin.b;
+		} else {
+			n->target = sub(x, &dom, r->target);
+		}
+		return n;
+	}
+	Scope pure = { .names = r->axes, .n = r->naxes };
+	n->axes = arena_alloc(perm, (size_t)(r->naxes + 1) * sizeof *n->axes);
+	for (int i = 0; i < r->naxes; i++)
+		n->axes[i] = axis_name(x, r->axes[i]);
+	n->value = sub(x, &pure, r->value);
+	return n;
+}
+
+static void
+emit(Ex *x, KernelItem it)
+{
+	*ARENA_PUSH(perm, x->items, x->nitems, x->capitems) = it;
+}
+
+/* ---- the call ------------------------------------------------------------ */
+
+static Tensor *
+caller_decl(Kernel *k, KernelItem *items, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (items[i].decl && items[i].decl->name == name)
+			return items[i].decl;
+	for (int i = 0; i < k->nitems; i++)
+		if (k->items[i].decl && k->items[i].decl->name == name)
+			return k->items[i].decl;
+	return NULL;
+}
+
+static bool
+caller_defines(Kernel *k, const char *name)
+{
+	for (int i = 0; i < k->nitems; i++)
+		if (k->items[i].rule && k->items[i].rule->name == name)
+			return true;
+	return false;
+}
+
+static void
+fail(Ex *x)
+{
+	x->failed = true;
+}
+
+/* The callee's tensors of one role, in declaration order. */
+static int
+tensors_of(Kernel *f, TensorRole role, Tensor ***out)
+{
+	int n = 0, cap = 0;
+	*out = NULL;
+	for (int i = 0; i < f->nitems; i++)
+		if (f->items[i].decl && f->items[i].decl->role == role)
+			*ARENA_PUSH(perm, *out, n, cap) = f->items[i].decl;
+	return n;
+}
+
+static const char *
+signature(Kernel *f, Tensor **in, int nin)
+{
+	const char *s = "";
+	int n = 0;
+	for (int i = 0; i < nin; i++)
+		s = arena_printf(perm, "%s%s%s", s, n++ ? ", " : "", in[i]->name);
+	for (int i = 0; i < f->nparams; i++)
+		if (!f->params[i].is_size)
+			s = arena_printf(perm, "%s%s%s: %s", s, n++ ? ", " : "", f->params[i].name,
+			    type_name(f->params[i].type));
+	return arena_printf(perm, "%s(%s)", f->name, s);
+}
+
+/* Binds the callee's sizes from the argument shapes. */
+static void
+unify(Ex *x, Tensor **in, Tensor **arg, int nin)
+{
+	for (bool again = true; again;) {
+		again = false;
+		for (int i = 0; i < nin; i++)
+			for (int d = 0; arg[i] && d < in[i]->ndims; d++) {
+				Expr *e = in[i]->shape[d], *a = arg[i]->shape[d];
+				Expr *name = NULL;
+				int64_t off = 0;
+				if (e->kind == EXPR_NAME) {
+					name = e;
+				} else if (e->kind == EXPR_BINARY && (e->bin.op == OP_ADD ||
+				    e->bin.op == OP_SUB) && e->bin.a->kind == EXPR_NAME &&
+				    e->bin.b->kind == EXPR_INT) {
+					name = e->bin.a;
+					off = e->bin.op == OP_ADD ? e->bin.b->ival : -e->bin.b->ival;
+				}
+				Param *pa = name ? callee_param(x->f, name->id.name) : NULL;
+				if (!pa || !pa->is_size || x->psub[pa->index])
+					continue;
+				Expr *v = dup(a);
+				if (off > 0)
+					v = ast_binary(OP_SUB, a->loc, v, ast_int(a->loc, off));
+				else if (off < 0 && off != INT64_MIN)
+					v = ast_binary(OP_ADD, a->loc, v, ast_int(a->loc, -off));
+				else if (off)
+					continue;
+				v->loc = a->loc;
+				x->psub[pa->index] = v;
+				again = true;
+			}
+	}
+}
+
+/* Whether every size e uses is fixed. */
+static bool
+fixed(Ex *x, Expr *e)
+{
+	if (!e)
+		return true;
+	switch (e->kind) {
+	case EXPR_NAME: {
+		Param *pa = callee_param(x->f, e->id.name);
+		return !pa || x->psub[pa->index];
+	}
+	case EXPR_ACCESS: case EXPR_CALL: case EXPR_CAST: case EXPR_SELECT:
+		for (int i = 0; i < e->call.nargs; i++)
+			if (!fixed(x, e->call.args[i]))
+				return false;
+		return true;
+	case EXPR_UNARY: case EXPR_BINARY:
+		return fixed(x, e->bin.a) && fixed(x, e->bin.b);
+	default:
+		return true;
+	}
+}
+
+/* The shape a callee tensor has in the caller. */
+static Expr **
+shape_in_caller(Ex *x, Tensor *t)
+{
+	Expr **s = arena_alloc(perm, (size_t)(t->ndims + 1) * sizeof *s);
+	for (int d = 0; d < t->ndims; d++)
+		s[d] = fixed(x, t->shape[d]) ? sub(x, NULL, t->shape[d]) : t->shape[d];
+	return s;
+}
+
+/* Checks that a caller tensor has the shape a callee tensor takes there;
+ * `loc`: where to report, `what` names the caller's tensor. */
+static void
+check_shape(Ex *x, Loc loc, Tensor *mine, Tensor *theirs, const char *what)
+{
+	Expr **want = shape_in_caller(x, theirs);
+	for (int d = 0; d < theirs->ndims; d++) {
+		if (!fixed(x, theirs->shape[d]))
+			continue;
+		Cmp c = compare(mine->shape[d], want[d]);
+		if (c == SAME)
+			continue;
+		diag_error(loc, "shape mismatch in the call of '%s': %s is %s%s but %s '%s' of "
+		    "'%s' is %s%s here (extent %d: %s %s %s)", x->callee, what,
+		    type_name(mine->elem), shape_text(mine->shape, mine->ndims),
+		    theirs->role == ROLE_IN ? "input" : "output", theirs->name, x->callee,
+		    type_name(theirs->elem),
+		    shape_text(want, theirs->ndims), d, text(mine->shape[d]),
+		    c == DIFFERENT ? "differs from" : "is not provably equal to", text(want[d]));
+		diag_note(theirs->loc, "'%s' of '%s' declared here", theirs->name, x->callee);
+		fail(x);
+		return;
+	}
+}
+
+/* Whether a scalar argument uses only the caller's parameters and
+ * constants; reports the first thing that is not. */
+static bool
+scalar_ok(Ex *x, Expr *e)
+{
+	if (!e)
+		return true;
+	switch (e->kind) {
+	case EXPR_NAME:
+		if (resolve_param(x->k, e->id.name))
+			return true;
+		diag_error(e->loc, "'%s' is not a parameter of '%s': a scalar argument of a call "
+		    "is an expression of the caller's parameters and constants", e->id.name,
+		    x->k->name);
+		return false;
+	case EXPR_ACCESS: case EXPR_REDUCE:
+		diag_error(e->loc, "a scalar argument of a call is an expression of the caller's "
+		    "parameters and constants; it cannot read a tensor");
+		return false;
+	case EXPR_CALL: case EXPR_CAST: case EXPR_SELECT:
+		for (int i = 0; i < e->call.nargs; i++)
+			if (!scalar_ok(x, e->call.args[i]))
+				return false;
+		return true;
+	case EXPR_UNARY: case EXPR_BINARY:
+		return scalar_ok(x, e->bin.a) && scalar_ok(x, e->bin.b);
+	default:
+		return true;
+	}
+}
+
+static bool
+uses_names(Expr *e)
+{
+	if (!e)
+		return false;
+	switch (e->kind) {
+	case EXPR_NAME:
+		return true;
+	case EXPR_ACCESS: case EXPR_CALL: case EXPR_CAST: case EXPR_SELECT:
+		for (int i = 0; i < e->call.nargs; i++)
+			if (uses_names(e->call.args[i]))
+				return true;
+		return false;
+	case EXPR_UNARY: case EXPR_BINARY:
+		return uses_names(e->bin.a) || uses_names(e->bin.b);
+	default:
+		return false;
+	}
+}
+
+static void expand_kernel(Program *p, Kernel *k);
+
+static void
+expand_call(Ex *x)
+{
+	Kernel *k = x->k, *f = x->f;
+	if (f == k || f->calls_state == 1) {
+		diag_error(x->at, "recursive call of '%s': a kernel cannot call itself, directly "
+		    "or through the kernels it calls", f->name);
+		fail(x);
+		return;
+	}
+	expand_kernel(x->p, f);
+	int nc = k->ncallees, capc = k->ncallees;
+	*ARENA_PUSH(perm, k->callees, nc, capc) = f;
+	k->ncallees = nc;
+	if (f->calls_failed) {
+		fail(x);
+		return;
+	}
+	for (int i = 0; i < f->nitems; i++)
+		if (f->items[i].rule && f->items[i].rule->tuple) {
+			diag_error(x->at, "'%s' holds a tuple reduction, which a call cannot expand "
+			    "yet", f->name);
+			diag_note(f->items[i].rule->loc, "the tuple reduction");
+			fail(x);
+			return;
+		}
+	Tensor **in, **out;
+	int nin = tensors_of(f, ROLE_IN, &in), nout = tensors_of(f, ROLE_OUT, &out);
+	int nscalar = 0;
+	for (int i = 0; i < f->nparams; i++)
+		nscalar += !f->params[i].is_size;
+	if (nout == 0) {
+		diag_error(x->at, "'%s' has no outputs, so a call of it gives nothing", f->name);
+		diag_note(f->name_loc, "'%s' defined here", f->name);
+		fail(x);
+		return;
+	}
+	if (x->nouts != nout) {
+		const char *names = "";
+		for (int i = 0; i < nout; i++)
+			names = arena_printf(perm, "%s%s%s", names, i ? ", " : "", out[i]->name);
+		diag_error(x->at, "'%s' has %d output%s (%s) but the call names %d result%s",
+		    f->name, nout, nout == 1 ? "" : "s", names, x->nouts, x->nouts == 1 ? "" : "s");
+		diag_note(f->name_loc, "'%s' defined here", f->name);
+		fail(x);
+		return;
+	}
+	if (x->nargs != nin + nscalar) {
+		diag_error(x->at, "'%s' takes %d argument%s, %s, but %d %s given", f->name,
+		    nin + nscalar, nin + nscalar == 1 ? "" : "s", signature(f, in, nin), x->nargs,
+		    x->nargs == 1 ? "was" : "were");
+		diag_note(f->name_loc, "'%s' defined here", f->name);
+		fail(x);
+		return;
+	}
+	x->psub = arena_alloc(perm, (size_t)(f->nparams + 1) * sizeof *x->psub);
+	/* the tensor arguments */
+	Tensor **arg = arena_alloc(perm, (size_t)(nin + 1) * sizeof *arg);
+	for (int i = 0; i < nin; i++) {
+		Expr *a = x->args[i];
+		const char *n = a->kind == EXPR_NAME ? a->id.name :
+		    a->kind == EXPR_ACCESS && a->call.nargs == 0 ? a->call.name : NULL;
+		if (!n) {
+			diag_error(a->loc, "argument %d of '%s' is its input '%s': a tensor of the "
+			    "caller, by its name", i + 1, f->name, in[i]->name);
+			fail(x);
+			continue;
+		}
+		arg[i] = caller_decl(k, x->items, x->nitems, n);
+		if (!arg[i]) {
+			if (resolve_param(k, n))
+				diag_error(a->loc, "'%s' is a parameter, but argument %d of '%s' is its "
+				    "input tensor '%s'", n, i + 1, f->name, in[i]->name);
+			else if (caller_defines(k, n))
+				diag_error(a->loc, "stage '%s' has no declared shape, so it cannot be "
+				    "passed to '%s'; declare it ('%s: %s[...];')", n, f->name, n,
+				    type_name(in[i]->elem));
+			else
+				diag_error(a->loc, "use of undeclared tensor '%s'", n);
+			fail(x);
+			continue;
+		}
+		if (arg[i]->ndims != in[i]->ndims || arg[i]->elem != in[i]->elem) {
+			diag_error(a->loc, "argument %d of '%s' is %s%s but its input '%s' is %s%s",
+			    i + 1, f->name, type_name(arg[i]->elem), shape_text(arg[i]->shape,
+			    arg[i]->ndims), in[i]->name, type_name(in[i]->elem),
+			    shape_text(in[i]->shape, in[i]->ndims));
+			diag_note(in[i]->loc, "'%s' of '%s' declared here", in[i]->name, f->name);
+			fail(x);
+			arg[i] = NULL;
+			continue;
+		}
+		tput(x, in[i]->name, arg[i]->name);
+	}
+	if (x->failed)
+		return;
+	unify(x, in, arg, nin);
+	for (int i = 0; i < nin && !x->failed; i++)
+		check_shape(x, x->args[i]->loc, arg[i], in[i],
+		    arena_printf(perm, "argument '%s'", arg[i]->name));
+	for (int i = 0; i < f->nparams; i++)
+		if (f->params[i].is_size && !x->psub[i]) {
+			diag_error(x->at, "the shapes of the arguments do not fix size '%s' of '%s'; "
+			    "pass tensors whose shapes give it", f->params[i].name, f->name);
+			diag_note(f->params[i].loc, "'%s' declared here", f->params[i].name);
+			fail(x);
+		}
+	/* the scalar arguments */
+	for (int i = 0, j = nin; i < f->nparams; i++) {
+		Param *pa = &f->params[i];
+		if (pa->is_size)
+			continue;
+		Expr *a = x->args[j++];
+		if (!scalar_ok(x, a)) {
+			fail(x);
+			continue;
+		}
+		if (uses_names(a)) {
+			Expr *probe = dup(a);
+			resolve_params_expr(k, probe);
+			ScalarType t = types_expr(k, probe);
+			if (t == TY_ERROR) {
+				fail(x);
+				continue;
+			}
+			if (!sema_widens(t, pa->type)) {
+				diag_error(a->loc, "argument of type %s for '%s: %s' of '%s' would lose "
+				    "precision; cast it (%s(...))", type_name(t), pa->name,
+				    type_name(pa->type), f->name, type_name(pa->type));
+				fail(x);
+				continue;
+			}
+		}
+		Expr *c = ast_expr(EXPR_CAST, a->loc);
+		c->call.cast_to = pa->type;
+		c->call.name = type_name(pa->type);
+		c->call.name_loc = a->loc;
+		c->call.nargs = 1;
+		c->call.args = arena_alloc(perm, 2 * sizeof *c->call.args);
+		c->call.args[0] = a;
+		x->psub[i] = c;
+	}
+	if (x->failed)
+		return;
+	/* the results, then the other stages */
+	for (int i = 0; i < nout; i++) {
+		const char *n = x->outs[i];
+		for (int j = 0; j < i; j++)
+			if (x->outs[j] == n) {
+				diag_error(x->out_locs[i], "result '%s' named twice", n);
+				fail(x);
+			}
+		if (resolve_param(k, n)) {
+			diag_error(x->out_locs[i], "cannot define parameter '%s'", n);
+			fail(x);
+			continue;
+		}
+		Tensor *d = caller_decl(k, x->items, x->nitems, n);
+		if (d && d->role == ROLE_IN) {
+			diag_error(x->out_locs[i], "cannot define input '%s'", n);
+			diag_note(d->loc, "'%s' declared here as an input", n);
+			fail(x);
+			continue;
+		}
+		if (d && (d->ndims != out[i]->ndims || d->elem != out[i]->elem)) {
+			Expr **want = shape_in_caller(x, out[i]);
+			diag_error(x->out_locs[i], "result '%s' of '%s' is %s%s but '%s' is declared "
+			    "%s%s", out[i]->name, f->name, type_name(out[i]->elem),
+			    shape_text(want, out[i]->ndims), n, type_name(d->elem),
+			    shape_text(d->shape, d->ndims));
+			diag_note(d->loc, "'%s' declared here", n);
+			fail(x);
+			continue;
+		}
+		if (d) {
+			check_shape(x, x->out_locs[i], d, out[i], arena_printf(perm, "'%s'", n));
+		} else {
+			Tensor *t = arena_alloc(perm, sizeof *t);
+			*t = *out[i];
+			t->loc = x->out_locs[i];
+			t->name = n;
+			t->role = ROLE_TEMP;
+			t->declared = true;
+			t->shape = shape_in_caller(x, out[i]);
+			t->abi_index = -1;
+			t->stage_index = -1;
+			emit(x, (KernelItem){ .decl = t });
+			*ARENA_PUSH(perm, made, nmade, capmade) = n;
+		}
+		tput(x, out[i]->name, n);
+	}
+	for (int i = 0; i < f->nitems && !x->failed; i++) {
+		const char *n = f->items[i].decl ? f->items[i].decl->name :
+		    f->items[i].rule ? f->items[i].rule->name : NULL;
+		if (!n || tmap(x, n))
+			continue;
+		const char *to = intern_cstr(arena_printf(perm, "%s__%s", x->outs[0], n));
+		if (name_used(k, to)) {
+			diag_error(x->at, "the call makes a stage '%s' (its result's name, '__', the "
+			    "stage '%s' of '%s'), but '%s' already has that name; name the result "
+			    "otherwise", to, n, f->name, k->name);
+			fail(x);
+			break;
+		}
+		*ARENA_PUSH(perm, made, nmade, capmade) = to;
+		tput(x, n, to);
+	}
+	if (x->failed)
+		return;
+	for (int i = 0; i < f->nitems; i++) {
+		Tensor *d = f->items[i].decl;
+		Rule *r = f->items[i].rule;
+		if (d && d->role == ROLE_TEMP) {
+			Tensor *t = arena_alloc(perm, sizeof *t);
+			*t = *d;
+			t->name = tmap(x, d->name);
+			t->shape = shape_in_caller(x, d);
+			t->abi_index = -1;
+			t->stage_index = -1;
+			emit(x, (KernelItem){ .decl = t });
+		} else if (r) {
+			emit(x, (KernelItem){ .rule = copy_rule(x, r) });
+		}
+	}
+}
+
+/* ---- kernels ------------------------------------------------------------- */
+
+/* Whether a rule is a call with one result, `y = softmax(x);`. */
+static bool
+is_call_rule(Rule *r)
+{
+	return r && !r->update && !r->init && !r->tuple && r->naxes == 0 && r->value &&
+	    r->value->kind == EXPR_CALL && r->value->call.name &&
+	    types_builtin(r->value->call.name) == BI_NONE && !borders_is_helper(r->value->call.name);
+}
+
+typedef struct {
+	Program *p;
+	bool bad;
+} Nested;
+
+/* A kernel called inside an expression (reported). */
+static bool
+nested_fn(Expr *e, void *ctx)
+{
+	Nested *n = ctx;
+	if (e->kind == EXPR_CALL && e->call.name && types_builtin(e->call.name) == BI_NONE &&
+	    sema_find_kernel(n->p, e->call.name)) {
+		diag_error(e->loc, "'%s' is a kernel: a call of it is a statement of its own "
+		    "('r = %s(...);'), whose result the expression may then read", e->call.name,
+		    e->call.name);
+		n->bad = true;
+		return false;
+	}
+	return true;
+}
+
+static void
+unknown_callee(Program *p, const char *name, Loc loc)
+{
+	const char **c = NULL;
+	int n = 0, cap = 0;
+	for (int i = 0; check_suggest() && i < p->nkernels; i++)
+		if (p->kernels[i])
+			*ARENA_PUSH(perm, c, n, cap) = p->kernels[i]->name;
+	for (int b = BI_NONE + 1; check_suggest() && b < BI_COUNT; b++)
+		*ARENA_PUSH(perm, c, n, cap) = types_builtin_name((Builtin)b);
+	const char *near = check_closest(name, c, n);
+	if (near)
+		diag_error(loc, "unknown kernel or function '%s'; did you mean '%s'?", name, near);
+	else
+		diag_error(loc, "unknown kernel or function '%s'", name);
+}
+
+static void
+expand_kernel(Program *p, Kernel *k)
+{
+	if (!k || k->calls_state)
+		return;
+	k->calls_state = 1;
+	bool any = false;
+	for (int i = 0; i < k->nitems && !any; i++)
+		any = k->items[i].call || is_call_rule(k->items[i].rule);
+	Nested nest = { .p = p };
+	for (int i = 0; i < k->nitems; i++)
+		if (k->items[i].rule && !is_call_rule(k->items[i].rule))
+			check_walk(k->items[i].rule->value, nested_fn, &nest);
+	if (nest.bad)
+		k->calls_failed = true;
+	if (!any) {
+		k->calls_state = 2;
+		return;
+	}
+	KernelItem *items = NULL;
+	int n = 0, cap = 0;
+	nmade = 0;
+	const char **saved = NULL;
+	for (int i = 0; i < k->nitems; i++) {
+		KernelItem it = k->items[i];
+		Ex x = { .p = p, .k = k };
+		if (it.call) {
+			Call *c = it.call;
+			x.callee = c->callee;
+			x.at = c->loc;
+			x.outs = c->outs; x.out_locs = c->out_locs; x.nouts = c->nouts;
+			x.args = c->args; x.nargs = c->nargs;
+		} else if (is_call_rule(it.rule)) {
+			Rule *r = it.rule;
+			x.callee = r->value->call.name;
+			x.at = r->loc;
+			x.outs = arena_alloc(perm, sizeof *x.outs);
+			x.out_locs = arena_alloc(perm, sizeof *x.out_locs);
+			x.outs[0] = r->name;
+			x.out_locs[0] = r->name_loc;
+			x.nouts = 1;
+			x.args = r->value->call.args; x.nargs = r->value->call.nargs;
+		} else {
+			*ARENA_PUSH(perm, items, n, cap) = it;
+			continue;
+		}
+		x.f = sema_find_kernel(p, x.callee);
+		if (!x.f) {
+			unknown_callee(p, x.callee, it.call ? it.call->callee_loc :
+			    it.rule->value->call.name_loc);
+			k->calls_failed = true;
+			continue;
+		}
+		/* expanding the callee reuses the list of names made */
+		int savedn = nmade;
+		saved = arena_alloc(perm, (size_t)(nmade + 1) * sizeof *saved);
+		memcpy(saved, made, (size_t)nmade * sizeof *saved);
+		x.items = NULL;
+		x.nitems = 0;
+		/* the caller's declarations made so far: for arguments */
+		for (int j = 0; j < n; j++)
+			*ARENA_PUSH(perm, x.items, x.nitems, x.capitems) = items[j];
+		int before = x.nitems;
+		if (x.f->calls_state == 0) {
+			expand_kernel(p, x.f);
+			nmade = 0;
+			for (int j = 0; j < savedn; j++)
+				*ARENA_PUSH(perm, made, nmade, capmade) = saved[j];
+		}
+		expand_call(&x);
+		if (x.failed) {
+			k->calls_failed = true;
+			continue;
+		}
+		for (int j = before; j < x.nitems; j++)
+			*ARENA_PUSH(perm, items, n, cap) = x.items[j];
+	}
+	k->items = items;
+	k->nitems = n;
+	k->calls_state = 2;
+}
+
+void
+calls_program(Program *p)
+{
+	for (int i = 0; i < p->nkernels; i++)
+		expand_kernel(p, p->kernels[i]);
+}
