@@ -134,6 +134,10 @@ struct Expr {
 			Expr **args;
 			int nargs;
 			ScalarType cast_to; /* EXPR_CAST */
+			/* EXPR_CALL: keys[i] names argument i (`SH = 2`, tx.5
+			 * CALLS), or is NULL; keys is NULL when none is named */
+			const char **keys;
+			Loc *key_locs;
 			Tensor *tensor;     /* sema: EXPR_ACCESS */
 			Builtin builtin;    /* sema: EXPR_CALL */
 		} call;
@@ -264,6 +268,8 @@ typedef struct {
 	Loc callee_loc;
 	const char **outs; Loc *out_locs; int nouts;
 	Expr **args; int nargs;
+	const char **keys;    /* as Expr.call.keys */
+	Loc *key_locs;
 	Loc args_loc;         /* from '(' to ')' */
 } Call;
 

@@ -121,7 +121,8 @@ dump_expr(Dump *d, Expr *e, int depth, const char *label)
 	switch (e->kind) {
 	case EXPR_ACCESS: case EXPR_CALL: case EXPR_CAST: case EXPR_SELECT:
 		for (int i = 0; i < e->call.nargs; i++)
-			dump_expr(d, e->call.args[i], depth + 1, NULL);
+			dump_expr(d, e->call.args[i], depth + 1, e->call.keys && e->call.keys[i] ?
+			    arena_printf(perm, "%s = ", e->call.keys[i]) : NULL);
 		break;
 	case EXPR_UNARY:
 		dump_expr(d, e->bin.a, depth + 1, NULL);
@@ -198,7 +199,8 @@ dump_kernel(Dump *d, Kernel *k)
 				fprintf(fp, " %s", str_or(c->outs[j]));
 			at(d, c->loc);
 			for (int j = 0; j < c->nargs; j++)
-				dump_expr(d, c->args[j], 2, NULL);
+				dump_expr(d, c->args[j], 2, c->keys && c->keys[j] ?
+				    arena_printf(perm, "%s = ", c->keys[j]) : NULL);
 		} else if (t) {
 			fprintf(fp, "Decl %s%s %s[%d]", roles[t->role], str_or(t->name),
 			    type_name(t->elem), t->ndims);
@@ -394,6 +396,18 @@ put_string(FILE *fp, const char *s)
 
 static void format_expr(FILE *fp, Expr *e, int need);
 
+/* A call's arguments, some of them named (keys may be NULL). */
+static void
+format_args(FILE *fp, Expr **args, const char **keys, int n)
+{
+	for (int i = 0; i < n; i++) {
+		fputs(i ? ", " : "", fp);
+		if (keys && keys[i])
+			fprintf(fp, "%s = ", keys[i]);
+		format_expr(fp, args[i], P_SELECT);
+	}
+}
+
 static void format_list(FILE *fp, Expr **args, int n);
 
 /* A tuple reduction, as written (tx.5 TUPLE REDUCTIONS). */
@@ -489,7 +503,7 @@ format_expr(FILE *fp, Expr *e, int need)
 	case EXPR_CALL:
 	case EXPR_CAST:
 		fprintf(fp, "%s(", e->kind == EXPR_CAST ? type_name(e->call.cast_to) : str_or(e->call.name));
-		format_list(fp, e->call.args, e->call.nargs);
+		format_args(fp, e->call.args, e->call.keys, e->call.nargs);
 		fputc(')', fp);
 		break;
 	case EXPR_SELECT:
@@ -580,7 +594,7 @@ format_kernel(FILE *fp, Kernel *k)
 			for (int j = 0; j < c->nouts; j++)
 				fprintf(fp, "%s%s", j ? ", " : "", str_or(c->outs[j]));
 			fprintf(fp, ") = %s(", str_or(c->callee));
-			format_list(fp, c->args, c->nargs);
+			format_args(fp, c->args, c->keys, c->nargs);
 			fputs(");\n", fp);
 		} else if (t) {
 			fprintf(fp, "  %s%s: %s", roles[t->role], str_or(t->name), type_name(t->elem));

@@ -35,6 +35,8 @@
 typedef struct { Expr *e; int depth; } PExpr;
 
 typedef struct { Expr **v; int n, cap; int depth; } ExprList;
+/* The arguments of a call, some of them named (`SH = 2`, tx.5 CALLS). */
+typedef struct { ExprList list; const char **keys; Loc *locs; int kcap, lcap; bool named; } ArgsList;
 typedef struct { Param *v; int n, cap; } ParamList;
 typedef struct { KernelItem *v; int n, cap; } ItemList;
 typedef struct { SchedArg *v; int n, cap; } ArgList;
@@ -156,6 +158,28 @@ push_expr(ExprList *l, PExpr e)
 {
 	*ARENA_PUSH(perm, l->v, l->n, l->cap) = e.e;
 	l->depth = max2(l->depth, e.depth);
+}
+
+static void
+push_carg(ArgsList *l, Token *key, PExpr e)
+{
+	int n = l->list.n, n2 = l->list.n;
+	*ARENA_PUSH(perm, l->keys, n, l->kcap) = key ? key->str : NULL;
+	*ARENA_PUSH(perm, l->locs, n2, l->lcap) = key ? key->loc : e.e->loc;
+	l->named |= key != NULL;
+	push_expr(&l->list, e);
+}
+
+/* f(args) where some argument may be named. */
+static PExpr
+call_named(ParseState *ps, Token name, ArgsList *args, Token close)
+{
+	PExpr r = call(ps, EXPR_CALL, name, &args->list, close);
+	if (args->named && r.e->kind == EXPR_CALL) {
+		r.e->call.keys = args->keys;
+		r.e->call.key_locs = args->locs;
+	}
+	return r;
 }
 
 /* A reduction range is parsed as an expression and taken apart here:
@@ -404,9 +428,10 @@ tuple_rule(TupleRed *t, Token red, TupleRange *rg, ExprList *vals, TupleComb *cw
 /* `(m, v) = mean_var(x);`: a call of a kernel with several results
  * (tx.5 CALLS); sema/calls.c expands it. */
 static KernelItem
-call_stmt(Token open, NameList *outs, Token callee, Token lp, ExprList *args, Token rp,
+call_stmt(Token open, NameList *outs, Token callee, Token lp, ArgsList *cargs, Token rp,
     Token end)
 {
+	ExprList *args = cargs ? &cargs->list : NULL;
 	Call *c = arena_alloc(perm, sizeof *c);
 	c->loc = loc_span(open.loc, end.loc);
 	c->callee = callee.str;
@@ -417,6 +442,10 @@ call_stmt(Token open, NameList *outs, Token callee, Token lp, ExprList *args, To
 	if (args) {
 		c->args = args->v;
 		c->nargs = args->n;
+	}
+	if (cargs && cargs->named) {
+		c->keys = cargs->keys;
+		c->key_locs = cargs->locs;
 	}
 	c->args_loc = loc_span(lp.loc, rp.loc);
 	return (KernelItem){ .call = c };
@@ -771,7 +800,7 @@ kstmt(A) ::= IDENT(N) LB exprs(L) RB ASSIGN expr(V) SEMI(E).
 
 /* Calls of kernels with several results (tx.5 CALLS): `(m, v) = mean_var(x);`.
  * A call with one result, `y = softmax(x);`, is a rule above. */
-kstmt(A) ::= LP(O) names(N) RP ASSIGN IDENT(F) LP(L) exprs(X) RP(R) SEMI(E).
+kstmt(A) ::= LP(O) names(N) RP ASSIGN IDENT(F) LP(L) cargs(X) RP(R) SEMI(E).
                                                { A = call_stmt(O, &N, F, L, &X, R, E); }
 kstmt(A) ::= LP(O) names(N) RP ASSIGN IDENT(F) LP(L) RP(R) SEMI(E).
                                                { A = call_stmt(O, &N, F, L, NULL, R, E); }
@@ -812,6 +841,14 @@ kstmt(A) ::= tlhs(T) ASSIGN IDENT(R) trange(G) LP exprs(V) RP tcomb(C) LP exprs(
 exprs(A) ::= expr(E).                          { memset(&A, 0, sizeof A); push_expr(&A, E); }
 exprs(A) ::= exprs(A) COMMA expr(E).           { push_expr(&A, E); }
 
+/* A call's arguments; `NAME = expr` names one (tx.5 CALLS). */
+%type cargs {ArgsList}
+cargs(A) ::= expr(E).                          { memset(&A, 0, sizeof A); push_carg(&A, NULL, E); }
+cargs(A) ::= IDENT(K) ASSIGN expr(E).          { memset(&A, 0, sizeof A); push_carg(&A, &K, E); }
+cargs(A) ::= cargs(A) COMMA expr(E).           { push_carg(&A, NULL, E); }
+cargs(A) ::= cargs(A) COMMA IDENT(K) ASSIGN expr(E).
+                                               { push_carg(&A, &K, E); }
+
 expr(A) ::= expr(B) QUESTION expr(C) COLON expr(D).
                                                { A = select3(ps, B, C, D); }
 expr(A) ::= expr(B) OROR(O) expr(C).           { A = binary(ps, O, B, C); }
@@ -840,7 +877,7 @@ expr(A) ::= INT|FLOAT|TRUE|FALSE(T).           { A = leaf(ps, T); }
 expr(A) ::= IDENT(T).                          { A = leaf(ps, T); }
 expr(A) ::= IDENT(N) LB exprs(L) RB(E).        { A = call(ps, EXPR_ACCESS, N, &L, E); }
 expr(A) ::= IDENT(N) LB RB(E).                 { A = call(ps, EXPR_ACCESS, N, NULL, E); }
-expr(A) ::= IDENT(N) LP exprs(L) RP(E).        { A = call(ps, EXPR_CALL, N, &L, E); }
+expr(A) ::= IDENT(N) LP cargs(L) RP(E).        { A = call_named(ps, N, &L, E); }
 expr(A) ::= IDENT(N) LP RP(E).                 { A = call(ps, EXPR_CALL, N, NULL, E); }
 expr(A) ::= TYPE(T) LP exprs(L) RP(E).         { A = call(ps, EXPR_CAST, T, &L, E); }
 expr(A) ::= TYPE(T) LP RP(E).                  { A = call(ps, EXPR_CAST, T, NULL, E); }

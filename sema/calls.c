@@ -90,6 +90,51 @@ lin_term(Lin *l, const char *atom, int64_t m)
 	l->coef[l->n++] = m;
 }
 
+static void lin_add(Lin *l, Expr *e, int64_t m);
+
+static int
+by_atom(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* m * floor(num / d), d > 0 (tx.5: / rounds toward negative infinity):
+ * the constant of num taken out as a multiple of d (floor((L + d q + r)
+ * / d) = q + floor((L + r) / d)), the rest an atom written canonically,
+ * so (H - 1) / 2 + 1 and (H + 1) / 2 compare equal. */
+static void
+lin_div(Lin *l, Expr *num, int64_t d, int64_t m)
+{
+	Lin n = { .ok = true };
+	lin_add(&n, num, 1);
+	if (!n.ok) {
+		l->ok = false;
+		return;
+	}
+	int64_t q = n.c / d, r = n.c % d, v;
+	if (r < 0) {
+		r += d;
+		q -= 1;
+	}
+	if (__builtin_mul_overflow(q, m, &v) || __builtin_add_overflow(l->c, v, &l->c)) {
+		l->ok = false;
+		return;
+	}
+	const char *terms[LIN_MAX];
+	int nt = 0;
+	for (int i = 0; i < n.n; i++)
+		if (n.coef[i])
+			terms[nt++] = arena_printf(perm, "%s*%lld", n.atom[i], (long long)n.coef[i]);
+	if (nt == 0) {
+		return;       /* floor(r / d) = 0 */
+	}
+	qsort(terms, (size_t)nt, sizeof *terms, by_atom);
+	const char *t = "";
+	for (int i = 0; i < nt; i++)
+		t = arena_printf(perm, "%s%s+", t, terms[i]);
+	lin_term(l, arena_printf(perm, "(%s%lld)/%lld", t, (long long)r, (long long)d), m);
+}
+
 static void
 lin_add(Lin *l, Expr *e, int64_t m)
 {
@@ -116,6 +161,10 @@ lin_add(Lin *l, Expr *e, int64_t m)
 		if (e->bin.op == OP_ADD || e->bin.op == OP_SUB) {
 			lin_add(l, e->bin.a, m);
 			lin_add(l, e->bin.b, e->bin.op == OP_ADD ? m : -m);
+			return;
+		}
+		if (e->bin.op == OP_DIV && e->bin.b->kind == EXPR_INT && e->bin.b->ival > 0) {
+			lin_div(l, e->bin.a, e->bin.b->ival, m);
 			return;
 		}
 		if (e->bin.op == OP_MUL && (e->bin.a->kind == EXPR_INT || e->bin.b->kind == EXPR_INT)) {
@@ -196,6 +245,7 @@ typedef struct {
 	Loc at;               /* the call statement */
 	const char **outs; Loc *out_locs; int nouts;
 	Expr **args; int nargs;
+	const char **keys; Loc *key_locs;   /* named arguments (or NULL) */
 	/* callee tensor names -> caller tensor names */
 	const char **tfrom, **tto; int nt, capt;
 	/* callee parameter index -> caller expression (NULL: not fixed) */
@@ -618,6 +668,93 @@ uses_names(Expr *e)
 	}
 }
 
+/* Whether a size argument uses only the caller's sizes and constants. */
+static bool
+size_ok(Ex *x, Expr *e)
+{
+	switch (e->kind) {
+	case EXPR_INT:
+		return true;
+	case EXPR_NAME: {
+		Param *pa = resolve_param(x->k, e->id.name);
+		if (pa && pa->is_size)
+			return true;
+		break;
+	}
+	case EXPR_UNARY:
+		return e->bin.op == OP_NEG && size_ok(x, e->bin.a);
+	case EXPR_BINARY:
+		if (e->bin.op <= OP_MOD && e->bin.op >= OP_ADD)
+			return size_ok(x, e->bin.a) && size_ok(x, e->bin.b);
+		break;
+	case EXPR_CALL:
+		if (e->call.name && (types_builtin(e->call.name) == BI_MIN ||
+		    types_builtin(e->call.name) == BI_MAX) && e->call.nargs == 2 && !e->call.keys)
+			return size_ok(x, e->call.args[0]) && size_ok(x, e->call.args[1]);
+		break;
+	default:
+		break;
+	}
+	diag_error(e->loc, "a size argument is an expression of the caller's sizes and "
+	    "integer constants (+ - * / %% min max)");
+	return false;
+}
+
+/* The named arguments (`SH = 2`): named[i] for the callee's parameter i.
+ * The number of positional ones (which come first), or -1 after errors. */
+static int
+named_args(Ex *x, Tensor **in, int nin, Expr **named)
+{
+	Kernel *f = x->f;
+	int npos = 0;
+	for (int i = 0; i < x->nargs; i++) {
+		const char *key = x->keys ? x->keys[i] : NULL;
+		if (!key) {
+			if (npos < i) {
+				diag_error(x->args[i]->loc, "a positional argument after a named one");
+				fail(x);
+			}
+			npos++;
+			continue;
+		}
+		Loc at = loc_span(x->key_locs[i], x->args[i]->loc);
+		Param *pa = callee_param(f, key);
+		if (!pa) {
+			bool tensor = false;
+			for (int j = 0; j < nin; j++)
+				tensor |= in[j]->name == key;
+			const char **c = NULL;
+			int n = 0, cap = 0;
+			for (int j = 0; j < f->nparams; j++)
+				*ARENA_PUSH(perm, c, n, cap) = f->params[j].name;
+			const char *near = tensor ? NULL : check_closest(key, c, n);
+			if (tensor)
+				diag_error(at, "'%s' is an input of '%s': its tensor is passed by "
+				    "position", key, f->name);
+			else if (near)
+				diag_error(at, "'%s' has no parameter '%s'; did you mean '%s'?", f->name,
+				    key, near);
+			else
+				diag_error(at, "'%s' has no parameter '%s'", f->name, key);
+			fail(x);
+			continue;
+		}
+		if (named[pa->index]) {
+			diag_error(at, "'%s' named twice", key);
+			fail(x);
+			continue;
+		}
+		named[pa->index] = x->args[i];
+		if (pa->is_size) {
+			if (size_ok(x, x->args[i]))
+				x->psub[pa->index] = dup(x->args[i]);
+			else
+				fail(x);
+		}
+	}
+	return x->failed ? -1 : npos;
+}
+
 static void expand_kernel(Program *p, Kernel *k);
 
 static void
@@ -667,15 +804,22 @@ expand_call(Ex *x)
 		fail(x);
 		return;
 	}
-	if (x->nargs != nin + nscalar) {
+	x->psub = arena_alloc(perm, (size_t)(f->nparams + 1) * sizeof *x->psub);
+	Expr **named = arena_alloc(perm, (size_t)(f->nparams + 1) * sizeof *named);
+	int npos = named_args(x, in, nin, named), nnamed = 0;
+	if (npos < 0)
+		return;
+	for (int i = 0; i < f->nparams; i++)
+		nnamed += !f->params[i].is_size && named[i];
+	if (npos != nin + nscalar - nnamed) {
+		int want = nin + nscalar - nnamed;
 		diag_error(x->at, "'%s' takes %d argument%s, %s, but %d %s given", f->name,
-		    nin + nscalar, nin + nscalar == 1 ? "" : "s", signature(f, in, nin), x->nargs,
-		    x->nargs == 1 ? "was" : "were");
+		    want, want == 1 ? "" : "s", signature(f, in, nin), npos,
+		    npos == 1 ? "was" : "were");
 		diag_note(f->name_loc, "'%s' defined here", f->name);
 		fail(x);
 		return;
 	}
-	x->psub = arena_alloc(perm, (size_t)(f->nparams + 1) * sizeof *x->psub);
 	/* the tensor arguments */
 	Tensor **arg = arena_alloc(perm, (size_t)(nin + 1) * sizeof *arg);
 	for (int i = 0; i < nin; i++) {
@@ -723,7 +867,8 @@ expand_call(Ex *x)
 	for (int i = 0; i < f->nparams; i++)
 		if (f->params[i].is_size && !x->psub[i]) {
 			diag_error(x->at, "the shapes of the arguments do not fix size '%s' of '%s'; "
-			    "pass tensors whose shapes give it", f->params[i].name, f->name);
+			    "give it as a named argument ('%s = ...')", f->params[i].name, f->name,
+			    f->params[i].name);
 			diag_note(f->params[i].loc, "'%s' declared here", f->params[i].name);
 			fail(x);
 		}
@@ -732,7 +877,7 @@ expand_call(Ex *x)
 		Param *pa = &f->params[i];
 		if (pa->is_size)
 			continue;
-		Expr *a = x->args[j++];
+		Expr *a = named[i] ? named[i] : x->args[j++];
 		if (!scalar_ok(x, a)) {
 			fail(x);
 			continue;
@@ -867,6 +1012,13 @@ static bool
 nested_fn(Expr *e, void *ctx)
 {
 	Nested *n = ctx;
+	if (e->kind == EXPR_CALL && e->call.keys && e->call.name &&
+	    borders_is_helper(e->call.name)) {
+		diag_error(e->loc, "'%s' takes no named arguments (they are for calls of kernels)",
+		    e->call.name);
+		n->bad = true;
+		return false;
+	}
 	if (e->kind == EXPR_CALL && e->call.name && types_builtin(e->call.name) == BI_NONE &&
 	    sema_find_kernel(n->p, e->call.name)) {
 		diag_error(e->loc, "'%s' is a kernel: a call of it is a statement of its own "
@@ -927,6 +1079,7 @@ expand_kernel(Program *p, Kernel *k)
 			x.at = c->loc;
 			x.outs = c->outs; x.out_locs = c->out_locs; x.nouts = c->nouts;
 			x.args = c->args; x.nargs = c->nargs;
+			x.keys = c->keys; x.key_locs = c->key_locs;
 		} else if (is_call_rule(it.rule)) {
 			Rule *r = it.rule;
 			x.callee = r->value->call.name;
@@ -937,6 +1090,7 @@ expand_kernel(Program *p, Kernel *k)
 			x.out_locs[0] = r->name_loc;
 			x.nouts = 1;
 			x.args = r->value->call.args; x.nargs = r->value->call.nargs;
+			x.keys = r->value->call.keys; x.key_locs = r->value->call.key_locs;
 		} else {
 			*ARENA_PUSH(perm, items, n, cap) = it;
 			continue;

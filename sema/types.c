@@ -183,6 +183,12 @@ check_call(Ctx *c, Expr *e)
 	e->call.builtin = b;
 	if (!name)
 		return TY_ERROR;
+	for (int i = 0; e->call.keys && i < e->call.nargs; i++)
+		if (e->call.keys[i]) {
+			diag_error(e->call.key_locs[i], "'%s' takes no named arguments (they are for "
+			    "calls of kernels)", name);
+			return TY_ERROR;
+		}
 	if (b == BI_NONE) {
 		Tensor *t = resolve_tensor(c->k, name);
 		if (t) {
