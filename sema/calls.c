@@ -29,212 +29,13 @@
  * direct or not, is found here and is an error.  A kernel whose call
  * failed is marked (Kernel.calls_failed): check.c runs no later pass on
  * it and schedule.c skips its schedules, so that nothing cascades.
+ * callexpr.c compares the extents and writes them in messages.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sema/sema.h"
-
-/* ---- expressions as text, and a linear form to compare extents ------- */
-
-static const char *
-text(Expr *e)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
-	if (!fp)
-		return "?";
-	ast_format_expr(fp, e);
-	fclose(fp);
-	const char *s = arena_strdup(perm, buf ? buf : "?");
-	free(buf);
-	return s;
-}
-
-static const char *
-shape_text(Expr **shape, int n)
-{
-	const char *s = "";
-	for (int d = 0; d < n; d++)
-		s = arena_printf(perm, "%s%s%s", s, d ? ", " : "", text(shape[d]));
-	return arena_printf(perm, "[%s]", s);
-}
-
-/* c + sum of coef[i] * atom[i]: an atom is a size's name or the text of a
- * subexpression that is not linear. */
-enum { LIN_MAX = 24 };
-typedef struct {
-	const char *atom[LIN_MAX];
-	int64_t coef[LIN_MAX];
-	int n;
-	int64_t c;
-	bool ok;
-} Lin;
-
-static void
-lin_term(Lin *l, const char *atom, int64_t m)
-{
-	for (int i = 0; i < l->n; i++)
-		if (strcmp(l->atom[i], atom) == 0) {
-			if (__builtin_add_overflow(l->coef[i], m, &l->coef[i]))
-				l->ok = false;
-			return;
-		}
-	if (l->n == LIN_MAX) {
-		l->ok = false;
-		return;
-	}
-	l->atom[l->n] = atom;
-	l->coef[l->n++] = m;
-}
-
-static void lin_add(Lin *l, Expr *e, int64_t m);
-
-static int
-by_atom(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* m * floor(num / d), d > 0 (tx.5: / rounds toward negative infinity):
- * the constant of num taken out as a multiple of d (floor((L + d q + r)
- * / d) = q + floor((L + r) / d)), the rest an atom written canonically,
- * so (H - 1) / 2 + 1 and (H + 1) / 2 compare equal. */
-static void
-lin_div(Lin *l, Expr *num, int64_t d, int64_t m)
-{
-	Lin n = { .ok = true };
-	lin_add(&n, num, 1);
-	if (!n.ok) {
-		l->ok = false;
-		return;
-	}
-	int64_t q = n.c / d, r = n.c % d, v;
-	if (r < 0) {
-		r += d;
-		q -= 1;
-	}
-	if (__builtin_mul_overflow(q, m, &v) || __builtin_add_overflow(l->c, v, &l->c)) {
-		l->ok = false;
-		return;
-	}
-	const char *terms[LIN_MAX];
-	int nt = 0;
-	for (int i = 0; i < n.n; i++)
-		if (n.coef[i])
-			terms[nt++] = arena_printf(perm, "%s*%lld", n.atom[i], (long long)n.coef[i]);
-	if (nt == 0) {
-		return;       /* floor(r / d) = 0 */
-	}
-	qsort(terms, (size_t)nt, sizeof *terms, by_atom);
-	const char *t = "";
-	for (int i = 0; i < nt; i++)
-		t = arena_printf(perm, "%s%s+", t, terms[i]);
-	lin_term(l, arena_printf(perm, "(%s%lld)/%lld", t, (long long)r, (long long)d), m);
-}
-
-static void
-lin_add(Lin *l, Expr *e, int64_t m)
-{
-	int64_t v;
-	if (!e || !l->ok) {
-		l->ok = false;
-		return;
-	}
-	switch (e->kind) {
-	case EXPR_INT:
-		if (__builtin_mul_overflow(e->ival, m, &v) || __builtin_add_overflow(l->c, v, &l->c))
-			l->ok = false;
-		return;
-	case EXPR_NAME:
-		lin_term(l, e->id.name, m);
-		return;
-	case EXPR_UNARY:
-		if (e->bin.op == OP_NEG) {
-			lin_add(l, e->bin.a, -m);
-			return;
-		}
-		break;
-	case EXPR_BINARY:
-		if (e->bin.op == OP_ADD || e->bin.op == OP_SUB) {
-			lin_add(l, e->bin.a, m);
-			lin_add(l, e->bin.b, e->bin.op == OP_ADD ? m : -m);
-			return;
-		}
-		if (e->bin.op == OP_DIV && e->bin.b->kind == EXPR_INT && e->bin.b->ival > 0) {
-			lin_div(l, e->bin.a, e->bin.b->ival, m);
-			return;
-		}
-		if (e->bin.op == OP_MUL && (e->bin.a->kind == EXPR_INT || e->bin.b->kind == EXPR_INT)) {
-			Expr *k = e->bin.a->kind == EXPR_INT ? e->bin.a : e->bin.b;
-			Expr *o = k == e->bin.a ? e->bin.b : e->bin.a;
-			if (__builtin_mul_overflow(m, k->ival, &v))
-				l->ok = false;
-			else
-				lin_add(l, o, v);
-			return;
-		}
-		break;
-	default:
-		break;
-	}
-	lin_term(l, text(e), m);
-}
-
-typedef enum { SAME, DIFFERENT, UNKNOWN } Cmp;
-
-/* Whether two extents (of the caller's sizes) are equal for every size. */
-static Cmp
-compare(Expr *a, Expr *b)
-{
-	Lin l = { .ok = true };
-	lin_add(&l, a, 1);
-	lin_add(&l, b, -1);
-	if (!l.ok)
-		return UNKNOWN;
-	for (int i = 0; i < l.n; i++)
-		if (l.coef[i] != 0)
-			return UNKNOWN;
-	return l.c == 0 ? SAME : DIFFERENT;
-}
-
-/* ---- copies ------------------------------------------------------------ */
-
-/* A copy of a caller expression (an argument, a binding). */
-static Expr *
-dup(Expr *e)
-{
-	if (!e)
-		return NULL;
-	Expr *n = arena_alloc(perm, sizeof *n);
-	*n = *e;
-	switch (e->kind) {
-	case EXPR_ACCESS: case EXPR_CALL: case EXPR_CAST: case EXPR_SELECT:
-		n->call.args = arena_alloc(perm, (size_t)(e->call.nargs + 1) * sizeof *n->call.args);
-		for (int i = 0; i < e->call.nargs; i++)
-			n->call.args[i] = dup(e->call.args[i]);
-		break;
-	case EXPR_UNARY: case EXPR_BINARY:
-		n->bin.a = dup(e->bin.a);
-		n->bin.b = dup(e->bin.b);
-		break;
-	case EXPR_REDUCE:
-		n->reduce.axes = arena_alloc(perm, (size_t)(e->reduce.naxes + 1) * sizeof *n->reduce.axes);
-		for (int i = 0; i < e->reduce.naxes; i++) {
-			n->reduce.axes[i] = e->reduce.axes[i];
-			n->reduce.axes[i].lo = dup(e->reduce.axes[i].lo);
-			n->reduce.axes[i].hi = dup(e->reduce.axes[i].hi);
-		}
-		n->reduce.body = dup(e->reduce.body);
-		n->reduce.where = dup(e->reduce.where);
-		break;
-	default:
-		break;
-	}
-	return n;
-}
 
 /* One call being expanded. */
 typedef struct {
@@ -376,7 +177,7 @@ sub(Ex *x, Scope *s, Expr *e)
 		}
 		Param *pa = callee_param(x->f, e->id.name);
 		if (pa && x->psub[pa->index]) {
-			Expr *v = dup(x->psub[pa->index]);
+			Expr *v = callexpr_dup(x->psub[pa->index]);
 			if (pa->is_size)
 				v->loc = e->loc;
 			return v;
@@ -545,7 +346,7 @@ unify(Ex *x, Tensor **in, Tensor **arg, int nin)
 				Param *pa = name ? callee_param(x->f, name->id.name) : NULL;
 				if (!pa || !pa->is_size || x->psub[pa->index])
 					continue;
-				Expr *v = dup(a);
+				Expr *v = callexpr_dup(a);
 				if (off > 0)
 					v = ast_binary(OP_SUB, a->loc, v, ast_int(a->loc, off));
 				else if (off < 0 && off != INT64_MIN)
@@ -601,16 +402,17 @@ check_shape(Ex *x, Loc loc, Tensor *mine, Tensor *theirs, const char *what)
 	for (int d = 0; d < theirs->ndims; d++) {
 		if (!fixed(x, theirs->shape[d]))
 			continue;
-		Cmp c = compare(mine->shape[d], want[d]);
-		if (c == SAME)
+		CallCmp c = callexpr_compare(mine->shape[d], want[d]);
+		if (c == CALL_SAME)
 			continue;
 		diag_error(loc, "shape mismatch in the call of '%s': %s is %s%s but %s '%s' of "
 		    "'%s' is %s%s here (extent %d: %s %s %s)", x->callee, what,
-		    type_name(mine->elem), shape_text(mine->shape, mine->ndims),
+		    type_name(mine->elem), callexpr_shape_text(mine->shape, mine->ndims),
 		    theirs->role == ROLE_IN ? "input" : "output", theirs->name, x->callee,
 		    type_name(theirs->elem),
-		    shape_text(want, theirs->ndims), d, text(mine->shape[d]),
-		    c == DIFFERENT ? "differs from" : "is not provably equal to", text(want[d]));
+		    callexpr_shape_text(want, theirs->ndims), d, callexpr_text(mine->shape[d]),
+		    c == CALL_DIFFERENT ? "differs from" : "is not provably equal to",
+		    callexpr_text(want[d]));
 		diag_note(theirs->loc, "'%s' of '%s' declared here", theirs->name, x->callee);
 		fail(x);
 		return;
@@ -747,7 +549,7 @@ named_args(Ex *x, Tensor **in, int nin, Expr **named)
 		named[pa->index] = x->args[i];
 		if (pa->is_size) {
 			if (size_ok(x, x->args[i]))
-				x->psub[pa->index] = dup(x->args[i]);
+				x->psub[pa->index] = callexpr_dup(x->args[i]);
 			else
 				fail(x);
 		}
@@ -848,9 +650,9 @@ expand_call(Ex *x)
 		}
 		if (arg[i]->ndims != in[i]->ndims || arg[i]->elem != in[i]->elem) {
 			diag_error(a->loc, "argument %d of '%s' is %s%s but its input '%s' is %s%s",
-			    i + 1, f->name, type_name(arg[i]->elem), shape_text(arg[i]->shape,
+			    i + 1, f->name, type_name(arg[i]->elem), callexpr_shape_text(arg[i]->shape,
 			    arg[i]->ndims), in[i]->name, type_name(in[i]->elem),
-			    shape_text(in[i]->shape, in[i]->ndims));
+			    callexpr_shape_text(in[i]->shape, in[i]->ndims));
 			diag_note(in[i]->loc, "'%s' of '%s' declared here", in[i]->name, f->name);
 			fail(x);
 			arg[i] = NULL;
@@ -883,7 +685,7 @@ expand_call(Ex *x)
 			continue;
 		}
 		if (uses_names(a)) {
-			Expr *probe = dup(a);
+			Expr *probe = callexpr_dup(a);
 			resolve_params_expr(k, probe);
 			ScalarType t = types_expr(k, probe);
 			if (t == TY_ERROR) {
@@ -933,8 +735,8 @@ expand_call(Ex *x)
 			Expr **want = shape_in_caller(x, out[i]);
 			diag_error(x->out_locs[i], "result '%s' of '%s' is %s%s but '%s' is declared "
 			    "%s%s", out[i]->name, f->name, type_name(out[i]->elem),
-			    shape_text(want, out[i]->ndims), n, type_name(d->elem),
-			    shape_text(d->shape, d->ndims));
+			    callexpr_shape_text(want, out[i]->ndims), n, type_name(d->elem),
+			    callexpr_shape_text(d->shape, d->ndims));
 			diag_note(d->loc, "'%s' declared here", n);
 			fail(x);
 			continue;

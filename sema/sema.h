@@ -53,6 +53,13 @@ void check_walk(Expr *e, CheckExprFn fn, void *ctx);
 /* ---- calls.c: calls of kernels (tx.5 CALLS) replaced by copies of the
  * callees' declarations and rules, in every kernel of p; first of all. - */
 void calls_program(Program *p);
+/* callexpr.c, for calls.c: an expression as text ("N + 2"), a shape
+ * ("[N, M]"), a copy, and whether two extents are equal for all sizes. */
+const char *callexpr_text(Expr *e);
+const char *callexpr_shape_text(Expr **shape, int n);
+Expr *callexpr_dup(Expr *e);
+typedef enum { CALL_SAME, CALL_DIFFERENT, CALL_UNKNOWN } CallCmp;
+CallCmp callexpr_compare(Expr *a, Expr *b);
 
 /* ---- argmax.c: argmax and argmin rewritten as a maximum (minimum) stage
  * and a minimum over the indices that reach it; before resolve. ---- */
