@@ -766,8 +766,8 @@ expand_call(Ex *x)
 		const char *to = intern_cstr(arena_printf(perm, "%s__%s", x->outs[0], n));
 		if (name_used(k, to)) {
 			diag_error(x->at, "the call makes a stage '%s' (its result's name, '__', the "
-			    "stage '%s' of '%s'), but '%s' already has that name; name the result "
-			    "otherwise", to, n, f->name, k->name);
+			    "stage '%s' of '%s'), but '%s' already has that name; rename its stage or "
+			    "the result", to, n, f->name, k->name);
 			fail(x);
 			break;
 		}
