@@ -907,7 +907,8 @@ expand_kernel(Program *p, Kernel *k)
 		/* expanding the callee reuses the list of names made */
 		int savedn = nmade;
 		saved = arena_alloc(perm, (size_t)(nmade + 1) * sizeof *saved);
-		memcpy(saved, made, (size_t)nmade * sizeof *saved);
+		if (nmade)
+			memcpy(saved, made, (size_t)nmade * sizeof *saved);
 		x.items = NULL;
 		x.nitems = 0;
 		/* the caller's declarations made so far: for arguments */
