@@ -47,6 +47,9 @@ typedef struct {
 	const char **outs; Loc *out_locs; int nouts;
 	Expr **args; int nargs;
 	const char **keys; Loc *key_locs;   /* named arguments (or NULL) */
+	/* > 0 while copying a shape or a bound, where sizes stay bare (no
+	 * cast: shapes.c allows sizes, constants and arithmetic only) */
+	int nocast;
 	/* callee tensor names -> caller tensor names */
 	const char **tfrom, **tto; int nt, capt;
 	/* callee parameter index -> caller expression (NULL: not fixed) */
@@ -178,9 +181,21 @@ sub(Ex *x, Scope *s, Expr *e)
 		Param *pa = callee_param(x->f, e->id.name);
 		if (pa && x->psub[pa->index]) {
 			Expr *v = callexpr_dup(x->psub[pa->index]);
-			if (pa->is_size)
-				v->loc = e->loc;
-			return v;
+			if (!pa->is_size)
+				return v;
+			v->loc = e->loc;
+			if (x->nocast || v->kind == EXPR_NAME)
+				return v;
+			/* in a rule, a size is an i64: `8` or `N * 2` in its place
+			 * computes in i64 too, as the callee's did */
+			Expr *c = ast_expr(EXPR_CAST, e->loc);
+			c->call.cast_to = TY_INDEX;
+			c->call.name = type_name(TY_INDEX);
+			c->call.name_loc = e->loc;
+			c->call.nargs = 1;
+			c->call.args = arena_alloc(perm, 2 * sizeof *c->call.args);
+			c->call.args[0] = v;
+			return c;
 		}
 		const char *t = tmap(x, e->id.name);
 		if (t)
@@ -209,8 +224,10 @@ sub(Ex *x, Scope *s, Expr *e)
 			RedAxis *a = &n->reduce.axes[i];
 			*a = e->reduce.axes[i];
 			a->name = axis_name(x, a->name);
+			x->nocast++;
 			a->lo = sub(x, s, a->lo);
 			a->hi = sub(x, s, a->hi);
+			x->nocast--;
 		}
 		n->reduce.body = sub(x, &in, e->reduce.body);
 		n->reduce.where = sub(x, &in, e->reduce.where);
@@ -242,8 +259,10 @@ copy_rule(Ex *x, Rule *r)
 			RedAxis *a = &n->upd.axes[i];
 			*a = r->upd.axes[i];
 			a->name = axis_name(x, a->name);
+			x->nocast++;
 			a->lo = sub(x, NULL, a->lo);
 			a->hi = sub(x, NULL, a->hi);
+			x->nocast--;
 		}
 		n->upd.where = sub(x, &dom, r->upd.where);
 		n->value = sub(x, &dom, r->value);
@@ -389,7 +408,13 @@ shape_in_caller(Ex *x, Tensor *t)
 {
 	Expr **s = arena_alloc(perm, (size_t)(t->ndims + 1) * sizeof *s);
 	for (int d = 0; d < t->ndims; d++)
-		s[d] = fixed(x, t->shape[d]) ? sub(x, NULL, t->shape[d]) : t->shape[d];
+		if (fixed(x, t->shape[d])) {
+			x->nocast++;
+			s[d] = sub(x, NULL, t->shape[d]);
+			x->nocast--;
+		} else {
+			s[d] = t->shape[d];
+		}
 	return s;
 }
 
