@@ -61,6 +61,14 @@ typedef struct {
 	bool failed;
 } Ex;
 
+/* The calls being expanded, outermost first (for recursion's notes). */
+typedef struct {
+	Kernel *k, *f;
+	Loc at;
+} Link;
+static Link *chain;
+static int nchain, capchain;
+
 /* Names the expansion of the current kernel has made so far (stages and
  * results): they must not be made twice. */
 static const char **made;
@@ -591,6 +599,13 @@ expand_call(Ex *x)
 	if (f == k || f->calls_state == 1) {
 		diag_error(x->at, "recursive call of '%s': a kernel cannot call itself, directly "
 		    "or through the kernels it calls", f->name);
+		/* the calls under way from f to here */
+		int from = nchain;
+		while (from > 0 && chain[from - 1].k != f)
+			from--;
+		for (int i = from > 0 ? from - 1 : nchain; i < nchain; i++)
+			diag_note(chain[i].at, "'%s' calls '%s' here", chain[i].k->name,
+			    chain[i].f->name);
 		fail(x);
 		return;
 	}
@@ -940,12 +955,14 @@ expand_kernel(Program *p, Kernel *k)
 		for (int j = 0; j < n; j++)
 			*ARENA_PUSH(perm, x.items, x.nitems, x.capitems) = items[j];
 		int before = x.nitems;
+		*ARENA_PUSH(perm, chain, nchain, capchain) = (Link){ k, x.f, x.at };
 		if (x.f->calls_state == 0) {
 			expand_kernel(p, x.f);
 			nmade = 0;
 			for (int j = 0; j < savedn; j++)
 				*ARENA_PUSH(perm, made, nmade, capmade) = saved[j];
 		}
+		nchain--;
 		expand_call(&x);
 		if (x.failed) {
 			k->calls_failed = true;
