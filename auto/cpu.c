@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "auto/auto.h"
+#include "sema/sema.h"
 
 enum { P_ROOT, P_INLINE, P_AT };
 
@@ -109,39 +110,6 @@ ext_or(int64_t e)
 }
 
 /* ---- what an access looks like ------------------------------------------- */
-
-/* Whether two index expressions are the same (structurally). */
-static bool
-same_expr(Expr *a, Expr *b)
-{
-	if (!a || !b)
-		return a == b;
-	if (a->kind != b->kind)
-		return false;
-	switch (a->kind) {
-	case EXPR_INT: case EXPR_BOOL:
-		return a->ival == b->ival;
-	case EXPR_FLOAT:
-		return a->fval == b->fval;
-	case EXPR_NAME:
-		return a->id.ref == b->id.ref && a->id.name == b->id.name && a->id.axis == b->id.axis &&
-		    a->id.red == b->id.red;
-	case EXPR_ACCESS: case EXPR_CALL: case EXPR_CAST: case EXPR_SELECT:
-		if (a->call.nargs != b->call.nargs || a->call.tensor != b->call.tensor ||
-		    a->call.builtin != b->call.builtin || a->call.cast_to != b->call.cast_to)
-			return false;
-		for (int i = 0; i < a->call.nargs; i++)
-			if (!same_expr(a->call.args[i], b->call.args[i]))
-				return false;
-		return a->kind != EXPR_ACCESS && a->kind != EXPR_CALL ? true :
-		    a->call.name == b->call.name;
-	case EXPR_UNARY: case EXPR_BINARY:
-		return a->bin.op == b->bin.op && same_expr(a->bin.a, b->bin.a) &&
-		    same_expr(a->bin.b, b->bin.b);
-	default:
-		return false;
-	}
-}
 
 /* The accesses of one stage to another, collected. */
 typedef struct {
@@ -234,7 +202,7 @@ read_once_each(Cpu *c, int si)
 			return false;
 		for (int j = 1; j < a.n; j++)
 			for (int d = 0; d < a.acc[0]->call.nargs; d++)
-				if (!same_expr(a.acc[0]->call.args[d], a.acc[j]->call.args[d]))
+				if (!sema_same_expr(a.acc[0]->call.args[d], a.acc[j]->call.args[d]))
 					return false;
 	}
 	return true;

@@ -114,6 +114,8 @@ bool scans_step_back(Tensor *reader, Expr *access, int64_t *back);
 /* ---- update.c: update definitions (tx.5 UPDATES): their domains, what
  * they read of their own stage, whether they are associative. -------- */
 void update_kernel(Kernel *k);
+/* Whether two checked expressions are the same, node for node. */
+bool sema_same_expr(Expr *a, Expr *b);
 
 /* ---- stages.c: dependencies, cycles, compute order, unused stages. --- */
 void stages_kernel(Kernel *k);

@@ -25,9 +25,10 @@ text_of(Loc l)
 	return arena_strndup(perm, f->text + l.begin, l.end - l.begin);
 }
 
-/* Whether two checked expressions are the same, node for node. */
-static bool
-same(Expr *a, Expr *b)
+/* Whether two checked expressions are the same, node for node (also the
+ * schedule generator's test of two reads at one index: auto/cpu.c). */
+bool
+sema_same_expr(Expr *a, Expr *b)
 {
 	if (a == b)
 		return true;
@@ -45,11 +46,12 @@ same(Expr *a, Expr *b)
 		    a->call.cast_to != b->call.cast_to)
 			return false;
 		for (int i = 0; i < a->call.nargs; i++)
-			if (!same(a->call.args[i], b->call.args[i]))
+			if (!sema_same_expr(a->call.args[i], b->call.args[i]))
 				return false;
 		return true;
 	case EXPR_UNARY: case EXPR_BINARY:
-		return a->bin.op == b->bin.op && same(a->bin.a, b->bin.a) && same(a->bin.b, b->bin.b);
+		return a->bin.op == b->bin.op && sema_same_expr(a->bin.a, b->bin.a) &&
+		    sema_same_expr(a->bin.b, b->bin.b);
 	default:
 		return false;
 	}
@@ -73,7 +75,7 @@ inside(Expr *e, void *ctx)
 		return false;
 	}
 	if (e->kind == EXPR_ACCESS && e->call.tensor == r->tensor && e != r->target &&
-	    !same(e, r->target)) {
+	    !sema_same_expr(e, r->target)) {
 		diag_error(e->loc, "the update of '%s' reads '%s' at another position than the "
 		    "one it writes: %s", r->name, r->name, text_of(e->loc));
 		diag_note(r->target->loc, "it may read only its current value, %s (each step "
@@ -96,7 +98,7 @@ reads_target(Expr *e, void *ctx)
 static bool
 is_target(Rule *r, Expr *e, Expr *other)
 {
-	if (!same(e, r->target))
+	if (!sema_same_expr(e, r->target))
 		return false;
 	Walk w = { r, false };
 	check_walk(other, reads_target, &w);
