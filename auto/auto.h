@@ -10,9 +10,10 @@
  *
  *   graph.c    the stage graph: stages, axes and their extents at the
  *              sizes, consumers, accesses, and what kind each stage is
- *   cpu.c      the cpu rules (inline, register tiles of contractions,
- *              reductions by vector lanes, placement at a consumer's row
- *              or tile, parallel outer loops, vectorized inner ones)
+ *   cpu.c      the cpu rules (inline, reductions by vector lanes,
+ *              placement at a consumer's row or tile, parallel outer loops,
+ *              vectorized inner ones), with cpu.h, what it shares with
+ *   tile.c     the register tiles of contractions (C2, C3)
  *   cuda.c     the cuda rules (inline, a block and thread binding of every
  *              stage, cross-thread reductions, register and shared tiles)
  *   machine.c  the machine the default point is chosen for (vector width,

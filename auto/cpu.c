@@ -8,7 +8,7 @@
  * stencil; the strip of a contraction for a transposed copy), or it is a
  * root stage and gets loops of its own:
  *
- *   C2/C3  a contraction (a reduction whose unit-stride operand misses a
+ *   C2/C3  (tile.c) a contraction (a reduction whose unit-stride operand misses a
  *          pure axis, or any reduction vectorizable along its innermost
  *          pure axis): a register tile of mr x nr outputs, reductions
  *          outside an unrolled, vectorized block, in a local buffer
@@ -26,37 +26,14 @@
  */
 #include <string.h>
 
-#include "auto/auto.h"
+#include "auto/cpu.h"
 #include "sema/sema.h"
-
-enum { P_ROOT, P_INLINE, P_AT };
-
-typedef struct {
-	AutoGraph *g;
-	FILE *fp;
-	const AutoOptions *o;
-	int place[AUTO_MAXS];
-	int at_stage[AUTO_MAXS];        /* P_AT: the root stage */
-	const char *at_loop[AUTO_MAXS]; /* P_AT: its loop */
-	int partner[AUTO_MAXS];         /* a contraction fused into this consumer's tile, or -1 */
-	bool pack[AUTO_MAXS];           /* a transposing copy a contraction reads */
-	/* per root stage: its loops, for what is computed at it */
-	const char *row[AUTO_MAXS];     /* the outermost (parallel) loop */
-	int rowdims[AUTO_MAXS];         /* the pure dims that loop runs over (0: none whole) */
-	const char *tile[AUTO_MAXS];    /* the innermost loop outside a tile */
-	const char *strip[AUTO_MAXS];   /* a contraction's column strip */
-	int stencil_of[AUTO_MAXS];      /* a stencil computed per tile of this stage */
-	int nknobs;                     /* knobs declared (template), at most AUTO_MAX_KNOBS */
-} Cpu;
-
-/* TUNE_MAX_KNOBS: a template txc tune can search */
-#define AUTO_MAX_KNOBS 32
 
 /* A numeric choice of a rule: in a template a knob NAME in [values] (the
  * first the default, the point the rules chose), else the first value.
  * Returns the text that stands for it. */
-static const char *
-knob(Cpu *c, const char *stage, const char *what, const int *v, int n)
+const char *
+cpu_knob(Cpu *c, const char *stage, const char *what, const int *v, int n)
 {
 	if (!c->o->tmpl || c->nknobs >= AUTO_MAX_KNOBS || n < 2)
 		return arena_printf(perm, "%d", v[0]);
@@ -71,8 +48,8 @@ knob(Cpu *c, const char *stage, const char *what, const int *v, int n)
 
 /* values: the default first, then the others of cand[] that are not it,
  * within [lo, hi] */
-static int
-choices(int *out, int def, const int *cand, int ncand, int lo, int hi)
+int
+cpu_choices(int *out, int def, const int *cand, int ncand, int lo, int hi)
 {
 	int n = 0;
 	out[n++] = def;
@@ -82,11 +59,8 @@ choices(int *out, int def, const int *cand, int ncand, int lo, int hi)
 	return n;
 }
 
-static void
-say(Cpu *c, const char *fmt, ...) TXC_PRINTF(2, 3);
-
-static void
-say(Cpu *c, const char *fmt, ...)
+void
+cpu_say(Cpu *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -96,28 +70,20 @@ say(Cpu *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int
-lanes(const Cpu *c, const AutoStage *s)
+int
+cpu_lanes(const Cpu *c, const AutoStage *s)
 {
 	int v = c->o->m->vbytes / (s->esize ? s->esize : 4);
 	return v < 1 ? 1 : v > 32 ? 32 : v;
 }
 
-static int64_t
-ext_or(int64_t e)
+int64_t
+cpu_ext_or(int64_t e)
 {
 	return e > 0 ? e : AUTO_REP_SIZE;
 }
 
 /* ---- what an access looks like ------------------------------------------- */
-
-/* The accesses of one stage to another, collected. */
-typedef struct {
-	const Tensor *of;      /* NULL: every access */
-	Expr *acc[64];
-	int n;
-	bool more;             /* past 64 */
-} Accs;
 
 static void
 collect(Expr *acc, bool in_index, void *ctx)
@@ -132,8 +98,8 @@ collect(Expr *acc, bool in_index, void *ctx)
 		a->more = true;
 }
 
-static void
-accesses_of(const AutoStage *reader, const Tensor *of, Accs *a)
+void
+cpu_accesses_of(const AutoStage *reader, const Tensor *of, Accs *a)
 {
 	memset(a, 0, sizeof *a);
 	a->of = of;
@@ -162,8 +128,8 @@ identity(Expr *e, int npure)
 
 /* Whether reader's access e to a stage of nd dims uses the reader's last
  * pure axis (index last) only in its last index, with stride 1. */
-static bool
-unit_last(Expr *e, int last)
+bool
+cpu_unit_last(Expr *e, int last)
 {
 	int n = e->call.nargs;
 	for (int d = 0; d < n; d++) {
@@ -174,8 +140,8 @@ unit_last(Expr *e, int last)
 	return true;
 }
 
-static bool
-uses_pure(Expr *e, int d)
+bool
+cpu_uses_pure(Expr *e, int d)
 {
 	for (int i = 0; i < e->call.nargs; i++)
 		if (auto_coeff(e->call.args[i], true, d) != 0)
@@ -197,7 +163,7 @@ read_once_each(Cpu *c, int si)
 		if (r->kind == AK_SPECIAL)
 			return false;
 		Accs a;
-		accesses_of(r, s->t, &a);
+		cpu_accesses_of(r, s->t, &a);
 		if (a.more)
 			return false;
 		for (int j = 1; j < a.n; j++)
@@ -216,9 +182,9 @@ transposing(const AutoStage *s)
 	if (s->npure < 2)
 		return false;
 	Accs a;
-	accesses_of(s, NULL, &a);
+	cpu_accesses_of(s, NULL, &a);
 	for (int i = 0; i < a.n; i++)
-		if (uses_pure(a.acc[i], s->npure - 1) && !unit_last(a.acc[i], s->npure - 1))
+		if (cpu_uses_pure(a.acc[i], s->npure - 1) && !cpu_unit_last(a.acc[i], s->npure - 1))
 			return true;
 	return false;
 }
@@ -237,7 +203,7 @@ plane_read(Cpu *c, int si)
 	if (r->npure != s->npure)
 		return false;
 	Accs a;
-	accesses_of(r, s->t, &a);
+	cpu_accesses_of(r, s->t, &a);
 	for (int i = 0; i < a.n; i++)
 		for (int d = 0; d < s->npure - 2; d++)
 			if (!identity_at(a.acc[i], d))
@@ -272,104 +238,6 @@ decide_inline(Cpu *c)
 
 /* ---- contractions ------------------------------------------------------------ */
 
-typedef struct {
-	bool ok;
-	int jv, ir;               /* the vector axis (last) and the row axis, or -1 */
-	int mr, nr, v;
-	bool reuse;               /* the unit-stride operand misses the row axis */
-	int pack_tensor;          /* an input to copy per strip (tensor index), or -1 */
-	int pack_stage;           /* a transposing copy computed per strip, or -1 */
-} Tile;
-
-/* Whether the access e of reader r (to an inlined stage, looked through)
- * keeps unit stride along r's last axis. */
-static bool
-unit_through(Cpu *c, Expr *e, int last)
-{
-	if (!unit_last(e, last))
-		return false;
-	int si = auto_stage_index(c->g, e->call.tensor);
-	if (si < 0 || c->place[si] != P_INLINE || !uses_pure(e, last))
-		return true;
-	/* the inlined stage's own reads along its last axis */
-	AutoStage *q = &c->g->s[si];
-	Accs a;
-	accesses_of(q, NULL, &a);
-	for (int i = 0; i < a.n; i++)
-		if (!unit_through(c, a.acc[i], q->npure - 1))
-			return false;
-	return true;
-}
-
-static Tile
-contraction(Cpu *c, int si)
-{
-	Tile t = { .ok = false, .ir = -1, .pack_tensor = -1, .pack_stage = -1 };
-	AutoGraph *g = c->g;
-	AutoStage *s = &g->s[si];
-	if (s->kind != AK_REDUCE || s->rwhere || s->npure < 1)
-		return t;
-	t.v = lanes(c, s);
-	t.jv = s->npure - 1;
-	int64_t ej = ext_or(s->pext[t.jv]);
-	if (t.v < 2 || ej < t.v)
-		return t;
-	Accs a;
-	accesses_of(s, NULL, &a);
-	if (a.more)
-		return t;
-	bool vec_operand = false;
-	for (int i = 0; i < a.n; i++) {
-		if (!uses_pure(a.acc[i], t.jv))
-			continue;
-		if (!unit_through(c, a.acc[i], t.jv))
-			return t;
-		vec_operand = true;
-	}
-	if (!vec_operand)
-		return t;
-	/* the row axis: one the unit-stride operands miss (reused across it) */
-	int64_t best = 1;
-	for (int d = 0; d < s->npure - 1; d++) {
-		bool missed = true;
-		for (int i = 0; i < a.n && missed; i++)
-			if (uses_pure(a.acc[i], t.jv) && uses_pure(a.acc[i], d))
-				missed = false;
-		if (missed && ext_or(s->pext[d]) > best) {
-			best = ext_or(s->pext[d]);
-			t.ir = d;
-			t.reuse = true;
-		}
-	}
-	/* without reuse (a depthwise stencil) rows of the block share nothing:
-	 * one row, wider */
-	t.nr = ej >= 2 * t.v ? 2 * t.v : t.v;
-	int acc_regs = c->o->m->vregs - 4;
-	t.mr = t.ir < 0 ? 1 : acc_regs / (t.nr / t.v);
-	if (t.mr > (c->o->m->vregs >= 32 ? 14 : 6))
-		t.mr = c->o->m->vregs >= 32 ? 14 : 6;
-	if (!t.reuse && t.mr > 4)
-		t.mr = 4;
-	if (t.ir >= 0 && ext_or(s->pext[t.ir]) < t.mr)
-		t.mr = (int)ext_or(s->pext[t.ir]);
-	if (t.mr <= 1)
-		t.ir = -1, t.mr = 1;
-	/* the operand reused across row tiles: copied per strip */
-	for (int i = 0; i < a.n && t.reuse; i++) {
-		Expr *e = a.acc[i];
-		if (!uses_pure(e, t.jv) || uses_pure(e, t.ir))
-			continue;
-		int p = auto_stage_index(g, e->call.tensor);
-		if (p >= 0 && c->pack[p])
-			t.pack_stage = p;
-		else if (p < 0 && e->call.tensor->role == ROLE_IN && e->call.nargs >= 2 &&
-		    t.pack_tensor < 0)
-			t.pack_tensor = e->call.tensor->index;
-	}
-	t.ok = true;
-	return t;
-}
-
 /* ---- placement: a stage computed at a root stage's loop -------------------- */
 
 /* The root stage consumer ci runs in (itself, or the one it is computed
@@ -403,7 +271,7 @@ row_ok(Cpu *c, int si, int R, int m, int depth)
 		if ((r->kind == AK_SPECIAL && !r->tri) || r->npure < m)
 			return false;
 		Accs a;
-		accesses_of(r, s->t, &a);
+		cpu_accesses_of(r, s->t, &a);
 		if (a.more)
 			return false;
 		for (int j = 0; j < a.n; j++)
@@ -450,7 +318,7 @@ identity_chain(Cpu *c, int si, int depth)
 	if (r->npure != s->npure || r->kind != AK_PURE)
 		return false;
 	Accs a;
-	accesses_of(r, s->t, &a);
+	cpu_accesses_of(r, s->t, &a);
 	if (a.n < 1 || a.more)
 		return false;
 	for (int j = 0; j < a.n; j++)
@@ -470,7 +338,7 @@ stencil_read(Cpu *c, int si, int R)
 	if (s->npure != r->npure || s->npure < 2)
 		return false;
 	Accs a;
-	accesses_of(r, s->t, &a);
+	cpu_accesses_of(r, s->t, &a);
 	if (a.n < 1 || a.more)
 		return false;
 	for (int j = 0; j < a.n; j++)
@@ -487,8 +355,8 @@ stencil_read(Cpu *c, int si, int R)
 /* Fuses the first loops of order[] (names; ext[] their extents) until the
  * fused extent reaches the work the threads want; parallel.  Returns the
  * fused loop's name; *used: how many loops it took. */
-static const char *
-par_outer(Cpu *c, const char *st, const char **order, const int64_t *ext, int n, int *used)
+const char *
+cpu_par_outer(Cpu *c, const char *st, const char **order, const int64_t *ext, int n, int *used)
 {
 	*used = 0;
 	if (n == 0)
@@ -503,12 +371,12 @@ par_outer(Cpu *c, const char *st, const char **order, const int64_t *ext, int n,
 		const char *f = auto_fresh(c->g, arena_printf(perm, "%s_%s", cur, order[k]));
 		if (strlen(f) > 24)
 			f = auto_fresh(c->g, "fused");
-		say(c, "%s.fuse(%s, %s) -> %s;", st, cur, order[k], f);
+		cpu_say(c, "%s.fuse(%s, %s) -> %s;", st, cur, order[k], f);
 		cur = f;
 		e *= ext[k];
 		k++;
 	}
-	say(c, "%s.parallel(%s);", st, cur);
+	cpu_say(c, "%s.parallel(%s);", st, cur);
 	*used = k;
 	return cur;
 }
@@ -523,12 +391,12 @@ vector_ok(Cpu *c, const AutoStage *s)
 	if (s->npure < 1 || s->kind == AK_SPECIAL)
 		return false;
 	int last = s->npure - 1;
-	if (ext_or(s->pext[last]) < lanes(c, s))
+	if (cpu_ext_or(s->pext[last]) < cpu_lanes(c, s))
 		return false;
 	Accs a;
-	accesses_of(s, NULL, &a);
+	cpu_accesses_of(s, NULL, &a);
 	for (int i = 0; i < a.n; i++)
-		if (uses_pure(a.acc[i], last) && !unit_through(c, a.acc[i], last))
+		if (cpu_uses_pure(a.acc[i], last) && !tile_unit_through(c, a.acc[i], last))
 			return false;
 	return !a.more;
 }
@@ -538,11 +406,11 @@ lanes_ok(Cpu *c, const AutoStage *s)
 {
 	if (s->kind != AK_REDUCE || s->nred != 1 || s->rwhere)
 		return false;
-	int v = lanes(c, s);
-	if (v < 2 || ext_or(s->rext[0]) < 4 * v)
+	int v = cpu_lanes(c, s);
+	if (v < 2 || cpu_ext_or(s->rext[0]) < 4 * v)
 		return false;
 	Accs a;
-	accesses_of(s, NULL, &a);
+	cpu_accesses_of(s, NULL, &a);
 	bool unit = false;
 	for (int i = 0; i < a.n; i++) {
 		Expr *e = a.acc[i];
@@ -568,14 +436,14 @@ red_vector_ok(Cpu *c, const AutoStage *s)
 	if (s->npure < 1 || s->rwhere || (s->kind != AK_REDUCE && !s->tri))
 		return false;
 	int last = s->npure - 1;
-	if ((s->tridep >> last) & 1 || ext_or(s->pext[last]) < lanes(c, s))
+	if ((s->tridep >> last) & 1 || cpu_ext_or(s->pext[last]) < cpu_lanes(c, s))
 		return false;
 	Accs a;
-	accesses_of(s, NULL, &a);
+	cpu_accesses_of(s, NULL, &a);
 	bool any = false;
 	for (int i = 0; i < a.n; i++)
-		if (uses_pure(a.acc[i], last)) {
-			if (!unit_through(c, a.acc[i], last))
+		if (cpu_uses_pure(a.acc[i], last)) {
+			if (!tile_unit_through(c, a.acc[i], last))
 				return false;
 			any = true;
 		}
@@ -591,19 +459,19 @@ inner_schedule(Cpu *c, int si, int R, const char *loop)
 		const char *i = auto_fresh(c->g, arena_printf(perm, "%si", s->pure[s->npure - 1]));
 		fprintf(c->fp, "  // C4: %s vectorized along %s, its reduction outside the vectors\n",
 		    s->name, s->pure[s->npure - 1]);
-		say(c, "%s.split(%s, %d) -> (%s, %s);", s->name, s->pure[s->npure - 1], lanes(c, s), o, i);
+		cpu_say(c, "%s.split(%s, %d) -> (%s, %s);", s->name, s->pure[s->npure - 1], cpu_lanes(c, s), o, i);
 		fprintf(c->fp, "  %s.reorder(%s", s->name, o);
 		for (int k = 0; k < s->nred; k++)
 			fprintf(c->fp, ", %s", s->red[k]);
 		fprintf(c->fp, ", %s);\n", i);
-		say(c, "%s.vectorize(%s);", s->name, i);
+		cpu_say(c, "%s.vectorize(%s);", s->name, i);
 		return;
 	}
 	if (s->kind == AK_PURE && vector_ok(c, s)) {
 		const char *o = auto_fresh(c->g, arena_printf(perm, "%so", s->pure[s->npure - 1]));
 		const char *i = auto_fresh(c->g, arena_printf(perm, "%si", s->pure[s->npure - 1]));
-		say(c, "%s.split(%s, %d) -> (%s, %s);", s->name, s->pure[s->npure - 1], lanes(c, s), o, i);
-		say(c, "%s.vectorize(%s);", s->name, i);
+		cpu_say(c, "%s.split(%s, %d) -> (%s, %s);", s->name, s->pure[s->npure - 1], cpu_lanes(c, s), o, i);
+		cpu_say(c, "%s.vectorize(%s);", s->name, i);
 	} else if (lanes_ok(c, s)) {
 		rfactor_lanes(c, si, R, loop);
 	}
@@ -614,7 +482,7 @@ static void
 rfactor_lanes(Cpu *c, int si, int R, const char *loop)
 {
 	AutoStage *s = &c->g->s[si];
-	int v = lanes(c, s);
+	int v = cpu_lanes(c, s);
 	const char *k = s->red[0];
 	const char *ko = auto_fresh(c->g, arena_printf(perm, "%so", k));
 	const char *ki = auto_fresh(c->g, arena_printf(perm, "%si", k));
@@ -622,180 +490,15 @@ rfactor_lanes(Cpu *c, int si, int R, const char *loop)
 	fprintf(c->fp, "  // C5: %s by %d vector lanes (rfactor), folded at the end\n", s->name, v);
 	int lv[4];
 	const int lc[] = { 2 * v, 4 * v };
-	const char *LN = knob(c, s->name, "lanes", lv, choices(lv, v, lc, 2, 1, 32));
-	say(c, "%s.split(%s, %s) -> (%s, %s);", s->name, k, LN, ko, ki);
-	say(c, "%s.rfactor(%s) -> %s;", s->name, ki, rf);
+	const char *LN = cpu_knob(c, s->name, "lanes", lv, cpu_choices(lv, v, lc, 2, 1, 32));
+	cpu_say(c, "%s.split(%s, %s) -> (%s, %s);", s->name, k, LN, ko, ki);
+	cpu_say(c, "%s.rfactor(%s) -> %s;", s->name, ki, rf);
 	if (loop)
-		say(c, "%s.compute_at(%s, %s);", rf, c->g->s[R].name, loop);
+		cpu_say(c, "%s.compute_at(%s, %s);", rf, c->g->s[R].name, loop);
 	else if (s->npure > 0)
-		say(c, "%s.compute_at(%s, %s);", rf, s->name, s->pure[s->npure - 1]);
-	say(c, "%s.reorder(%s, %s);", rf, ko, ki);
-	say(c, "%s.vectorize(%s);", rf, ki);
-}
-
-/* C2/C3 on root stage R whose contraction is P (R itself: a local copy of
- * its sums). */
-static void
-register_tile(Cpu *c, int R, int P, Tile t)
-{
-	AutoGraph *g = c->g;
-	AutoStage *r = &g->s[R], *p = &g->s[P];
-	const char *L;
-	if (R == P) {
-		L = auto_fresh(g, arena_printf(perm, "%s_local", r->name));
-		fprintf(c->fp, "  // C3: %s is a contraction: a %d x %d register tile in a local copy\n",
-		    r->name, t.mr, t.nr);
-		say(c, "%s.cache_write(local) -> %s;", r->name, L);
-	} else {
-		L = p->name;
-		fprintf(c->fp, "  // C2: %s (a contraction) computed in tiles of %s, its element-wise "
-		    "consumer: a %d x %d register tile\n", p->name, r->name, t.mr, t.nr);
-	}
-	/* the block's shape: knobs in a template (rows, and columns in whole
-	 * vectors) */
-	int vals[8], nv;
-	const int mr_c[] = { 1, 2, 4, 6, 8, 12, 14 };
-	const int nr_c[] = { t.v, 2 * t.v, 3 * t.v, 4 * t.v };
-	int mr_hi = (c->o->m->vregs - 4) / 1;
-	const char *MR = NULL, *NR;
-	if (t.ir >= 0) {
-		nv = choices(vals, t.mr, mr_c, 7, 2, mr_hi < 16 ? mr_hi : 16);
-		MR = knob(c, r->name, "rows", vals, nv);
-	}
-	nv = choices(vals, t.nr, nr_c, 4, t.v, 4 * t.v);
-	NR = knob(c, r->name, "cols", vals, nv);
-	const char *jv = r->pure[t.jv];
-	const char *jo = auto_fresh(g, arena_printf(perm, "%so", jv));
-	const char *ji = auto_fresh(g, arena_printf(perm, "%si", jv));
-	const char *io = NULL, *ii = NULL;
-	if (t.ir >= 0) {
-		io = auto_fresh(g, arena_printf(perm, "%so", r->pure[t.ir]));
-		ii = auto_fresh(g, arena_printf(perm, "%si", r->pure[t.ir]));
-		say(c, "%s.tile(%s, %s, %s, %s, tail = round_up) -> (%s, %s, %s, %s);", r->name,
-		    r->pure[t.ir], jv, MR, NR, io, jo, ii, ji);
-	} else {
-		say(c, "%s.split(%s, %s, tail = round_up) -> (%s, %s);", r->name, jv, NR, jo, ji);
-	}
-	/* the loop order: the other pure axes, then the tile loops */
-	const char *order[AUTO_MAXA + 4];
-	int64_t ext[AUTO_MAXA + 4];
-	int n = 0;
-	bool packs = t.pack_tensor >= 0 || t.pack_stage >= 0;
-	for (int d = 0; d < r->npure; d++)
-		if (d != t.ir && d != t.jv) {
-			order[n] = r->pure[d];
-			ext[n++] = ext_or(r->pext[d]);
-		}
-	int64_t eio = t.ir >= 0 ? (ext_or(r->pext[t.ir]) + t.mr - 1) / t.mr : 1;
-	int64_t ejo = (ext_or(r->pext[t.jv]) + t.nr - 1) / t.nr;
-	if (io && packs) {
-		order[n] = jo; ext[n++] = ejo;
-		order[n] = io; ext[n++] = eio;
-	} else if (io) {
-		order[n] = io; ext[n++] = eio;
-		order[n] = jo; ext[n++] = ejo;
-	} else {
-		order[n] = jo; ext[n++] = ejo;
-	}
-	int nouter = n;
-	if (io)
-		order[n++] = ii;
-	order[n++] = ji;
-	fprintf(c->fp, "  %s.reorder(", r->name);
-	for (int i = 0; i < n; i++)
-		fprintf(c->fp, "%s%s", i ? ", " : "", order[i]);
-	fprintf(c->fp, ");\n");
-	say(c, "%s.vectorize(%s);", r->name, ji);
-	/* the tile loop is named before fusion can rename it */
-	const char *tile_loop = order[nouter - 1];
-	int used = 0;
-	const char *par = NULL;
-	if (nouter > 1 || ext[0] > 1) {
-		/* keep the tile loop out of the fusion, so the tile keeps its name */
-		par = par_outer(c, r->name, order, ext, nouter - 1 > 0 ? nouter - 1 : 1, &used);
-		if (nouter == 1)
-			tile_loop = par;
-	}
-	c->row[R] = par;
-	c->rowdims[R] = 0;
-	/* the parallel loop runs over whole leading dims 0 .. used-1: stages
-	 * read at those indices may be computed per row of it */
-	if (par && used > 0) {
-		bool prefix = true;
-		for (int i = 0; i < used; i++)
-			prefix &= i < r->npure && order[i] == r->pure[i];
-		if (prefix)
-			c->rowdims[R] = used;
-	}
-	c->tile[R] = tile_loop;
-	c->strip[R] = NULL;
-	if (packs && io) {
-		/* the strip loop, or the parallel loop it was fused into */
-		c->strip[R] = jo;
-		for (int i = 0; i < used; i++)
-			if (order[i] == jo)
-				c->strip[R] = par;
-	}
-	/* the local block */
-	say(c, "%s.compute_at(%s, %s);", L, r->name, tile_loop);
-	const char *pj = p->pure[t.jv];
-	const char *lio = NULL, *lii = NULL;
-	const char *ljo = auto_fresh(g, "l_jo"), *lji = auto_fresh(g, "l_ji");
-	if (t.ir >= 0) {
-		lio = auto_fresh(g, "l_io");
-		lii = auto_fresh(g, "l_ii");
-		say(c, "%s.tile(%s, %s, %s, %s) -> (%s, %s, %s, %s);", L, p->pure[t.ir], pj, MR, NR,
-		    lio, ljo, lii, lji);
-	} else {
-		say(c, "%s.split(%s, %s) -> (%s, %s);", L, pj, NR, ljo, lji);
-	}
-	const char *ljv = NULL, *ljl = lji;
-	if (t.nr > t.v || NR[0] < '0' || NR[0] > '9') {
-		ljv = auto_fresh(g, "l_jv");
-		ljl = auto_fresh(g, "l_jl");
-		say(c, "%s.split(%s, %d) -> (%s, %s);", L, lji, t.v, ljv, ljl);
-	}
-	fprintf(c->fp, "  %s.reorder(", L);
-	if (lio)
-		fprintf(c->fp, "%s, ", lio);
-	fprintf(c->fp, "%s", ljo);
-	for (int k = 0; k < p->nred; k++)
-		fprintf(c->fp, ", %s", p->red[k]);
-	if (lii)
-		fprintf(c->fp, ", %s", lii);
-	if (ljv)
-		fprintf(c->fp, ", %s", ljv);
-	fprintf(c->fp, ", %s);\n", ljl);
-	say(c, "%s.vectorize(%s);", L, ljl);
-	if (ljv)
-		say(c, "%s.unroll(%s);", L, ljv);
-	if (lii)
-		say(c, "%s.unroll(%s);", L, lii);
-	/* C4: a small constant window (taps) unrolled too */
-	int64_t win = 1;
-	for (int k = 0; k < p->nred; k++)
-		win *= p->rext[k] ? p->rext[k] : 1 << 20;
-	if (p->rconst && win <= 16 && t.mr * (t.nr / t.v) * win <= 256)
-		for (int k = 0; k < p->nred; k++)
-			say(c, "%s.unroll(%s);", L, p->red[k]);
-	/* small constant windows inside unrolled too (taps of a convolution
-	 * stay loops: the block is already unrolled) */
-	if (t.pack_tensor >= 0 && io) {
-		Tensor *in = g->k->tensors[t.pack_tensor];
-		const char *pk = auto_fresh(g, arena_printf(perm, "%s_pack", in->name));
-		fprintf(c->fp, "  // C3: %s, reused by every row tile, copied per column strip\n",
-		    in->name);
-		const int yn[] = { 1, 0 };
-		const char *PK = knob(c, r->name, "pack", yn, 2);
-		bool w = PK[0] < '0' || PK[0] > '9';
-		if (w)
-			fprintf(c->fp, "  when (%s == 1) {\n", PK);
-		say(c, "%s%s.cache_read(local, [%s]) -> %s;", w ? "  " : "", in->name, L, pk);
-		say(c, "%s%s.compute_at(%s, %s);", w ? "  " : "", pk, r->name, c->strip[R]);
-		say(c, "%s%s.vectorize(ax%d);", w ? "  " : "", pk, in->ndims - 1);
-		if (w)
-			fprintf(c->fp, "  }\n");
-	}
+		cpu_say(c, "%s.compute_at(%s, %s);", rf, s->name, s->pure[s->npure - 1]);
+	cpu_say(c, "%s.reorder(%s, %s);", rf, ko, ki);
+	cpu_say(c, "%s.vectorize(%s);", rf, ki);
 }
 
 /* C7 for a stage with no reduction at root (and C4 for a reduction that is
@@ -808,7 +511,7 @@ plain_root(Cpu *c, int R)
 	const char *order[AUTO_MAXA + 4];
 	int64_t ext[AUTO_MAXA + 4];
 	int n = 0, npar = 0;
-	int v = lanes(c, r);
+	int v = cpu_lanes(c, r);
 	int last = r->npure - 1;
 	c->row[R] = NULL;
 	c->rowdims[R] = 0;
@@ -820,8 +523,8 @@ plain_root(Cpu *c, int R)
 		    only_reader(c, i, 0) == R && stencil_read(c, i, R) && vector_ok(c, &g->s[i]))
 			sten = i;
 	bool transp = r->kind == AK_PURE && transposing(r) && r->npure >= 2 &&
-	    ext_or(r->pext[last]) >= 8 && ext_or(r->pext[last - 1]) >= 8;
-	if (sten >= 0 && ext_or(r->pext[last]) >= 32 && ext_or(r->pext[last - 1]) >= 8 &&
+	    cpu_ext_or(r->pext[last]) >= 8 && cpu_ext_or(r->pext[last - 1]) >= 8;
+	if (sten >= 0 && cpu_ext_or(r->pext[last]) >= 32 && cpu_ext_or(r->pext[last - 1]) >= 8 &&
 	    vector_ok(c, r)) {
 		const char *a = r->pure[last - 1], *b = r->pure[last];
 		const char *ao = auto_fresh(g, arena_printf(perm, "%so", a));
@@ -831,17 +534,17 @@ plain_root(Cpu *c, int R)
 		fprintf(c->fp, "  // C7: %s tiled 8 x 32 for the stencil %s computed per tile\n",
 		    r->name, g->s[sten].name);
 		const int rc[] = { 8, 4, 16, 32 }, cc[] = { 32, 16, 64 };
-		const char *TR = knob(c, r->name, "rows", rc, 4), *TC = knob(c, r->name, "cols", cc, 3);
-		say(c, "%s.tile(%s, %s, %s, %s) -> (%s, %s, %s, %s);", r->name, a, b, TR, TC, ao, bo, ai,
+		const char *TR = cpu_knob(c, r->name, "rows", rc, 4), *TC = cpu_knob(c, r->name, "cols", cc, 3);
+		cpu_say(c, "%s.tile(%s, %s, %s, %s) -> (%s, %s, %s, %s);", r->name, a, b, TR, TC, ao, bo, ai,
 		    bi);
-		say(c, "%s.vectorize(%s);", r->name, bi);
+		cpu_say(c, "%s.vectorize(%s);", r->name, bi);
 		for (int d = 0; d < last - 1; d++) {
 			order[n] = r->pure[d];
-			ext[n++] = ext_or(r->pext[d]);
+			ext[n++] = cpu_ext_or(r->pext[d]);
 		}
 		order[n] = ao;
-		ext[n++] = (ext_or(r->pext[last - 1]) + 7) / 8;
-		c->row[R] = par_outer(c, r->name, order, ext, n, &npar);
+		ext[n++] = (cpu_ext_or(r->pext[last - 1]) + 7) / 8;
+		c->row[R] = cpu_par_outer(c, r->name, order, ext, n, &npar);
 		c->tile[R] = bo;
 		c->stencil_of[R] = sten;
 		return;
@@ -854,16 +557,16 @@ plain_root(Cpu *c, int R)
 		const char *bi = auto_fresh(g, arena_printf(perm, "%si", b));
 		fprintf(c->fp, "  // C7: %s transposes: 8 x 8 tiles\n", r->name);
 		const int tc[] = { 8, 16, 4, 32 };
-		const char *TT = knob(c, r->name, "tile", tc, 4);
-		say(c, "%s.tile(%s, %s, %s, %s) -> (%s, %s, %s, %s);", r->name, a, b, TT, TT, ao, bo, ai,
+		const char *TT = cpu_knob(c, r->name, "tile", tc, 4);
+		cpu_say(c, "%s.tile(%s, %s, %s, %s) -> (%s, %s, %s, %s);", r->name, a, b, TT, TT, ao, bo, ai,
 		    bi);
 		for (int d = 0; d < last - 1; d++) {
 			order[n] = r->pure[d];
-			ext[n++] = ext_or(r->pext[d]);
+			ext[n++] = cpu_ext_or(r->pext[d]);
 		}
 		order[n] = ao;
-		ext[n++] = (ext_or(r->pext[last - 1]) + 7) / 8;
-		c->row[R] = par_outer(c, r->name, order, ext, n, &npar);
+		ext[n++] = (cpu_ext_or(r->pext[last - 1]) + 7) / 8;
+		c->row[R] = cpu_par_outer(c, r->name, order, ext, n, &npar);
 		return;
 	}
 	bool vec = r->kind == AK_PURE ? vector_ok(c, r) : false;
@@ -880,10 +583,10 @@ plain_root(Cpu *c, int R)
 	int nout = vec && r->npure > 0 ? r->npure - 1 : r->npure;
 	for (int d = 0; d < nout; d++) {
 		order[n] = r->pure[d];
-		ext[n++] = ext_or(r->pext[d]);
+		ext[n++] = cpu_ext_or(r->pext[d]);
 	}
 	if (n > 0) {
-		c->row[R] = par_outer(c, r->name, order, ext, n, &npar);
+		c->row[R] = cpu_par_outer(c, r->name, order, ext, n, &npar);
 		c->rowdims[R] = npar;
 	}
 	if (vec) {
@@ -891,17 +594,17 @@ plain_root(Cpu *c, int R)
 		const char *i = auto_fresh(g, arena_printf(perm, "%si", r->pure[last]));
 		int vv[4], nvv;
 		const int vc[] = { 2 * v, 4 * v };
-		nvv = choices(vv, v, vc, 2, 1, 32);
-		const char *VW = knob(c, r->name, "vec", vv, nvv);
-		say(c, "%s.split(%s, %s) -> (%s, %s);", r->name, r->pure[last], VW, o, i);
-		say(c, "%s.vectorize(%s);", r->name, i);
+		nvv = cpu_choices(vv, v, vc, 2, 1, 32);
+		const char *VW = cpu_knob(c, r->name, "vec", vv, nvv);
+		cpu_say(c, "%s.split(%s, %s) -> (%s, %s);", r->name, r->pure[last], VW, o, i);
+		cpu_say(c, "%s.vectorize(%s);", r->name, i);
 		if (n == 0) {
 			c->row[R] = NULL;
 		}
 	}
 	if (window)
 		for (int k = 0; k < r->nred; k++)
-			say(c, "%s.unroll(%s);", r->name, r->red[k]);
+			cpu_say(c, "%s.unroll(%s);", r->name, r->red[k]);
 	if (lanes_rf)
 		rfactor_lanes(c, R, R, NULL);
 }
@@ -932,13 +635,13 @@ root(Cpu *c, int R)
 			    only_reader(c, i, 0) != R || !identity_chain(c, i, 0) ||
 			    g->s[i].npure != r->npure)
 				continue;
-			Tile t = contraction(c, i);
+			Tile t = tile_contraction(c, i);
 			if (!t.ok)
 				continue;
 			c->partner[R] = i;
 			c->place[i] = P_AT;
 			c->at_stage[i] = R;
-			register_tile(c, R, i, t);
+			tile_register(c, R, i, t);
 			c->at_loop[i] = c->tile[R];
 			if (t.pack_stage >= 0 && c->strip[R]) {
 				c->place[t.pack_stage] = P_AT;
@@ -949,9 +652,9 @@ root(Cpu *c, int R)
 		}
 	}
 	if (r->kind == AK_REDUCE) {
-		Tile t = contraction(c, R);
+		Tile t = tile_contraction(c, R);
 		if (t.ok) {
-			register_tile(c, R, R, t);
+			tile_register(c, R, R, t);
 			if (t.pack_stage >= 0 && c->strip[R]) {
 				c->place[t.pack_stage] = P_AT;
 				c->at_stage[t.pack_stage] = R;
@@ -992,7 +695,7 @@ auto_cpu(FILE *fp, AutoGraph *g, const AutoOptions *o)
 			if (c.at_loop[i] && c.partner[c.at_stage[i]] != i) {
 				fprintf(fp, "  // C6: %s, a transposed copy, computed per strip of %s\n",
 				    s->name, g->s[c.at_stage[i]].name);
-				say(&c, "%s.compute_at(%s, %s);", s->name, g->s[c.at_stage[i]].name,
+				cpu_say(&c, "%s.compute_at(%s, %s);", s->name, g->s[c.at_stage[i]].name,
 				    c.at_loop[i]);
 			}
 			continue;
@@ -1004,7 +707,7 @@ auto_cpu(FILE *fp, AutoGraph *g, const AutoOptions *o)
 			if (R >= 0 && c.place[R] == P_ROOT && c.stencil_of[R] == i && c.tile[R]) {
 				fprintf(fp, "  // C6: %s, a stencil, computed per tile of %s\n", s->name,
 				    g->s[R].name);
-				say(&c, "%s.compute_at(%s, %s);", s->name, g->s[R].name, c.tile[R]);
+				cpu_say(&c, "%s.compute_at(%s, %s);", s->name, g->s[R].name, c.tile[R]);
 				c.place[i] = P_AT;
 				c.at_stage[i] = R;
 				c.at_loop[i] = c.tile[R];
@@ -1030,7 +733,7 @@ auto_cpu(FILE *fp, AutoGraph *g, const AutoOptions *o)
 			    row_ok(&c, i, G, c.rowdims[G], 0)) {
 				fprintf(fp, "  // C6: %s computed per row of %s, where it is read\n", s->name,
 				    g->s[G].name);
-				say(&c, "%s.compute_at(%s, %s);", s->name, g->s[G].name, c.row[G]);
+				cpu_say(&c, "%s.compute_at(%s, %s);", s->name, g->s[G].name, c.row[G]);
 				c.place[i] = P_AT;
 				c.at_stage[i] = G;
 				c.at_loop[i] = c.row[G];

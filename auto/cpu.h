@@ -1,0 +1,68 @@
+/* cpu.h: what the cpu rules' two files share (internal to auto/): the
+ * generator's state while it walks a kernel (cpu.c), the register tile of
+ * a contraction (tile.c, rules C2 and C3), and the helpers both use to
+ * read accesses and to write primitives.
+ */
+#ifndef TXC_AUTO_CPU_H
+#define TXC_AUTO_CPU_H
+
+#include "auto/auto.h"
+
+enum { P_ROOT, P_INLINE, P_AT };
+
+typedef struct {
+	AutoGraph *g;
+	FILE *fp;
+	const AutoOptions *o;
+	int place[AUTO_MAXS];
+	int at_stage[AUTO_MAXS];        /* P_AT: the root stage */
+	const char *at_loop[AUTO_MAXS]; /* P_AT: its loop */
+	int partner[AUTO_MAXS];         /* a contraction fused into this consumer's tile, or -1 */
+	bool pack[AUTO_MAXS];           /* a transposing copy a contraction reads */
+	/* per root stage: its loops, for what is computed at it */
+	const char *row[AUTO_MAXS];     /* the outermost (parallel) loop */
+	int rowdims[AUTO_MAXS];         /* the pure dims that loop runs over (0: none whole) */
+	const char *tile[AUTO_MAXS];    /* the innermost loop outside a tile */
+	const char *strip[AUTO_MAXS];   /* a contraction's column strip */
+	int stencil_of[AUTO_MAXS];      /* a stencil computed per tile of this stage */
+	int nknobs;                     /* knobs declared (template), at most AUTO_MAX_KNOBS */
+} Cpu;
+
+/* TUNE_MAX_KNOBS: a template txc tune can search */
+#define AUTO_MAX_KNOBS 32
+
+/* The accesses of one stage to another, collected. */
+typedef struct {
+	const Tensor *of;      /* NULL: every access */
+	Expr *acc[64];
+	int n;
+	bool more;             /* past 64 */
+} Accs;
+
+typedef struct {
+	bool ok;
+	int jv, ir;               /* the vector axis (last) and the row axis, or -1 */
+	int mr, nr, v;
+	bool reuse;               /* the unit-stride operand misses the row axis */
+	int pack_tensor;          /* an input to copy per strip (tensor index), or -1 */
+	int pack_stage;           /* a transposing copy computed per strip, or -1 */
+} Tile;
+
+/* cpu.c */
+const char *cpu_knob(Cpu *c, const char *stage, const char *what, const int *v, int n);
+int cpu_choices(int *out, int def, const int *cand, int ncand, int lo, int hi);
+void cpu_say(Cpu *c, const char *fmt, ...) TXC_PRINTF(2, 3);
+int cpu_lanes(const Cpu *c, const AutoStage *s);
+int64_t cpu_ext_or(int64_t e);
+void cpu_accesses_of(const AutoStage *reader, const Tensor *of, Accs *a);
+bool cpu_unit_last(Expr *e, int last);
+bool cpu_uses_pure(Expr *e, int d);
+const char *cpu_par_outer(Cpu *c, const char *st, const char **order, const int64_t *ext, int n,
+    int *used);
+
+/* tile.c */
+bool tile_unit_through(Cpu *c, Expr *e, int last);
+Tile tile_contraction(Cpu *c, int si);
+void tile_register(Cpu *c, int R, int P, Tile t);
+
+#endif
