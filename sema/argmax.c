@@ -19,39 +19,6 @@
 
 #include "sema/sema.h"
 
-static Expr *
-clone(Expr *e)
-{
-	if (!e)
-		return NULL;
-	Expr *n = arena_alloc(perm, sizeof *n);
-	*n = *e;
-	switch (e->kind) {
-	case EXPR_ACCESS: case EXPR_CALL: case EXPR_CAST: case EXPR_SELECT:
-		n->call.args = arena_alloc(perm, (size_t)(e->call.nargs + 1) * sizeof *n->call.args);
-		for (int i = 0; i < e->call.nargs; i++)
-			n->call.args[i] = clone(e->call.args[i]);
-		break;
-	case EXPR_UNARY: case EXPR_BINARY:
-		n->bin.a = clone(e->bin.a);
-		n->bin.b = clone(e->bin.b);
-		break;
-	case EXPR_REDUCE:
-		n->reduce.axes = arena_alloc(perm, (size_t)(e->reduce.naxes + 1) * sizeof *n->reduce.axes);
-		for (int i = 0; i < e->reduce.naxes; i++) {
-			n->reduce.axes[i] = e->reduce.axes[i];
-			n->reduce.axes[i].lo = clone(e->reduce.axes[i].lo);
-			n->reduce.axes[i].hi = clone(e->reduce.axes[i].hi);
-		}
-		n->reduce.body = clone(e->reduce.body);
-		n->reduce.where = clone(e->reduce.where);
-		break;
-	default:
-		break;
-	}
-	return n;
-}
-
 /* Whether a parameter, tensor or stage of k is named n (argmax.c and
  * tuple.c make fresh stage names with it). */
 bool
@@ -100,7 +67,7 @@ rewrite(Kernel *k, Rule *r, int *cap)
 	*m = *r;
 	m->name = name;
 	m->tensor = NULL;
-	Expr *mv = clone(v);
+	Expr *mv = callexpr_dup(v);
 	mv->reduce.op = amax ? RED_MAX : RED_MIN;
 	m->value = mv;
 	/* the indices: minimum(range where (W) && (b == M[axes] || b != b)) k */
@@ -111,8 +78,8 @@ rewrite(Kernel *k, Rule *r, int *cap)
 	at->call.args = arena_alloc(perm, (size_t)(r->naxes + 1) * sizeof *at->call.args);
 	for (int i = 0; i < r->naxes; i++)
 		at->call.args[i] = ast_name(r->axis_locs[i], r->axes[i]);
-	Expr *hit = binary(OP_OR, binary(OP_EQ, clone(v->reduce.body), at),
-	    binary(OP_NE, clone(v->reduce.body), clone(v->reduce.body)));
+	Expr *hit = binary(OP_OR, binary(OP_EQ, callexpr_dup(v->reduce.body), at),
+	    binary(OP_NE, callexpr_dup(v->reduce.body), callexpr_dup(v->reduce.body)));
 	Expr *w = v->reduce.where ? binary(OP_AND, v->reduce.where, hit) : hit;
 	v->reduce.op = RED_MIN;
 	v->reduce.where = w;

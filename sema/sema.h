@@ -54,7 +54,8 @@ void check_walk(Expr *e, CheckExprFn fn, void *ctx);
  * callees' declarations and rules, in every kernel of p; first of all. - */
 void calls_program(Program *p);
 /* callexpr.c, for calls.c: an expression as text ("N + 2"), a shape
- * ("[N, M]"), a copy, and whether two extents are equal for all sizes. */
+ * ("[N, M]"), a deep copy (argmax.c's too), and whether two extents are
+ * equal for all sizes. */
 const char *callexpr_text(Expr *e);
 const char *callexpr_shape_text(Expr **shape, int n);
 Expr *callexpr_dup(Expr *e);
