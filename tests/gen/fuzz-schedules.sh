@@ -47,6 +47,13 @@ for tx in "$srcdir"/tests/run/*.tx; do
 	[ -f "$srcdir/tests/run/$b.run" ] || continue
 	# files that only schedule imported kernels (nchw8c.tx) need -k: skip
 	grep -q '^kernel ' "$tx" || continue
+	# schedgen reads one file without its imports: a file whose kernels
+	# call imported kernels (calls.tx, tx(5) CALLS) does not pass its
+	# front end; only imports of intrinsic tables are fine
+	if grep '^import ' "$tx" | grep -vq '"intrinsics/' &&
+	    ! "$schedgen" -n 0 -o "$work" "$tx" >/dev/null 2>&1; then
+		continue
+	fi
 	# VTA tests fix their sizes per build (vtacheck.sh); tests/gen/
 	# fuzz-vta-schedules.sh draws their schedules
 	grep -q vtacheck.sh "$srcdir/tests/run/$b.run" && continue
