@@ -32,6 +32,19 @@
 /* The size a size parameter is taken to have when -D does not fix it. */
 #define AUTO_REP_SIZE 512
 
+/* Extents the rules see are clamped to this: every size past it is simply
+ * "large" to a heuristic, and products of a few clamped extents, taken with
+ * auto_mul, cannot overflow however big -D makes a size. */
+#define AUTO_EXT_MAX (1LL << 31)
+
+/* a * b for non-negative extents, saturating at INT64_MAX */
+static inline int64_t
+auto_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+	return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 /* ---- machine.c: what the default point is chosen for ---------------- */
 typedef struct {
 	int vbytes;          /* bytes of a vector register: 16 SSE, 32 AVX2, 64 AVX-512 */

@@ -373,7 +373,7 @@ cpu_par_outer(Cpu *c, const char *st, const char **order, const int64_t *ext, in
 			f = auto_fresh(c->g, "fused");
 		cpu_say(c, "%s.fuse(%s, %s) -> %s;", st, cur, order[k], f);
 		cur = f;
-		e *= ext[k];
+		e = auto_mul(e, ext[k]);
 		k++;
 	}
 	cpu_say(c, "%s.parallel(%s);", st, cur);
@@ -573,7 +573,7 @@ plain_root(Cpu *c, int R)
 	bool window = r->kind == AK_REDUCE && r->rconst && r->nred > 0;
 	int64_t win = 1;
 	for (int k = 0; k < r->nred; k++)
-		win *= r->rext[k] ? r->rext[k] : 1000;
+		win = auto_mul(win, r->rext[k] ? r->rext[k] : 1000);
 	window &= win <= 16;
 	bool lanes_rf = r->kind == AK_REDUCE && lanes_ok(c, r);
 	fprintf(c->fp, "  // C7: %s: outer loops in parallel%s%s%s\n", r->name,

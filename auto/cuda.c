@@ -296,7 +296,7 @@ bind_flat(Gpu *c, AutoStage *s, const char **fused_out)
 	}
 	int64_t total = 1;
 	for (int d = 0; d < s->npure; d++)
-		total *= ext_or(s->pext[d]);
+		total = auto_mul(total, ext_or(s->pext[d]));
 	int T = c->T;
 	while (T > 32 && total < 4 * (int64_t)T)
 		T /= 2;
@@ -385,7 +385,7 @@ auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o)
 		}
 		int64_t rows = 1;
 		for (int d = 0; d < s->npure; d++)
-			rows *= ext_or(s->pext[d]);
+			rows = auto_mul(rows, ext_or(s->pext[d]));
 		if (s->kind == AK_REDUCE && s->nred == 1 && !s->rwhere && ext_or(s->rext[0]) >= 64 &&
 		    rows < 16384) {
 			int T = ext_or(s->rext[0]) >= 256 ? 128 : 64;

@@ -55,25 +55,33 @@ eval(const AutoGraph *g, Expr *e, bool *ok)
 		*ok = false;
 		return 0;
 	case EXPR_UNARY:
-		if (e->bin.op == OP_NEG)
-			return -eval(g, e->bin.a, ok);
+		if (e->bin.op == OP_NEG) {
+			int64_t a = eval(g, e->bin.a, ok);
+			if (a == INT64_MIN)
+				*ok = false;
+			return *ok ? -a : 0;
+		}
 		*ok = false;
 		return 0;
 	case EXPR_BINARY: {
-		int64_t a = eval(g, e->bin.a, ok), b = eval(g, e->bin.b, ok);
-		if (!*ok || a > (1LL << 40) || b > (1LL << 40) || a < -(1LL << 40) || b < -(1LL << 40)) {
-			*ok = false;
+		int64_t a = eval(g, e->bin.a, ok), b = eval(g, e->bin.b, ok), r;
+		if (!*ok)
 			return 0;
-		}
 		switch (e->bin.op) {
-		case OP_ADD: return a + b;
-		case OP_SUB: return a - b;
-		case OP_MUL: return a * b;
+		case OP_ADD:
+			if (__builtin_add_overflow(a, b, &r)) break;
+			return r;
+		case OP_SUB:
+			if (__builtin_sub_overflow(a, b, &r)) break;
+			return r;
+		case OP_MUL:
+			if (__builtin_mul_overflow(a, b, &r)) break;
+			return r;
 		case OP_DIV:
-			if (b == 0) break;
+			if (b == 0 || (b == -1 && a == INT64_MIN)) break;
 			return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
 		case OP_MOD:
-			if (b == 0) break;
+			if (b == 0 || b == INT64_MIN || (b == -1 && a == INT64_MIN)) break;
 			return ((a % b) + (b < 0 ? -b : b)) % (b < 0 ? -b : b);
 		default: break;
 		}
@@ -91,7 +99,7 @@ auto_eval(const AutoGraph *g, Expr *e)
 {
 	bool ok = true;
 	int64_t v = eval(g, e, &ok);
-	return ok && v > 0 ? v : 0;
+	return !ok || v <= 0 ? 0 : v > AUTO_EXT_MAX ? AUTO_EXT_MAX : v;
 }
 
 /* ---- walking a stage's definitions ------------------------------------- */
@@ -383,7 +391,7 @@ setup_stage(AutoGraph *g, AutoStage *s, Tensor *t)
 			bool clo = !rd->axes[a].lo || rd->axes[a].lo->kind == EXPR_INT;
 			s->rconst &= clo && rd->axes[a].hi && rd->axes[a].hi->kind == EXPR_INT;
 			s->red[s->nred] = rd->axes[a].name;
-			s->rext[s->nred++] = hi > lo ? hi - lo : 0;
+			s->rext[s->nred++] = hi > lo ? hi - lo : 0;   /* both clamped: no overflow */
 		}
 		if (rd->naxes > AUTO_MAXA)
 			s->kind = AK_SPECIAL, s->tri = false;

@@ -239,7 +239,7 @@ tile_register(Cpu *c, int R, int P, Tile t)
 	/* C4: a small constant window (taps) unrolled too */
 	int64_t win = 1;
 	for (int k = 0; k < p->nred; k++)
-		win *= p->rext[k] ? p->rext[k] : 1 << 20;
+		win = auto_mul(win, p->rext[k] ? p->rext[k] : 1 << 20);
 	if (p->rconst && win <= 16 && t.mr * (t.nr / t.v) * win <= 256)
 		for (int k = 0; k < p->nred; k++)
 			cpu_say(c, "%s.unroll(%s);", L, p->red[k]);
