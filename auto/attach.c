@@ -21,7 +21,6 @@ auto_strict(void)
 char *
 auto_text(Program *p, Kernel *k, const AutoRequest *r, const char **why)
 {
-	(void)p;
 	const char *target = r->target ? r->target : "cpu";
 	if (why)
 		*why = NULL;
@@ -49,6 +48,28 @@ auto_text(Program *p, Kernel *k, const AutoRequest *r, const char **why)
 	AutoOptions o = { .m = &m, .target = target, .tmpl = r->tmpl, .why = &no };
 	char *buf = NULL;
 	size_t len = 0;
+	/* fusion (fuse.c): calls that keep their callee's own schedule */
+	if (!r->no_fusion) {
+		AutoFusion *f = arena_alloc(perm, sizeof *f);
+		auto_fuse(g, p, target, m.threads, f);
+		if (f->any_fixed) {
+			FILE *pp = open_memstream(&buf, &len);
+			if (!pp)
+				return NULL;
+			int kn = auto_transfer(pp, g, f, r->tmpl);
+			fclose(pp);
+			if (kn >= 0) {
+				o.prelude = arena_strdup(perm, buf);
+				o.knobs_used = kn;
+			} else {
+				for (int i = 0; i < g->n; i++)
+					g->s[i].fixed = g->s[i].keep = false;
+			}
+			free(buf);
+			buf = NULL;
+			len = 0;
+		}
+	}
 	FILE *fp = open_memstream(&buf, &len);
 	if (!fp)
 		return NULL;
@@ -94,6 +115,76 @@ auto_wanted(Program *p, Kernel *k, const char *target, const char *schedule, boo
 	return true;
 }
 
+/* Parses and checks text as kernel k's schedule `auto`; adds it to p when
+ * keep and it passes.  Whether it passed. */
+static bool
+try_text(Program *p, Kernel *k, const char *text, bool keep)
+{
+	int before = diag_errors();
+	uint32_t file = source_add(arena_printf(perm, "<auto schedule of %s>", k->name), text,
+	    strlen(text));
+	Program *q = parse_program(file);
+	Schedule *s = diag_errors() == before && q && q->nschedules == 1 ? q->schedules[0] : NULL;
+	if (!s)
+		return false;
+	s->k = k;
+	s->generated = true;
+	Schedule **v = arena_alloc(perm, (size_t)(p->nschedules + 1) * sizeof *v);
+	if (p->nschedules)
+		memcpy(v, p->schedules, (size_t)p->nschedules * sizeof *v);
+	v[p->nschedules] = s;
+	Schedule **old = p->schedules;
+	p->schedules = v;
+	p->nschedules++;
+	knobs_program(p);
+	bool ok = schedule_check_one(p, s) && diag_errors() == before;
+	if (!ok || !keep) {
+		p->nschedules--;   /* dropped */
+		p->schedules = old;
+	}
+	return ok;
+}
+
+/* The text to use: with the callees' own schedules where fuse.c applies
+ * them and they pass the checks, else the rules' alone. */
+static char *
+usable_text(Program *p, Kernel *k, const AutoRequest *r, const char **why, bool keep,
+    bool *attached)
+{
+	*attached = false;
+	char *text = auto_text(p, k, r, why);
+	if (!text)
+		return NULL;
+	AutoRequest plain = *r;
+	plain.no_fusion = true;
+	char *alone = r->no_fusion ? text : auto_text(p, k, &plain, why);
+	bool strict = auto_strict();
+	if (!alone || strcmp(alone, text)) {
+		diag_mute(true);
+		bool ok = try_text(p, k, text, keep);
+		diag_mute(false);
+		if (ok) {
+			*attached = keep;
+			return text;
+		}
+		if (!alone)
+			return NULL;
+	}
+	if (!strict)
+		diag_mute(true);
+	*attached = try_text(p, k, alone, keep) && keep;
+	if (!strict)
+		diag_mute(false);
+	return alone;
+}
+
+char *
+auto_text_checked(Program *p, Kernel *k, const AutoRequest *r, const char **why)
+{
+	bool attached;
+	return usable_text(p, k, r, why, false, &attached);
+}
+
 bool
 auto_attach(Program *p, Kernel *k, const AutoRequest *r)
 {
@@ -105,35 +196,12 @@ auto_attach(Program *p, Kernel *k, const AutoRequest *r)
 	AutoRequest rt = *r;
 	rt.tmpl = true;
 	const char *why;
-	char *text = auto_text(p, k, &rt, &why);
+	bool attached;
+	int before = diag_errors();
+	char *text = usable_text(p, k, &rt, &why, true, &attached);
 	if (!text)
 		return true;   /* no schedule: the kernel keeps its naive nest */
-	bool strict = auto_strict();
-	int before = diag_errors();
-	if (!strict)
-		diag_mute(true);
-	uint32_t file = source_add(arena_printf(perm, "<auto schedule of %s>", k->name), text,
-	    strlen(text));
-	Program *q = parse_program(file);
-	Schedule *s = diag_errors() == before && q && q->nschedules == 1 ? q->schedules[0] : NULL;
-	if (s) {
-		s->k = k;
-		s->generated = true;
-		Schedule **v = arena_alloc(perm, (size_t)(p->nschedules + 1) * sizeof *v);
-		if (p->nschedules)
-			memcpy(v, p->schedules, (size_t)p->nschedules * sizeof *v);
-		v[p->nschedules] = s;
-		p->schedules = v;
-		p->nschedules++;
-		knobs_program(p);
-		if (!schedule_check_one(p, s) || diag_errors() != before) {
-			p->nschedules--;   /* dropped: the naive nest */
-			s = NULL;
-		}
-	}
-	if (!strict) {
-		diag_mute(false);
-		return true;
-	}
-	return s != NULL;
+	if (!auto_strict())
+		return true;   /* one that failed its checks: the naive nest */
+	return attached && diag_errors() == before;
 }

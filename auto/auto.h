@@ -101,6 +101,9 @@ struct AutoStage {
 	int esize;                     /* bytes of its element */
 	/* filled by the rules */
 	bool inlined;
+	/* fuse.c: scheduled by a called kernel's own schedule (the rules leave
+	 * it alone); keep: named by such a schedule, so never inlined */
+	bool fixed, keep;
 };
 
 typedef struct {
@@ -129,12 +132,47 @@ bool auto_axis_plus(Expr *e, int d, int64_t *off);
  * e is not affine in it. */
 int64_t auto_coeff(Expr *e, bool pure, int d);
 
+/* ---- fuse.c: operator kinds and fusion groups (txc-schedule(7) FUSION) ---- */
+typedef enum {
+	FK_ELEMWISE, FK_BROADCAST, FK_INJECTIVE, FK_REDUCE, FK_OUTFUSE, FK_OPAQUE,
+} FuseKind;
+
+typedef struct {
+	FuseKind kind[AUTO_MAXS];
+	int parent[AUTO_MAXS];         /* union-find */
+	int anchor[AUTO_MAXS];         /* per root of the union-find */
+	int group[AUTO_MAXS];          /* each stage's group, named by its anchor */
+	const char *why[AUTO_MAXS];    /* why it joined its group (F1-F3) or did not (F0) */
+	const char *note[AUTO_MAXS];   /* per anchor: why no callee's schedule applies */
+	/* the calls scheduled by their callee's schedule, per result stage R */
+	Schedule *from[AUTO_MAXS];     /* the callee's schedule, or NULL */
+	int tail[AUTO_MAXS];           /* the stage that takes the callee output's loops */
+	bool fixed[AUTO_MAXS];         /* scheduled so (the call's stages and the chain) */
+	int by[AUTO_MAXS];             /* for those: the result R, else -1 */
+	bool any_fixed;
+} AutoFusion;
+
+/* Kinds and groups of g's stages; target NULL: no callee's schedule applies. */
+void auto_fuse(AutoGraph *g, Program *p, const char *target, int threads, AutoFusion *f);
+const char *auto_fuse_kind_name(FuseKind k);
+/* `txc --print-fusion`: the groups, their members' kinds and why. */
+void auto_print_fusion(FILE *fp, AutoGraph *g, const AutoFusion *f, const char *target);
+
+/* ---- transfer.c: the callees' schedules in the caller's names -------------- */
+/* Writes the primitives of every call f schedules with its callee's
+ * schedule (the template's statements when tmpl), marks the stages they
+ * name (AutoStage.fixed, keep) and returns the knobs declared; -1 when a
+ * schedule cannot be renamed (a specialize on the callee's sizes). */
+int auto_transfer(FILE *fp, AutoGraph *g, const AutoFusion *f, bool tmpl);
+
 /* ---- cpu.c, cuda.c: the rules; text into fp ---------------------------- */
 typedef struct {
 	const AutoMachine *m;
 	const char *target;           /* "cpu", "cuda", "vta" */
 	bool tmpl;                    /* write the template (knobs), not only the point */
 	const char **why;             /* set when a rule set returns false */
+	const char *prelude;          /* primitives written first (transfer.c), or NULL */
+	int knobs_used;               /* knobs the prelude declares */
 } AutoOptions;
 
 /* Appends `schedule K as auto for TARGET { ... }` to fp; false when the
@@ -151,11 +189,15 @@ typedef struct {
 	const char *cpu, *features;   /* --cpu, --features */
 	const char **defs; const int64_t *vals; int ndefs;   /* -D */
 	bool tmpl;
+	bool no_fusion;               /* no callee's schedule applies (the fallback) */
 } AutoRequest;
 
 /* The schedule text for kernel k (NULL when none can be made: *why says
  * why when why is not NULL). */
 char *auto_text(Program *p, Kernel *k, const AutoRequest *r, const char **why);
+/* The same, once checked: the text auto_attach would give k (with the
+ * callees' schedules only when they pass the checks). */
+char *auto_text_checked(Program *p, Kernel *k, const AutoRequest *r, const char **why);
 /* Gives kernel k a schedule named `auto` for r->target, unless it has one
  * (a user's schedule named auto wins): generated, parsed and checked.
  * With strict (TXC_AUTO_STRICT=1 in the environment) a generated schedule
@@ -165,6 +207,10 @@ bool auto_attach(Program *p, Kernel *k, const AutoRequest *r);
 /* Whether kernel k takes the generated schedule: -s auto, or no -s and
  * no unnamed schedule for the target (unless no_auto). */
 bool auto_wanted(Program *p, Kernel *k, const char *target, const char *schedule, bool no_auto);
+/* --print-fusion for kernel k: its graph at r's sizes, fused; false
+ * (with a message) when the kernel has more stages than AUTO_MAXS. */
+bool auto_print_kernel_fusion(FILE *fp, Program *p, Kernel *k, const AutoRequest *r);
+
 /* Whether TXC_AUTO_STRICT is set. */
 bool auto_strict(void);
 

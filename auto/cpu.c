@@ -217,7 +217,8 @@ decide_inline(Cpu *c)
 	AutoGraph *g = c->g;
 	for (int i = g->n - 1; i >= 0; i--) {
 		AutoStage *s = &g->s[i];
-		if (s->output || s->kind != AK_PURE || s->in_index || s->ncons == 0)
+		if (s->output || s->kind != AK_PURE || s->in_index || s->ncons == 0 || s->fixed ||
+		    s->keep)
 			continue;
 		if (s->expensive || !read_once_each(c, i) || plane_read(c, i))
 			continue;
@@ -678,9 +679,15 @@ auto_cpu(FILE *fp, AutoGraph *g, const AutoOptions *o)
 		c.partner[i] = -1;
 		c.stencil_of[i] = -1;
 	}
+	for (int i = 0; i < g->n; i++)
+		if (g->s[i].fixed)
+			c.place[i] = P_FIXED;
+	c.nknobs = o->knobs_used;
 	fprintf(fp, "// txc-auto v1: %s for cpu (%s, %d-byte vectors, %d registers)\n",
 	    g->k->name, o->m->isa, o->m->vbytes, o->m->vregs);
 	fprintf(fp, "schedule %s as auto for cpu {\n", g->k->name);
+	if (o->prelude)
+		fputs(o->prelude, fp);
 	decide_inline(&c);
 	for (int i = 0; i < g->n; i++)
 		if (c.place[i] == P_INLINE)
@@ -688,7 +695,7 @@ auto_cpu(FILE *fp, AutoGraph *g, const AutoOptions *o)
 			    "  %s.compute_inline();\n", g->s[i].name, g->s[i].name);
 	for (int i = g->n - 1; i >= 0; i--) {
 		AutoStage *s = &g->s[i];
-		if (c.place[i] == P_INLINE)
+		if (c.place[i] == P_INLINE || c.place[i] == P_FIXED)
 			continue;
 		if (c.place[i] == P_AT) {
 			/* placed by its consumer's rule (C2's contraction, a strip's copy) */

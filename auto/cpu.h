@@ -8,7 +8,8 @@
 
 #include "auto/auto.h"
 
-enum { P_ROOT, P_INLINE, P_AT };
+/* P_FIXED: scheduled by a called kernel's own schedule (transfer.c) */
+enum { P_ROOT, P_INLINE, P_AT, P_FIXED };
 
 typedef struct {
 	AutoGraph *g;

@@ -321,6 +321,10 @@ auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o)
 	/* what has no loop to bind cannot run in a kernel: say so */
 	for (int i = 0; i < g->n; i++) {
 		AutoStage *s = &g->s[i];
+		if (s->fixed) {
+			c.placed[i] = true;   /* a called kernel's own schedule (transfer.c) */
+			continue;
+		}
 		if (s->t->ninits > 0) {
 			o->why[0] = arena_printf(perm, "'%s' is a scan, and scans compile for the cpu "
 			    "target only", s->name);
@@ -340,10 +344,12 @@ auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o)
 	}
 	fprintf(fp, "// txc-auto v1: %s for cuda (%d threads a block)\n", g->k->name, c.T);
 	fprintf(fp, "schedule %s as auto for cuda {\n", g->k->name);
+	if (o->prelude)
+		fputs(o->prelude, fp);
 	for (int i = 0; i < g->n; i++) {
 		AutoStage *s = &g->s[i];
-		if (!s->output && s->kind == AK_PURE && !s->in_index && s->ncons > 0 &&
-		    !read_in_special(&c, i)) {
+		if (!s->output && s->kind == AK_PURE && !s->in_index && s->ncons > 0 && !s->fixed &&
+		    !s->keep && !read_in_special(&c, i)) {
 			c.inl[i] = true;
 			fprintf(fp, "  // G1: %s inlined\n  %s.compute_inline();\n", s->name, s->name);
 		}

@@ -41,6 +41,7 @@ typedef struct {
 	bool no_schedule;           /* --no-schedule */
 	bool no_auto;               /* --no-auto-schedule */
 	int print_auto;             /* --print-auto-schedule: 1, =template: 2 */
+	bool print_fusion;          /* --print-fusion */
 	bool debug;                 /* -g */
 	int opt_level;              /* -O0..-O3, default 3 */
 	const char *target;         /* cpu, cuda, vta (schedule choice) */

@@ -69,6 +69,8 @@ usage(FILE *fp)
 "  --print-auto-schedule[=template]\n"
 "                       print the generated schedule of each kernel (with\n"
 "                       =template: with its knobs) and exit\n"
+"  --print-fusion       print each kernel's stages by operator kind, their\n"
+"                       fusion groups and what schedules each group, and exit\n"
 "  -D NAME=VALUE        fix size parameter NAME at compile time\n"
 "  -K NAME=VALUE        give knob NAME of a schedule template the value VALUE\n"
 "  --tuning-log=FILE    give each schedule template the best point FILE (txc tune\n"
@@ -104,7 +106,7 @@ enum {
 	OPT_PRINT_LOOPS, OPT_TRACE, OPT_DUMP_AFTER, OPT_TARGET, OPT_CPU,
 	OPT_FEATURES, OPT_COLOR, OPT_MAX_ERRORS, OPT_DLPACK, OPT_PREFIX, OPT_LOCAL_INTRINSICS,
 	OPT_RUNTIME_KERNELS, OPT_CODEGEN_THREADS, OPT_CUDA_ARCH, OPT_TUNING_LOG,
-	OPT_NO_AUTO, OPT_PRINT_AUTO,
+	OPT_NO_AUTO, OPT_PRINT_AUTO, OPT_PRINT_FUSION,
 	OPT_SHARED, OPT_SIGNATURE, OPT_NO_VECTOR_MATH,
 };
 
@@ -116,6 +118,7 @@ static const struct option longopts[] = {
 	{ "no-schedule", no_argument, NULL, OPT_NO_SCHEDULE },
 	{ "no-auto-schedule", no_argument, NULL, OPT_NO_AUTO },
 	{ "print-auto-schedule", optional_argument, NULL, OPT_PRINT_AUTO },
+	{ "print-fusion", no_argument, NULL, OPT_PRINT_FUSION },
 	{ "print-loops", no_argument, NULL, OPT_PRINT_LOOPS },
 	{ "trace-schedule", no_argument, NULL, OPT_TRACE },
 	{ "dump-after", required_argument, NULL, OPT_DUMP_AFTER },
@@ -259,6 +262,7 @@ parse_args(int argc, char **argv, Options *o)
 				return bad_usage("bad --print-auto-schedule=%s: the only form is =template", optarg);
 			o->print_auto = optarg ? 2 : 1;
 			break;
+		case OPT_PRINT_FUSION: o->print_fusion = true; break;
 		case OPT_PRINT_LOOPS:
 			o->emit = OUT_LOOPS;
 			if (!o->output)
@@ -507,7 +511,7 @@ compile(Options *o)
 	};
 	double ta = clock_ms(CLOCK_MONOTONIC);
 	int nauto = 0;
-	for (int i = 0; i < prog->nkernels && !o->no_schedule && !o->print_auto && !o->check_only; i++) {
+	for (int i = 0; i < prog->nkernels && !o->no_schedule && !o->print_auto && !o->print_fusion && !o->check_only; i++) {
 		Kernel *k = prog->kernels[i];
 		if (compiled(o, prog, k) && auto_wanted(prog, k, o->target, o->schedule, o->no_auto)) {
 			if (!auto_attach(prog, k, &ar))
@@ -537,13 +541,21 @@ compile(Options *o)
 	if (!check_defs(o, prog))
 		return 1;
 
+	if (o->print_fusion) {
+		for (int i = 0; i < prog->nkernels; i++) {
+			Kernel *k = prog->kernels[i];
+			if (compiled(o, prog, k) && !auto_print_kernel_fusion(stdout, prog, k, &ar))
+				return 1;
+		}
+		return 0;
+	}
 	if (o->print_auto) {
 		for (int i = 0; i < prog->nkernels; i++) {
 			Kernel *k = prog->kernels[i];
 			if (!compiled(o, prog, k))
 				continue;
 			const char *why;
-			char *text = auto_text(prog, k, &ar, &why);
+			char *text = auto_text_checked(prog, k, &ar, &why);
 			if (text)
 				fputs(text, stdout);
 			else

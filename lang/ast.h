@@ -161,6 +161,18 @@ struct Param {
 
 typedef enum { ROLE_IN, ROLE_OUT, ROLE_TEMP } TensorRole;
 
+/* Where the stages of one expanded call came from (sema/calls.c), for the
+ * fusion pass (auto/fuse.c), which may schedule them with the callee's own
+ * schedule: the callee, the first result's name, and the renaming of the
+ * callee's tensors and axes into the caller's names. */
+typedef struct CallSite {
+	struct Kernel *callee;
+	const char *result;
+	Loc at;                              /* the call statement */
+	const char **tfrom, **tto; int nt;   /* tensors */
+	const char **afrom, **ato; int na;   /* axes */
+} CallSite;
+
 /* A compute rule: `NAME[i, j] = expr;` (ndims 0: `NAME = expr;`). */
 typedef struct {
 	Loc loc;              /* the whole statement */
@@ -201,6 +213,10 @@ typedef struct {
 	 * (its outputs are updated together, in one nest: lower.c) */
 	struct TupleRed *tgroup;
 	int tpos;
+	/* sema/calls.c: a rule copied from a called kernel: the call, and the
+	 * name the rule has in the callee (NULL for the caller's own rules) */
+	CallSite *site;
+	const char *site_name;
 } Rule;
 
 /* `m[i], s[i] = reduce(k < N) (V0, V1) combine (a, b), (c, d) -> (E0, E1)
@@ -421,5 +437,7 @@ void ast_format(FILE *fp, Program *p);
 void ast_format_expr(FILE *fp, Expr *e);
 /* A schedule with the primitives of its current knob point (no knobs). */
 void ast_format_schedule(FILE *fp, Schedule *s, const char *name);
+/* Schedule statements as written, indented by depth (auto/transfer.c). */
+void ast_format_prims(FILE *fp, SchedPrim *prims, int n, int depth);
 
 #endif

@@ -635,6 +635,12 @@ format_kernel(FILE *fp, Kernel *k)
 
 static void format_prims(FILE *fp, SchedPrim *prims, int n, int depth);
 
+void
+ast_format_prims(FILE *fp, SchedPrim *prims, int n, int depth)
+{
+	format_prims(fp, prims, n, depth);
+}
+
 static void
 format_schedule(FILE *fp, Schedule *s)
 {

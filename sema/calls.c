@@ -59,6 +59,7 @@ typedef struct {
 	/* the new items */
 	KernelItem *items; int nitems, capitems;
 	bool failed;
+	CallSite *site;       /* recorded on every copied rule */
 } Ex;
 
 /* The calls being expanded, outermost first (for recursion's notes). */
@@ -257,6 +258,8 @@ copy_rule(Ex *x, Rule *r)
 	n->upd_other = NULL;
 	const char *name = tmap(x, r->name);
 	n->name = name ? name : r->name;
+	n->site = x->site;
+	n->site_name = r->name;
 	for (int j = 0; j < x->nouts; j++)
 		if (n->name == x->outs[j])
 			n->name_loc = x->out_locs[j];
@@ -816,6 +819,10 @@ expand_call(Ex *x)
 	}
 	if (x->failed)
 		return;
+	x->site = arena_alloc(perm, sizeof *x->site);
+	x->site->callee = f;
+	x->site->result = x->outs[0];
+	x->site->at = x->at;
 	for (int i = 0; i < f->nitems; i++) {
 		Tensor *d = f->items[i].decl;
 		Rule *r = f->items[i].rule;
@@ -831,6 +838,9 @@ expand_call(Ex *x)
 			emit(x, (KernelItem){ .rule = copy_rule(x, r) });
 		}
 	}
+	/* every axis has its caller's name now: the maps are complete */
+	x->site->tfrom = x->tfrom; x->site->tto = x->tto; x->site->nt = x->nt;
+	x->site->afrom = x->afrom; x->site->ato = x->ato; x->site->na = x->na;
 }
 
 /* ---- kernels ------------------------------------------------------------- */
