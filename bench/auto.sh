@@ -61,3 +61,27 @@ row softmax.tx softmax -D N=1024 -D M=1024
 row layernorm.tx layernorm -D N=1024 -D D=1024 -D eps=1e-5
 row reduce.tx row_sum -D N=2048 -D M=2048
 row reduce.tx global_max -D N=1000000
+
+# composed kernels (calls of stdlib kernels, no schedule: fusion keeps the
+# callees' schedules, txc-schedule(7) FUSION) beside the stdlib's kernel
+# fused by hand; 'composed/hand' above 0.8 is issue 33's bar
+printf '\n%-24s %12s %12s %9s\n' "composed vs hand-fused" "hand ms" "composed ms" "hand/comp"
+ms() { # file kernel sizes... -> the default schedule's time
+	f=$1 k=$2
+	shift 2
+	# shellcheck disable=SC2086
+	"$TXC" bench "$f" -k "$k" $threads $best "$@" 2>/dev/null |
+	    awk '$1 == "default" { print $2 }'
+}
+pair() { # label hand-file hand-kernel composed-kernel sizes...
+	l=$1 hf=$2 hk=$3 ck=$4
+	shift 4
+	h=$(ms "$srcdir/stdlib/$hf" "$hk" "$@")
+	c=$(ms "$srcdir/tests/auto/composed.tx" "$ck" "$@")
+	if [ -z "$h" ] || [ -z "$c" ]; then
+		printf '%-24s %s\n' "$l" "failed"
+		return
+	fi
+	awk -v l="$l" -v h="$h" -v c="$c" 'BEGIN { printf "%-24s %12s %12s %9.2f\n", l, h, c, h / c }'
+}
+pair "conv + bias + relu" conv2d.tx conv2d_bias_relu conv_relu -D N=1 -D C=64 -D H=56 -D W=56 -D K=64
