@@ -10,6 +10,9 @@
  *
  *   graph.c    the stage graph: stages, axes and their extents at the
  *              sizes, consumers, accesses, and what kind each stage is
+ *   fuse.c     operator kinds and fusion groups (TVM's rules on stages),
+ *              and which calls keep their callee's own schedule
+ *   transfer.c those schedules renamed into the caller, written first
  *   cpu.c      the cpu rules (inline, reductions by vector lanes,
  *              placement at a consumer's row or tile, parallel outer loops,
  *              vectorized inner ones), with cpu.h, what it shares with
