@@ -600,6 +600,17 @@ compile(Options *o)
 	}
 	if (o->trace_schedule && o->emit == OUT_LOOPS)
 		return 0;
+	/* constant tensors: in the object for cpu and C; the GPU and VTA
+	 * backends have no read-only data of theirs yet */
+	for (int i = 0; i < nfuncs && strcmp(o->target, "cpu") && o->emit != OUT_LOOPS; i++)
+		if (funcs[i]->nconsts) {
+			Tensor *t = funcs[i]->consts[0]->tensor;
+			diag_error(t->loc, "constant tensors are not supported by --target=%s yet "
+			    "(kernel '%s' holds %d); compile for cpu, or pass '%s' as an input",
+			    o->target, funcs[i]->name, funcs[i]->nconsts, t->name);
+		}
+	if (diag_errors())
+		return 1;
 	if (nfuncs == 0) {
 		diag_error(loc_none, "'%s' has no kernel to compile", o->input);
 		return 1;

@@ -272,6 +272,20 @@ struct Tensor {
 	int scan_group;
 	/* sema: its update definition (tx.5 UPDATES), or NULL */
 	Rule *update;
+	/* A constant (tx.5 CONSTANTS): `const w: f32[4, 3] = file("w.bin");`
+	 * is an input (ROLE_IN) that is no argument of the entry point; its
+	 * bytes come from the file cpath (relative to the .tx file) from byte
+	 * coffset, or, with cmem (`data("NAME")`), from what a front end
+	 * registered in memory under that name (lang/blob.c).  sema/consts.c
+	 * loads cdata (cbytes bytes, little-endian elements in row-major
+	 * order). */
+	bool is_const;
+	bool cmem;
+	const char *cpath;
+	Loc cpath_loc;
+	int64_t coffset;
+	const unsigned char *cdata;
+	size_t cbytes;
 };
 
 /* A call of a kernel with several results (tx.5 CALLS):

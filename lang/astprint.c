@@ -202,8 +202,11 @@ dump_kernel(Dump *d, Kernel *k)
 				dump_expr(d, c->args[j], 2, c->keys && c->keys[j] ?
 				    arena_printf(perm, "%s = ", c->keys[j]) : NULL);
 		} else if (t) {
-			fprintf(fp, "Decl %s%s %s[%d]", roles[t->role], str_or(t->name),
-			    type_name(t->elem), t->ndims);
+			fprintf(fp, "Decl %s%s %s[%d]", t->is_const ? "const " : roles[t->role],
+			    str_or(t->name), type_name(t->elem), t->ndims);
+			if (t->is_const)
+				fprintf(fp, " %s(\"%s\", %lld)", t->cmem ? "data" : "file",
+				    str_or(t->cpath), (long long)t->coffset);
 			at(d, t->loc);
 			for (int j = 0; j < t->ndims; j++)
 				dump_expr(d, t->shape[j], 2, NULL);
@@ -597,11 +600,19 @@ format_kernel(FILE *fp, Kernel *k)
 			format_args(fp, c->args, c->keys, c->nargs);
 			fputs(");\n", fp);
 		} else if (t) {
-			fprintf(fp, "  %s%s: %s", roles[t->role], str_or(t->name), type_name(t->elem));
+			fprintf(fp, "  %s%s: %s", t->is_const ? "const " : roles[t->role],
+			    str_or(t->name), type_name(t->elem));
 			if (t->ndims > 0) {
 				fputc('[', fp);
 				format_list(fp, t->shape, t->ndims);
 				fputc(']', fp);
+			}
+			if (t->is_const) {
+				fprintf(fp, " = %s(", t->cmem ? "data" : "file");
+				put_string(fp, t->cpath ? t->cpath : "");
+				if (t->coffset)
+					fprintf(fp, ", %lld", (long long)t->coffset);
+				fputc(')', fp);
 			}
 			fputs(";\n", fp);
 		} else if (r && r->update && r->target) {

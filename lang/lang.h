@@ -103,6 +103,14 @@ extern jmp_buf *diag_catch;
 const char *intern(const char *s, size_t len);
 const char *intern_cstr(const char *s);
 
+/* ---- blob.c -----------------------------------------------------------
+ * Named byte ranges a front end holds in memory (the ONNX importer's
+ * weights), for constant tensors written `data("NAME")` (tx.5 CONSTANTS).
+ * The bytes are not copied: they must live for the whole run.              */
+void blob_add(const char *name, const void *data, size_t len);
+/* false when no blob has that name */
+bool blob_find(const char *name, const void **data, size_t *len);
+
 /* ---- clock.c ----------------------------------------------------------
  * Milliseconds on a clock (CLOCK_MONOTONIC: wall time; the process's CPU
  * time counts what ran before main), for TXC_TIME_PASSES.                  */

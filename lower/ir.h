@@ -236,6 +236,9 @@ typedef struct {
 	Program *prog;             /* its program (intrinsic tables: target/vta) */
 	Var **params; int nparams; /* size and scalar parameters, in kernel order */
 	Buffer **args; int nargs;  /* tensor arguments, in declaration order */
+	/* constant tensors (tx.5 CONSTANTS): read-only data the target puts
+	 * in the object, their bytes in tensor->cdata */
+	Buffer **consts; int nconsts;
 	IrStmt *body;
 } IrFunc;
 

@@ -248,6 +248,10 @@ lower_prefix(Program *p, Kernel *k, const LowerOptions *opt, Schedule *sch, int 
 	for (int i = 0; i < L->nstages; i++)
 		if (L->stages[i]->buf->abi_index >= 0)
 			*ARENA_PUSH(ir_arena, f->args, f->nargs, cap) = L->stages[i]->buf;
+	cap = 0;
+	for (int i = 0; i < L->nstages; i++)
+		if (L->stages[i]->input && L->stages[i]->t && L->stages[i]->t->is_const)
+			*ARENA_PUSH(ir_arena, f->consts, f->nconsts, cap) = L->stages[i]->buf;
 	if (f->nargs > 1)
 		qsort(f->args, f->nargs, sizeof *f->args, abi_cmp);
 	f->body = body;

@@ -275,6 +275,27 @@ decl(Token start, TensorRole role, Token name, Token type, ExprList *dims, Token
 	return (KernelItem){ .decl = t };
 }
 
+/* `const NAME: T[dims] = file("PATH"[, OFFSET]);` or `= data("NAME");` */
+static KernelItem
+const_decl(Token start, Token name, Token type, ExprList *dims, Token src, Token path,
+    Token *offset, Token end)
+{
+	KernelItem it = decl(start, ROLE_IN, name, type, dims, end);
+	Tensor *t = it.decl;
+	t->is_const = true;
+	t->cpath = path.str;
+	t->cpath_loc = path.loc;
+	t->cmem = src.str == intern_cstr("data");
+	if (!t->cmem && src.str != intern_cstr("file"))
+		diag_error(src.loc, "a constant's bytes come from file(\"PATH\") or data(\"NAME\"), "
+		    "not '%s'", src.str);
+	if (offset && t->cmem)
+		diag_error(offset->loc, "data(\"NAME\") takes no offset");
+	if (offset)
+		t->coffset = offset->ival;
+	return it;
+}
+
 /* `NAME[i, j] = value;`: the left-hand side is parsed as expressions so
  * that a misplaced index expression gets a clear message.  One integer in
  * place of an axis makes the initial value of a scan at that step
@@ -724,6 +745,8 @@ add_schedule(ParseState *ps, Schedule *s)
 %token WHERE.
 /* `+=` in an update definition: for (r < N) h[x[r]] += 1; (issue 22). */
 %token PLUSEQ.
+/* `const w: f32[4] = file("w.bin");` (issue 33). */
+%token CONST.
 
 /* ---- program and top-level items --------------------------------------
  * After an error at the top level, tokens are skipped up to the start of
@@ -785,6 +808,13 @@ kstmt(A) ::= IN(R) IDENT(N) COLON TYPE(T) dims(D) SEMI(E).
                                                { A = decl(R, ROLE_IN, N, T, D, E); }
 kstmt(A) ::= OUT(R) IDENT(N) COLON TYPE(T) dims(D) SEMI(E).
                                                { A = decl(R, ROLE_OUT, N, T, D, E); }
+
+/* Constant tensors (tx.5 CONSTANTS): `const w: f32[4, 3] = file("w.bin");`,
+ * `file("w.bin", 64)` from byte 64 on, `data("NAME")` a front end's bytes. */
+kstmt(A) ::= CONST(R) IDENT(N) COLON TYPE(T) dims(D) ASSIGN IDENT(F) LP STRING(P) RP SEMI(E).
+                                               { A = const_decl(R, N, T, D, F, P, NULL, E); }
+kstmt(A) ::= CONST(R) IDENT(N) COLON TYPE(T) dims(D) ASSIGN IDENT(F) LP STRING(P) COMMA INT(O) RP SEMI(E).
+                                               { A = const_decl(R, N, T, D, F, P, &O, E); }
 
 %type dims {ExprList *}
 dims(A) ::= .                                  { A = NULL; }

@@ -347,6 +347,7 @@ lexer_next(Lexer *lx, Token *t)
 		"intrinsic"             { KW(INTRINSIC); }
 		"knob"                  { KW(KNOB); }
 		"where"                 { KW(WHERE); }
+		"const"                 { KW(CONST); }
 		"knob" | "scan"         { KW(RESERVED); }
 		"bool"                  { TYPE(TY_BOOL); }
 		"i8"                    { TYPE(TY_I8); }

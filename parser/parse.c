@@ -36,7 +36,7 @@ static const char *const token_names[] = {
 	[TK_SHR] = "'>>'", [TK_PLUS] = "'+'", [TK_MINUS] = "'-'",
 	[TK_STAR] = "'*'", [TK_SLASH] = "'/'", [TK_PERCENT] = "'%'",
 	[TK_BANG] = "'!'", [TK_TILDE] = "'~'", [TK_RESERVED] = "a reserved word",
-	[TK_INTRINSIC] = "'intrinsic'", [TK_KNOB] = "'knob'", [TK_WHERE] = "'where'",
+	[TK_INTRINSIC] = "'intrinsic'", [TK_KNOB] = "'knob'", [TK_WHERE] = "'where'", [TK_CONST] = "'const'",
 };
 
 const char *
@@ -100,7 +100,9 @@ parse_syntax_error(ParseState *ps, const Token *t, const unsigned char *expected
 	if (expr)
 		list[n++] = "an expression";
 	for (int k = 1; k < nkinds && n <= 6; k++) {
-		if (!expected[k] || is_operator(k) || (expr && starts_expr(k)))
+		/* 'const' (a constant tensor) is rare enough at a statement's
+		 * start not to lengthen the list past what helps */
+		if (!expected[k] || is_operator(k) || (expr && starts_expr(k)) || k == TK_CONST)
 			continue;
 		list[n++] = parse_token_name(k);
 	}

@@ -335,7 +335,8 @@ tensors_of(Kernel *f, TensorRole role, Tensor ***out)
 	int n = 0, cap = 0;
 	*out = NULL;
 	for (int i = 0; i < f->nitems; i++)
-		if (f->items[i].decl && f->items[i].decl->role == role)
+		if (f->items[i].decl && f->items[i].decl->role == role &&
+		    !f->items[i].decl->is_const)
 			*ARENA_PUSH(perm, *out, n, cap) = f->items[i].decl;
 	return n;
 }
@@ -826,7 +827,8 @@ expand_call(Ex *x)
 	for (int i = 0; i < f->nitems; i++) {
 		Tensor *d = f->items[i].decl;
 		Rule *r = f->items[i].rule;
-		if (d && d->role == ROLE_TEMP) {
+		if (d && (d->role == ROLE_TEMP || d->is_const)) {
+			/* a constant of the callee is one of the caller's */
 			Tensor *t = arena_alloc(perm, sizeof *t);
 			*t = *d;
 			t->name = tmap(x, d->name);

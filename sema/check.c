@@ -62,6 +62,7 @@ check_kernel(Kernel *k)
 	argmax_kernel(k);
 	tuple_kernel(k);
 	resolve_kernel(k);
+	consts_kernel(k);
 	shapes_kernel(k);
 	reduce_kernel(k);
 	update_kernel(k);

@@ -353,7 +353,7 @@ resolve_order(Kernel *k)
 			if ((t->role == ROLE_TEMP) != (pass == 1))
 				continue;
 			t->index = k->ntensors;
-			t->abi_index = pass == 0 ? abi++ : -1;
+			t->abi_index = pass == 0 && !t->is_const ? abi++ : -1;
 			t->stage_index = -1;
 			*ARENA_PUSH(perm, k->tensors, k->ntensors, cap) = t;
 		}

@@ -50,6 +50,12 @@ bool check_suggest(void);
 typedef bool (*CheckExprFn)(Expr *e, void *ctx);
 void check_walk(Expr *e, CheckExprFn fn, void *ctx);
 
+/* ---- consts.c: each constant tensor's extents (integer literals) and
+ * its bytes (tx.5 CONSTANTS): read from its file or found in memory
+ * (lang/blob.c) into Tensor.cdata; a missing or short source is an
+ * error with the path and both sizes. */
+void consts_kernel(Kernel *k);
+
 /* ---- calls.c: calls of kernels (tx.5 CALLS) replaced by copies of the
  * callees' declarations and rules, in every kernel of p; first of all. - */
 void calls_program(Program *p);

@@ -150,4 +150,8 @@ void cdlpack_prelude(FILE *out);
 /* The DLPack entry point of E->f, with E's names. */
 void cdlpack_emit(FILE *out, CEmit *E);
 
+/* cconst.c: the constant tensors of f as static arrays (a function's
+ * first lines). */
+void cconst_emit(FILE *out, CNames *names, IrFunc *f);
+
 #endif

@@ -252,4 +252,6 @@ cname_func(CNames *n, IrFunc **all, int nall, IrFunc *f)
 		cname_get(n, f->params[i], f->params[i]->name);
 	for (int i = 0; i < f->nargs; i++)
 		cname_get(n, f->args[i], f->args[i]->name);
+	for (int i = 0; i < f->nconsts; i++)
+		cname_get(n, f->consts[i], f->consts[i]->name);
 }

@@ -778,6 +778,8 @@ emit_func(CEmit *E, IrFunc *f, const char *head, bool kernel)
 		diag_fatal("out of memory");
 	fprintf(out, "%s%s\n%s(%s)\n{\n", head, kernel ? "void" : "int", f->name,
 	    c_emit_params(E->a, E->names, f, false));
+	if (!kernel)
+		cconst_emit(out, E->names, f);
 	for (int i = 0; i < f->nparams; i++)
 		if (!ir_stmt_uses_var(f->body, f->params[i]))
 			fprintf(out, "\t(void)%s;\n", cexpr_var(E, f->params[i])->name);

@@ -404,6 +404,24 @@ cg_no_elements(Cg *cg, Buffer *b)
 	return any;
 }
 
+/* A constant tensor (tx.5 CONSTANTS): its bytes as a private, read-only
+ * global aligned to 64 bytes (a cache line, any vector load). */
+static LLVMValueRef
+const_global(Cg *cg, IrFunc *f, Buffer *b)
+{
+	Tensor *t = b->tensor;
+	LLVMValueRef init = LLVMConstStringInContext(cg->ctx, (const char *)t->cdata,
+	    (unsigned)t->cbytes, 1);
+	LLVMValueRef g = LLVMAddGlobal(cg->mod, LLVMTypeOf(init),
+	    arena_printf(ir_arena, "%s.const.%s", f->name, b->name));
+	LLVMSetInitializer(g, init);
+	LLVMSetGlobalConstant(g, 1);
+	LLVMSetLinkage(g, LLVMPrivateLinkage);
+	LLVMSetUnnamedAddr(g, 1);
+	LLVMSetAlignment(g, 64);
+	return g;
+}
+
 static void
 gen_entry(Cg *cg, IrFunc *f)
 {
@@ -459,6 +477,8 @@ gen_entry(Cg *cg, IrFunc *f)
 		rc[n] = TXC_ERR_NULL;
 		cg_bind_buf(cg, b, p);
 	}
+	for (int i = 0; i < f->nconsts; i++)
+		cg_bind_buf(cg, f->consts[i], const_global(cg, f, f->consts[i]));
 	for (int i = nsz; i < nas; i++, n++) {
 		IrStmt *a = body->block.stmts[i];
 		bad[n] = LLVMBuildNot(cg->b, cg_expr(cg, a->assrt.cond), "");
