@@ -28,6 +28,7 @@ typedef enum {
 	OUT_CUDA,       /* --emit=cuda: --target=cuda's kernels and entry points as CUDA C */
 	OUT_VTA_ASM,    /* --emit=vta-asm: --target=vta's instruction streams, a line each */
 	OUT_VTA_BIN,    /* --emit=vta-bin: the raw streams, micro-ops and manifests in a directory */
+	OUT_TX,         /* --emit=tx: the .tx program an ONNX model becomes (onnx/) */
 } OutKind;
 
 typedef struct {

@@ -24,6 +24,7 @@
 #include "auto/auto.h"
 #include "lower/ir.h"
 #include "lower/lower.h"
+#include "onnx/onnx.h"
 #include "parser/parser.h"
 #include "sema/sema.h"
 #include "target/target.h"
@@ -45,7 +46,8 @@ usage(FILE *fp)
 "  -o FILE              write the output to FILE ('-': standard output)\n"
 "  --emit=KIND          obj (default), asm, llvm, bc, c, loops, harness,\n"
 "                       ptx, kernels, cuda (--target=cuda: the kernels' PTX;\n"
-"                       the host code and kernels after the GPU passes; CUDA C)\n"
+"                       the host code and kernels after the GPU passes; CUDA C),\n"
+"                       tx (a .onnx input: the .tx program it becomes)\n"
 "  -S                   same as --emit=asm\n"
 "  -H FILE              also write a C header with the kernels' prototypes\n"
 "  --dlpack             also NAME_dlpack(), taking DLPack tensors (object, -H)\n"
@@ -191,7 +193,7 @@ parse_emit(const char *s, OutKind *k)
 		{ "obj", OUT_OBJ }, { "asm", OUT_ASM }, { "llvm", OUT_LLVM },
 		{ "bc", OUT_BC }, { "c", OUT_C }, { "loops", OUT_LOOPS },
 		{ "harness", OUT_HARNESS }, { "ptx", OUT_PTX }, { "kernels", OUT_KERNELS }, { "cuda", OUT_CUDA },
-		{ "vta-asm", OUT_VTA_ASM }, { "vta-bin", OUT_VTA_BIN },
+		{ "vta-asm", OUT_VTA_ASM }, { "vta-bin", OUT_VTA_BIN }, { "tx", OUT_TX },
 	};
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
 		if (strcmp(s, kinds[i].name) == 0) {
@@ -361,7 +363,7 @@ default_output(const Options *o)
 	static const char *const ext[] = {
 		[OUT_OBJ] = ".o", [OUT_ASM] = ".s", [OUT_LLVM] = ".ll", [OUT_BC] = ".bc",
 		[OUT_C] = ".c", [OUT_LOOPS] = NULL, [OUT_HARNESS] = "_harness.c", [OUT_PTX] = ".ptx", [OUT_KERNELS] = NULL, [OUT_CUDA] = ".cu",
-		[OUT_VTA_ASM] = NULL, [OUT_VTA_BIN] = ".vta",
+		[OUT_VTA_ASM] = NULL, [OUT_VTA_BIN] = ".vta", [OUT_TX] = NULL,
 	};
 	if (!ext[o->emit] || strcmp(o->input, "-") == 0)
 		return "-";
@@ -370,6 +372,8 @@ default_output(const Options *o)
 	size_t n = strlen(base);
 	if (n > 3 && strcmp(base + n - 3, ".tx") == 0)
 		n -= 3;
+	else if (n > 5 && strcmp(base + n - 5, ".onnx") == 0)
+		n -= 5;
 	return arena_printf(perm, "%.*s%s", (int)n, base, o->shared ? ".so" : ext[o->emit]);
 }
 
@@ -483,7 +487,29 @@ compile(Options *o)
 	if (o->time_passes)   /* loading libLLVM and its static constructors */
 		fprintf(stderr, "txc: start-up            %8.3f ms\n",
 		    clock_ms(CLOCK_PROCESS_CPUTIME_ID));
-	uint32_t file = source_load(o->input);
+	size_t ilen = strlen(o->input);
+	bool onnx = ilen > 5 && !strcmp(o->input + ilen - 5, ".onnx");
+	if (o->emit == OUT_TX && !onnx) {
+		diag_error(loc_none, "--emit=tx prints the program an ONNX model becomes: give a .onnx file");
+		return 1;
+	}
+	uint32_t file;
+	if (onnx) {
+		/* the ONNX front end (onnx/, txc(1) ONNX MODELS) writes .tx text */
+		OnnxOptions oo = { .defs = o->defs, .vals = o->def_values, .ndefs = o->ndefs };
+		file = onnx_import(o->input, &oo);
+		if (!file)
+			return diag_errors() ? 1 : 2;
+		if (o->emit == OUT_TX) {
+			FILE *fp = output_open(o->output ? o->output : "-", false);
+			if (!fp)
+				return 2;
+			fputs(source_get(file)->text, fp);
+			return output_commit(fp) && output_finish_all() ? 0 : 2;
+		}
+	} else {
+		file = source_load(o->input);
+	}
 	if (!file)
 		return 2;   /* a file that cannot be read: txc(1) EXIT STATUS */
 	Program *prog = parse_program(file);

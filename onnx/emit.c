@@ -1,0 +1,297 @@
+/* emit.c: each ONNX operator as .tx stages.
+ *
+ * A node's results become stages of the model's kernel: element-wise and
+ * broadcast operators one rule each (an input of extent 1 read at index
+ * 0, numpy's broadcast), layout operators (Reshape, Flatten, Squeeze,
+ * Unsqueeze, Transpose, Concat) index remappings, reductions a stage with
+ * a reduction; MatMul, Gemm, Conv and Softmax call the stdlib's matmul,
+ * dense, conv2d_nchw_general and softmax where their shapes fit (they
+ * bring their schedules), else are written out.  Axes are _a0, _a1 ...,
+ * reduction axes _r0 ..., names no value gets (graph.c).
+ */
+#define TXC_ONNX_INTERNAL
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "onnx/onnx.h"
+
+const char *
+emit_axes(int r)
+{
+	const char *s = "";
+	for (int d = 0; d < r; d++)
+		s = arena_printf(perm, "%s%s_a%d", s, d ? ", " : "", d);
+	return s;
+}
+
+/* The left side of a rule for v: "y[_a0, _a1]" or "y". */
+const char *
+emit_lhs(Val *v)
+{
+	return v->ndims > 0 ? arena_printf(perm, "%s[%s]", v->tx, emit_axes(v->ndims)) : v->tx;
+}
+
+/* A read of v with the given index texts. */
+const char *
+emit_at(Graph *g, Val *v, const char **idx)
+{
+	const char *name = graph_use(g, v);
+	if (v->ndims <= 0)
+		return name;
+	const char *s = "";
+	for (int d = 0; d < v->ndims; d++)
+		s = arena_printf(perm, "%s%s%s", s, d ? ", " : "", idx[d]);
+	return arena_printf(perm, "%s[%s]", name, s);
+}
+
+/* A read of in at the point of out's axes, broadcast numpy's way; a known
+ * one-element float becomes a literal. */
+const char *
+emit_bread(Graph *g, Val *in, Val *out)
+{
+	if (in->cdata && graph_numel(in) == 1 && (in->dtype == OT_FLOAT || in->dtype == OT_DOUBLE)) {
+		double v;
+		if (in->dtype == OT_FLOAT) {
+			float f;
+			memcpy(&f, in->cdata, 4);
+			v = f;
+		} else {
+			memcpy(&v, in->cdata, 8);
+		}
+		const char *lit = graph_float(v);
+		if (lit)
+			return arena_printf(perm, "(%s)", lit);
+	}
+	const char **idx = arena_alloc(perm, (size_t)(in->ndims + 1) * sizeof *idx);
+	int off = out->ndims - in->ndims;
+	for (int d = 0; d < in->ndims; d++)
+		idx[d] = in->dimv[d] == 1 && out->dimv[d + off] != 1 ? "0" :
+		    arena_printf(perm, "_a%d", d + off);
+	return emit_at(g, in, idx);
+}
+
+/* Result i of n: a new value (an output's declaration waits for the end). */
+Val *
+emit_result(Graph *g, OnnxNode *n, int i, int dtype, int ndims)
+{
+	Val *v = graph_new_val(g, n->out[i], dtype, ndims);
+	v->defined = true;
+	for (int k = 0; k < g->m->noutputs; k++)
+		if (!strcmp(g->m->outputs[k].name, n->out[i]))
+			v->is_output = true;
+	return v;
+}
+
+void
+emit_declare(Graph *g, Val *v)
+{
+	if (v->is_output || v->declared)
+		return;
+	v->declared = true;
+	fprintf(g->decls, "  %s: %s%s;\n", v->tx, graph_type(v->dtype), graph_shape(v));
+}
+
+void
+emit_rule(Graph *g, Val *v, const char *value)
+{
+	emit_declare(g, v);
+	fprintf(g->body, "  %s = %s;\n", emit_lhs(v), value);
+}
+
+void
+emit_copy_dims(Val *to, Val *from)
+{
+	for (int d = 0; d < from->ndims; d++)
+		graph_set_dim(to, d, from->dimv[d], from->dim[d]);
+}
+
+Val *
+emit_in(Graph *g, OnnxNode *n, int i)
+{
+	return i < n->nin ? graph_val(g, n->in[i]) : NULL;
+}
+
+/* ---- element-wise ------------------------------------------------------------ */
+
+static const char *
+unary(OnnxNode *n, const char *x, bool *ok)
+{
+	const char *op = n->op;
+	*ok = true;
+	if (!strcmp(op, "Relu")) return arena_printf(perm, "max(%s, 0.0)", x);
+	if (!strcmp(op, "Sigmoid")) return arena_printf(perm, "sigmoid(%s)", x);
+	if (!strcmp(op, "Tanh")) return arena_printf(perm, "tanh(%s)", x);
+	if (!strcmp(op, "Exp")) return arena_printf(perm, "exp(%s)", x);
+	if (!strcmp(op, "Log")) return arena_printf(perm, "log(%s)", x);
+	if (!strcmp(op, "Sqrt")) return arena_printf(perm, "sqrt(%s)", x);
+	if (!strcmp(op, "Erf")) return arena_printf(perm, "erf(%s)", x);
+	if (!strcmp(op, "Abs")) return arena_printf(perm, "abs(%s)", x);
+	if (!strcmp(op, "Neg")) return arena_printf(perm, "-(%s)", x);
+	if (!strcmp(op, "Floor")) return arena_printf(perm, "floor(%s)", x);
+	if (!strcmp(op, "Ceil")) return arena_printf(perm, "ceil(%s)", x);
+	if (!strcmp(op, "Reciprocal")) return arena_printf(perm, "1.0 / %s", x);
+	if (!strcmp(op, "Identity") || !strcmp(op, "Dropout")) return x;
+	if (!strcmp(op, "LeakyRelu"))
+		return arena_printf(perm, "%s >= 0.0 ? %s : %s * %s", x, x,
+		    graph_float(model_attr_float(n, "alpha", 0.01)), x);
+	if (!strcmp(op, "Elu"))
+		return arena_printf(perm, "%s >= 0.0 ? %s : %s * (exp(%s) - 1.0)", x, x,
+		    graph_float(model_attr_float(n, "alpha", 1.0)), x);
+	if (!strcmp(op, "HardSigmoid"))
+		return arena_printf(perm, "max(min(%s * %s + %s, 1.0), 0.0)",
+		    graph_float(model_attr_float(n, "alpha", 0.2)), x,
+		    graph_float(model_attr_float(n, "beta", 0.5)));
+	if (!strcmp(op, "HardSwish"))
+		return arena_printf(perm, "%s * max(min(%s / 6.0 + 0.5, 1.0), 0.0)", x, x);
+	if (!strcmp(op, "Softplus")) return arena_printf(perm, "log(exp(%s) + 1.0)", x);
+	*ok = false;
+	return NULL;
+}
+
+/* a known scalar input of Clip, or NULL */
+static const char *
+scalar_of(Graph *g, OnnxNode *n, int i, bool *bad)
+{
+	Val *v = emit_in(g, n, i);
+	if (!v)
+		return NULL;
+	if (!v->cdata || graph_numel(v) != 1 || v->dtype != OT_FLOAT) {
+		*bad = true;
+		return NULL;
+	}
+	float f;
+	memcpy(&f, v->cdata, 4);
+	return graph_float(f);
+}
+
+static bool
+elementwise(Graph *g, OnnxNode *n, bool *unsupported)
+{
+	const char *op = n->op;
+	bool isbin = !strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") ||
+	    !strcmp(op, "Div") || !strcmp(op, "Pow") || !strcmp(op, "Max") || !strcmp(op, "Min") ||
+	    !strcmp(op, "Sum") || !strcmp(op, "Mean");
+	Val *x = emit_in(g, n, 0);
+	if (isbin) {
+		int r = 0;
+		for (int i = 0; i < n->nin; i++) {
+			Val *v = emit_in(g, n, i);
+			if (!v)
+				return false;
+			r = v->ndims > r ? v->ndims : r;
+		}
+		Val *y = emit_result(g, n, 0, x->dtype, r);
+		for (int d = 0; d < r; d++) {
+			graph_set_dim(y, d, 1, NULL);
+			for (int i = 0; i < n->nin; i++) {
+				Val *v = emit_in(g, n, i);
+				int k = d - (r - v->ndims);
+				if (k < 0 || v->dimv[k] == 1)
+					continue;
+				if (y->dimv[d] != 1 && strcmp(y->dim[d], v->dim[k])) {
+					graph_error(g, n, "inputs of extents %s and %s do not broadcast",
+					    y->dim[d], v->dim[k]);
+					return false;
+				}
+				graph_set_dim(y, d, v->dimv[k], v->dim[k]);
+			}
+		}
+		const char *e = emit_bread(g, x, y);
+		for (int i = 1; i < n->nin; i++) {
+			const char *b = emit_bread(g, emit_in(g, n, i), y);
+			if (!strcmp(op, "Sub"))
+				e = arena_printf(perm, "%s - (%s)", e, b);
+			else if (!strcmp(op, "Mul"))
+				e = arena_printf(perm, "(%s) * (%s)", e, b);
+			else if (!strcmp(op, "Div"))
+				e = arena_printf(perm, "(%s) / (%s)", e, b);
+			else if (!strcmp(op, "Pow"))
+				e = arena_printf(perm, "pow(%s, %s)", e, b);
+			else if (!strcmp(op, "Max"))
+				e = arena_printf(perm, "max(%s, %s)", e, b);
+			else if (!strcmp(op, "Min"))
+				e = arena_printf(perm, "min(%s, %s)", e, b);
+			else    /* Add, Sum, Mean */
+				e = arena_printf(perm, "%s + %s", e, b);
+		}
+		if (!strcmp(op, "Mean"))
+			e = arena_printf(perm, "(%s) / %d.0", e, n->nin);
+		emit_rule(g, y, e);
+		return true;
+	}
+	if (!x)
+		return false;
+	Val *y = emit_result(g, n, 0, x->dtype, x->ndims);
+	emit_copy_dims(y, x);
+	const char *xe = emit_bread(g, x, y);
+	if (!strcmp(op, "Clip")) {
+		bool bad = false;
+		const char *lo, *hi;
+		if (g->m->opset < 11) {
+			lo = graph_float(model_attr_float(n, "min", -3.4028234663852886e38));
+			hi = graph_float(model_attr_float(n, "max", 3.4028234663852886e38));
+		} else {
+			lo = scalar_of(g, n, 1, &bad);
+			hi = scalar_of(g, n, 2, &bad);
+		}
+		if (bad) {
+			graph_error(g, n, "its bounds must be known when txc compiles");
+			return false;
+		}
+		const char *e = xe;
+		if (lo)
+			e = arena_printf(perm, "max(%s, %s)", e, lo);
+		if (hi)
+			e = arena_printf(perm, "min(%s, %s)", e, hi);
+		emit_rule(g, y, e);
+		return true;
+	}
+	if (!strcmp(op, "Cast")) {
+		int to = (int)model_attr_int(n, "to", OT_FLOAT);
+		if (!graph_type(to)) {
+			*unsupported = true;
+			return false;
+		}
+		y->dtype = to;
+		emit_rule(g, y, arena_printf(perm, "%s(%s)", graph_type(to), xe));
+		return true;
+	}
+	bool ok;
+	const char *e = unary(n, xe, &ok);
+	if (!ok) {
+		*unsupported = true;
+		return false;
+	}
+	emit_rule(g, y, e);
+	return true;
+}
+
+bool
+emit_node(Graph *g, OnnxNode *n, bool *unsupported)
+{
+	*unsupported = false;
+	for (int i = 0; i < n->nin; i++)
+		if (*n->in[i] && !graph_val(g, n->in[i])) {
+			graph_error(g, n, "input '%s' is not defined before it", n->in[i]);
+			return false;
+		}
+	if (n->nout < 1) {
+		graph_error(g, n, "it has no output");
+		return false;
+	}
+	for (int i = 0; i < n->nin; i++) {
+		Val *v = graph_val(g, n->in[i]);
+		if (v && v->ndims < 0) {
+			graph_error(g, n, "input '%s' has no known shape", n->in[i]);
+			return false;
+		}
+		if (v && v->ndims > 8) {
+			graph_error(g, n, "input '%s' has %d dimensions (at most 8)", n->in[i], v->ndims);
+			return false;
+		}
+	}
+	bool handled = false;
+	bool ok = ops_node(g, n, unsupported, &handled);
+	return handled ? ok : elementwise(g, n, unsupported);
+}

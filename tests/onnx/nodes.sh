@@ -1,0 +1,229 @@
+#!/bin/sh
+# nodes.sh: ONNX's node tests (Debian's libonnx-testdata) of the operators
+# txc supports: each model.onnx compiled by txc, run by harness.c on
+# test_data_set_0, its outputs compared with the expected ones.  Skips
+# (77) where the package is missing.  NODE_TESTS="test_relu ..." runs
+# those only; the list below is the cases that pass (the others of these
+# operators are listed in txc(1) ONNX MODELS as not supported yet).
+set -u
+: "${TXC:?TXC must name the txc binary}"
+CC=${CC:-cc}
+data=${ONNX_TESTDATA:-/usr/share/libonnx-testdata/data/node}
+[ -d "$data" ] || { echo "SKIP: $data missing (apt-get install libonnx-testdata)"; exit 77; }
+src=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+work=$(mktemp -d "${TMPDIR:-/tmp}/txc-onnx.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+$CC -std=c11 -O1 -D_DEFAULT_SOURCE -I"$src" -c -o "$work/h.o" "$src/tests/onnx/harness.c" &&
+for f in onnx/pb.c onnx/model.c lang/arena.c lang/intern.c lang/diag.c lang/source.c; do
+	$CC -std=c11 -O1 -D_DEFAULT_SOURCE -I"$src" -c -o "$work/$(basename "$f" .c).o" "$src/$f" || exit 99
+done || { echo "FAIL: the harness does not build"; exit 1; }
+txrt=${abs_top_builddir:-../..}/rt/.libs/libtxrt.a
+[ -f "$txrt" ] || { echo "SKIP: no libtxrt.a"; exit 77; }
+tests=${NODE_TESTS:-$(sed -n 's/^#T //p' "$0")}
+pass=0 fail=0
+for t in $tests; do
+	d=$data/$t
+	[ -f "$d/model.onnx" ] || { echo "SKIP: $t (not in this libonnx-testdata)"; continue; }
+	nin=$(ls "$d/test_data_set_0" | grep -c '^input_')
+	nout=$(ls "$d/test_data_set_0" | grep -c '^output_')
+	if "$TXC" -o "$work/net.o" "$d/model.onnx" >"$work/log" 2>&1 &&
+	    $CC -o "$work/run" "$work/h.o" "$work"/pb.o "$work"/model.o "$work"/arena.o \
+	    "$work"/intern.o "$work"/diag.o "$work"/source.o "$work/net.o" "$txrt" \
+	    -lpthread -ldl -lm >>"$work/log" 2>&1 &&
+	    "$work/run" "$d/test_data_set_0" "$nin" "$nout" >>"$work/log" 2>&1; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $t"
+		head -5 "$work/log"
+	fi
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
+#T test_abs
+#T test_add
+#T test_averagepool_1d_default
+#T test_averagepool_2d_ceil
+#T test_averagepool_2d_default
+#T test_averagepool_2d_pads
+#T test_averagepool_2d_pads_count_include_pad
+#T test_averagepool_2d_precomputed_pads
+#T test_averagepool_2d_precomputed_pads_count_include_pad
+#T test_averagepool_2d_precomputed_same_upper
+#T test_averagepool_2d_precomputed_strides
+#T test_averagepool_2d_same_lower
+#T test_averagepool_2d_same_upper
+#T test_averagepool_2d_strides
+#T test_ceil
+#T test_ceil_example
+#T test_clip_default_inbounds
+#T test_concat_1d_axis_0
+#T test_concat_1d_axis_negative_1
+#T test_concat_2d_axis_0
+#T test_concat_2d_axis_1
+#T test_concat_2d_axis_negative_1
+#T test_concat_2d_axis_negative_2
+#T test_concat_3d_axis_0
+#T test_concat_3d_axis_1
+#T test_concat_3d_axis_2
+#T test_concat_3d_axis_negative_1
+#T test_concat_3d_axis_negative_2
+#T test_concat_3d_axis_negative_3
+#T test_conv_with_autopad_same
+#T test_conv_with_strides_and_asymmetric_padding
+#T test_conv_with_strides_no_padding
+#T test_conv_with_strides_padding
+#T test_div
+#T test_div_example
+#T test_dropout_default
+#T test_dropout_default_old
+#T test_dropout_default_ratio
+#T test_dropout_random_old
+#T test_elu
+#T test_elu_default
+#T test_elu_example
+#T test_erf
+#T test_exp
+#T test_exp_example
+#T test_flatten_axis0
+#T test_flatten_axis1
+#T test_flatten_axis2
+#T test_flatten_axis3
+#T test_flatten_default_axis
+#T test_flatten_negative_axis1
+#T test_flatten_negative_axis2
+#T test_flatten_negative_axis3
+#T test_flatten_negative_axis4
+#T test_floor
+#T test_floor_example
+#T test_gemm_all_attributes
+#T test_gemm_alpha
+#T test_gemm_beta
+#T test_gemm_default_matrix_bias
+#T test_gemm_default_no_bias
+#T test_gemm_default_scalar_bias
+#T test_gemm_default_single_elem_vector_bias
+#T test_gemm_default_vector_bias
+#T test_gemm_default_zero_bias
+#T test_gemm_transposeA
+#T test_gemm_transposeB
+#T test_globalaveragepool
+#T test_globalaveragepool_precomputed
+#T test_globalmaxpool
+#T test_globalmaxpool_precomputed
+#T test_hardsigmoid
+#T test_hardsigmoid_default
+#T test_hardsigmoid_example
+#T test_hardswish
+#T test_identity
+#T test_leakyrelu
+#T test_leakyrelu_default
+#T test_leakyrelu_example
+#T test_log
+#T test_log_example
+#T test_logsoftmax_axis_0
+#T test_logsoftmax_axis_1
+#T test_logsoftmax_axis_2
+#T test_logsoftmax_default_axis
+#T test_logsoftmax_example_1
+#T test_logsoftmax_large_number
+#T test_logsoftmax_negative_axis
+#T test_matmul_2d
+#T test_matmul_3d
+#T test_matmul_4d
+#T test_max_example
+#T test_max_float16
+#T test_max_float32
+#T test_max_float64
+#T test_max_one_input
+#T test_max_two_inputs
+#T test_maxpool_1d_default
+#T test_maxpool_2d_ceil
+#T test_maxpool_2d_default
+#T test_maxpool_2d_dilations
+#T test_maxpool_2d_pads
+#T test_maxpool_2d_precomputed_pads
+#T test_maxpool_2d_precomputed_same_upper
+#T test_maxpool_2d_precomputed_strides
+#T test_maxpool_2d_same_lower
+#T test_maxpool_2d_same_upper
+#T test_maxpool_2d_strides
+#T test_mean_example
+#T test_mean_one_input
+#T test_mean_two_inputs
+#T test_min_example
+#T test_min_float16
+#T test_min_float32
+#T test_min_float64
+#T test_min_one_input
+#T test_min_two_inputs
+#T test_mul
+#T test_mul_example
+#T test_neg
+#T test_neg_example
+#T test_pow
+#T test_pow_example
+#T test_reciprocal
+#T test_reciprocal_example
+#T test_reduce_max_default_axes_keepdim_example
+#T test_reduce_max_default_axes_keepdims_random
+#T test_reduce_max_do_not_keepdims_example
+#T test_reduce_max_do_not_keepdims_random
+#T test_reduce_max_keepdims_example
+#T test_reduce_max_keepdims_random
+#T test_reduce_max_negative_axes_keepdims_example
+#T test_reduce_max_negative_axes_keepdims_random
+#T test_reduce_mean_default_axes_keepdims_example
+#T test_reduce_mean_default_axes_keepdims_random
+#T test_reduce_mean_do_not_keepdims_example
+#T test_reduce_mean_do_not_keepdims_random
+#T test_reduce_mean_keepdims_example
+#T test_reduce_mean_keepdims_random
+#T test_reduce_mean_negative_axes_keepdims_example
+#T test_reduce_mean_negative_axes_keepdims_random
+#T test_reduce_min_default_axes_keepdims_example
+#T test_reduce_min_default_axes_keepdims_random
+#T test_reduce_min_do_not_keepdims_example
+#T test_reduce_min_do_not_keepdims_random
+#T test_reduce_min_keepdims_example
+#T test_reduce_min_keepdims_random
+#T test_reduce_min_negative_axes_keepdims_example
+#T test_reduce_min_negative_axes_keepdims_random
+#T test_relu
+#T test_sigmoid
+#T test_sigmoid_example
+#T test_softmax_axis_0
+#T test_softmax_axis_1
+#T test_softmax_axis_2
+#T test_softmax_default_axis
+#T test_softmax_example
+#T test_softmax_large_number
+#T test_softmax_negative_axis
+#T test_softplus
+#T test_softplus_example
+#T test_sqrt
+#T test_sqrt_example
+#T test_squeeze
+#T test_squeeze_negative_axes
+#T test_sub
+#T test_sub_example
+#T test_sum_example
+#T test_sum_one_input
+#T test_sum_two_inputs
+#T test_tanh
+#T test_tanh_example
+#T test_transpose_all_permutations_0
+#T test_transpose_all_permutations_1
+#T test_transpose_all_permutations_2
+#T test_transpose_all_permutations_3
+#T test_transpose_all_permutations_4
+#T test_transpose_all_permutations_5
+#T test_transpose_default
+#T test_unsqueeze_axis_0
+#T test_unsqueeze_axis_1
+#T test_unsqueeze_axis_2
+#T test_unsqueeze_axis_3
+#T test_unsqueeze_negative_axes
+#T test_unsqueeze_three_axes
+#T test_unsqueeze_two_axes
+#T test_unsqueeze_unsorted_axes
