@@ -85,3 +85,22 @@ pair() { # label hand-file hand-kernel composed-kernel sizes...
 	awk -v l="$l" -v h="$h" -v c="$c" 'BEGIN { printf "%-24s %12s %12s %9.2f\n", l, h, c, h / c }'
 }
 pair "conv + bias + relu" conv2d.tx conv2d_bias_relu conv_relu -D N=1 -D C=64 -D H=56 -D W=56 -D K=64
+
+# users' kernels (tests/auto/users.tx, no schedule): the generated schedule
+# beside the unscheduled kernel; contractions should gain 10x or more
+printf '\n%-24s %12s %12s %9s\n' "users' kernels" "naive ms" "auto ms" "naive/auto"
+user() { # kernel sizes...
+	k=$1
+	shift
+	# shellcheck disable=SC2086
+	"$TXC" bench "$srcdir/tests/auto/users.tx" -k "$k" $threads $best "$@" 2>/dev/null |
+	    awk -v k="$k" '$1 == "(unscheduled)" { n = $2 } $1 == "default" { d = $2 }
+	        END { if (d) printf "%-24s %12s %12s %9.1f\n", k, n, d, n / d;
+	              else printf "%-24s failed\n", k }'
+}
+user norm_matmul -D M=256 -D D=256 -D F=256
+user dense_gelu -D M=256 -D D=256 -D F=256
+user attention -D S=256 -D D=64
+user sep_blur -D H=1024 -D W=1024
+user dw_pw -D N=1 -D C=32 -D H=56 -D W=56 -D K=64
+user softmax_dense_bwd -D M=256 -D D=256 -D F=256
