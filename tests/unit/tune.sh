@@ -87,12 +87,13 @@ grep -q "declares no knobs" err.txt || fail "no message for a schedule without k
 # a template with no vta schedule (tune_vta.sh tunes one that has)
 "$TXC" tune mm.tx --target=vta -D M=4 -D N=4 -D K=4 >out.txt 2>err.txt && fail "tuned for vta"
 grep -q "schedule of 'mm' for vta does not exist" err.txt || fail "no message for --target=vta"
-# --timeout counts a candidate, not the worker's reference: at 1024^3 the
-# unscheduled kernel takes seconds, the register-blocked template's points
-# (examples/template.tx) a fraction of the limit (the default point timed
-# out on the old code, whose limit counted the reference)
-"$TXC" tune "$abs_top_srcdir/examples/template.tx" -k matmul -D M=1024 -D N=1024 -D K=1024 \
-	--trials=1 --samples=3 --min-sample-ms=0.02 --top=1 --threads=1 --timeout=1.5 --model=none \
+# --timeout counts a candidate, not the worker's reference: at 1280^3 the
+# unscheduled kernel takes 4 s or more, the register-blocked template's
+# points (examples/template.tx) a fifth of the limit on a quiet machine,
+# so that a loaded one (make -j2 check) does not time them out (the
+# default point timed out on the old code, whose limit counted the reference)
+"$TXC" tune "$abs_top_srcdir/examples/template.tx" -k matmul -D M=1280 -D N=1280 -D K=1280 \
+	--trials=1 --samples=3 --min-sample-ms=0.02 --top=1 --threads=1 --timeout=3.5 --model=none \
 	>out.txt 2>err.txt || fail "txc tune with a slow reference exited $?"
 grep -q ' 0 failed; ' out.txt || fail "a candidate failed with a slow reference"
 exit 0
