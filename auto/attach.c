@@ -29,12 +29,6 @@ auto_text(Program *p, Kernel *k, const AutoRequest *r, const char **why)
 			*why = "an intrinsic declaration has no schedule";
 		return NULL;
 	}
-	if (!strcmp(target, "vta")) {
-		if (why)
-			*why = "the generator has no rules for vta: a VTA kernel takes the plan of "
-			    "stdlib/vta.tx, written by hand";
-		return NULL;
-	}
 	AutoGraph *g = arena_alloc(perm, sizeof *g);
 	auto_graph(g, k, r->defs, r->vals, r->ndefs);
 	if (g->too_big) {
@@ -73,7 +67,8 @@ auto_text(Program *p, Kernel *k, const AutoRequest *r, const char **why)
 	FILE *fp = open_memstream(&buf, &len);
 	if (!fp)
 		return NULL;
-	bool ok = !strcmp(target, "cuda") ? auto_cuda(fp, g, &o) : auto_cpu(fp, g, &o);
+	bool ok = !strcmp(target, "cuda") ? auto_cuda(fp, g, &o) :
+	    !strcmp(target, "vta") ? auto_vta(fp, g, &o) : auto_cpu(fp, g, &o);
 	fclose(fp);
 	if (!ok) {
 		free(buf);

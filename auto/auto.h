@@ -19,6 +19,8 @@
  *   tile.c     the register tiles of contractions (C2, C3)
  *   cuda.c     the cuda rules (inline, a block and thread binding of every
  *              stage, cross-thread reductions, register and shared tiles)
+ *   vta.c      the vta rules (stdlib/vta.tx's plan for int8 contractions on
+ *              packed layouts, its tiles chosen to fit VTA's buffers)
  *   machine.c  the machine the default point is chosen for (vector width,
  *              registers, caches, threads) from --cpu/--features or the host
  *   attach.c   text -> Schedule on the program; the driver's entry point
@@ -168,7 +170,7 @@ void auto_print_fusion(FILE *fp, AutoGraph *g, const AutoFusion *f, const char *
  * schedule cannot be renamed (a specialize on the callee's sizes). */
 int auto_transfer(FILE *fp, AutoGraph *g, const AutoFusion *f, bool tmpl);
 
-/* ---- cpu.c, cuda.c: the rules; text into fp ---------------------------- */
+/* ---- cpu.c, cuda.c, vta.c: the rules; text into fp ---------------------------- */
 typedef struct {
 	const AutoMachine *m;
 	const char *target;           /* "cpu", "cuda", "vta" */
@@ -182,6 +184,7 @@ typedef struct {
  * kernel gets no schedule (why says why: a VTA kernel that does not map). */
 bool auto_cpu(FILE *fp, AutoGraph *g, const AutoOptions *o);
 bool auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o);
+bool auto_vta(FILE *fp, AutoGraph *g, const AutoOptions *o);
 
 /* Fresh names for loops and stages the generated schedule makes. */
 const char *auto_fresh(AutoGraph *g, const char *want);
