@@ -238,7 +238,11 @@ epilogue(Plan *p)
 {
 	AutoGraph *g = p->g;
 	AutoStage *s = &g->s[p->si];
-	if (s->output || s->ncons != 1)
+	if (s->output)
+		return fail(p, arena_printf(perm, "'%s' is an output: VTA stores int8, so the int32 "
+		    "sums need an element-wise reader that narrows them (clamp(acc >> 8, 0, 127) as "
+		    "i8, stdlib/vta.tx's yp), which runs on VTA's ALU", s->name));
+	if (s->ncons != 1)
 		return fail(p, arena_printf(perm, "'%s' needs one element-wise reader and no other: "
 		    "VTA's ALU finishes the sums in acc (>> n, + bias, clamp) and stores them as "
 		    "int8 (stdlib/vta.tx's yp)", s->name));
