@@ -195,7 +195,7 @@ graph_use(Graph *g, Val *v)
 	v->declared = true;
 	if (v->cdata) {
 		blob_add(v->tx, v->cdata, v->clen);
-		fprintf(g->decls, "  const %s: %s%s = data(\"%s\");\n", graph_type(v->dtype), v->tx,
+		fprintf(g->decls, "  const %s: %s%s = data(\"%s\");\n", v->tx, graph_type(v->dtype),
 		    graph_shape(v), v->tx);
 	}
 	return v->tx;

@@ -155,7 +155,7 @@ build(Graph *g, const char *path, const OnnxOptions *o)
 			fprintf(fp, "import \"%s\";\n", files[i]);
 	fprintf(fp, "\nkernel %s(", g->kernel);
 	for (int i = 0; i < g->nsizes; i++)
-		fprintf(fp, "%s%s", i ? ", " : "", g->sizes[2 * i]);
+		fprintf(fp, "%s%s", i ? ", " : "", g->sizes[i]);
 	fprintf(fp, ") {\n%s", g->decls_text);
 	const char *copies = "";
 	for (int i = 0; i < m->noutputs; i++) {
