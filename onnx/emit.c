@@ -276,8 +276,12 @@ emit_node(Graph *g, OnnxNode *n, bool *unsupported)
 			graph_error(g, n, "input '%s' is not defined before it", n->in[i]);
 			return false;
 		}
-	if (n->nout < 1) {
+	if (n->nout < 1 || !*n->out[0]) {
 		graph_error(g, n, "it has no output");
+		return false;
+	}
+	if (n->nin < 1 || !*n->in[0]) {
+		graph_error(g, n, "its first input is missing");
 		return false;
 	}
 	for (int i = 0; i < n->nin; i++) {

@@ -176,13 +176,20 @@ graph_same_shape(Val *a, Val *b)
 }
 
 int64_t
+graph_mul(int64_t a, int64_t b)
+{
+	int64_t p;
+	return __builtin_mul_overflow(a, b, &p) ? INT64_MAX : p;
+}
+
+int64_t
 graph_numel(Val *v)
 {
 	int64_t n = 1;
 	for (int d = 0; d < v->ndims; d++) {
 		if (v->dimv[d] < 0)
 			return -1;
-		n *= v->dimv[d];
+		n = graph_mul(n, v->dimv[d]);
 	}
 	return n;
 }
@@ -338,7 +345,7 @@ graph_fold(Graph *g, OnnxNode *n, bool *failed)
 		bool mark[16] = { 0 };
 		for (int i = 0; i < na; i++) {
 			int64_t k = norm_axis(ax[i], r);
-			if (k < 0 || k >= r)
+			if (k < 0 || k >= r || mark[k])
 				return false;
 			mark[k] = true;
 		}
@@ -427,12 +434,12 @@ graph_fold(Graph *g, OnnxNode *n, bool *failed)
 		if (step > 0) {
 			s = s < 0 ? 0 : s > nx ? nx : s;
 			e = e < 0 ? 0 : e > nx ? nx : e;
-			for (int64_t i = s; i < e; i += step)
+			for (int64_t i = s; i < e; i = e - i > step ? i + step : e)
 				out[cnt++] = xi[i];
 		} else {
 			s = s < 0 ? -1 : s > nx - 1 ? nx - 1 : s;
 			e = e < -1 ? -1 : e > nx - 1 ? nx - 1 : e;
-			for (int64_t i = s; i > e; i += step)
+			for (int64_t i = s; i > e; i = (uint64_t)(i - e) > 0 - (uint64_t)step ? i + step : e)
 				out[cnt++] = xi[i];
 		}
 		int64_t d = cnt;

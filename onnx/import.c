@@ -85,6 +85,11 @@ graph_inputs(Graph *g, const OnnxOptions *o)
 		}
 		Val *v = graph_new_val(g, vi->name, vi->dtype, vi->ndims);
 		for (int d = 0; d < vi->ndims; d++) {
+			if (vi->dims[d].value > INT64_C(1) << 40) {
+				diag_error(loc_none, "%s: input '%s' has an extent of %lld", g->kernel,
+				    vi->name, (long long)vi->dims[d].value);
+				return false;
+			}
 			if (vi->dims[d].value >= 0 && !vi->dims[d].param) {
 				graph_set_dim(v, d, vi->dims[d].value, NULL);
 				continue;
@@ -139,8 +144,11 @@ build(Graph *g, const char *path, const OnnxOptions *o)
 	}
 	fclose(g->decls);
 	fclose(g->body);
-	if (!ok || diag_errors())
+	if (!ok || diag_errors()) {
+		free(g->decls_text);
+		free(g->body_text);
 		return NULL;
+	}
 	/* outputs, in graph order */
 	char *text;
 	size_t len;
@@ -214,6 +222,21 @@ load(const char *path, const unsigned char *data, size_t len)
 }
 
 uint32_t
+onnx_import_bytes(const char *path, const unsigned char *data, size_t len,
+    const OnnxOptions *o)
+{
+	OnnxModel *m = load(path, data, len);
+	if (!m)
+		return 0;
+	Graph g = { .m = m, .kernel = onnx_entry_name(path) };
+	*ARENA_PUSH(perm, g.used, g.nused, g.capused) = g.kernel;
+	char *text = build(&g, path, o);
+	if (!text)
+		return 0;
+	return source_add(arena_printf(perm, "%s.tx", path), text, strlen(text));
+}
+
+uint32_t
 onnx_import(const char *path, const OnnxOptions *o)
 {
 	FILE *fp = fopen(path, "rb");
@@ -240,23 +263,9 @@ onnx_import(const char *path, const OnnxOptions *o)
 	fclose(fp);
 	if (bad) {
 		diag_error(loc_none, "cannot read '%s'", path);
+		free(data);
 		return 0;
 	}
 	/* data stays allocated: the weights point into it */
-	OnnxModel *m = load(path, data, len);
-	if (!m)
-		return 0;
-	Graph g = { .m = m, .kernel = onnx_entry_name(path) };
-	*ARENA_PUSH(perm, g.used, g.nused, g.capused) = g.kernel;
-	char *text = build(&g, path, o);
-	if (!text)
-		return 0;
-	return source_add(arena_printf(perm, "%s.tx", path), text, strlen(text));
-}
-
-int
-onnx_check_bytes(const unsigned char *data, size_t len, char **err)
-{
-	OnnxModel *m = model_read(data, len, err);
-	return m ? 0 : 1;
+	return onnx_import_bytes(path, data, len, o);
 }

@@ -88,7 +88,8 @@ read_tensor(PbReader *r, const PbField *msg, OnnxTensor *t)
 	}
 	uint64_t count = 1;
 	for (int d = 0; d < t->ndims; d++) {
-		if (t->dims[d] < 0 || (t->dims[d] && count > (UINT64_C(1) << 40) / (uint64_t)t->dims[d])) {
+		if (t->dims[d] < 0 || t->dims[d] > INT64_C(1) << 40 ||
+		    (t->dims[d] && count > (UINT64_C(1) << 40) / (uint64_t)t->dims[d])) {
 			pb_error(r, msg->at, "tensor '%s' has a bad dimension %lld", t->name,
 			    (long long)t->dims[d]);
 			return false;
@@ -188,7 +189,7 @@ read_attr(PbReader *r, const PbField *msg, OnnxAttr *a)
 	PbField f;
 	int capf = 0, capi = 0;
 	memset(a, 0, sizeof *a);
-	a->name = "";
+	a->name = a->s = "";
 	while (pb_next(&s, &f)) {
 		switch (f.field) {
 		case 1: a->name = pb_string(&f); break;

@@ -57,7 +57,10 @@ window(Graph *g, OnnxNode *n, Val *x, const int64_t *kshape, Window *w)
 		w->dl[i] = dl && dl->nints == w->sp ? dl->ints[i] : 1;
 		w->pb[i] = pd && pd->nints == 2 * w->sp ? pd->ints[i] : 0;
 		w->pe[i] = pd && pd->nints == 2 * w->sp ? pd->ints[i + w->sp] : 0;
-		if (w->k[i] < 1 || w->s[i] < 1 || w->dl[i] < 1 || w->pb[i] < 0 || w->pe[i] < 0) {
+		const int64_t big = INT64_C(1) << 20;
+		if (w->k[i] < 1 || w->s[i] < 1 || w->dl[i] < 1 || w->pb[i] < 0 || w->pe[i] < 0 ||
+		    w->k[i] > big || w->s[i] > big || w->dl[i] > big || w->pb[i] > big ||
+		    w->pe[i] > big) {
 			graph_error(g, n, "bad window: kernel %lld, stride %lld, dilation %lld, pads %lld %lld",
 			    (long long)w->k[i], (long long)w->s[i], (long long)w->dl[i],
 			    (long long)w->pb[i], (long long)w->pe[i]);
@@ -323,8 +326,8 @@ nn_gemm(Graph *g, OnnxNode *n, bool *unsupported)
 	bool ta = model_attr_int(n, "transA", 0), tb = model_attr_int(n, "transB", 0);
 	double alpha = model_attr_float(n, "alpha", 1.0), beta = model_attr_float(n, "beta", 1.0);
 	(void)unsupported;
-	if (!b || a->ndims != 2 || b->ndims != 2) {
-		graph_error(g, n, "Gemm takes two matrices");
+	if (!b || a->ndims != 2 || b->ndims != 2 || (c && c->ndims > 2)) {
+		graph_error(g, n, "Gemm takes two matrices and a bias of rank 2 at most");
 		return false;
 	}
 	Val *y = emit_result(g, n, 0, a->dtype, 2);
@@ -372,6 +375,10 @@ nn_bn(Graph *g, OnnxNode *n, bool *unsupported)
 {
 	Val *x = emit_in(g, n, 0), *v[4];
 	(void)unsupported;
+	if (x->ndims < 2) {
+		graph_error(g, n, "input of rank %d (it needs channels)", x->ndims);
+		return false;
+	}
 	for (int i = 0; i < 4; i++) {
 		v[i] = emit_in(g, n, 1 + i);
 		if (!v[i] || !v[i]->cdata || v[i]->dtype != OT_FLOAT || v[i]->ndims != 1 ||

@@ -10,8 +10,10 @@
  *
  *   pb.c      the protobuf wire format, the subset onnx.proto uses
  *   model.c   ModelProto into the structures below
- *   fold.c    shapes of every value; constants folded at import
- *   emit.c    the graph as .tx text, operator by operator
+ *   graph.c   shapes of every value; constants folded at import
+ *   emit.c    the graph as .tx text, operator by operator (element-wise)
+ *   ops.c     the data-movement operators (Reshape, Transpose, Concat...)
+ *   nn.c      MatMul, Gemm, Conv, pools, BatchNormalization, reductions
  *   import.c  the entry point: file name to kernel name, errors
  */
 #ifndef TXC_ONNX_H
@@ -125,9 +127,11 @@ uint32_t onnx_import(const char *path, const OnnxOptions *o);
 /* The entry point's name for a file: its base name without .onnx, every
  * character outside [A-Za-z0-9_] made '_', a leading digit given a '_'. */
 const char *onnx_entry_name(const char *path);
-/* The reader alone (the fuzzer): 0 when the bytes are a model txc reads,
- * else 1 with the error in *err. */
-int onnx_check_bytes(const unsigned char *data, size_t len, char **err);
+/* The same for a model already in memory (the fuzzer); `path` names the
+ * kernel and the diagnostics; the bytes must outlive the program (the
+ * weights point into them). */
+uint32_t onnx_import_bytes(const char *path, const unsigned char *data, size_t len,
+    const OnnxOptions *o);
 
 #endif
 
@@ -177,6 +181,7 @@ const char *graph_type(int dtype);                   /* "f32"; NULL if none */
 const char *graph_shape(Val *v);                     /* "[2, N]" or "" */
 bool graph_same_shape(Val *a, Val *b);
 int64_t graph_numel(Val *v);                         /* -1: symbolic */
+int64_t graph_mul(int64_t a, int64_t b);             /* INT64_MAX on overflow */
 /* a value used by a stage: declared (a const for a known one) */
 const char *graph_use(Graph *g, Val *v);
 /* the known integer elements of v (int64 or int32), or NULL */

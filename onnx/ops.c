@@ -89,7 +89,7 @@ op_reshape(Graph *g, OnnxNode *n, bool *unsupported)
 			int64_t v = 1;
 			const char *t = "1";
 			for (int d = k ? (int)axis : 0; d < (k ? x->ndims : axis); d++) {
-				v = v >= 0 && x->dimv[d] >= 0 ? v * x->dimv[d] : -1;
+				v = v >= 0 && x->dimv[d] >= 0 ? graph_mul(v, x->dimv[d]) : -1;
 				t = arena_printf(perm, "%s * %s", t, x->dim[d]);
 			}
 			dims[k] = v;
@@ -109,8 +109,8 @@ op_reshape(Graph *g, OnnxNode *n, bool *unsupported)
 		}
 		for (int i = 0; i < na; i++) {
 			int64_t k = norm(ax[i], r);
-			if (k < 0 || k >= r) {
-				graph_error(g, n, "axis %lld is out of range", (long long)ax[i]);
+			if (k < 0 || k >= r || mark[k]) {
+				graph_error(g, n, "axis %lld is out of range or repeated", (long long)ax[i]);
 				return false;
 			}
 			mark[k] = true;
@@ -148,10 +148,14 @@ op_reshape(Graph *g, OnnxNode *n, bool *unsupported)
 			dims[d] = x->dimv[d];
 			texts[d] = x->dim[d];
 		}
+		if (s[d] == -1 && infer >= 0) {
+			graph_error(g, n, "two extents are -1");
+			return false;
+		}
 		if (s[d] == -1)
 			infer = d;
 		else if (dims[d] >= 0)
-			known *= dims[d];
+			known = graph_mul(known, dims[d]);
 		else if (!texts[d]) {
 			graph_error(g, n, "bad extent %lld", (long long)s[d]);
 			return false;
@@ -188,10 +192,14 @@ op_transpose(Graph *g, OnnxNode *n, bool *unsupported)
 	for (int d = 0; d < r; d++)
 		perm_[d] = a && a->nints == r ? a->ints[d] : r - 1 - d;
 	Val *y = emit_result(g, n, 0, x->dtype, r);
-	const char *idx[8];
+	const char *idx[8] = { 0 };
 	for (int d = 0; d < r; d++) {
 		if (perm_[d] < 0 || perm_[d] >= r) {
 			graph_error(g, n, "bad perm");
+			return false;
+		}
+		if (idx[perm_[d]]) {
+			graph_error(g, n, "perm repeats axis %lld", (long long)perm_[d]);
 			return false;
 		}
 		graph_set_dim(y, d, x->dimv[perm_[d]], x->dim[perm_[d]]);

@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""onnx-seeds.py: writes the seed corpus of the ONNX fuzzer (fuzz_onnx.c).
+
+    /usr/bin/python3 onnx-seeds.py DIR
+
+Small models (Debian's python3-onnx, numpy), each a few operators of
+the kinds txc's ONNX front end handles: element-wise and broadcast
+operators, Gemm/MatMul, Conv, pools, BatchNormalization, reductions,
+Softmax, and the shape computations it folds (Shape, Gather, Slice,
+Concat, Unsqueeze, Squeeze, Cast, Constant feeding Reshape).  Weights
+are tiny and seeded, so the files stay under a few hundred bytes.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+rng = np.random.default_rng(7)
+F = TensorProto.FLOAT
+
+
+def w(name, *shape):
+    return numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+
+
+def ints(name, vals):
+    return numpy_helper.from_array(np.array(vals, dtype=np.int64), name)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=13):
+    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def vi(name, shape, t=F):
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+def N(op, ins, outs, **kw):
+    return helper.make_node(op, ins, outs, **kw)
+
+
+seeds = {}
+x4 = [vi("x", [1, 2, 4, 4])]
+y4 = [vi("y", None)]
+for op in ["Relu", "Sigmoid", "Tanh", "Exp", "Sqrt", "Abs", "Neg", "Erf", "HardSwish",
+           "Floor", "Ceil", "Reciprocal", "Softplus", "Identity", "Dropout"]:
+    seeds["un_" + op] = model([N(op, ["x"], ["y"])], x4, y4)
+seeds["leaky"] = model([N("LeakyRelu", ["x"], ["y"], alpha=0.2)], x4, y4)
+seeds["hsig"] = model([N("HardSigmoid", ["x"], ["y"], alpha=0.3, beta=0.4)], x4, y4)
+seeds["clip"] = model([N("Clip", ["x", "lo", "hi"], ["y"])], x4, y4,
+                      [numpy_helper.from_array(np.array(-1, np.float32), "lo"),
+                       numpy_helper.from_array(np.array(1, np.float32), "hi")])
+seeds["clip6"] = model([N("Clip", ["x"], ["y"], min=-1.0, max=1.0)], x4, y4, opset=6)
+for op in ["Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"]:
+    seeds["bin_" + op] = model([N(op, ["x", "b"], ["y"])], x4, y4, [w("b", 2, 1, 1)])
+seeds["sum3"] = model([N("Sum", ["x", "x", "x"], ["y"])], x4, y4)
+seeds["gemm"] = model([N("Gemm", ["a", "b", "c"], ["y"], transB=1, alpha=0.5)],
+                      [vi("a", [2, 3])], y4, [w("b", 4, 3), w("c", 4)])
+seeds["matmul"] = model([N("MatMul", ["a", "b"], ["y"])], [vi("a", [2, 2, 3])], y4,
+                        [w("b", 3, 5)])
+seeds["conv"] = model([N("Conv", ["x", "k", "kb"], ["y"], pads=[1, 1, 1, 1],
+                         strides=[2, 2], group=2)], x4, y4, [w("k", 4, 1, 3, 3), w("kb", 4)])
+seeds["conv_same"] = model([N("Conv", ["x", "k"], ["y"], auto_pad="SAME_UPPER",
+                              dilations=[2, 1])], x4, y4, [w("k", 3, 2, 2, 2)])
+seeds["conv_bn"] = model([N("Conv", ["x", "k"], ["c"]),
+                          N("BatchNormalization", ["c", "s", "b", "m", "v"], ["y"])],
+                         x4, y4, [w("k", 3, 2, 1, 1), w("s", 3), w("b", 3), w("m", 3),
+                                  numpy_helper.from_array(np.ones(3, np.float32), "v")])
+seeds["maxpool"] = model([N("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2],
+                            ceil_mode=1)], x4, y4)
+seeds["avgpool"] = model([N("AveragePool", ["x"], ["y"], kernel_shape=[3, 3],
+                            pads=[1, 1, 1, 1], count_include_pad=1)], x4, y4)
+seeds["gap"] = model([N("GlobalAveragePool", ["x"], ["y"])], x4, y4)
+seeds["gmp"] = model([N("GlobalMaxPool", ["x"], ["y"])], x4, y4)
+seeds["rmean"] = model([N("ReduceMean", ["x"], ["y"], axes=[-1, 1], keepdims=0)], x4, y4)
+seeds["rsum"] = model([N("ReduceSum", ["x", "ax"], ["y"])], x4, y4, [ints("ax", [2])])
+seeds["softmax"] = model([N("Softmax", ["x"], ["y"], axis=-1)], x4, y4)
+seeds["logsoftmax"] = model([N("LogSoftmax", ["x"], ["y"], axis=1)], x4, y4, opset=11)
+seeds["flatten"] = model([N("Flatten", ["x"], ["y"], axis=2)], x4, y4)
+seeds["transpose"] = model([N("Transpose", ["x"], ["y"], perm=[0, 2, 3, 1])], x4, y4)
+seeds["concat"] = model([N("Concat", ["x", "x"], ["y"], axis=1)], x4, y4)
+seeds["squeeze"] = model([N("Unsqueeze", ["x", "ax"], ["u"]), N("Squeeze", ["u", "ax"], ["y"])],
+                         x4, y4, [ints("ax", [0])])
+seeds["squeeze11"] = model([N("Unsqueeze", ["x"], ["u"], axes=[4]),
+                            N("Squeeze", ["u"], ["y"], axes=[4])], x4, y4, opset=11)
+seeds["shape_reshape"] = model([
+    N("Shape", ["x"], ["s"]),
+    N("Gather", ["s", "i0"], ["n"], axis=0),
+    N("Unsqueeze", ["n", "ax"], ["n1"]),
+    N("Slice", ["s", "st", "en"], ["hw"]),
+    N("Concat", ["n1", "m1"], ["shp"], axis=0),
+    N("Reshape", ["x", "shp"], ["y"]),
+], x4, y4, [ints("i0", 0), ints("ax", [0]), ints("st", [2]), ints("en", [4]), ints("m1", [-1])])
+seeds["const_cast"] = model([
+    N("Constant", [], ["c"], value=helper.make_tensor("t", TensorProto.INT64, [2], [1, -1])),
+    N("Cast", ["c"], ["c2"], to=TensorProto.INT64),
+    N("Sub", ["c2", "z"], ["c3"]),
+    N("Reshape", ["x", "c3"], ["y"]),
+], x4, y4, [ints("z", [0])])
+seeds["const_float"] = model([N("Constant", [], ["c"], value_float=2.0),
+                              N("Add", ["x", "c"], ["y"])], x4, y4)
+seeds["dynamic"] = model([N("Relu", ["x"], ["r"]), N("ReduceMean", ["r"], ["y"], axes=[1])],
+                         [vi("x", ["N", 3, "H"])], y4)
+seeds["two_out"] = model([N("Relu", ["x"], ["y"]), N("Neg", ["x"], ["z"])], x4,
+                         [vi("y", None), vi("z", None)])
+seeds["bn_input_stats"] = model([N("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"])],
+                                [vi("x", [1, 2, 4, 4]), vi("m", [2]), vi("v", [2])], y4,
+                                [w("s", 2), w("b", 2)])
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+for name, m in seeds.items():
+    with open(os.path.join(out, name + ".onnx"), "wb") as f:
+        f.write(m.SerializeToString())
