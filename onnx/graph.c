@@ -248,7 +248,8 @@ static Val *
 known_ints(Graph *g, OnnxNode *n, int ndims, const int64_t *dims, const int64_t *x, int count)
 {
 	int64_t *copy = arena_alloc(perm, (size_t)(count + 1) * 8);
-	memcpy(copy, x, (size_t)count * 8);
+	if (count)
+		memcpy(copy, x, (size_t)count * 8);
 	return known(g, NULL, n, OT_INT64, ndims, dims, copy, (size_t)count * 8);
 }
 
@@ -318,7 +319,7 @@ graph_fold(Graph *g, OnnxNode *n, bool *failed)
 			if (x->dimv[d] < 0)
 				return false;   /* a dynamic dimension: not folded */
 		int64_t cnt = e - s;
-		known_ints(g, n, 1, &cnt, x->dimv + s, (int)cnt);
+		known_ints(g, n, 1, &cnt, cnt ? x->dimv + s : NULL, (int)cnt);
 		return true;
 	}
 	if (!x || !x->cdata)

@@ -1,0 +1,61 @@
+#!/bin/sh
+# models.sh: small networks made by tests/onnx/genmodels.py (an MLP, a
+# LeNet, a residual network with BatchNormalization, a gated MLP with a
+# layer norm of primitive operators, a model with dynamic N and H),
+# compiled by txc with -H, run by models.c on the inputs numpy ran, and
+# compared with numpy's outputs.  The dynamic model runs at two sizes
+# given at run time.  Skips (77) where /usr/bin/python3 lacks onnx or
+# numpy.  MODELS="mlp lenet" runs those only.
+set -u
+: "${TXC:?TXC must name the txc binary}"
+CC=${CC:-cc}
+PY=${ONNX_PYTHON:-/usr/bin/python3}
+"$PY" -c 'import onnx, numpy' 2>/dev/null ||
+	{ echo "SKIP: $PY has no onnx or numpy (apt-get install python3-onnx)"; exit 77; }
+src=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+txrt=${abs_top_builddir:-../..}/rt/.libs/libtxrt.a
+[ -f "$txrt" ] || { echo "SKIP: no libtxrt.a"; exit 77; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/txc-models.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+"$PY" "$src/tests/onnx/genmodels.py" "$work" ${MODELS:-} || { echo "FAIL: genmodels.py"; exit 1; }
+$CC -std=c11 -O1 -c -o "$work/models.o" "$src/tests/onnx/models.c" ||
+	{ echo "FAIL: models.c does not build"; exit 1; }
+pass=0 fail=0
+for meta in "$work"/*.meta; do
+	name=$(basename "$meta" .meta)
+	call=$(sed -n 's/^call //p' "$meta")
+	printf '#include <stdint.h>\n#include "%s.h"\nint run_model(const int64_t *s, void *const *in, void *const *out)\n{\n\t(void)s;\n\treturn %s;\n}\n' \
+	    "$name" "$call" >"$work/$name.call.c"
+	if "$TXC" -o "$work/$name.o" -H "$work/$name.h" "$work/$name.onnx" >"$work/log" 2>&1 &&
+	    $CC -std=c11 -Wall -Werror -c -o "$work/$name.call.o" "$work/$name.call.c" >>"$work/log" 2>&1 &&
+	    $CC -o "$work/$name.run" "$work/models.o" "$work/$name.call.o" "$work/$name.o" "$txrt" \
+	    -lpthread -ldl -lm >>"$work/log" 2>&1 &&
+	    "$work/$name.run" "$meta" >>"$work/log" 2>&1; then
+		pass=$((pass + 1))
+		echo "ok: $name: $(tail -1 "$work/log")"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $name"
+		head -20 "$work/log"
+	fi
+done
+# -D fixes a dynamic dimension; the entry point keeps its parameter and
+# refuses another value
+if [ -f "$work/dynamic.meta" ]; then
+	sed '/^run$/q' "$work/dynamic.meta" >"$work/fixed.meta"
+	if "$TXC" -D N=2 -D H=6 -o "$work/fixed.o" "$work/dynamic.onnx" >"$work/log" 2>&1 &&
+	    $CC -o "$work/fixed.run" "$work/models.o" "$work/dynamic.call.o" "$work/fixed.o" \
+	    "$txrt" -lpthread -ldl -lm >>"$work/log" 2>&1 &&
+	    "$work/fixed.run" "$work/fixed.meta" >>"$work/log" 2>&1 &&
+	    ! "$work/fixed.run" "$work/dynamic.meta" >>"$work/log" 2>&1 &&
+	    grep -q 'run 1: the entry point returned' "$work/log"; then
+		pass=$((pass + 1))
+		echo "ok: dynamic -D N=2 -D H=6: $(grep returned "$work/log")"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: dynamic -D N=2 -D H=6"
+		head -20 "$work/log"
+	fi
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
