@@ -118,6 +118,8 @@ build(Graph *g, const char *path, const OnnxOptions *o)
 	int nunsup = 0;
 	for (int i = 0; ok && i < m->nnodes; i++) {
 		OnnxNode *n = &m->nodes[i];
+		if (n->folded)
+			continue;
 		if (*n->domain && strcmp(n->domain, "ai.onnx")) {
 			diag_error(loc_none, "%s: node '%s': operator '%s' of domain '%s' is not supported",
 			    g->kernel, n->name, n->op, n->domain);

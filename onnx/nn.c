@@ -103,6 +103,85 @@ wguard(Window *w, Val *x, int i, int d, int r)
 	    x->dim[2 + i], (long long)w->pb[i]);
 }
 
+/* The BatchNormalization that alone reads the result of Conv n, when
+ * its statistics are known vectors of K floats; else NULL. */
+static OnnxNode *
+bn_after(Graph *g, OnnxNode *n, int64_t K)
+{
+	OnnxModel *m = g->m;
+	const char *o = n->out[0];
+	OnnxNode *use = NULL;
+	for (int k = 0; k < m->noutputs; k++)
+		if (!strcmp(m->outputs[k].name, o))
+			return NULL;
+	for (int i = (int)(n - m->nodes) + 1; i < m->nnodes; i++)
+		for (int j = 0; j < m->nodes[i].nin; j++)
+			if (!strcmp(m->nodes[i].in[j], o)) {
+				if (use || j)
+					return NULL;
+				use = &m->nodes[i];
+			}
+	if (!use || strcmp(use->op, "BatchNormalization") || (*use->domain &&
+	    strcmp(use->domain, "ai.onnx")) || use->nin < 5 || use->nout < 1 || !*use->out[0] ||
+	    model_attr_int(use, "training_mode", 0))
+		return NULL;
+	for (int k = 1; k < use->nout; k++)
+		if (*use->out[k])
+			return NULL;
+	for (int i = 1; i < 5; i++) {
+		Val *v = emit_in(g, use, i);
+		if (!v || !v->cdata || v->dtype != OT_FLOAT || v->ndims != 1 || v->dimv[0] != K)
+			return NULL;
+	}
+	return use;
+}
+
+/* Conv then BatchNormalization with known statistics: the scale of each
+ * output channel, s / sqrt(var + eps), multiplies its weights, and its
+ * bias becomes (b - mean) * scale + beta; the BatchNormalization's result
+ * is the Conv's.  The weights (and the bias, when there is one) must be
+ * known floats. */
+static void
+bn_fold(Graph *g, OnnxNode *bn, Val **wt, Val **b, int64_t K)
+{
+	double eps = model_attr_float(bn, "epsilon", 1e-5);
+	Val *v[4];
+	for (int i = 0; i < 4; i++)
+		v[i] = emit_in(g, bn, 1 + i);
+	size_t per = (*wt)->clen / 4 / (size_t)K;
+	float *w = arena_alloc(perm, (*wt)->clen + 4), *nb = arena_alloc(perm, (size_t)K * 4 + 4);
+	for (int64_t k = 0; k < K; k++) {
+		float s, beta, mean, var, bias = 0;
+		memcpy(&s, v[0]->cdata + 4 * k, 4);
+		memcpy(&beta, v[1]->cdata + 4 * k, 4);
+		memcpy(&mean, v[2]->cdata + 4 * k, 4);
+		memcpy(&var, v[3]->cdata + 4 * k, 4);
+		if (*b)
+			memcpy(&bias, (*b)->cdata + 4 * k, 4);
+		double sc = s / sqrt((double)var + eps);
+		for (size_t i = 0; i < per; i++) {
+			float x;
+			memcpy(&x, (*wt)->cdata + 4 * (k * per + i), 4);
+			w[k * per + i] = (float)(x * sc);
+		}
+		nb[k] = (float)((bias - (double)mean) * sc + beta);
+	}
+	Val *fw = graph_new_val(g, arena_printf(perm, "\x01%s_bn", (*wt)->tx), OT_FLOAT,
+	    (*wt)->ndims);
+	emit_copy_dims(fw, *wt);
+	fw->cdata = (unsigned char *)w;
+	fw->clen = (*wt)->clen;
+	fw->defined = true;
+	Val *fb = graph_new_val(g, arena_printf(perm, "\x01%s_bias", fw->tx), OT_FLOAT, 1);
+	graph_set_dim(fb, 0, K, NULL);
+	fb->cdata = (unsigned char *)nb;
+	fb->clen = (size_t)K * 4;
+	fb->defined = true;
+	*wt = fw;
+	*b = fb;
+	bn->folded = true;
+}
+
 bool
 nn_conv(Graph *g, OnnxNode *n, bool *unsupported)
 {
@@ -112,6 +191,12 @@ nn_conv(Graph *g, OnnxNode *n, bool *unsupported)
 		graph_error(g, n, "the weights must have the input's rank and a known extent");
 		return false;
 	}
+	OnnxNode *bn = NULL;
+	if (wt->cdata && wt->dtype == OT_FLOAT && x->dtype == OT_FLOAT && wt->dimv[0] > 0 &&
+	    (!b || (b->cdata && b->dtype == OT_FLOAT && b->ndims == 1 && b->dimv[0] == wt->dimv[0])))
+		bn = bn_after(g, n, wt->dimv[0]);
+	if (bn)
+		bn_fold(g, bn, &wt, &b, wt->dimv[0]);
 	int64_t kshape[2] = { wt->ndims > 2 ? wt->dimv[2] : 1, wt->ndims > 3 ? wt->dimv[3] : 1 };
 	Window w;
 	if (!window(g, n, x, kshape, &w))
@@ -122,7 +207,7 @@ nn_conv(Graph *g, OnnxNode *n, bool *unsupported)
 		    (long long)G, (long long)x->dimv[1], (long long)K);
 		return false;
 	}
-	Val *y = emit_result(g, n, 0, x->dtype, x->ndims);
+	Val *y = emit_result(g, bn ? bn : n, 0, x->dtype, x->ndims);
 	graph_set_dim(y, 0, x->dimv[0], x->dim[0]);
 	graph_set_dim(y, 1, K, NULL);
 	for (int i = 0; i < w.sp; i++)
@@ -379,16 +464,42 @@ nn_bn(Graph *g, OnnxNode *n, bool *unsupported)
 		graph_error(g, n, "input of rank %d (it needs channels)", x->ndims);
 		return false;
 	}
-	for (int i = 0; i < 4; i++) {
-		v[i] = emit_in(g, n, 1 + i);
-		if (!v[i] || !v[i]->cdata || v[i]->dtype != OT_FLOAT || v[i]->ndims != 1 ||
-		    v[i]->dimv[0] != x->dimv[1]) {
-			graph_error(g, n, "its scale, bias, mean and variance must be known vectors of "
-			    "the channels");
+	for (int k = 1; k < n->nout; k++)
+		if (*n->out[k]) {
+			graph_error(g, n, "its training outputs (running mean and variance) are not "
+			    "supported");
 			return false;
 		}
+	bool known = true;
+	for (int i = 0; i < 4; i++) {
+		v[i] = emit_in(g, n, 1 + i);
+		if (!v[i] || v[i]->dtype != x->dtype || v[i]->ndims != 1 ||
+		    strcmp(v[i]->dim[0], x->dim[1])) {
+			graph_error(g, n, "its scale, bias, mean and variance must be vectors of the "
+			    "%s channels", x->dim[1]);
+			return false;
+		}
+		known = known && v[i]->cdata && x->dtype == OT_FLOAT;
 	}
 	double eps = model_attr_float(n, "epsilon", 1e-5);
+	const char *ci[1] = { "_a1" };
+	const char *xi[8];
+	for (int d = 0; d < x->ndims; d++)
+		xi[d] = ax(d);
+	if (!known) {
+		/* statistics given at run time: an ordinary stage */
+		const char *e = graph_float(eps);
+		if (!e) {
+			graph_error(g, n, "epsilon is not finite");
+			return false;
+		}
+		Val *y = emit_result(g, n, 0, x->dtype, x->ndims);
+		emit_copy_dims(y, x);
+		emit_rule(g, y, arena_printf(perm, "(%s - %s) / sqrt(%s + %s) * %s + %s",
+		    emit_at(g, x, xi), emit_at(g, v[2], ci), emit_at(g, v[3], ci), e,
+		    emit_at(g, v[0], ci), emit_at(g, v[1], ci)));
+		return true;
+	}
 	int64_t C = x->dimv[1];
 	float *sc = arena_alloc(perm, (size_t)C * 4 + 4), *sh = arena_alloc(perm, (size_t)C * 4 + 4);
 	for (int64_t c = 0; c < C; c++) {
@@ -409,10 +520,6 @@ nn_bn(Graph *g, OnnxNode *n, bool *unsupported)
 	vs->cdata = (unsigned char *)sc;
 	vb->cdata = (unsigned char *)sh;
 	vs->clen = vb->clen = (size_t)C * 4;
-	const char *ci[1] = { "_a1" };
-	const char *xi[8];
-	for (int d = 0; d < x->ndims; d++)
-		xi[d] = ax(d);
 	emit_rule(g, y, arena_printf(perm, "%s * %s + %s", emit_at(g, x, xi), emit_at(g, vs, ci),
 	    emit_at(g, vb, ci)));
 	return true;

@@ -95,6 +95,7 @@ typedef struct {
 	const char **out; int nout;
 	OnnxAttr *attrs; int nattrs;
 	size_t at;                   /* offset in the file */
+	bool folded;                 /* BatchNormalization folded into the Conv before it */
 } OnnxNode;
 
 typedef struct {

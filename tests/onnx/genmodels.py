@@ -18,6 +18,9 @@ examples/onnx use it.
                  Flatten, Gemm
     gated-mlp    a layer norm written from ReduceMean, Sub, Mul, Add, Sqrt,
                  Div; a gated MLP (MatMul, Sigmoid, Mul); a residual Add
+    bn_runtime   Conv, then BatchNormalization whose mean and variance are
+                 inputs (a stage of its own), Relu, then one with known
+                 statistics after the Relu (a scale and a shift)
     dynamic      input [N, 3, H, 8] (dim_param N and H): Conv, Relu,
                  GlobalAveragePool, Flatten, Gemm; run at two sizes
 """
@@ -198,6 +201,24 @@ def gated_mlp():
     return m, "gated_mlp(in[0], out[0])", [([], [x], [ref])]
 
 
+def bn_runtime():
+    t = Net()
+    w = rand(4, 3, 3, 3, scale=0.2)
+    s, b = 1 + 0.1 * rand(4), 0.1 * rand(4)
+    s2, b2, m2, v2 = 1 + 0.1 * rand(4), 0.1 * rand(4), 0.1 * rand(4), 0.5 + rng.random(4)
+    h = t.op("Conv", ["x", t.const(w)], pads=[1, 1, 1, 1])
+    h = t.op("Relu", [t.op("BatchNormalization", [h, t.const(s), t.const(b), "mean", "var"],
+                           epsilon=1e-3)])
+    t.op("BatchNormalization", [h, t.const(s2), t.const(b2), t.const(m2),
+                                t.const(v2.astype(np.float32))])
+    t.nodes[-1].output[0] = "y"
+    m = t.model([vi("x", [2, 3, 6, 6]), vi("mean", [4]), vi("var", [4])], [vi("y", [2, 4, 6, 6])])
+    x, mean, var = rand(2, 3, 6, 6), 0.1 * rand(4), (0.5 + rng.random(4)).astype(np.float32)
+    r = relu(np_bn(np_conv(x, w, pad=1), s, b, mean, var, eps=1e-3))
+    r = np_bn(r, s2, b2, m2, v2)
+    return m, "bn_runtime(in[0], in[1], in[2], out[0])", [([], [x, mean, var], [r])]
+
+
 def dynamic():
     t = Net()
     w, b = rand(4, 3, 3, 3, scale=0.2), rand(4, scale=0.1)
@@ -216,7 +237,7 @@ def dynamic():
 
 
 MODELS = {"mlp": mlp, "lenet": lenet, "resnet_tiny": resnet_tiny, "gated-mlp": gated_mlp,
-          "dynamic": dynamic}
+          "bn_runtime": bn_runtime, "dynamic": dynamic}
 
 
 def write(out, name):

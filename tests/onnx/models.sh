@@ -1,11 +1,14 @@
 #!/bin/sh
 # models.sh: small networks made by tests/onnx/genmodels.py (an MLP, a
 # LeNet, a residual network with BatchNormalization, a gated MLP with a
-# layer norm of primitive operators, a model with dynamic N and H),
+# layer norm of primitive operators, a Conv + BatchNormalization network
+# with statistics given at run time, a model with dynamic N and H),
 # compiled by txc with -H, run by models.c on the inputs numpy ran, and
 # compared with numpy's outputs.  The dynamic model runs at two sizes
-# given at run time.  Skips (77) where /usr/bin/python3 lacks onnx or
-# numpy.  MODELS="mlp lenet" runs those only.
+# given at run time, then compiled with -D; the residual network's
+# BatchNormalizations must be folded into its Convs.  Skips (77) where
+# /usr/bin/python3 lacks onnx or numpy.  MODELS="mlp lenet" runs those
+# only.
 set -u
 : "${TXC:?TXC must name the txc binary}"
 CC=${CC:-cc}
@@ -55,6 +58,19 @@ if [ -f "$work/dynamic.meta" ]; then
 		fail=$((fail + 1))
 		echo "FAIL: dynamic -D N=2 -D H=6"
 		head -20 "$work/log"
+	fi
+fi
+# BatchNormalization after a Conv with known statistics is folded into it
+if [ -f "$work/resnet_tiny.onnx" ]; then
+	if "$TXC" --emit=tx "$work/resnet_tiny.onnx" >"$work/r.tx" 2>&1 &&
+	    ! grep -q 'batchnormalization.*_scale' "$work/r.tx" &&
+	    [ "$(grep -c '^  const .*_bn_bias: ' "$work/r.tx")" -eq 6 ]; then
+		pass=$((pass + 1))
+		echo "ok: resnet_tiny: 6 BatchNormalizations folded into their Convs"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: resnet_tiny: BatchNormalization not folded"
+		grep -i 'const\|batch' "$work/r.tx" | head -20
 	fi
 fi
 echo "$pass passed, $fail failed"

@@ -54,6 +54,8 @@ echo "$pass passed, $fail failed"
 #T test_averagepool_2d_same_lower
 #T test_averagepool_2d_same_upper
 #T test_averagepool_2d_strides
+#T test_batchnorm_epsilon
+#T test_batchnorm_example
 #T test_ceil
 #T test_ceil_example
 #T test_clip_default_inbounds
