@@ -214,11 +214,11 @@ load(const char *path, const unsigned char *data, size_t len)
 	}
 	if (m->bad_domain) {
 		diag_error(loc_none, "%s: the model uses operator set '%s', which txc does not "
-		    "support (only the default domain, opsets 7 to 17)", path, m->bad_domain);
+		    "support (only the default domain, opsets 7 to 18)", path, m->bad_domain);
 		return NULL;
 	}
 	if (m->opset && (m->opset < 7 || m->opset > 18))
-		diag_warn(loc_none, "%s: opset %lld is outside the opsets txc knows (7 to 17)", path,
+		diag_warn(loc_none, "%s: opset %lld is outside the opsets txc knows (7 to 18)", path,
 		    (long long)m->opset);
 	return m;
 }
@@ -268,6 +268,8 @@ onnx_import(const char *path, const OnnxOptions *o)
 		free(data);
 		return 0;
 	}
-	/* data stays allocated: the weights point into it */
+	/* the weights point into the bytes: they stay as long as the perm
+	 * arena, which holds the pointer */
+	*(unsigned char **)arena_alloc(perm, sizeof data) = data;
 	return onnx_import_bytes(path, data, len, o);
 }

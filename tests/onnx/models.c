@@ -85,7 +85,8 @@ main(int argc, char **argv)
 			if (rc) {
 				fprintf(stderr, "run %d: the entry point returned %d: %s\n", runs, rc,
 				    txrt_last_error());
-				return 1;
+				bad = -1;
+				break;
 			}
 			for (int o = 0; o < MAXT && ref[o]; o++) {
 				float *y = out[o], *r = ref[o], big = 0;
@@ -105,6 +106,13 @@ main(int argc, char **argv)
 		}
 	}
 	fclose(meta);
+	for (int i = 0; i < MAXT; i++) {
+		free(in[i]);
+		free(out[i]);
+		free(ref[i]);
+	}
+	if (bad < 0)
+		return 1;
 	printf("%d runs, %d elements off\n", runs, bad);
 	return bad || !runs;
 }
