@@ -6,7 +6,8 @@
 # compiled by txc with -H, run by models.c on the inputs numpy ran, and
 # compared with numpy's outputs.  The dynamic model runs at two sizes
 # given at run time, then compiled with -D; the residual network's
-# BatchNormalizations must be folded into its Convs.  Skips (77) where
+# BatchNormalizations must be folded into its Convs; examples/onnx's
+# Makefile runs in a copy.  Skips (77) where
 # /usr/bin/python3 lacks onnx or numpy.  MODELS="mlp lenet" runs those
 # only.
 set -u
@@ -72,6 +73,17 @@ if [ -f "$work/resnet_tiny.onnx" ]; then
 		echo "FAIL: resnet_tiny: BatchNormalization not folded"
 		grep -i 'const\|batch' "$work/r.tx" | head -20
 	fi
+fi
+# examples/onnx: its Makefile in a copy, against numpy's answer
+mkdir "$work/ex" && cp "$src/examples/onnx/Makefile" "$src/examples/onnx/make_model.py" \
+    "$src/examples/onnx/classify.c" "$work/ex/" &&
+if make -s --no-print-directory -C "$work/ex" TXC="$TXC" TXRT="$txrt" CC="$CC" PYTHON="$PY" >"$work/log" 2>&1; then
+	pass=$((pass + 1))
+	echo "ok: examples/onnx: $(grep agree "$work/log")"
+else
+	fail=$((fail + 1))
+	echo "FAIL: examples/onnx"
+	head -20 "$work/log"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
