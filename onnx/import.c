@@ -144,35 +144,14 @@ build(Graph *g, const char *path, const OnnxOptions *o)
 				v->defined = true;
 			}
 	}
-	fclose(g->decls);
-	fclose(g->body);
-	if (!ok || diag_errors()) {
-		free(g->decls_text);
-		free(g->body_text);
-		return NULL;
-	}
-	/* outputs, in graph order */
-	char *text;
-	size_t len;
-	FILE *fp = open_memstream(&text, &len);
-	if (!fp)
-		diag_fatal("out of memory");
-	fprintf(fp, "// %s: made by txc from %s (ONNX opset %lld); do not edit.\n", g->kernel,
-	    path, (long long)m->opset);
-	static const char *const files[IMP_COUNT] = { "matmul.tx", "conv2d.tx", "softmax.tx" };
-	for (int i = 0; i < IMP_COUNT; i++)
-		if (g->imports[i])
-			fprintf(fp, "import \"%s\";\n", files[i]);
-	fprintf(fp, "\nkernel %s(", g->kernel);
-	for (int i = 0; i < g->nsizes; i++)
-		fprintf(fp, "%s%s", i ? ", " : "", g->sizes[i]);
-	fprintf(fp, ") {\n%s", g->decls_text);
-	const char *copies = "";
-	for (int i = 0; i < m->noutputs; i++) {
+	/* outputs, in graph order: written before the streams close, since
+	 * the copy of a constant declares it */
+	const char *outs = "", *copies = "";
+	for (int i = 0; ok && !diag_errors() && i < m->noutputs; i++) {
 		Val *v = graph_val(g, m->outputs[i].name);
-		if (!v || v->ndims < 0) {
-			diag_error(loc_none, "%s: output '%s' is not computed by the graph", g->kernel,
-			    m->outputs[i].name);
+		if (!v || v->ndims < 0 || v->ndims > 8) {
+			diag_error(loc_none, "%s: output '%s' is not computed by the graph%s", g->kernel,
+			    m->outputs[i].name, v && v->ndims > 8 ? " (it has more than 8 dimensions)" : "");
 			continue;
 		}
 		const char *name = v->tx;
@@ -188,16 +167,36 @@ build(Graph *g, const char *path, const OnnxOptions *o)
 			    emit_at(g, v, idx));
 		}
 		v->is_output = false;
-		fprintf(fp, "  out %s: %s%s;\n", name, graph_type(v->dtype), graph_shape(v));
+		outs = arena_printf(perm, "%s  out %s: %s%s;\n", outs, name, graph_type(v->dtype),
+		    graph_shape(v));
 	}
+	fclose(g->decls);
+	fclose(g->body);
+	g->decls = g->body = NULL;   /* a late write crashes, not corrupts the heap */
+	if (!ok || diag_errors()) {
+		free(g->decls_text);
+		free(g->body_text);
+		return NULL;
+	}
+	char *text;
+	size_t len;
+	FILE *fp = open_memstream(&text, &len);
+	if (!fp)
+		diag_fatal("out of memory");
+	fprintf(fp, "// %s: made by txc from %s (ONNX opset %lld); do not edit.\n", g->kernel,
+	    path, (long long)m->opset);
+	static const char *const files[IMP_COUNT] = { "matmul.tx", "conv2d.tx", "softmax.tx" };
+	for (int i = 0; i < IMP_COUNT; i++)
+		if (g->imports[i])
+			fprintf(fp, "import \"%s\";\n", files[i]);
+	fprintf(fp, "\nkernel %s(", g->kernel);
+	for (int i = 0; i < g->nsizes; i++)
+		fprintf(fp, "%s%s", i ? ", " : "", g->sizes[i]);
+	fprintf(fp, ") {\n%s%s", g->decls_text, outs);
 	fprintf(fp, "%s%s}\n", g->body_text, copies);
 	fclose(fp);
 	free(g->decls_text);
 	free(g->body_text);
-	if (diag_errors()) {
-		free(text);
-		return NULL;
-	}
 	char *keep = arena_strndup(perm, text, len);
 	free(text);
 	return keep;

@@ -21,6 +21,8 @@ examples/onnx use it.
     bn_runtime   Conv, then BatchNormalization whose mean and variance are
                  inputs (a stage of its own), Relu, then one with known
                  statistics after the Relu (a scale and a shift)
+    outputs      three outputs: a stage, a Constant and a graph input (the
+                 last two copied into the entry point's outputs)
     dynamic      input [N, 3, H, 8] (dim_param N and H): Conv, Relu,
                  GlobalAveragePool, Flatten, Gemm; run at two sizes
 """
@@ -219,6 +221,17 @@ def bn_runtime():
     return m, "bn_runtime(in[0], in[1], in[2], out[0])", [([], [x, mean, var], [r])]
 
 
+def outputs():
+    t = Net()
+    c = np.array([[1.5, -2.0, 0.25]], np.float32)
+    t.nodes.append(helper.make_node("Constant", [], ["c"], value=numpy_helper.from_array(c)))
+    t.op("Relu", ["x"])
+    t.nodes[-1].output[0] = "y"
+    m = t.model([vi("x", [2, 3])], [vi("y", [2, 3]), vi("c", [1, 3]), vi("x", [2, 3])])
+    x = rand(2, 3)
+    return m, "outputs(in[0], out[0], out[1], out[2])", [([], [x], [relu(x), c, x])]
+
+
 def dynamic():
     t = Net()
     w, b = rand(4, 3, 3, 3, scale=0.2), rand(4, scale=0.1)
@@ -237,7 +250,7 @@ def dynamic():
 
 
 MODELS = {"mlp": mlp, "lenet": lenet, "resnet_tiny": resnet_tiny, "gated-mlp": gated_mlp,
-          "bn_runtime": bn_runtime, "dynamic": dynamic}
+          "bn_runtime": bn_runtime, "outputs": outputs, "dynamic": dynamic}
 
 
 def write(out, name):

@@ -2,7 +2,8 @@
 # models.sh: small networks made by tests/onnx/genmodels.py (an MLP, a
 # LeNet, a residual network with BatchNormalization, a gated MLP with a
 # layer norm of primitive operators, a Conv + BatchNormalization network
-# with statistics given at run time, a model with dynamic N and H),
+# with statistics given at run time, a model whose outputs are a stage, a
+# Constant and its input, a model with dynamic N and H),
 # compiled by txc with -H, run by models.c on the inputs numpy ran, and
 # compared with numpy's outputs.  The dynamic model runs at two sizes
 # given at run time, then compiled with -D; the residual network's
