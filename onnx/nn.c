@@ -1,6 +1,7 @@
-/* nn.c: the network operators of ONNX as .tx stages: MatMul, Gemm, Conv,
- * pooling, BatchNormalization, Softmax and the reductions (ops.c
- * dispatches to them; see its top comment for which call the stdlib).
+/* nn.c: the network operators of ONNX as .tx stages: MatMul, Gemm, Conv
+ * (with a BatchNormalization that follows it folded in), pooling,
+ * BatchNormalization, Softmax and the reductions (ops.c dispatches to
+ * them; see its top comment for which call the stdlib).
  */
 #define TXC_ONNX_INTERNAL
 #include <math.h>
