@@ -18,6 +18,9 @@
 typedef int (*Fn)(void *, ...);
 int model();
 
+static unsigned char *copies[16];   /* the files' bytes: the tensors point into them */
+static int ncopies;
+
 static OnnxTensor
 load(const char *dir, const char *kind, int i)
 {
@@ -31,8 +34,6 @@ load(const char *dir, const char *kind, int i)
 	static unsigned char buf[1 << 26];
 	size_t n = fread(buf, 1, sizeof buf, fp);
 	fclose(fp);
-	static unsigned char *copies[16];   /* kept: the tensors point into them */
-	static int ncopies;
 	unsigned char *copy = malloc(n + 1);
 	if (ncopies < 16)
 		copies[ncopies++] = copy;
