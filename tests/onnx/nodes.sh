@@ -42,6 +42,7 @@ echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
 #T test_abs
 #T test_add
+#T test_add_bcast
 #T test_averagepool_1d_default
 #T test_averagepool_2d_ceil
 #T test_averagepool_2d_default
@@ -54,10 +55,14 @@ echo "$pass passed, $fail failed"
 #T test_averagepool_2d_same_lower
 #T test_averagepool_2d_same_upper
 #T test_averagepool_2d_strides
+#T test_basic_conv_with_padding
+#T test_basic_conv_without_padding
 #T test_batchnorm_epsilon
 #T test_batchnorm_example
+#T test_cast_FLOAT_to_DOUBLE
 #T test_ceil
 #T test_ceil_example
+#T test_celu_expanded
 #T test_clip_default_inbounds
 #T test_concat_1d_axis_0
 #T test_concat_1d_axis_negative_1
@@ -71,11 +76,13 @@ echo "$pass passed, $fail failed"
 #T test_concat_3d_axis_negative_1
 #T test_concat_3d_axis_negative_2
 #T test_concat_3d_axis_negative_3
+#T test_constant
 #T test_conv_with_autopad_same
 #T test_conv_with_strides_and_asymmetric_padding
 #T test_conv_with_strides_no_padding
 #T test_conv_with_strides_padding
 #T test_div
+#T test_div_bcast
 #T test_div_example
 #T test_dropout_default
 #T test_dropout_default_old
@@ -117,6 +124,7 @@ echo "$pass passed, $fail failed"
 #T test_hardsigmoid_default
 #T test_hardsigmoid_example
 #T test_hardswish
+#T test_hardswish_expanded
 #T test_identity
 #T test_leakyrelu
 #T test_leakyrelu_default
@@ -128,6 +136,7 @@ echo "$pass passed, $fail failed"
 #T test_logsoftmax_axis_2
 #T test_logsoftmax_default_axis
 #T test_logsoftmax_example_1
+#T test_logsoftmax_example_1_expanded
 #T test_logsoftmax_large_number
 #T test_logsoftmax_negative_axis
 #T test_matmul_2d
@@ -137,6 +146,7 @@ echo "$pass passed, $fail failed"
 #T test_max_float16
 #T test_max_float32
 #T test_max_float64
+#T test_max_int32
 #T test_max_one_input
 #T test_max_two_inputs
 #T test_maxpool_1d_default
@@ -159,11 +169,16 @@ echo "$pass passed, $fail failed"
 #T test_min_float64
 #T test_min_one_input
 #T test_min_two_inputs
+#T test_min_uint8
 #T test_mul
+#T test_mul_bcast
 #T test_mul_example
+#T test_mvn_expanded
 #T test_neg
 #T test_neg_example
 #T test_pow
+#T test_pow_bcast_array
+#T test_pow_bcast_scalar
 #T test_pow_example
 #T test_reciprocal
 #T test_reciprocal_example
@@ -192,6 +207,11 @@ echo "$pass passed, $fail failed"
 #T test_reduce_min_negative_axes_keepdims_example
 #T test_reduce_min_negative_axes_keepdims_random
 #T test_relu
+#T test_shape
+#T test_shape_clip_start
+#T test_shape_end_negative_1
+#T test_shape_example
+#T test_shape_start_1
 #T test_sigmoid
 #T test_sigmoid_example
 #T test_softmax_axis_0
@@ -199,6 +219,7 @@ echo "$pass passed, $fail failed"
 #T test_softmax_axis_2
 #T test_softmax_default_axis
 #T test_softmax_example
+#T test_softmax_example_expanded
 #T test_softmax_large_number
 #T test_softmax_negative_axis
 #T test_softplus
@@ -208,6 +229,7 @@ echo "$pass passed, $fail failed"
 #T test_squeeze
 #T test_squeeze_negative_axes
 #T test_sub
+#T test_sub_bcast
 #T test_sub_example
 #T test_sum_example
 #T test_sum_one_input
