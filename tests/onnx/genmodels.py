@@ -20,7 +20,9 @@ examples/onnx use it.
                  Div; a gated MLP (MatMul, Sigmoid, Mul); a residual Add
     bn_runtime   Conv, then BatchNormalization whose mean and variance are
                  inputs (a stage of its own), Relu, then one with known
-                 statistics after the Relu (a scale and a shift)
+                 statistics after the Relu (a scale and a shift), then a
+                 Conv of 2 groups with a bias and a BatchNormalization
+                 folded into it
     outputs      three outputs: a stage, a Constant and a graph input (the
                  last two copied into the entry point's outputs)
     dynamic      input [N, 3, H, 8] (dim_param N and H): Conv, Relu,
@@ -211,13 +213,21 @@ def bn_runtime():
     h = t.op("Conv", ["x", t.const(w)], pads=[1, 1, 1, 1])
     h = t.op("Relu", [t.op("BatchNormalization", [h, t.const(s), t.const(b), "mean", "var"],
                            epsilon=1e-3)])
-    t.op("BatchNormalization", [h, t.const(s2), t.const(b2), t.const(m2),
-                                t.const(v2.astype(np.float32))])
+    h = t.op("BatchNormalization", [h, t.const(s2), t.const(b2), t.const(m2),
+                                    t.const(v2.astype(np.float32))])
+    wg, bg = rand(4, 2, 3, 3, scale=0.3), rand(4, scale=0.1)
+    s3, b3, m3, v3 = 1 + 0.1 * rand(4), 0.1 * rand(4), 0.1 * rand(4), 0.5 + rng.random(4)
+    h = t.op("Conv", [h, t.const(wg), t.const(bg)], pads=[1, 1, 1, 1], group=2)
+    t.op("BatchNormalization", [h, t.const(s3), t.const(b3), t.const(m3),
+                                t.const(v3.astype(np.float32))], epsilon=1e-4)
     t.nodes[-1].output[0] = "y"
     m = t.model([vi("x", [2, 3, 6, 6]), vi("mean", [4]), vi("var", [4])], [vi("y", [2, 4, 6, 6])])
     x, mean, var = rand(2, 3, 6, 6), 0.1 * rand(4), (0.5 + rng.random(4)).astype(np.float32)
     r = relu(np_bn(np_conv(x, w, pad=1), s, b, mean, var, eps=1e-3))
     r = np_bn(r, s2, b2, m2, v2)
+    r = np.concatenate([np_conv(r[:, 2 * i:2 * i + 2], wg[2 * i:2 * i + 2], bg[2 * i:2 * i + 2],
+                                pad=1) for i in range(2)], axis=1)
+    r = np_bn(r, s3, b3, m3, v3, eps=1e-4)
     return m, "bn_runtime(in[0], in[1], in[2], out[0])", [([], [x, mean, var], [r])]
 
 
