@@ -75,6 +75,24 @@ if [ -f "$work/resnet_tiny.onnx" ]; then
 		grep -i 'const\|batch' "$work/r.tx" | head -20
 	fi
 fi
+# the entry point's name: the file's, made an identifier; one C reserves
+# is refused, and --prefix mends it
+if [ -f "$work/outputs.onnx" ]; then
+	cp "$work/outputs.onnx" "$work/3rd-model.v1.onnx"
+	if ! "$TXC" -o "$work/3rd.o" "$work/3rd-model.v1.onnx" >"$work/log" 2>&1 &&
+	    grep -q "entry point '_3rd_model_v1' cannot be named so" "$work/log" &&
+	    "$TXC" --prefix=m_ -o "$work/3rd.o" -H "$work/3rd.h" "$work/3rd-model.v1.onnx" \
+	    >>"$work/log" 2>&1 &&
+	    grep -q '^int m__3rd_model_v1(const float \*x, float \*y, float \*c_out, float \*x_out);' \
+	    "$work/3rd.h"; then
+		pass=$((pass + 1))
+		echo "ok: 3rd-model.v1.onnx: _3rd_model_v1 refused, --prefix=m_ gives m__3rd_model_v1"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: 3rd-model.v1.onnx"
+		cat "$work/log" "$work/3rd.h" 2>/dev/null | head -20
+	fi
+fi
 # examples/onnx: its Makefile in a copy, against numpy's answer
 mkdir "$work/ex" && cp "$src/examples/onnx/Makefile" "$src/examples/onnx/make_model.py" \
     "$src/examples/onnx/classify.c" "$work/ex/" &&
