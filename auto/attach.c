@@ -194,6 +194,10 @@ auto_attach(Program *p, Kernel *k, const AutoRequest *r)
 	bool attached;
 	int before = diag_errors();
 	char *text = usable_text(p, k, &rt, &why, true, &attached);
+	if (!text && k->nstages > AUTO_MAXS)
+		diag_warn(k->name_loc, "'%s' has %d stages, more than the %d the schedule generator "
+		    "handles: it keeps its naive loop nest (write a schedule, or split the kernel)",
+		    k->name, k->nstages, AUTO_MAXS);
 	if (!text)
 		return true;   /* no schedule: the kernel keeps its naive nest */
 	if (!auto_strict())
