@@ -39,7 +39,7 @@ auto_text(Program *p, Kernel *k, const AutoRequest *r, const char **why)
 	AutoMachine m;
 	auto_machine(&m, r->cpu, r->features);
 	const char *no = "the rules found nothing to do";
-	AutoOptions o = { .m = &m, .target = target, .tmpl = r->tmpl, .why = &no };
+	AutoOptions o = { .m = &m, .target = target, .tmpl = r->tmpl, .why = &no, .p = p };
 	char *buf = NULL;
 	size_t len = 0;
 	/* fusion (fuse.c): calls that keep their callee's own schedule */

@@ -178,6 +178,7 @@ typedef struct {
 	const char **why;             /* set when a rule set returns false */
 	const char *prelude;          /* primitives written first (transfer.c), or NULL */
 	int knobs_used;               /* knobs the prelude declares */
+	Program *p;                   /* the program (its intrinsics), or NULL */
 } AutoOptions;
 
 /* Appends `schedule K as auto for TARGET { ... }` to fp; false when the

@@ -16,6 +16,12 @@
  *       steps of 8 with each input operand copied to shared memory per
  *       step (cache_read(shared), fetched by all the block's threads):
  *       the stdlib matmul's plan;
+ *   G5  a contraction of f16 or bf16 operands summed in f32, in the form
+ *       of the tensor-core intrinsic (intrinsics/cuda.tx, which the driver
+ *       loads for the cuda target): the stdlib matmul_f16's plan, 64 x 64
+ *       outputs a block of 2 x 2 warps, each 2 x 2 mma blocks of 16 x 16 x
+ *       16, the operands' tiles of 32 along k double-buffered in shared
+ *       memory, the tile rounded up so edges need no tests;
  *
  *   G0  a tuple reduction or a range that depends on a pure axis: its
  *       points over blocks of threads, each range folded in order.
@@ -33,9 +39,220 @@ typedef struct {
 	FILE *fp;
 	const AutoOptions *o;
 	bool inl[AUTO_MAXS];
+	bool mma[AUTO_MAXS];      /* G5 fires on it */
+	bool mma_in[AUTO_MAXS];   /* an operand of a G5 stage: not inlined */
 	bool placed[AUTO_MAXS];   /* computed in another stage's thread (G4) */
 	int T;
 } Gpu;
+
+/* ---- G5: contractions on the tensor cores ------------------------------- */
+
+typedef struct {
+	Expr *a, *b;        /* the accesses: a reads the tile's rows, b its columns */
+	int row, col;       /* the pure axes of the tile's rows and columns */
+	Kernel *intr;       /* the intrinsic */
+} Mma;
+
+/* The tensor-core intrinsic of p (or its imports) for operands of type t:
+ * emitted as "mma" for cuda, its first input of type t. */
+static Kernel *
+mma_intrinsic(Program *p, ScalarType t, int depth)
+{
+	if (!p || depth > 64)
+		return NULL;
+	for (int i = 0; i < p->nintrinsics; i++) {
+		Kernel *k = p->intrinsics[i];
+		if (k && k->intr_target && !strcmp(k->intr_target, "cuda") && k->intr_emit &&
+		    !strcmp(k->intr_emit, "mma") && k->ntensors >= 3 && k->tensors[0]->elem == t &&
+		    k->tensors[1]->elem == t)
+			return k;
+	}
+	for (int i = 0; i < p->nimports; i++) {
+		Kernel *k = p->imports[i] ? mma_intrinsic(p->imports[i]->prog, t, depth + 1) : NULL;
+		if (k)
+			return k;
+	}
+	return NULL;
+}
+
+/* f32(X[...]) with X of type f16 or bf16 whose indices are plain axes:
+ * the access, else NULL. */
+static Expr *
+half_access(Expr *e)
+{
+	if (e->kind != EXPR_CAST || e->call.cast_to != TY_F32 || e->call.nargs != 1)
+		return NULL;
+	Expr *x = e->call.args[0];
+	if (x->kind != EXPR_ACCESS || !x->call.tensor ||
+	    (x->call.tensor->elem != TY_F16 && x->call.tensor->elem != TY_BF16))
+		return NULL;
+	for (int i = 0; i < x->call.nargs; i++) {
+		Expr *ix = x->call.args[i];
+		if (ix->kind != EXPR_NAME ||
+		    (ix->id.ref != REF_PURE_AXIS && ix->id.ref != REF_RED_AXIS))
+			return NULL;
+	}
+	return x;
+}
+
+/* The pure axes (bits) access x names, and whether it names reduction
+ * axis 0 exactly once and no other axis twice. */
+static bool
+axes_of(Expr *x, unsigned *pure)
+{
+	int nk = 0;
+	*pure = 0;
+	for (int i = 0; i < x->call.nargs; i++) {
+		Expr *ix = x->call.args[i];
+		if (ix->id.ref == REF_RED_AXIS) {
+			nk++;
+			continue;
+		}
+		if (ix->id.axis < 0 || ix->id.axis >= 32 || (*pure & (1u << ix->id.axis)))
+			return false;
+		*pure |= 1u << ix->id.axis;
+	}
+	return nk == 1;
+}
+
+/* Whether stage si is a contraction the tensor cores take (G5). */
+static bool
+g5_match(Gpu *c, int si, Mma *m)
+{
+	AutoStage *s = &c->g->s[si];
+	Rule *r = s->t->rule;
+	if (!c->o->p || s->kind != AK_REDUCE || s->nred != 1 || s->rwhere || s->npure < 2 ||
+	    s->npure > 16 || s->t->elem != TY_F32 || s->rop != RED_SUM || !r ||
+	    r->value->kind != EXPR_REDUCE || r->value->reduce.naxes != 1 ||
+	    r->value->reduce.axes[0].lo)
+		return false;
+	Expr *body = r->value->reduce.body;
+	if (body->kind != EXPR_BINARY || body->bin.op != OP_MUL)
+		return false;
+	Expr *x = half_access(body->bin.a), *y = half_access(body->bin.b);
+	if (!x || !y || x->call.tensor->elem != y->call.tensor->elem)
+		return false;
+	unsigned px, py;
+	if (!axes_of(x, &px) || !axes_of(y, &py))
+		return false;
+	/* the tile's axes: the last pure axis one operand names and the other
+	 * does not, for each operand; the one first in the output's order
+	 * gives the rows */
+	int ax = -1, ay = -1;
+	for (int d = 0; d < s->npure; d++) {
+		if ((px & (1u << d)) && !(py & (1u << d)))
+			ax = d;
+		if ((py & (1u << d)) && !(px & (1u << d)))
+			ay = d;
+	}
+	if (ax < 0 || ay < 0)
+		return false;
+	/* the sizes: at least one intrinsic block along each of them */
+	if ((s->pext[ax] > 0 && s->pext[ax] < 16) || (s->pext[ay] > 0 && s->pext[ay] < 16) ||
+	    (s->rext[0] > 0 && s->rext[0] < 16))
+		return false;
+	m->intr = mma_intrinsic(c->o->p, x->call.tensor->elem, 0);
+	if (!m->intr)
+		return false;
+	if (ax < ay) {
+		m->a = x, m->b = y, m->row = ax, m->col = ay;
+	} else {
+		m->a = y, m->b = x, m->row = ay, m->col = ax;
+	}
+	return true;
+}
+
+static void
+g5(Gpu *c, int si, const Mma *m)
+{
+	AutoGraph *g = c->g;
+	AutoStage *s = &g->s[si];
+	FILE *fp = c->fp;
+	int64_t er = s->pext[m->row] > 0 ? s->pext[m->row] : AUTO_REP_SIZE;
+	int64_t ec = s->pext[m->col] > 0 ? s->pext[m->col] : AUTO_REP_SIZE;
+	int bm = er >= 64 ? 64 : 32, bn = ec >= 64 ? 64 : 32;
+	const char *row = s->pure[m->row], *col = s->pure[m->col];
+	const char *acc = auto_fresh(g, arena_printf(perm, "%s_shared", s->name));
+	fprintf(fp, "  // G5: %s is a contraction of %s operands: the tensor cores (%s), "
+	    "%d x %d outputs a block of %d x %d warps, each 2 x 2 blocks of 16 x 16 x 16, the "
+	    "operands' tiles of 32 along %s double-buffered in shared memory\n", s->name,
+	    type_name(m->a->call.tensor->elem), m->intr->name, bm, bn, bm / 32, bn / 32,
+	    s->red[0]);
+	fprintf(fp, "  %s.cache_write(shared) -> %s;\n", s->name, acc);
+	const char *bi = auto_fresh(g, "bi"), *bj = auto_fresh(g, "bj");
+	const char *ii = auto_fresh(g, "ii"), *jj = auto_fresh(g, "jj");
+	fprintf(fp, "  %s.tile(%s, %s, %d, %d, tail = round_up) -> (%s, %s, %s, %s);\n", s->name,
+	    row, col, bm, bn, bi, bj, ii, jj);
+	/* the other pure axes outermost, fused, on blockIdx.z */
+	const char *z = NULL;
+	if (s->npure > 2) {
+		fprintf(fp, "  %s.reorder(", s->name);
+		for (int d = 0; d < s->npure; d++)
+			if (d != m->row && d != m->col)
+				fprintf(fp, "%s, ", s->pure[d]);
+		fprintf(fp, "%s, %s, %s, %s);\n", bi, bj, ii, jj);
+		for (int d = 0; d < s->npure; d++) {
+			if (d == m->row || d == m->col)
+				continue;
+			if (!z) {
+				z = s->pure[d];
+				continue;
+			}
+			const char *f = auto_fresh(g, "bz");
+			fprintf(fp, "  %s.fuse(%s, %s) -> %s;\n", s->name, z, s->pure[d], f);
+			z = f;
+		}
+		fprintf(fp, "  %s.bind(%s, blockIdx.z);\n", s->name, z);
+	}
+	fprintf(fp, "  %s.bind(%s, blockIdx.y);\n", s->name, bi);
+	fprintf(fp, "  %s.bind(%s, blockIdx.x);\n", s->name, bj);
+	fprintf(fp, "  %s.compute_at(%s, %s);\n", acc, s->name, bj);
+	/* the accumulator: warps over 32 x 32, each 2 x 2 intrinsic blocks */
+	const char *wi = auto_fresh(g, "wi"), *mi = auto_fresh(g, "mi");
+	const char *tm = auto_fresh(g, "tm"), *ti = auto_fresh(g, "ti");
+	const char *wj = auto_fresh(g, "wj"), *nj = auto_fresh(g, "nj");
+	const char *tn = auto_fresh(g, "tn"), *tj = auto_fresh(g, "tj");
+	const char *ko = auto_fresh(g, "ko"), *kk = auto_fresh(g, "kk");
+	const char *kio = auto_fresh(g, "kio"), *ki = auto_fresh(g, "ki");
+	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", acc, row, wi, mi);
+	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", acc, mi, tm, ti);
+	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", acc, col, wj, nj);
+	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", acc, nj, tn, tj);
+	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", acc, s->red[0], ko, kk);
+	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", acc, kk, kio, ki);
+	fprintf(fp, "  %s.reorder(%s, %s, %s, %s, %s, %s, %s, %s, %s);\n", acc, ko, wi, wj, tm, tn,
+	    kio, ti, tj, ki);
+	fprintf(fp, "  %s.unroll(%s);\n", acc, kio);
+	fprintf(fp, "  %s.bind(%s, threadIdx.z);\n", acc, wi);
+	fprintf(fp, "  %s.bind(%s, threadIdx.y);\n", acc, wj);
+	const char *ta = m->a->call.tensor->name, *tb = m->b->call.tensor->name;
+	const char *as = auto_fresh(g, arena_printf(perm, "%s_shared", ta));
+	fprintf(fp, "  %s.cache_read(shared, [%s]) -> %s;\n", ta, acc, as);
+	const char *bs = as;
+	if (tb != ta) {
+		bs = auto_fresh(g, arena_printf(perm, "%s_shared", tb));
+		fprintf(fp, "  %s.cache_read(shared, [%s]) -> %s;\n", tb, acc, bs);
+	}
+	fprintf(fp, "  %s.compute_at(%s, %s);\n", as, acc, ko);
+	fprintf(fp, "  %s.double_buffer();\n", as);
+	if (bs != as) {
+		fprintf(fp, "  %s.compute_at(%s, %s);\n", bs, acc, ko);
+		fprintf(fp, "  %s.double_buffer();\n", bs);
+	}
+	fprintf(fp, "  %s.tensorize(%s, %s);\n", acc, ti, m->intr->name);
+	/* the copy out: the same warps, a warp's 32 lanes along a row */
+	const char *iz = auto_fresh(g, "iz"), *ir = auto_fresh(g, "ir");
+	const char *iy = auto_fresh(g, "iy"), *is = auto_fresh(g, "is");
+	const char *jo = auto_fresh(g, "jo"), *jx = auto_fresh(g, "jx");
+	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", s->name, ii, iz, ir);
+	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", s->name, ir, iy, is);
+	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", s->name, jj, jo, jx);
+	fprintf(fp, "  %s.reorder(%s, %s, %s, %s, %s);\n", s->name, iz, iy, is, jo, jx);
+	fprintf(fp, "  %s.bind(%s, threadIdx.z);\n", s->name, iz);
+	fprintf(fp, "  %s.bind(%s, threadIdx.y);\n", s->name, iy);
+	fprintf(fp, "  %s.bind(%s, threadIdx.x);\n", s->name, jx);
+	c->placed[si] = true;
+}
 
 /* ---- G4: contractions ------------------------------------------------------ */
 
@@ -346,10 +563,24 @@ auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o)
 	fprintf(fp, "schedule %s as auto for cuda {\n", g->k->name);
 	if (o->prelude)
 		fputs(o->prelude, fp);
+	/* G5 first: its operands stay stages of their own (the tensor cores
+	 * read them as they are, through shared memory) */
+	Mma mm[AUTO_MAXS];
+	for (int i = 0; i < g->n; i++) {
+		if (g->s[i].fixed || !g5_match(&c, i, &mm[i]))
+			continue;
+		c.mma[i] = true;
+		int pa = auto_stage_index(g, mm[i].a->call.tensor);
+		int pb = auto_stage_index(g, mm[i].b->call.tensor);
+		if (pa >= 0)
+			c.mma_in[pa] = true;
+		if (pb >= 0)
+			c.mma_in[pb] = true;
+	}
 	for (int i = 0; i < g->n; i++) {
 		AutoStage *s = &g->s[i];
 		if (!s->output && s->kind == AK_PURE && !s->in_index && s->ncons > 0 && !s->fixed &&
-		    !s->keep && !read_in_special(&c, i)) {
+		    !s->keep && !c.mma_in[i] && !read_in_special(&c, i)) {
 			c.inl[i] = true;
 			fprintf(fp, "  // G1: %s inlined\n  %s.compute_inline();\n", s->name, s->name);
 		}
@@ -358,13 +589,17 @@ auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o)
 		AutoStage *s = &g->s[i];
 		if (c.inl[i] || c.placed[i])
 			continue;
+		if (c.mma[i]) {
+			g5(&c, i, &mm[i]);
+			continue;
+		}
 		/* G4: a contraction whose element-wise reader is this stage */
 		if (s->kind == AK_PURE) {
 			bool done = false;
 			for (int p = i - 1; p >= 0 && !done; p--) {
 				int row;
 				Operands ops;
-				if (!c.inl[p] && !c.placed[p] && g4_consumer(&c, p) == i &&
+				if (!c.inl[p] && !c.placed[p] && !c.mma[p] && g4_consumer(&c, p) == i &&
 				    g4_plan(&c, p, &row, &ops)) {
 					g4(&c, p, row, &ops, i);
 					done = true;

@@ -373,7 +373,8 @@ bench(Bench *b)
 	if (!file)
 		return 1;
 	prog = parse_program(file);
-	if (diag_errors() || !import_resolve(prog, &b->drv) || !sema_check(prog))
+	if (diag_errors() || !import_resolve(prog, &b->drv) ||
+	    !import_target_table(prog, b->cuda ? "cuda" : NULL) || !sema_check(prog))
 		return 1;
 	if (!(k = cmdline_kernel(prog, b->kernel, b->input)))
 		return 1;

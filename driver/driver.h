@@ -70,6 +70,11 @@ typedef struct {
  * directories, then the installed stdlib) and merges their kernels and
  * schedules into the program.  False after diagnostics. */
 bool import_resolve(Program *p, const Options *o);
+/* For --target=cuda, the intrinsics of intrinsics/cuda.tx (the tensor
+ * cores) as if imported, unless the program imports them or declares the
+ * names: the schedule generator's tensor-core rule uses them.  False
+ * after diagnostics. */
+bool import_target_table(Program *p, const char *target);
 
 /* output.c: atomic output.  output_open gives a stream on a temporary
  * file beside `path` ("-": stdout); output_commit closes and checks it;

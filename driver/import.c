@@ -182,3 +182,42 @@ import_resolve(Program *p, const Options *o)
 		seen(real);
 	return resolve(p, strcmp(path, "<stdin>") == 0 ? "./-" : path, o, 0);
 }
+
+/* The cuda target's intrinsic table (intrinsics/cuda.tx) for the schedule
+ * generator's tensor-core rule, loaded as if imported when the program
+ * does not import it; an intrinsic of the same name in the program wins. */
+bool
+import_target_table(Program *p, const char *target)
+{
+	if (!target || strcmp(target, "cuda") != 0)
+		return true;
+	Options none;
+	memset(&none, 0, sizeof none);
+	char *file = find("intrinsics/cuda.tx", ".", &none);
+	if (!file)
+		return true;   /* an uninstalled stdlib: the generator does without */
+	char real[PATH_MAX];
+	if (!realpath(file, real))
+		snprintf(real, sizeof real, "%s", file);
+	if (seen(real))
+		return true;
+	uint32_t id = source_load(file);
+	if (!id)
+		return false;
+	int before = diag_errors();
+	Program *sub = parse_program(id);
+	if (!sub || diag_errors() > before)
+		return false;
+	int capi = p->nintrinsics;
+	for (int i = 0; i < sub->nintrinsics; i++) {
+		Kernel *k = sub->intrinsics[i];
+		bool have = false;
+		for (int j = 0; j < p->nintrinsics && !have; j++)
+			have = p->intrinsics[j] && k && p->intrinsics[j]->name == k->name;
+		for (int j = 0; j < p->nkernels && !have; j++)
+			have = p->kernels[j] && k && p->kernels[j]->name == k->name;
+		if (k && !have)
+			*ARENA_PUSH(perm, p->intrinsics, p->nintrinsics, capi) = k;
+	}
+	return true;
+}

@@ -523,7 +523,7 @@ compile(Options *o)
 		ast_dump(stdout, prog);
 		return 0;
 	}
-	if (!import_resolve(prog, o))
+	if (!import_resolve(prog, o) || !import_target_table(prog, o->target))
 		return 1;
 	if (!sema_check(prog)) {
 		note_knob_points(o, prog);

@@ -198,7 +198,8 @@ trace_file(Viz *z, const char *input, VizTrace ***tr, int *n, int *cap)
 	if (!file)
 		return false;
 	Program *prog = parse_program(file);
-	if (diag_errors() || !import_resolve(prog, &z->drv) || !sema_check(prog))
+	if (diag_errors() || !import_resolve(prog, &z->drv) ||
+	    !import_target_table(prog, z->target) || !sema_check(prog))
 		return false;
 	if (!(k = cmdline_kernel(prog, z->kernel, input)))
 		return false;

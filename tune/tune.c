@@ -325,7 +325,8 @@ tune(Tune *t, int mpi_rank)
 	if (!file)
 		return 1;
 	Program *prog = parse_program(file);
-	if (diag_errors() || !import_resolve(prog, &t->drv) || !sema_check(prog))
+	if (diag_errors() || !import_resolve(prog, &t->drv) ||
+	    !import_target_table(prog, t->target) || !sema_check(prog))
 		return 1;
 	Kernel *k = cmdline_kernel(prog, t->kernel, t->input);
 	if (!k)

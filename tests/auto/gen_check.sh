@@ -4,12 +4,15 @@
 # unscheduled kernel (diffcheck.sh: C and native objects on the cpu, the
 # GPU emulator for cuda), at odd sizes.
 #
-#   gen_check.sh FILE.tx [--fused]
+#   gen_check.sh FILE.tx [--fused | --mma]
 #
 # --fused: every kernel must keep at least one callee's own schedule on
 # each target (a `// F:` line, txc-schedule(7) FUSION), so that a test of
 # composed kernels cannot pass by the fallback to the rules alone.
-# Run by fusion_run.sh (composed.tx) and users_run.sh (users.tx).
+# --mma: every kernel's cuda schedule must use the tensor cores (a `// G5:`
+# line), so that a test of that rule cannot pass by the SIMT rules.
+# Run by fusion_run.sh (composed.tx), users_run.sh (users.tx) and
+# tcore_run.sh (tcore.tx).
 #
 # Environment: TXC, abs_top_srcdir, abs_top_builddir (as for diffcheck.sh);
 # GEN_KERNELS='conv_relu dense_act' to run a few.  Exit 0 pass, 1 fail.
@@ -34,9 +37,18 @@ done
 gen=$work/$file
 { sed '1{/^\/\/ flags:/d}' "$tx"; cat "$work/cpu" "$work/cuda"; } >"$gen"
 caps='N=1:2 C=1:9 H=1:23 W=1:29 K=1:11 M=1:21 D=1:37 F=1:23 S=1:33'
+# a file may give its own ranges: a line `// caps: M=1:70 ...`
+fcaps=$(sed -n 's|^// caps: *||p' "$tx" | head -n 1)
+[ -z "$fcaps" ] || caps=$fcaps
 for k in $(sed -n 's/^kernel \([a-z_0-9]*\).*/\1/p' "$tx"); do
 	if [ -n "${GEN_KERNELS:-}" ]; then
 		case " $GEN_KERNELS " in *" $k "*) ;; *) continue ;; esac
+	fi
+	if [ "$fused" = --mma ] &&
+	    ! sed -n "/^schedule $k as auto for cuda /,/^}/p" "$work/cuda" | grep -q '// G5:'; then
+		echo "FAIL: $k: the cuda schedule does not use the tensor cores (no G5)"
+		sed -n "/^schedule $k as auto for cuda /,/^}/p" "$work/cuda"
+		fails=$((fails + 1))
 	fi
 	for target in cpu cuda; do
 		[ "$fused" = --fused ] || continue
