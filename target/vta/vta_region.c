@@ -55,6 +55,10 @@ struct VtaRun {
 	Place *place; int nplace, capplace;
 	Live *live; int nlive, caplive;
 	int64_t next[VTA_NSRAM];
+	/* the stages being produced, innermost last: whether the work of each
+	 * so far changed anything outside the buffers allocated inside it */
+	struct { int mark; bool effective; } frame[64];
+	int nframes;
 	int vt;                   /* the virtual thread running (0: none) */
 	int vtcount;              /* threads of the enclosing vthread loops */
 	bool failed;
@@ -386,6 +390,21 @@ value(VtaRun *R, IrStmt *s, IrExpr *e, VtaEnv *env, int64_t *out, const char *wh
 	return false;
 }
 
+/* A nest that made instructions writes buf (NULL: GEMM or ALU work): that
+ * is an effect of every stage being produced that does not allocate buf
+ * inside itself. */
+static void
+effect(VtaRun *R, Buffer *buf)
+{
+	for (int f = 0; f < R->nframes; f++) {
+		bool inside = false;
+		for (int i = R->frame[f].mark; buf && i < R->nlive && !inside; i++)
+			inside = R->live[i].buf == buf;
+		if (!inside)
+			R->frame[f].effective = true;
+	}
+}
+
 /* A perfect nest from s: its loops, an innermost guard and the leaf. */
 static bool
 nest(VtaRun *R, IrStmt *s, VtaEnv *env)
@@ -407,10 +426,13 @@ nest(VtaRun *R, IrStmt *s, VtaEnv *env)
 	List *l = R->cur;
 	group_begin(l);
 	int before = diag_errors();
+	int n0 = l->n;
 	bool done = vta_dma_nest(R, loops, n, guard, b, env) ||
 	    vta_compute_nest(R, loops, n, guard, b, env);
 	if (diag_errors() != before)
 		R->failed = true;
+	if (done && l->n > n0)
+		effect(R, b->kind == IS_STORE ? b->store.buf : NULL);
 	return done;
 }
 
@@ -451,7 +473,25 @@ exec(VtaRun *R, IrStmt *s, VtaEnv *env)
 	case IS_PRODUCE: {
 		const char *was = R->what;
 		R->what = s->produce.name;
+		/* a stage whose work changes nothing but buffers it allocates
+		 * inside itself -- loads for GEMMs that do not run, as in a
+		 * virtual thread past the end of the outputs -- is dropped */
+		List *l = R->cur;
+		int n0 = l->n, f = R->nframes;
+		if (f < (int)(sizeof R->frame / sizeof R->frame[0])) {
+			R->frame[f].mark = R->nlive;
+			R->frame[f].effective = false;
+			R->nframes++;
+		}
 		exec(R, s->produce.body, env);
+		if (R->nframes > f) {
+			R->nframes = f;
+			if (!R->frame[f].effective && R->cur == l && l->n > n0) {
+				l->n = n0;
+				while (l->ng && l->g[l->ng - 1] >= n0)
+					l->ng--;
+			}
+		}
 		R->what = was;
 		return;
 	}
