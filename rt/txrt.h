@@ -36,6 +36,8 @@ enum {
 	TXRT_ERR_ALLOC = 4,     /* out of memory */
 	TXRT_ERR_DLPACK = 5,    /* a DLTensor has the wrong device, type or shape */
 	TXRT_ERR_CUDA = 6,      /* CUDA: no device, a driver error, a launch limit, an emulator report */
+	/* 7 is TXRT_ERR_VTA (vta.h) */
+	TXRT_ERR_CPU = 8,       /* the CPU lacks an instruction set the object was compiled for */
 };
 
 /* The library's version, "MAJOR.MINOR.PATCH". */
@@ -73,6 +75,14 @@ TXRT_API void txrt_set_error(const char *fmt, ...) TXRT_PRINTF(1, 2);
 /* The calling thread's last message ("" when none). */
 TXRT_API const char *txrt_last_error(void);
 TXRT_API void txrt_clear_error(void);
+
+/* ---- the CPU ----------------------------------------------------------------
+ * 0 when this CPU (and its operating system) has every instruction set of
+ * features, a comma-separated list of LLVM's names ("avx2,fma,avx512f");
+ * otherwise TXRT_ERR_CPU after txrt_set_error naming entry and what is
+ * missing.  Every entry point of an x86-64 object calls it first with the
+ * sets it was compiled for.  The CPU is read once. */
+TXRT_API int txrt_cpu_require(const char *features, const char *entry);
 
 /* ---- CUDA -------------------------------------------------------------------
  * The objects txc writes for a CUDA target hold their kernels' PTX and, for

@@ -27,6 +27,7 @@ enum {
 	TXC_ERR_DIVIDE = 3,    /* a size an exact split requires to divide does not */
 	TXC_ERR_ALLOC = 4,     /* out of memory */
 	TXC_ERR_DLPACK = 5,    /* a DLTensor has the wrong device/dtype/shape/strides */
+	TXC_ERR_CPU = 8,       /* the CPU lacks an instruction set the object was compiled for */
 };
 
 /* ---- header.c ------------------------------------------------------------ */

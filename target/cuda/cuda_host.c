@@ -286,7 +286,7 @@ cuda_host_emit(GpuFunc **gf, int n, const char *ptx, const LlvmOptions *o, EmitK
 	}
 	Cg cg;
 	bool ok = cg_module(&cg, ctx, "txc", NULL, 0, td, triple, false, !o->no_contract, false,
-	    !o->no_vector_math);
+	    !o->no_vector_math, NULL);
 	LLVMTypeRef mt = LLVMStructCreateNamed(ctx, "txrt_cuda_module");
 	LLVMTypeRef mf[5] = { i32, ptr, ptr, i32, ptr };
 	LLVMStructSetBody(mt, mf, 5, 0);

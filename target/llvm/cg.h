@@ -65,6 +65,10 @@ typedef struct {
 	bool contract;                 /* allow fused multiply-add */
 	bool vector_math;              /* vmath.c for math builtins on vectors */
 	bool runtime_kernels;          /* call libtxrt's prebuilt micro-kernels */
+	/* the instruction sets the module is compiled for (LLVM's names,
+	 * comma-separated), which every entry point asks the CPU for first
+	 * (txrt_cpu_require); NULL: no check */
+	const char *isa;
 	/* alias scopes: one per buffer of the kernel */
 	Buffer **scoped; LLVMMetadataRef *scopes; int nscoped;
 	LLVMMetadataRef scope_domain;
@@ -99,10 +103,14 @@ typedef struct CgHooks {
 } CgHooks;
 
 /* ---- cg_func.c ---------------------------------------------------------- */
+/* A wrapper that runs before an entry point's check of the CPU (the
+ * packed and DLPack ones): compiled for x86-64's baseline when the module
+ * checks (cg->isa), so that it cannot use what the check is about. */
+void cg_baseline(Cg *cg, LLVMValueRef fn);
 /* Creates an empty module for funcs; false after diagnostics. */
 bool cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs,
     int n, LLVMTargetDataRef td, const char *triple, bool debug, bool contract,
-    bool runtime_kernels, bool vector_math);
+    bool runtime_kernels, bool vector_math, const char *isa);
 /* The entry points of funcs in cg's module (cg->b set): as cg_module
  * makes them, with cg's hooks. */
 void cg_entries(Cg *cg, IrFunc **funcs, int n);

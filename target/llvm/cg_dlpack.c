@@ -196,6 +196,7 @@ cg_dlpack_entry(Cg *cg, IrFunc *f)
 	LLVMGetParamTypes(kty, pt);   /* the same, tensors stay pointers */
 	LLVMValueRef fn = LLVMAddFunction(cg->mod, arena_printf(ir_arena, "%s_dlpack", f->name),
 	    LLVMFunctionType(LLVMInt32TypeInContext(cg->ctx), pt, n, 0));
+	cg_baseline(cg, fn);
 	Dl d = { .cg = cg, .f = f };
 	CgFn cf;
 

@@ -95,6 +95,9 @@ cg_runtime(Cg *cg, const char *name, LLVMTypeRef *fty)
 		t = LLVMFunctionType(i32, p, 6, 0);
 	} else if (!strcmp(name, "txrt_cuda_mode")) {
 		t = LLVMFunctionType(i32, NULL, 0, 0);
+	} else if (!strcmp(name, "txrt_cpu_require")) {
+		LLVMTypeRef p[2] = { ptr, ptr };
+		t = LLVMFunctionType(i32, p, 2, 0);
 	} else if (!strcmp(name, "txrt_set_error")) {
 		t = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), &ptr, 1, 1);
 	} else {
@@ -422,6 +425,51 @@ const_global(Cg *cg, IrFunc *f, Buffer *b)
 	return g;
 }
 
+void
+cg_baseline(Cg *cg, LLVMValueRef fn)
+{
+	if (!cg->isa)
+		return;
+	static const char cpu[] = "x86-64";
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateStringAttribute(cg->ctx,
+	    "target-cpu", 10, cpu, (unsigned)strlen(cpu)));
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateStringAttribute(cg->ctx,
+	    "target-features", 15, "", 0));
+}
+
+/* Before anything else: whether the CPU has the instruction sets the
+ * module is compiled for (rt/cpu.c), asked once, the answer kept in the
+ * object; TXRT_ERR_CPU with libtxrt's message when it lacks one. */
+static void
+isa_check(Cg *cg, IrFunc *f)
+{
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+	/* one a function, so that the parts of a split module (llvm_split.c)
+	 * share none */
+	LLVMValueRef ok = LLVMAddGlobal(cg->mod, i32, arena_printf(ir_arena, "%s.cpu_ok", f->name));
+	LLVMSetLinkage(ok, LLVMInternalLinkage);
+	LLVMSetInitializer(ok, LLVMConstInt(i32, 0, 0));
+	LLVMSetAlignment(ok, 4);
+	LLVMValueRef seen = LLVMBuildLoad2(cg->b, i32, ok, "cpu_ok");
+	LLVMSetOrdering(seen, LLVMAtomicOrderingMonotonic);
+	LLVMSetAlignment(seen, 4);
+	LLVMBasicBlockRef ask = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "cpu_ask");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "cpu_known");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, seen, LLVMConstInt(i32, 1, 0), ""),
+	    done, ask);
+	LLVMPositionBuilderAtEnd(cg->b, ask);
+	LLVMTypeRef fty;
+	LLVMValueRef fn = cg_runtime(cg, "txrt_cpu_require", &fty);
+	LLVMValueRef args[2] = { cg_cstring(cg, cg->isa), cg_cstring(cg, f->name) };
+	LLVMValueRef rc = LLVMBuildCall2(cg->b, fty, fn, args, 2, "");
+	cg_fail_if(cg, LLVMBuildICmp(cg->b, LLVMIntNE, rc, LLVMConstInt(i32, 0, 0), ""), rc, NULL);
+	LLVMValueRef st = LLVMBuildStore(cg->b, LLVMConstInt(i32, 1, 0), ok);
+	LLVMSetOrdering(st, LLVMAtomicOrderingMonotonic);
+	LLVMSetAlignment(st, 4);
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
+}
+
 static void
 gen_entry(Cg *cg, IrFunc *f)
 {
@@ -448,6 +496,8 @@ gen_entry(Cg *cg, IrFunc *f)
 		LLVMSetValueName2(p, f->params[i]->name, strlen(f->params[i]->name));
 		cg_bind_var(cg, f->params[i], cg_from_abi(cg, f->params[i]->type, p));
 	}
+	if (cg->isa)
+		isa_check(cg, f);
 	/* the checks: the sizes (signs, -D values, no overflow: what the
 	 * no-elements tests below compute is then in range), no NULL tensor,
 	 * then the body's other leading asserts */
@@ -509,6 +559,7 @@ cg_packed_wrapper(Cg *cg, IrFunc *f)
 	LLVMTypeRef fty = LLVMFunctionType(i32, &ptr, 1, 0);
 	char *name = arena_printf(ir_arena, "%s__packed", f->name);
 	LLVMValueRef fn = LLVMAddFunction(cg->mod, name, fty);
+	cg_baseline(cg, fn);
 	LLVMValueRef target = LLVMGetNamedFunction(cg->mod, f->name);
 	int n = f->nparams + f->nargs;
 	LLVMValueRef *args = arena_alloc(ir_arena, (n + 1) * sizeof *args);
@@ -530,11 +581,12 @@ cg_packed_wrapper(Cg *cg, IrFunc *f)
 bool
 cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs, int n,
     LLVMTargetDataRef td, const char *triple, bool debug, bool contract,
-    bool runtime_kernels, bool vector_math)
+    bool runtime_kernels, bool vector_math, const char *isa)
 {
 	int errors = diag_errors();
 
 	memset(cg, 0, sizeof *cg);
+	cg->isa = isa && *isa ? isa : NULL;
 	cg->ctx = ctx;
 	cg->mod = LLVMModuleCreateWithNameInContext(name, ctx);
 	cg->b = LLVMCreateBuilderInContext(ctx);
@@ -566,7 +618,7 @@ cg_module_hooked(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs, i
 {
 	int errors = diag_errors();
 
-	if (!cg_module(cg, ctx, name, NULL, 0, td, triple, false, contract, false, false))
+	if (!cg_module(cg, ctx, name, NULL, 0, td, triple, false, contract, false, false, NULL))
 		return false;
 	cg->hooks = hooks;
 	cg->hook_ctx = hook_ctx;

@@ -539,6 +539,87 @@ optimise(LLVMModuleRef mod, const LlvmOptions *o, LLVMTargetMachineRef tm)
 	return true;
 }
 
+/* ---- the instruction sets an object needs ------------------------------------
+ * Which x86 instruction sets the target machine's code may use, found by
+ * asking LLVM's inliner: a function with the machine's features plus one
+ * more is inlined into one with the machine's features only when that one
+ * adds nothing (X86's areInlineCompatible compares the feature sets).  So
+ * a named --cpu, --features and the host all answer alike.  The names are
+ * those rt/cpu.c knows; x86-64's baseline (SSE2) is not among them. */
+static const char *const isa_names[] = {
+	"sse3", "pclmul", "ssse3", "fma", "cx16", "sse4.1", "sse4.2", "movbe", "popcnt", "aes",
+	"xsave", "avx", "f16c", "rdrnd", "bmi", "avx2", "bmi2", "avx512f", "avx512dq", "rdseed",
+	"adx", "avx512ifma", "avx512cd", "sha", "avx512bw", "avx512vl", "avx512vbmi",
+	"avx512vbmi2", "gfni", "vaes", "vpclmulqdq", "avx512vnni", "avx512bitalg",
+	"avx512vpopcntdq", "amx-bf16", "avx512fp16", "amx-tile", "amx-int8", "avxvnni",
+	"avx512bf16", "sahf", "lzcnt", "prfchw",
+};
+#define NISA (sizeof isa_names / sizeof isa_names[0])
+
+/* The comma-separated names (malloc'd), or NULL off x86-64 or when none. */
+static char *
+isa_of(LLVMTargetMachineRef tm, const char *triple)
+{
+	if (!triple || strncmp(triple, "x86_64", 6) != 0)
+		return NULL;
+	LLVMContextRef ctx = LLVMContextCreate();
+	LLVMModuleRef m = LLVMModuleCreateWithNameInContext("isa", ctx);
+	LLVMSetTarget(m, triple);
+	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+	char *dl = LLVMCopyStringRepOfTargetData(td);
+	LLVMSetDataLayout(m, dl);
+	LLVMDisposeMessage(dl);
+	LLVMDisposeTargetData(td);
+	char *base = LLVMGetTargetMachineFeatureString(tm);
+	LLVMTypeRef vt = LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0);
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+	LLVMValueRef callers[NISA];
+	for (size_t i = 0; i < NISA; i++) {
+		char name[64], feat[1024];
+		snprintf(name, sizeof name, "with.%zu", i);
+		snprintf(feat, sizeof feat, "%s%s+%s", base ? base : "", base && *base ? "," : "",
+		    isa_names[i]);
+		LLVMValueRef callee = LLVMAddFunction(m, name, vt);
+		LLVMSetLinkage(callee, LLVMInternalLinkage);
+		LLVMAddAttributeAtIndex(callee, LLVMAttributeFunctionIndex,
+		    LLVMCreateStringAttribute(ctx, "target-features", 15, feat,
+		    (unsigned)strlen(feat)));
+		LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, callee, ""));
+		LLVMBuildRetVoid(b);
+		snprintf(name, sizeof name, "without.%zu", i);
+		callers[i] = LLVMAddFunction(m, name, vt);
+		LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, callers[i], ""));
+		LLVMBuildCall2(b, vt, callee, NULL, 0, "");
+		LLVMBuildRetVoid(b);
+	}
+	LLVMDisposeBuilder(b);
+	LLVMDisposeMessage(base);
+	char *list = NULL;
+	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef err = LLVMRunPasses(m, "cgscc(inline)", tm, po);
+	LLVMDisposePassBuilderOptions(po);
+	if (err) {
+		LLVMConsumeError(err);   /* no answer: no check */
+	} else {
+		size_t len = 0;
+		list = calloc(1, 1024);
+		for (size_t i = 0; list && i < NISA; i++) {
+			LLVMValueRef first = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(callers[i]));
+			if (first && LLVMGetInstructionOpcode(first) == LLVMCall)
+				continue;   /* not inlined: the machine lacks it */
+			len += (size_t)snprintf(list + len, 1024 - len, "%s%s", len ? "," : "",
+			    isa_names[i]);
+		}
+		if (list && !*list) {
+			free(list);
+			list = NULL;
+		}
+	}
+	LLVMDisposeModule(m);
+	LLVMContextDispose(ctx);
+	return list;
+}
+
 /* The module of funcs, checked; optimised too unless raw. */
 static LLVMModuleRef
 build_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o,
@@ -547,9 +628,14 @@ build_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o,
 	Cg cg;
 	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
 	double t0 = now_ms();
+	/* an object (not the JIT's module, which runs where it is made) asks
+	 * the CPU for what it is compiled for */
+	char *isa = packed ? NULL : isa_of(tm, triple);
 
-	if (!cg_module(&cg, ctx, "txc", funcs, n, td, triple, o->debug, !o->no_contract,
-	    runtime_kernels_fit(o), !o->no_vector_math)) {
+	bool built = cg_module(&cg, ctx, "txc", funcs, n, td, triple, o->debug, !o->no_contract,
+	    runtime_kernels_fit(o), !o->no_vector_math, isa);
+	free(isa);
+	if (!built) {
 		LLVMDisposeModule(cg.mod);
 		LLVMDisposeTargetData(td);
 		return NULL;
@@ -677,7 +763,7 @@ llvm_emit_runtime_kernels(const LlvmOptions *o, EmitKind k, FILE *out)
 		return false;
 	ctx = LLVMContextCreate();
 	td = LLVMCreateTargetDataLayout(tm);
-	ok = cg_module(&cg, ctx, "txrt", NULL, 0, td, triple, false, true, false, false);
+	ok = cg_module(&cg, ctx, "txrt", NULL, 0, td, triple, false, true, false, false, NULL);
 	LLVMDisposeTargetData(td);
 	if (ok) {
 		cg.b = LLVMCreateBuilderInContext(ctx);

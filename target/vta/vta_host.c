@@ -108,7 +108,7 @@ vta_host_emit(VtaFunc **vf, int n, const LlvmOptions *o, EmitKind kind, bool pac
 	Cg cg;
 	int errors = diag_errors();
 	bool ok = cg_module(&cg, ctx, "txc", NULL, 0, td, triple, false, !o->no_contract, false,
-	    !o->no_vector_math);
+	    !o->no_vector_math, NULL);
 	if (ok) {
 		cg.hooks = &host_hooks;
 		cg.hook_ctx = &H;
