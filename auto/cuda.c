@@ -162,61 +162,103 @@ g5_match(Gpu *c, int si, Mma *m)
 	return true;
 }
 
+static int g4_consumer(Gpu *c, int si);
+
+typedef struct {
+	Tensor *t;
+	bool plain;
+} Plain;
+
 static void
-g5(Gpu *c, int si, const Mma *m)
+plain_walk(Expr *acc, bool in_index, void *ctx)
+{
+	Plain *w = ctx;
+	if (acc->call.tensor != w->t)
+		return;
+	if (in_index)
+		w->plain = false;
+	for (int i = 0; i < acc->call.nargs; i++) {
+		Expr *ix = acc->call.args[i];
+		if (ix->kind != EXPR_NAME || ix->id.ref != REF_PURE_AXIS || ix->id.axis != i)
+			w->plain = false;
+	}
+}
+
+/* Whether stage r reads stage s only at r's own axes (C[s, i, j] reads
+ * acc[s, i, j]). */
+static bool
+reads_plainly(AutoStage *r, AutoStage *s)
+{
+	Plain w = { s->t, true };
+	auto_accesses(r, plain_walk, &w);
+	return w.plain;
+}
+
+/* G5 on stage si; R: its element-wise consumer the sums go into (si when
+ * none): the block's tile is R's, the sums live in shared memory. */
+static void
+g5(Gpu *c, int si, const Mma *m, int R)
 {
 	AutoGraph *g = c->g;
 	AutoStage *s = &g->s[si];
+	AutoStage *r = &g->s[R];
 	FILE *fp = c->fp;
 	int64_t er = s->pext[m->row] > 0 ? s->pext[m->row] : AUTO_REP_SIZE;
 	int64_t ec = s->pext[m->col] > 0 ? s->pext[m->col] : AUTO_REP_SIZE;
 	int bm = er >= 64 ? 64 : 32, bn = ec >= 64 ? 64 : 32;
-	const char *row = s->pure[m->row], *col = s->pure[m->col];
-	const char *acc = auto_fresh(g, arena_printf(perm, "%s_shared", s->name));
+	const char *acc;
 	fprintf(fp, "  // G5: %s is a contraction of %s operands: the tensor cores (%s), "
 	    "%d x %d outputs a block of %d x %d warps, each 2 x 2 blocks of 16 x 16 x 16, the "
-	    "operands' tiles of 32 along %s double-buffered in shared memory\n", s->name,
+	    "operands' tiles of 32 along %s double-buffered in shared memory", s->name,
 	    type_name(m->a->call.tensor->elem), m->intr->name, bm, bn, bm / 32, bn / 32,
 	    s->red[0]);
-	fprintf(fp, "  %s.cache_write(shared) -> %s;\n", s->name, acc);
+	if (R == si) {
+		acc = auto_fresh(g, arena_printf(perm, "%s_shared", s->name));
+		fprintf(fp, "\n  %s.cache_write(shared) -> %s;\n", s->name, acc);
+	} else {
+		acc = s->name;
+		fprintf(fp, "; the sums in shared memory, read by %s's threads\n", r->name);
+		fprintf(fp, "  %s.set_scope(shared);\n", s->name);
+	}
+	const char *row = r->pure[m->row], *col = r->pure[m->col];
 	const char *bi = auto_fresh(g, "bi"), *bj = auto_fresh(g, "bj");
 	const char *ii = auto_fresh(g, "ii"), *jj = auto_fresh(g, "jj");
-	fprintf(fp, "  %s.tile(%s, %s, %d, %d, tail = round_up) -> (%s, %s, %s, %s);\n", s->name,
+	fprintf(fp, "  %s.tile(%s, %s, %d, %d, tail = round_up) -> (%s, %s, %s, %s);\n", r->name,
 	    row, col, bm, bn, bi, bj, ii, jj);
 	/* the other pure axes outermost, fused, on blockIdx.z */
 	const char *z = NULL;
-	if (s->npure > 2) {
-		fprintf(fp, "  %s.reorder(", s->name);
-		for (int d = 0; d < s->npure; d++)
+	if (r->npure > 2) {
+		fprintf(fp, "  %s.reorder(", r->name);
+		for (int d = 0; d < r->npure; d++)
 			if (d != m->row && d != m->col)
-				fprintf(fp, "%s, ", s->pure[d]);
+				fprintf(fp, "%s, ", r->pure[d]);
 		fprintf(fp, "%s, %s, %s, %s);\n", bi, bj, ii, jj);
-		for (int d = 0; d < s->npure; d++) {
+		for (int d = 0; d < r->npure; d++) {
 			if (d == m->row || d == m->col)
 				continue;
 			if (!z) {
-				z = s->pure[d];
+				z = r->pure[d];
 				continue;
 			}
 			const char *f = auto_fresh(g, "bz");
-			fprintf(fp, "  %s.fuse(%s, %s) -> %s;\n", s->name, z, s->pure[d], f);
+			fprintf(fp, "  %s.fuse(%s, %s) -> %s;\n", r->name, z, r->pure[d], f);
 			z = f;
 		}
-		fprintf(fp, "  %s.bind(%s, blockIdx.z);\n", s->name, z);
+		fprintf(fp, "  %s.bind(%s, blockIdx.z);\n", r->name, z);
 	}
-	fprintf(fp, "  %s.bind(%s, blockIdx.y);\n", s->name, bi);
-	fprintf(fp, "  %s.bind(%s, blockIdx.x);\n", s->name, bj);
-	fprintf(fp, "  %s.compute_at(%s, %s);\n", acc, s->name, bj);
-	/* the accumulator: warps over 32 x 32, each 2 x 2 intrinsic blocks */
+	fprintf(fp, "  %s.bind(%s, blockIdx.y);\n", r->name, bi);
+	fprintf(fp, "  %s.bind(%s, blockIdx.x);\n", r->name, bj);
+	fprintf(fp, "  %s.compute_at(%s, %s);\n", acc, r->name, bj);
+	/* the sums: warps over 32 x 32, each 2 x 2 intrinsic blocks */
 	const char *wi = auto_fresh(g, "wi"), *mi = auto_fresh(g, "mi");
 	const char *tm = auto_fresh(g, "tm"), *ti = auto_fresh(g, "ti");
 	const char *wj = auto_fresh(g, "wj"), *nj = auto_fresh(g, "nj");
 	const char *tn = auto_fresh(g, "tn"), *tj = auto_fresh(g, "tj");
 	const char *ko = auto_fresh(g, "ko"), *kk = auto_fresh(g, "kk");
 	const char *kio = auto_fresh(g, "kio"), *ki = auto_fresh(g, "ki");
-	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", acc, row, wi, mi);
+	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", acc, s->pure[m->row], wi, mi);
 	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", acc, mi, tm, ti);
-	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", acc, col, wj, nj);
+	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", acc, s->pure[m->col], wj, nj);
 	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", acc, nj, tn, tj);
 	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", acc, s->red[0], ko, kk);
 	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", acc, kk, kio, ki);
@@ -240,18 +282,18 @@ g5(Gpu *c, int si, const Mma *m)
 		fprintf(fp, "  %s.double_buffer();\n", bs);
 	}
 	fprintf(fp, "  %s.tensorize(%s, %s);\n", acc, ti, m->intr->name);
-	/* the copy out: the same warps, a warp's 32 lanes along a row */
+	/* the output: the same warps, a warp's 32 lanes along a row */
 	const char *iz = auto_fresh(g, "iz"), *ir = auto_fresh(g, "ir");
 	const char *iy = auto_fresh(g, "iy"), *is = auto_fresh(g, "is");
 	const char *jo = auto_fresh(g, "jo"), *jx = auto_fresh(g, "jx");
-	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", s->name, ii, iz, ir);
-	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", s->name, ir, iy, is);
-	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", s->name, jj, jo, jx);
-	fprintf(fp, "  %s.reorder(%s, %s, %s, %s, %s);\n", s->name, iz, iy, is, jo, jx);
-	fprintf(fp, "  %s.bind(%s, threadIdx.z);\n", s->name, iz);
-	fprintf(fp, "  %s.bind(%s, threadIdx.y);\n", s->name, iy);
-	fprintf(fp, "  %s.bind(%s, threadIdx.x);\n", s->name, jx);
-	c->placed[si] = true;
+	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", r->name, ii, iz, ir);
+	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", r->name, ir, iy, is);
+	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", r->name, jj, jo, jx);
+	fprintf(fp, "  %s.reorder(%s, %s, %s, %s, %s);\n", r->name, iz, iy, is, jo, jx);
+	fprintf(fp, "  %s.bind(%s, threadIdx.z);\n", r->name, iz);
+	fprintf(fp, "  %s.bind(%s, threadIdx.y);\n", r->name, iy);
+	fprintf(fp, "  %s.bind(%s, threadIdx.x);\n", r->name, jx);
+	c->placed[si] = c->placed[R] = true;
 }
 
 /* ---- G4: contractions ------------------------------------------------------ */
@@ -590,8 +632,19 @@ auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o)
 		if (c.inl[i] || c.placed[i])
 			continue;
 		if (c.mma[i]) {
-			g5(&c, i, &mm[i]);
+			g5(&c, i, &mm[i], i);
 			continue;
+		}
+		/* G5 with its element-wise consumer: the sums go into its threads */
+		if (s->kind == AK_PURE) {
+			int p = i - 1;
+			while (p >= 0 && !(c.mma[p] && !c.placed[p] && g4_consumer(&c, p) == i &&
+			    reads_plainly(s, &g->s[p])))
+				p--;
+			if (p >= 0) {
+				g5(&c, p, &mm[p], i);
+				continue;
+			}
 		}
 		/* G4: a contraction whose element-wise reader is this stage */
 		if (s->kind == AK_PURE) {
