@@ -376,6 +376,17 @@ tree_of(IrExpr *e)
 			if (ir_is_const(e->b, &c) && c > 0)
 				return mod_tree(tree_of(e->a), c);
 			break;
+		case IR_CAST:
+			/* i64(8), as a called kernel's size argument reads (sema/calls.c),
+			 * is 8; a cast from i64 changes nothing */
+			if (ir_is_const(e->a, &c)) {
+				Tree *t = lin_leaf();
+				t->lin.k = c;
+				return t;
+			}
+			if (lin_is_i64(e->a))
+				return tree_of(e->a);
+			break;
 		default:
 			break;
 		}
