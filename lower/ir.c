@@ -175,6 +175,7 @@ ir_scope_name(MemScope s)
 	case SCOPE_VTA_INP: return "inp";
 	case SCOPE_VTA_WGT: return "wgt";
 	case SCOPE_VTA_ACC: return "acc";
+	case SCOPE_FRAGMENT: return "fragment";
 	}
 	return "?";
 }

@@ -84,6 +84,8 @@ typedef enum {
 	SCOPE_VTA_INP,  /* VTA on-chip buffers: activations (int8 rows of 16) */
 	SCOPE_VTA_WGT,  /*   weights (int8 16 x 16 tiles) */
 	SCOPE_VTA_ACC,  /*   accumulators (int32 rows of 16) */
+	SCOPE_FRAGMENT, /* GPU: a warp's tile, a slice per lane in registers
+	                 * (cache_write only; target/cuda/gpu_fragment.c) */
 } MemScope;
 const char *ir_scope_name(MemScope s);
 

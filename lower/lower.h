@@ -374,7 +374,7 @@ int sched_find_leaf(LStage *s, SchedArg *a);
 void sched_insert_leaf(LStage *s, int pos, int axis);
 Rel *sched_add_rel(LStage *s);
 bool sched_reads(LStage *c, LStage *p);
-MemScope sched_scope_of(Lower *L, SchedArg *a);
+MemScope sched_scope_of(Lower *L, SchedArg *a, bool write);
 void sched_cache_read(Lower *L, LStage *src, SchedPrim *sp);
 void sched_cache_write(Lower *L, LStage *s, SchedPrim *sp);
 void sched_rfactor(Lower *L, LStage *s, SchedPrim *sp);

@@ -487,7 +487,7 @@ apply(Lower *L, SchedPrim *sp)
 			    "%s '%s' is the caller's buffer", s->input ? "input" : "output", s->name);
 			return;
 		}
-		s->scope = s->buf->scope = sched_scope_of(L, sched_arg(sp, 0));
+		s->scope = s->buf->scope = sched_scope_of(L, sched_arg(sp, 0), false);
 		s->buf->scope_loc = sp->loc;
 		s->scope_loc = sp->loc;
 		break;

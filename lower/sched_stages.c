@@ -51,12 +51,14 @@ new_stage_name_ok(Lower *L, SchedPrim *sp)
 /* The scope a cache_read, cache_write or set_scope names, checked against
  * the schedule's target: inp, wgt and acc are VTA's on-chip buffers and
  * exist only there; VTA has no local or shared memory.  A mismatch is
- * reported and gives global. */
+ * reported and gives global.  fragment (a warp's accumulator tiles in
+ * registers) is the tensor cores', for cache_write on cuda only. */
 MemScope
-sched_scope_of(Lower *L, SchedArg *a)
+sched_scope_of(Lower *L, SchedArg *a, bool write)
 {
 	static const struct { const char *name; MemScope s; } scopes[] = {
-		{ "local", SCOPE_LOCAL }, { "shared", SCOPE_SHARED }, { "inp", SCOPE_VTA_INP },
+		{ "local", SCOPE_LOCAL }, { "shared", SCOPE_SHARED },
+		{ "fragment", SCOPE_FRAGMENT }, { "inp", SCOPE_VTA_INP },
 		{ "wgt", SCOPE_VTA_WGT }, { "acc", SCOPE_VTA_ACC },
 	};
 	const char *target = L->sched && L->sched->target ? L->sched->target : "cpu";
@@ -65,6 +67,15 @@ sched_scope_of(Lower *L, SchedArg *a)
 		if (strcmp(a->str, scopes[i].name) != 0)
 			continue;
 		MemScope s = scopes[i].s;
+		if (s == SCOPE_FRAGMENT && (strcmp(target, "cuda") != 0 || !write)) {
+			if (strcmp(target, "cuda") != 0)
+				diag_error(a->loc, "scope 'fragment' is a warp's registers on the GPU's "
+				    "tensor cores; this schedule is for %s", target);
+			else
+				diag_error(a->loc, "scope 'fragment' holds an mma's accumulators: it is "
+				    "for cache_write only (the stage the mma intrinsic updates)");
+			return SCOPE_GLOBAL;
+		}
 		bool vscope = s == SCOPE_VTA_INP || s == SCOPE_VTA_WGT || s == SCOPE_VTA_ACC;
 		if (vscope && !vta)
 			diag_error(a->loc, "scope '%s' is one of VTA's on-chip buffers; this schedule "
@@ -154,7 +165,7 @@ sched_cache_read(Lower *L, LStage *src, SchedPrim *sp)
 	}
 	LStage *n = stage_new(L, sp->outs[0], src->elem, src->ndims, at);
 	n->loc = sp->loc;
-	n->scope = n->buf->scope = sched_scope_of(L, sched_arg(sp, 0));
+	n->scope = n->buf->scope = sched_scope_of(L, sched_arg(sp, 0), false);
 	n->buf->scope_loc = sp->loc;
 	n->scope_loc = sp->loc;
 	IrExpr **idx = arena_alloc(ir_arena, (src->ndims + 1) * sizeof *idx);
@@ -256,7 +267,7 @@ sched_cache_write(Lower *L, LStage *s, SchedPrim *sp)
 	}
 	LStage *n = stage_new(L, sp->outs[0], s->elem, s->ndims, index_of(L, s));
 	n->loc = sp->loc;
-	n->scope = n->buf->scope = sched_scope_of(L, sched_arg(sp, 0));
+	n->scope = n->buf->scope = sched_scope_of(L, sched_arg(sp, 0), true);
 	n->buf->scope_loc = sp->loc;
 	n->scope_loc = sp->loc;
 	int *map = copy_axes(L, s, n);

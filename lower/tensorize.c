@@ -24,6 +24,15 @@
  * (the backend takes its address) followed by its element strides, one per
  * intrinsic dimension.  Guards are affine, so holding at the 2^n corners
  * of the box means holding everywhere in it.
+ *
+ * An intrinsic whose rule is no reduction is a copy: `c[i, j] = 0.0`
+ * (mma_fill) or `d[i, j] = c[i, j]` (mma_store).  It matches a nest
+ * outside the update: a reduction stage's initialisation, or the body of
+ * a stage without reduction; the call's tensors are the output's, then
+ * the input's.  The tensor cores' intrinsics on a fragment (a warp's
+ * registers: target/cuda/gpu_fragment.c) take partial tiles themselves,
+ * their extents shortened by the guards as fma_outer's are: a fragment
+ * has no element a scalar loop could reach.
  */
 #include <string.h>
 
@@ -466,6 +475,48 @@ match_update(Tz *t, IrStmt *st, bool swap)
 	    match_access(t, ib, xb->load.buf, xb->load.idx, xb->load.nidx);
 }
 
+/* The store against a copy's rule: `c[i, j] = 0.0` (a constant equal
+ * to the rule's) or `d[i, j] = c[i, j]` (a load). */
+static bool
+match_copy(Tz *t, IrStmt *st)
+{
+	Expr *rv = t->rule->value;
+	IrExpr *v = strip_cast(st->store.value);
+	Tensor *c = t->rule->tensor;
+	Expr ca = { 0 };
+	ca.kind = EXPR_ACCESS;
+	ca.call.tensor = c;
+	Expr *cidx[MAXL];
+	Expr names[MAXL];
+	for (int d = 0; d < t->rule->naxes && d < MAXL; d++) {
+		memset(&names[d], 0, sizeof names[d]);
+		names[d].kind = EXPR_NAME;
+		names[d].id.name = t->rule->axes[d];
+		cidx[d] = &names[d];
+	}
+	ca.call.args = cidx;
+	ca.call.nargs = t->rule->naxes;
+	if (rv->kind == EXPR_ACCESS) {
+		if (v->kind != IR_LOAD) {
+			fail(t, arena_printf(ir_arena, "the nest stores %s, not a copy of a load as the "
+			    "intrinsic does", str(v)));
+			return false;
+		}
+		return match_access(t, &ca, st->store.buf, st->store.idx, st->store.nidx) &&
+		    match_access(t, rv, v->load.buf, v->load.idx, v->load.nidx);
+	}
+	double want = rv->kind == EXPR_FLOAT ? rv->fval : (double)rv->ival, have;
+	int64_t hi;
+	bool isc = ir_is_const(v, &hi) ? (have = (double)hi, true) :
+	    v->kind == IR_FLOAT ? (have = v->fval, true) : false;
+	if (!isc || have != want) {
+		fail(t, arena_printf(ir_arena, "the nest stores %s, not the intrinsic's constant %g",
+		    str(v), want));
+		return false;
+	}
+	return match_access(t, &ca, st->store.buf, st->store.idx, st->store.nidx);
+}
+
 /* Form checks of VTA's gemm: the operands are whole elements of the
  * on-chip buffers, so within the tile c's j, a's k and b's k are
  * contiguous and b's rows (j) 16 apart.  args: c, cs_j, a, as_k, b,
@@ -490,12 +541,59 @@ gemm_ok(Tz *t)
 	return true;
 }
 
+/* Whether the call's tensor at argument a (a load) is a fragment. */
+static bool
+frag_arg(Tz *t, int a)
+{
+	return a < t->nargs && t->args[a]->kind == IR_LOAD &&
+	    t->args[a]->load.buf->scope == SCOPE_FRAGMENT;
+}
+
+/* Whether the call touches a fragment (the tensor cores' registers). */
+static bool
+on_fragment(Tz *t)
+{
+	for (int a = 0; a < t->nargs; a++)
+		if (frag_arg(t, a))
+			return true;
+	return false;
+}
+
+/* The tensor cores' forms: a fragment holds the mma's accumulators (c),
+ * which mma_fill zeroes and mma_store writes out.  args: mma c, cs, cs,
+ * a, .., b, ..; mma_fill c, cs, cs; mma_store d, ds, ds, c, cs, cs. */
+static bool
+mma_ok(Tz *t)
+{
+	const char *e = t->k->intr_emit;
+	int want = !strcmp(e, "mma") ? 0 : !strcmp(e, "mma_fill") ? 0 : 3;
+	for (int a = 0; a < t->nargs; a += 3) {
+		Buffer *b = t->args[a]->load.buf;
+		if (a == want && !strcmp(e, "mma"))
+			continue;
+		if (a == want && !frag_arg(t, a)) {
+			fail(t, arena_printf(ir_arena, "'%s' is in %s memory, but '%s' works on a fragment "
+			    "(the accumulators an mma keeps in a warp's registers): cache_write(fragment) "
+			    "the stage the mma updates", b->name, ir_scope_name(b->scope), t->k->name));
+			return false;
+		}
+		if (a != want && frag_arg(t, a)) {
+			fail(t, arena_printf(ir_arena, "'%s' is a fragment, which only an mma's "
+			    "accumulator tile can be (its 'c'), read by mma_store", b->name));
+			return false;
+		}
+	}
+	return true;
+}
+
 /* Form checks of the emitter: fma_outer needs unit strides in j. */
 static bool
 emitter_ok(Tz *t)
 {
 	if (!strcmp(t->k->intr_emit, "gemm"))
 		return gemm_ok(t);
+	if (!strncmp(t->k->intr_emit, "mma", 3))
+		return mma_ok(t);
 	if (strcmp(t->k->intr_emit, "fma_outer") != 0)
 		return true;
 	/* args: c, cs_i, cs_j, a, as_i, as_k, b, bs_k, bs_j */
@@ -577,7 +675,7 @@ absorb_tails(Tz *t, IrExpr *cond)
 			if (t->map[a] == l)
 				ax = a;
 		bool param = ax >= 0 && (t->iext[ax]->kind == EXPR_NAME ||
-		    !strcmp(t->k->intr_emit, "fma_outer"));
+		    !strcmp(t->k->intr_emit, "fma_outer") || on_fragment(t));
 		if (nu == 1 && param && cs[i]->kind == IR_LT) {
 			/* d = e - b, affine in v with coefficient 1: v < -(d at v = 0) */
 			Var *v = t->var[l];
@@ -678,7 +776,10 @@ match_nest(Tz *t, IrStmt *loop)
 	}
 	/* try the product's operands in both orders; report the first's reason */
 	Tz save = *t;
-	if (!match_update(t, s, false) || !emitter_ok(t)) {
+	if (t->rule->value->kind != EXPR_REDUCE) {
+		if (!match_copy(t, s) || !emitter_ok(t))
+			return NULL;
+	} else if (!match_update(t, s, false) || !emitter_ok(t)) {
 		Tz first = *t;
 		*t = save;
 		if (!match_update(t, s, true) || !emitter_ok(t)) {
@@ -735,7 +836,9 @@ match_nest(Tz *t, IrStmt *loop)
 typedef struct {
 	IrMutator m;
 	Tz *t;
+	bool in_mine;       /* inside the stage's produce */
 	bool in_update;
+	bool copy;          /* the intrinsic is a copy: match outside the update */
 } TzMut;
 
 static IrStmt *
@@ -743,11 +846,14 @@ mut_produce(IrMutator *m, IrStmt *s)
 {
 	TzMut *tm = (TzMut *)m;
 	Tz *t = tm->t;
-	bool was = tm->in_update, mine = s->produce.name == t->rq->s->name;
-	if (mine)
+	bool was = tm->in_update, was_mine = tm->in_mine, mine = s->produce.name == t->rq->s->name;
+	if (mine) {
 		tm->in_update = s->produce.update;
+		tm->in_mine = true;
+	}
 	IrStmt *r = ir_mutate_stmt_children(m, s);
 	tm->in_update = was;
+	tm->in_mine = was_mine;
 	if (mine && !s->produce.update && t->reset && r && r->kind == IS_PRODUCE) {
 		r = tz_reset_produce(t, r);
 		t->reset = false;
@@ -760,7 +866,8 @@ mut_for(IrMutator *m, IrStmt *s)
 {
 	TzMut *tm = (TzMut *)m;
 	Tz *t = tm->t;
-	if (!tm->in_update || t->done)
+	bool here = tm->copy ? tm->in_mine && !tm->in_update : tm->in_update;
+	if (!here || t->done)
 		return ir_mutate_stmt_children(m, s);
 	int leaf = stage_leaf(t->rq->s, t->rq->axis);
 	Var *v = leaf >= 0 ? t->rq->s->axes[t->rq->s->leaves[leaf]].var : NULL;
@@ -828,10 +935,16 @@ tensorize_stmt(Lower *L, IrStmt *s)
 		TzMut tm;
 		memset(&tm, 0, sizeof tm);
 		tm.t = &t;
+		tm.copy = t.rule->value->kind != EXPR_REDUCE;
 		tm.m.stmt[IS_PRODUCE] = mut_produce;
 		tm.m.stmt[IS_FOR] = mut_for;
 		s = ir_mutate_stmt(&tm.m, s);
-		if (!t.done) {
+		if (!t.done && tm.copy) {
+			diag_error(rq->loc, "cannot tensorize '%s' at '%s' with '%s', a copy: the loop "
+			    "is not in %s (loops %s)", rq->s->name, rq->axis, t.k->name, rq->s->red ?
+			    "its initialisation, where a copy intrinsic applies" : "its nest",
+			    stage_leaf_list(rq->s));
+		} else if (!t.done) {
 			if (!rq->s->red)
 				diag_error(rq->loc, "cannot tensorize '%s': it is not a reduction, and "
 				    "intrinsic '%s' performs a reduction's update", rq->s->name, t.k->name);

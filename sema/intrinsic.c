@@ -17,6 +17,10 @@
  *   mma (cuda)       c[i, j] = sum(k < 16) f32(a[i, k]) * f32(b[k, j]) with
  *                    a and b f16[16, 16] or bf16[16, 16]: a warp's block on the
  *                    tensor cores.
+ *   mma_fill (cuda)  c[i, j] = 0.0 with c f32[16, 16]: a warp's accumulator tile
+ *                    in registers (a fragment, txc-schedule.7) set to zero.
+ *   mma_store (cuda) d[i, j] = c[i, j] with c and d f32[16, 16]: a warp's
+ *                    accumulator tile (fragment c) stored to memory d.
  *   alu (vta)        c[j] = OP(a[j], b[j]) or OP(a[j], imm): one operation of
  *                    VTA's ALU on a row of 16 int32 (min, max, +, *, >>).
  *
@@ -36,6 +40,8 @@ static const IntrinsicKind intrinsic_kinds[] = {
 	{ "cpu", "fma_outer", "c[i, j] = sum(k < K) a[i, k] * b[k, j] in f32" },
 	{ "vta", "gemm", "c[j] = sum(k < 16) i32(a[k]) * i32(b[j, k]), a and b i8, c i32" },
 	{ "cuda", "mma", "c[i, j] = sum(k < 16) f32(a[i, k]) * f32(b[k, j]), a and b f16 or bf16, c f32" },
+	{ "cuda", "mma_fill", "c[i, j] = 0.0, c f32[16, 16] (a fragment's tile set to zero)" },
+	{ "cuda", "mma_store", "d[i, j] = c[i, j], c and d f32[16, 16] (a fragment's tile stored)" },
 	{ "vta", "alu", "c[j] = OP(a[j], b[j]) or OP(a[j], imm), OP min, max, +, * or >>, on i32[16]" },
 };
 enum { NKINDS = sizeof intrinsic_kinds / sizeof *intrinsic_kinds };
@@ -201,6 +207,30 @@ check_mma(Kernel *k, Rule *r)
 		    "bf16[16, 16] tiles (the tensor cores' m16n8k16 shape, twice)", k->name);
 }
 
+/* mma_fill and mma_store (cuda): the copies around a fragment, the mma's
+ * accumulator tile kept in a warp's registers: c[i, j] = 0.0 and
+ * d[i, j] = c[i, j], all f32[16, 16]. */
+static void
+check_mma_copy(Kernel *k, Rule *r, bool store)
+{
+	const char *form = store ? "d[i, j] = c[i, j] with c an input and d the output, both "
+	    "f32[16, 16]" : "c[i, j] = 0.0 with c f32[16, 16]";
+	Tensor *c = r->tensor;
+	Expr *v = r->value;
+	bool ok = c && c->ndims == 2 && c->elem == TY_F32 && const_dim(c, 0) == 16 &&
+	    const_dim(c, 1) == 16 && r->naxes == 2;
+	if (ok && store)
+		ok = v->kind == EXPR_ACCESS && v->call.nargs == 2 && v->call.tensor->role == ROLE_IN &&
+		    v->call.tensor->elem == TY_F32 && const_dim(v->call.tensor, 0) == 16 &&
+		    const_dim(v->call.tensor, 1) == 16 && is_axis(v->call.args[0], r->axes[0]) &&
+		    is_axis(v->call.args[1], r->axes[1]);
+	else if (ok)
+		ok = (v->kind == EXPR_FLOAT && v->fval == 0.0) || (v->kind == EXPR_INT && v->ival == 0);
+	if (!ok)
+		diag_error(r->loc, "intrinsic '%s' (%s) must be %s", k->name,
+		    store ? "mma_store" : "mma_fill", form);
+}
+
 /* alu (vta): one lane-wise operation of VTA's ALU on a row of 16 int32
  * accumulators, c[j] = OP(a[j], b[j]) (the tensor form, b another row)
  * or c[j] = OP(a[j], imm) (the immediate form, imm a scalar parameter),
@@ -333,6 +363,8 @@ check_one(Kernel *k)
 		check_vta_gemm(k, r);
 	else if (!strcmp(ik->kind, "mma"))
 		check_mma(k, r);
+	else if (!strcmp(ik->kind, "mma_fill") || !strcmp(ik->kind, "mma_store"))
+		check_mma_copy(k, r, !strcmp(ik->kind, "mma_store"));
 	else if (!strcmp(ik->kind, "alu"))
 		check_alu(k, r);
 }

@@ -11,7 +11,7 @@
 #include "sema/sema.h"
 
 const char *const prim_tail_values[] = { "guard", "shift_inward", "exact", "round_up", NULL };
-const char *const prim_scope_values[] = { "global", "local", "shared", "inp", "wgt", "acc", NULL };
+const char *const prim_scope_values[] = { "global", "local", "shared", "fragment", "inp", "wgt", "acc", NULL };
 const char *const prim_bind_values[] = {
 	"blockIdx.x", "blockIdx.y", "blockIdx.z",
 	"threadIdx.x", "threadIdx.y", "threadIdx.z", "vthread", NULL

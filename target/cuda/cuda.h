@@ -14,6 +14,8 @@
  *                 spread of block-level work, shared stages inside threads
  *   gpu_allreduce.c  (from gpu_spmd) a sum over partial results of the
  *                 threads as a tree in shared memory
+ *   gpu_fragment.c  a warp's fragments (cache_write(fragment)) as each
+ *                 lane's registers, the tensor-core calls on them checked
  *   gpu_shared.c  the block's shared allocations packed into one dynamic
  *                 arena, local ones checked to fit in registers
  *   cuda_ptx.c    the kernels through LLVM's NVPTX backend to PTX
@@ -42,6 +44,13 @@
  * a[a0], as_i, as_k, b[b0], bs_k, bs_j (gpu_mma.c). */
 #define GPU_MMA "mma"
 enum { GPU_MMA_NARGS = 12 };
+/* Its companions on a fragment (gpu_fragment.c): mma_fill(16, 16, c[c0],
+ * cs_i, cs_j) zeroes a tile, mma_store(m, n, d[d0], ds_i, ds_j, c[c0],
+ * cs_i, cs_j) stores one; after gpu_fragment, c[c0] is the lane's first
+ * register of the tile (8 a tile: gpu_mma_slot). */
+#define GPU_MMA_FILL "mma_fill"
+#define GPU_MMA_STORE "mma_store"
+enum { GPU_MMA_FILL_NARGS = 5, GPU_MMA_STORE_NARGS = 8 };
 
 /* The most threads a block may have, and shared memory a block may use
  * (the smallest limit of sm_80 and later: 163 KiB on sm_80; the run time
@@ -79,6 +88,9 @@ typedef struct {
 
 /* ---- gpu_mma.c: the tensor cores' intrinsic ------------------------------ */
 bool gpu_mma_is(IrExpr *e);             /* a call of GPU_MMA */
+bool gpu_mma_fill_is(IrExpr *e);        /* a call of GPU_MMA_FILL */
+bool gpu_mma_store_is(IrExpr *e);       /* a call of GPU_MMA_STORE */
+bool gpu_warp_op_is(IrExpr *e);         /* any of the three: a warp's operation */
 bool gpu_mma_in(IrStmt *s);             /* s holds one */
 bool gpu_mma_in_type(IrStmt *s, ScalarType t);   /* one with t inputs */
 ScalarType gpu_mma_input_type(IrExpr *e);        /* f16 or bf16 */
@@ -87,12 +99,27 @@ ScalarType gpu_mma_input_type(IrExpr *e);        /* f16 or bf16 */
 IrStmt *gpu_mma_warp(IrStmt *s);
 /* One lane's 8 results of the call, as IR (libtxrt's emulator). */
 IrStmt *gpu_mma_lanes(IrExpr *call);
+/* One lane's part of an mma_fill or mma_store, as IR (emulator and PTX). */
+IrStmt *gpu_mma_fill_lanes(IrExpr *call);
+IrStmt *gpu_mma_store_lanes(IrExpr *call);
+/* Register (r, h, q) of the tile whose first register fragment load c
+ * names (after gpu_fragment): the slot h*4 + r*2 + q. */
+IrExpr *gpu_mma_slot(IrExpr *c, int r, int h, int q);
+/* The load of lane `lane`'s accumulator (r, h, q) of an mma: c[i, j], or
+ * its register of a fragment. */
+IrExpr *gpu_mma_c(IrExpr *call, IrExpr *lane, int r, int h, int q);
 /* The loads of c[i, j], a[i, k] and b[k, j] of the call's block (each
  * pointer may be NULL). */
 void gpu_mma_element(IrExpr *call, IrExpr *i, IrExpr *j, IrExpr **c, IrExpr **a_ik,
     IrExpr **b_kj, IrExpr *k);
 /* The element (i, j) of accumulator (r, h, q) of lane `lane`. */
 void gpu_mma_owned(IrExpr *lane, IrExpr *r, IrExpr *h, IrExpr *q, IrExpr **i, IrExpr **j);
+
+/* ---- gpu_fragment.c ----------------------------------------------------- */
+/* k's fragments as each lane's registers; false after diagnostics. */
+bool gpu_fragment(GpuKernel *k);
+/* Whether s allocates a fragment (before gpu_fragment). */
+bool gpu_fragment_in(IrStmt *s);
 
 /* ---- gpu_split.c -------------------------------------------------------- */
 /* The host function and kernels of f; NULL after diagnostics. */

@@ -74,6 +74,56 @@ static const char mma_helper[] =
 "\t}\n"
 "}\n\n";
 
+/* The same block with its sums in a fragment (gpu_fragment.c): c is the
+ * lane's 8 registers of the block, register h*4 + r*2 + q holding row
+ * g + 8r, column 8h + 2t + q; m, n, k (at most 16) cut a partial block,
+ * whose elements of a and b outside them read as 0. */
+static const char mma_frag_helper[] =
+"static __device__ void txc_mma_frag_16x16x16_%s(float *c, int64_t m, int64_t n, int64_t kk,\n"
+"    const uint16_t *a, int64_t ai, int64_t ak, const uint16_t *b, int64_t bk, int64_t bj)\n"
+"{\n"
+"\tunsigned l = threadIdx.x & 31u, g = l >> 2, t = l & 3u;\n"
+"\tuint32_t A[4], B[2];\n"
+"\tfor (int rs = 0; rs < 4; rs++) {\n"
+"\t\tint64_t i = g + 8 * (rs & 1), k = 2 * t + 8 * (rs >> 1);\n"
+"\t\tuint32_t lo = i < m && k < kk ? a[i * ai + k * ak] : 0;\n"
+"\t\tuint32_t hi = i < m && k + 1 < kk ? a[i * ai + (k + 1) * ak] : 0;\n"
+"\t\tA[rs] = lo | hi << 16;\n"
+"\t}\n"
+"\tfor (int h = 0; h < 2; h++) {\n"
+"\t\tint64_t j = 8 * h + g;\n"
+"\t\tfor (int s = 0; s < 2; s++) {\n"
+"\t\t\tint64_t k = 2 * t + 8 * s;\n"
+"\t\t\tuint32_t lo = j < n && k < kk ? b[k * bk + j * bj] : 0;\n"
+"\t\t\tuint32_t hi = j < n && k + 1 < kk ? b[(k + 1) * bk + j * bj] : 0;\n"
+"\t\t\tB[s] = lo | hi << 16;\n"
+"\t\t}\n"
+"\t\tfloat *d = c + 4 * h;\n"
+"\t\tasm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32 \"\n"
+"\t\t    \"{%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\"\n"
+"\t\t    : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
+"\t\t    : \"r\"(A[0]), \"r\"(A[1]), \"r\"(A[2]), \"r\"(A[3]), \"r\"(B[0]), \"r\"(B[1]));\n"
+"\t}\n"
+"}\n\n";
+
+/* A fragment's block zeroed, and stored where it lies inside m x n. */
+static const char frag_helpers[] =
+"static __device__ void txc_mma_fill(float *c)\n"
+"{\n"
+"\tfor (int s = 0; s < 8; s++)\n"
+"\t\tc[s] = 0.0f;\n"
+"}\n\n"
+"static __device__ void txc_mma_store(int64_t m, int64_t n, float *d, int64_t di, int64_t dj,\n"
+"    const float *c)\n"
+"{\n"
+"\tunsigned l = threadIdx.x & 31u, g = l >> 2, t = l & 3u;\n"
+"\tfor (int s = 0; s < 8; s++) {\n"
+"\t\tint64_t i = g + 8 * (s >> 1 & 1), j = 8 * (s >> 2) + 2 * t + (s & 1);\n"
+"\t\tif (i < m && j < n)\n"
+"\t\t\td[i * di + j * dj] = c[s];\n"
+"\t}\n"
+"}\n\n";
+
 /* &buf[offset] of a load. */
 static char *
 address(CEmit *E, IrExpr *ld, const char *lane, bool hoist)
@@ -94,6 +144,26 @@ intrinsic(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 		return arena_printf(E->a, "((int64_t)blockIdx.%c)", "xyz"[dim_of(e)]);
 	if (is_call(e, GPU_BARRIER))
 		return "(__syncthreads(), 0)";
+	if (gpu_mma_fill_is(e))
+		return arena_printf(E->a, "(txc_mma_fill(%s), 0)", address(E, e->call.args[2], lane,
+		    hoist));
+	if (gpu_mma_store_is(e)) {
+		IrExpr **x = e->call.args;
+		return arena_printf(E->a, "(txc_mma_store(%s, %s, %s, %s, %s, %s), 0)",
+		    cexpr(E, x[0], lane, hoist), cexpr(E, x[1], lane, hoist),
+		    address(E, x[2], lane, hoist), cexpr(E, x[3], lane, hoist),
+		    cexpr(E, x[4], lane, hoist), address(E, x[5], lane, hoist));
+	}
+	if (gpu_mma_is(e) && e->call.args[3]->load.buf->scope == SCOPE_FRAGMENT) {
+		IrExpr **x = e->call.args;
+		char *s = arena_printf(E->a, "(txc_mma_frag_16x16x16_%s(%s, %s, %s, %s",
+		    type_name(gpu_mma_input_type(e)), address(E, x[3], lane, hoist),
+		    cexpr(E, x[0], lane, hoist), cexpr(E, x[1], lane, hoist), cexpr(E, x[2], lane, hoist));
+		for (int i = 6; i < GPU_MMA_NARGS; i++)
+			s = arena_printf(E->a, "%s, %s", s, i == 6 || i == 9 ? address(E, x[i], lane, hoist) :
+			    cexpr(E, x[i], lane, hoist));
+		return arena_printf(E->a, "%s), 0)", s);
+	}
 	if (gpu_mma_is(e)) {
 		IrExpr **x = e->call.args;
 		char *s = arena_printf(E->a, "(txc_mma_16x16x16_%s(%s",
@@ -321,9 +391,17 @@ cuda_c_emit(FILE *out, GpuFunc **gf, int n, const char *source_name)
 				for (int j = 0; j < gf[i]->nk; j++)
 					mma |= gpu_mma_in_type(gf[i]->k[j]->fn->body, t);
 			const char *tn = type_name(t);
-			if (mma)
+			if (mma) {
 				fprintf(out, mma_helper, tn, tn, tn, tn);
+				fprintf(out, mma_frag_helper, tn, tn, tn);
+			}
 		}
+		bool frag = false;
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < gf[i]->nk; j++)
+				frag |= gpu_mma_in_type(gf[i]->k[j]->fn->body, TY_ERROR);
+		if (frag)
+			fputs(frag_helpers, out);
 		fputs("/* every kernel's shared buffers, placed by txc */\n"
 		    "extern __shared__ __align__(16) unsigned char txc_shared[];\n\n", out);
 		nt = 0;

@@ -150,6 +150,11 @@ emu_intrinsic(Cg *cg, IrExpr *e)
 		cg_stmt(cg, gpu_mma_lanes(e));
 		return LLVMConstInt(i32, 0, 0);
 	}
+	if (gpu_mma_fill_is(e) || gpu_mma_store_is(e)) {
+		/* the lane's registers of a fragment's block (gpu_mma.c) */
+		cg_stmt(cg, gpu_mma_fill_is(e) ? gpu_mma_fill_lanes(e) : gpu_mma_store_lanes(e));
+		return LLVMConstInt(i32, 0, 0);
+	}
 	return NULL;
 }
 

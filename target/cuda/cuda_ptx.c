@@ -174,9 +174,7 @@ ptx_mma(Cg *cg, IrExpr *e)
 		IrExpr *cl[4];
 		for (int r = 0; r < 2; r++)
 			for (int q = 0; q < 2; q++) {
-				IrExpr *i, *j;
-				gpu_mma_owned(lane, ir_i64c(r), ir_i64c(h), ir_i64c(q), &i, &j);
-				gpu_mma_element(e, i, j, &cl[r * 2 + q], NULL, NULL, NULL);
+				cl[r * 2 + q] = gpu_mma_c(e, lane, r, h, q);
 				args[6 + r * 2 + q] = cg_expr(cg, cl[r * 2 + q]);
 			}
 		LLVMValueRef d = LLVMBuildCall2(cg->b, fty, fn, args, 10, "mma");
@@ -197,6 +195,10 @@ ptx_intrinsic(Cg *cg, IrExpr *e)
 {
 	if (gpu_mma_is(e))
 		return ptx_mma(cg, e);
+	if (gpu_mma_fill_is(e) || gpu_mma_store_is(e)) {
+		cg_stmt(cg, gpu_mma_fill_is(e) ? gpu_mma_fill_lanes(e) : gpu_mma_store_lanes(e));
+		return LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0);
+	}
 	if (cuda_is(e, GPU_TID))
 		return sreg(cg, "tid", cuda_dim_arg(e));
 	if (cuda_is(e, GPU_BID))

@@ -18,6 +18,14 @@
  * runs with its checks on every access; cuda_ptx.c loads the same
  * fragments for two mma.sync.m16n8k16 instructions, and cuda_c.c writes
  * them as inline PTX.
+ *
+ * When c is a fragment (gpu_fragment.c), the lane's 8 sums are its
+ * registers h*4 + r*2 + q of the tile (gpu_mma_slot); the call then takes
+ * partial tiles itself: its extents (m, n, k) may be less than 16, and the
+ * elements of a and b beyond them read as zero (predicated loads), which
+ * leaves the sums outside the tile unchanged.  mma_fill and mma_store,
+ * the fragment's other operations, are the same lane's registers set to
+ * zero, or stored where they lie inside the tile's extents.
  */
 #include <string.h>
 
@@ -28,6 +36,26 @@ gpu_mma_is(IrExpr *e)
 {
 	return e && e->kind == IR_CALL && e->call.ck == CALL_INTRINSIC &&
 	    !strcmp(e->call.name, GPU_MMA) && e->call.nargs == GPU_MMA_NARGS;
+}
+
+bool
+gpu_mma_fill_is(IrExpr *e)
+{
+	return e && e->kind == IR_CALL && e->call.ck == CALL_INTRINSIC &&
+	    !strcmp(e->call.name, GPU_MMA_FILL) && e->call.nargs == GPU_MMA_FILL_NARGS;
+}
+
+bool
+gpu_mma_store_is(IrExpr *e)
+{
+	return e && e->kind == IR_CALL && e->call.ck == CALL_INTRINSIC &&
+	    !strcmp(e->call.name, GPU_MMA_STORE) && e->call.nargs == GPU_MMA_STORE_NARGS;
+}
+
+bool
+gpu_warp_op_is(IrExpr *e)
+{
+	return gpu_mma_is(e) || gpu_mma_fill_is(e) || gpu_mma_store_is(e);
 }
 
 ScalarType
@@ -46,7 +74,7 @@ static void
 find_call(IrVisitor *v, IrExpr *e)
 {
 	Find *f = (Find *)v;
-	if (gpu_mma_is(e) && (f->type == TY_ERROR || gpu_mma_input_type(e) == f->type))
+	if (f->type == TY_ERROR ? gpu_warp_op_is(e) : gpu_mma_is(e) && gpu_mma_input_type(e) == f->type)
 		f->found = true;
 	ir_visit_expr_children(v, e);
 }
@@ -79,7 +107,7 @@ gpu_mma_warp(IrStmt *s)
 {
 	if (!s)
 		return NULL;
-	if (s->kind == IS_EVALUATE && gpu_mma_is(s->eval.value))
+	if (s->kind == IS_EVALUATE && gpu_warp_op_is(s->eval.value))
 		return s;
 	if (!gpu_mma_in(s))
 		return ir_if(lane0(), s, NULL);
@@ -114,7 +142,7 @@ first_call(IrExpr *e)
 {
 	if (!e)
 		return NULL;
-	if (gpu_mma_is(e))
+	if (gpu_warp_op_is(e))
 		return e;
 	IrExpr *r = first_call(e->a);
 	if (!r)
@@ -175,13 +203,36 @@ gpu_mma_check(Spmd *S, IrStmt *s, unsigned dims)
 
 /* ---- one lane's share, as IR (the emulator) ------------------------------ */
 
-/* buf[base + i * si + j * sj] */
+/* buf[base + i * si + j * sj], under pred (NULL: always) */
 static IrExpr *
-at(IrExpr *load, IrExpr *i, IrExpr *si, IrExpr *j, IrExpr *sj)
+at(IrExpr *load, IrExpr *i, IrExpr *si, IrExpr *j, IrExpr *sj, IrExpr *pred)
 {
 	IrExpr *idx = ir_add(load->load.idx[0], ir_add(ir_mul(i, gpu_spmd_as_type(si, ir_i64)),
 	    ir_mul(j, gpu_spmd_as_type(sj, ir_i64))));
-	return ir_load(load->load.buf, &idx, 1, NULL, 1);
+	return ir_load(load->load.buf, &idx, 1, pred, 1);
+}
+
+/* x < extent e, or NULL where e is the whole 16 */
+static IrExpr *
+inside(IrExpr *x, IrExpr *e)
+{
+	int64_t c;
+	if (ir_is_const(e, &c) && c >= 16)
+		return NULL;
+	return ir_binop(IR_LT, x, gpu_spmd_as_type(e, ir_i64));
+}
+
+static IrExpr *
+both(IrExpr *a, IrExpr *b)
+{
+	return a && b ? ir_binop(IR_AND, a, b) : a ? a : b;
+}
+
+IrExpr *
+gpu_mma_slot(IrExpr *c, int r, int h, int q)
+{
+	IrExpr *idx = simplify_expr(ir_add(c->load.idx[0], ir_i64c(h * 4 + r * 2 + q)), NULL);
+	return ir_load(c->load.buf, &idx, 1, NULL, 1);
 }
 
 void
@@ -190,11 +241,31 @@ gpu_mma_element(IrExpr *call, IrExpr *i, IrExpr *j, IrExpr **c, IrExpr **a_ik, I
 {
 	IrExpr **x = call->call.args;
 	if (c)
-		*c = at(x[3], i, x[4], j, x[5]);
+		*c = at(x[3], i, x[4], j, x[5], NULL);
 	if (a_ik)
-		*a_ik = at(x[6], i, x[7], k, x[8]);
+		*a_ik = at(x[6], i, x[7], k, x[8], both(inside(i, x[0]), inside(k, x[2])));
 	if (b_kj)
-		*b_kj = at(x[9], k, x[10], j, x[11]);
+		*b_kj = at(x[9], k, x[10], j, x[11], both(inside(k, x[2]), inside(j, x[1])));
+}
+
+/* c[i, j] of lane `lane`'s accumulator (r, h, q) */
+static IrExpr *
+c_element(IrExpr *call, IrExpr *lane, int r, int h, int q, IrExpr **i, IrExpr **j)
+{
+	gpu_mma_owned(lane, ir_i64c(r), ir_i64c(h), ir_i64c(q), i, j);
+	IrExpr *c = call->call.args[3];
+	if (c->load.buf->scope == SCOPE_FRAGMENT)
+		return gpu_mma_slot(c, r, h, q);
+	IrExpr *e;
+	gpu_mma_element(call, *i, *j, &e, NULL, NULL, NULL);
+	return e;
+}
+
+IrExpr *
+gpu_mma_c(IrExpr *call, IrExpr *lane, int r, int h, int q)
+{
+	IrExpr *i, *j;
+	return c_element(call, lane, r, h, q, &i, &j);
 }
 
 /* The row and column lane l's (r, h, q) accumulator holds. */
@@ -207,8 +278,59 @@ gpu_mma_owned(IrExpr *lane, IrExpr *r, IrExpr *h, IrExpr *q, IrExpr **i, IrExpr 
 }
 
 IrStmt *
+gpu_mma_fill_lanes(IrExpr *call)
+{
+	IrStmt *out[8];
+	for (int s = 0; s < 8; s++) {
+		IrExpr *c = gpu_mma_slot(call->call.args[2], s >> 1 & 1, s >> 2, s & 1);
+		out[s] = ir_store(c->load.buf, c->load.idx, 1, ir_float(ir_f32, 0.0), NULL);
+	}
+	return ir_block(out, 8);
+}
+
+IrStmt *
+gpu_mma_store_lanes(IrExpr *call)
+{
+	IrExpr **x = call->call.args;
+	IrStmt *out[8];
+	int n = 0;
+	for (int r = 0; r < 2; r++)
+		for (int h = 0; h < 2; h++)
+			for (int q = 0; q < 2; q++) {
+				IrExpr *i, *j;
+				gpu_mma_owned(gpu_id(GPU_TID, 0), ir_i64c(r), ir_i64c(h), ir_i64c(q), &i, &j);
+				IrExpr *d = at(x[2], i, x[3], j, x[4], NULL);
+				IrExpr *ok = both(inside(i, x[0]), inside(j, x[1]));
+				IrStmt *st = ir_store(d->load.buf, d->load.idx, 1,
+				    gpu_mma_slot(x[5], r, h, q), NULL);
+				out[n++] = ok ? ir_if(ok, st, NULL) : st;
+			}
+	return ir_block(out, n);
+}
+
+IrStmt *
 gpu_mma_lanes(IrExpr *call)
 {
+	if (call->call.args[3]->load.buf->scope == SCOPE_FRAGMENT) {
+		/* the registers: unrolled, constant slots */
+		IrStmt *out[8];
+		int n = 0;
+		for (int r = 0; r < 2; r++)
+			for (int h = 0; h < 2; h++)
+				for (int q = 0; q < 2; q++) {
+					IrExpr *i, *j;
+					IrExpr *c = c_element(call, gpu_id(GPU_TID, 0), r, h, q, &i, &j);
+					IrExpr *sum = c;
+					for (int k = 0; k < 16; k++) {
+						IrExpr *a, *b;
+						gpu_mma_element(call, i, j, NULL, &a, &b, ir_i64c(k));
+						sum = ir_binop(IR_ADD, sum, ir_binop(IR_MUL, ir_cast(ir_f32, a),
+						    ir_cast(ir_f32, b)));
+					}
+					out[n++] = ir_store(c->load.buf, c->load.idx, 1, sum, NULL);
+				}
+		return ir_block(out, n);
+	}
 	Var *r = ir_new_var("mma_r", ir_i64), *h = ir_new_var("mma_h", ir_i64),
 	    *q = ir_new_var("mma_q", ir_i64);
 	IrExpr *i, *j;

@@ -423,6 +423,12 @@ host(Split *S, IrStmt *s)
 	}
 	case IS_ALLOCATE: {
 		Buffer *b = s->alloc.buf;
+		if (b->scope == SCOPE_FRAGMENT) {
+			diag_error(s->loc.file ? s->loc : b->scope_loc, "fragment '%s' is computed outside "
+			    "the kernel's loops; a fragment is a warp's registers: compute it at the loop "
+			    "bound to the warp (threadIdx.y or z)", b->name);
+			S->ok = false;
+		}
 		/* a stage computed at root lives in device memory between kernels */
 		b->scope = SCOPE_GLOBAL;
 		IrStmt *body = host(S, s->alloc.body);
@@ -478,7 +484,8 @@ gpu_lower(IrFunc **funcs, int n)
 			continue;
 		}
 		for (int j = 0; j < out[i]->nk; j++)
-			if (!gpu_spmd(out[i]->k[j]) || !gpu_shared(out[i]->k[j]))
+			if (!gpu_spmd(out[i]->k[j]) || !gpu_fragment(out[i]->k[j]) ||
+			    !gpu_shared(out[i]->k[j]))
 				ok = false;
 	}
 	return ok ? out : NULL;

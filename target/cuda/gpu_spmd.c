@@ -229,7 +229,8 @@ static void
 acc_load(IrVisitor *v, IrExpr *e)
 {
 	Acc *a = (Acc *)v;
-	if (e->load.buf->scope == SCOPE_SHARED || (!a->shared_only && e->load.buf->scope != SCOPE_LOCAL))
+	if (e->load.buf->scope == SCOPE_SHARED || (!a->shared_only && e->load.buf->scope != SCOPE_LOCAL &&
+	    e->load.buf->scope != SCOPE_FRAGMENT))
 		add_buf(&a->r, &a->nr, &a->capr, e->load.buf);
 	ir_visit_expr_children(v, e);
 }
@@ -238,7 +239,8 @@ static void
 acc_store(IrVisitor *v, IrStmt *s)
 {
 	Acc *a = (Acc *)v;
-	if (s->store.buf->scope == SCOPE_SHARED || (!a->shared_only && s->store.buf->scope != SCOPE_LOCAL))
+	if (s->store.buf->scope == SCOPE_SHARED || (!a->shared_only && s->store.buf->scope != SCOPE_LOCAL &&
+	    s->store.buf->scope != SCOPE_FRAGMENT))
 		add_buf(&a->w, &a->nw, &a->capw, s->store.buf);
 	ir_visit_stmt_children(v, s);
 }
@@ -365,6 +367,13 @@ gpu_spmd_block_level(Spmd *S, IrStmt *s)
 		return ir_let_stmt(s->let.var, s->let.value, b);
 	}
 	case IS_ALLOCATE: {
+		if (s->alloc.buf->scope == SCOPE_FRAGMENT) {
+			diag_error(s->loc.file ? s->loc : s->alloc.buf->scope_loc, "fragment '%s' is "
+			    "computed at a loop of the block, outside its threads; a fragment is a warp's "
+			    "registers: compute it at the loop bound to the warp (threadIdx.y or z)",
+			    s->alloc.buf->name);
+			S->ok = false;
+		}
 		s->alloc.buf->scope = SCOPE_SHARED;
 		IrStmt *b = gpu_spmd_block_level(S, s->alloc.body);
 		IrStmt *r = b ? ir_allocate(s->alloc.buf, b) : NULL;
@@ -412,6 +421,11 @@ gpu_spmd(GpuKernel *k)
 	block_size(&S, body, 0);
 	if (!S.ok)
 		return false;
+	if (!S.bdim[0] && gpu_fragment_in(body)) {
+		/* a fragment's warp: its 32 lanes are threadIdx.x */
+		S.bdim[0] = ir_i64c(32);
+		S.bdim_var[0] = "(a fragment's lanes)";
+	}
 	int64_t total = 1;
 	bool known = true;
 	for (int d = 0; d < 3; d++) {

@@ -83,7 +83,8 @@ thr_alloc(IrMutator *m, IrStmt *s)
 		    "it local");
 		((Thr *)m)->S->ok = false;
 	}
-	b->scope = SCOPE_LOCAL;
+	if (b->scope != SCOPE_FRAGMENT)   /* a warp's: gpu_fragment.c */
+		b->scope = SCOPE_LOCAL;
 	return ir_mutate_stmt_children(m, s);
 }
 
@@ -415,6 +416,8 @@ gpu_threads_collective(Spmd *S, IrStmt *s)
 	}
 	if (!S->implicit) {
 		unsigned dims = thread_dims(s);
+		if (gpu_fragment_in(s))   /* a warp's: its lanes are threadIdx.x */
+			dims |= 1u;
 		for (int e = 0; e < 3; e++) {
 			int64_t n;
 			if (!(dims & (1u << e)) && S->bdim[e] && !(ir_is_const(S->bdim[e], &n) && n == 1)) {
