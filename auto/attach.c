@@ -33,7 +33,8 @@ auto_text(Program *p, Kernel *k, const AutoRequest *r, const char **why)
 	auto_graph(g, k, r->defs, r->vals, r->ndefs);
 	if (g->too_big) {
 		if (why)
-			*why = "the kernel has more stages than the generator handles (64)";
+			*why = arena_printf(perm, "the kernel has more stages than the generator "
+			    "handles (%d)", AUTO_MAXS);
 		return NULL;
 	}
 	AutoMachine m;
@@ -42,10 +43,12 @@ auto_text(Program *p, Kernel *k, const AutoRequest *r, const char **why)
 	AutoOptions o = { .m = &m, .target = target, .tmpl = r->tmpl, .why = &no, .p = p };
 	char *buf = NULL;
 	size_t len = 0;
-	/* fusion (fuse.c): calls that keep their callee's own schedule */
+	/* fusion (fuse.c): the groups the rules schedule as units, and the
+	 * calls that keep their callee's own schedule (none with no_fusion) */
+	AutoFusion *f = arena_alloc(perm, sizeof *f);
+	auto_fuse(g, p, r->no_fusion ? NULL : target, m.threads, f);
+	o.fusion = f;
 	if (!r->no_fusion) {
-		AutoFusion *f = arena_alloc(perm, sizeof *f);
-		auto_fuse(g, p, target, m.threads, f);
 		if (f->any_fixed) {
 			FILE *pp = open_memstream(&buf, &len);
 			if (!pp)

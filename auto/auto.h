@@ -66,8 +66,13 @@ void auto_machine(AutoMachine *m, const char *cpu, const char *features);
 /* ---- graph.c: the stage graph ----------------------------------------
  * Also the stage graph of tests/gen/schedgen.c, the random schedule
  * generator, which reads the structural fields (names, constant extents,
- * ranges' dependences, consumers, inputs). */
-#define AUTO_MAXS 64
+ * ranges' dependences, consumers, inputs).  Every per-stage table of
+ * auto/ is sized by the stage count (arena arrays): a whole ONNX model is
+ * one kernel of hundreds of stages, and each rule's work grows linearly
+ * with them.  AUTO_MAXS only bounds what a kernel may have before the
+ * generator stops with a warning (the schedule text, parsed and checked
+ * like a user's, grows with it too). */
+#define AUTO_MAXS 4096
 #define AUTO_MAXA 16
 
 typedef enum {
@@ -97,8 +102,8 @@ struct AutoStage {
 	int64_t pconst[AUTO_MAXA];     /* extents that are constants in the source (0: not) */
 	int64_t rconst_ext[AUTO_MAXA]; /* likewise, for `r < CONST` ranges */
 	unsigned rdep[AUTO_MAXA];      /* per reduction axis: the pure axes (bits) its range uses */
-	int cons[AUTO_MAXS], ncons;    /* stages that read it, in the order of first reads */
-	int inputs[AUTO_MAXS], ninputs;   /* the inputs it reads (tensor indices), likewise */
+	int *cons, ncons, capcons;     /* stages that read it, in the order of first reads */
+	int *inputs, ninputs, capinputs;  /* the inputs it reads (tensor indices), likewise */
 	bool in_index;                 /* read inside an index (a gather table) */
 	bool expensive;                /* exp, log, pow, tanh, erf, sin, cos, division of floats */
 	bool boundary;                 /* a select on its own pure axes (padding) */
@@ -113,10 +118,11 @@ struct AutoStage {
 
 typedef struct {
 	Kernel *k;
-	AutoStage s[AUTO_MAXS];
+	AutoStage *s;                  /* n stages, in compute order */
 	int n;
-	bool too_big;                  /* more stages than AUTO_MAXS (the first AUTO_MAXS are
-	                                  here): nothing generated */
+	int *of_tensor;                /* per kernel tensor (Tensor.index): its stage, or -1 */
+	bool too_big;                  /* more stages than AUTO_MAXS: no stages here,
+	                                  nothing generated */
 	const char **defs; const int64_t *vals; int ndefs;
 } AutoGraph;
 
@@ -142,22 +148,25 @@ typedef enum {
 	FK_ELEMWISE, FK_BROADCAST, FK_INJECTIVE, FK_REDUCE, FK_OUTFUSE, FK_OPAQUE,
 } FuseKind;
 
+/* Per stage (arrays of AutoGraph.n, arena-allocated by auto_fuse). */
 typedef struct {
-	FuseKind kind[AUTO_MAXS];
-	int parent[AUTO_MAXS];         /* union-find */
-	int anchor[AUTO_MAXS];         /* per root of the union-find */
-	int group[AUTO_MAXS];          /* each stage's group, named by its anchor */
-	const char *why[AUTO_MAXS];    /* why it joined its group (F1-F3) or did not (F0) */
-	const char *note[AUTO_MAXS];   /* per anchor: why no callee's schedule applies */
+	FuseKind *kind;
+	int *parent;                   /* union-find */
+	int *anchor;                   /* per root of the union-find */
+	int *group;                    /* each stage's group, named by its anchor */
+	const char **why;              /* why it joined its group (F1-F3) or did not (F0) */
+	const char **note;             /* per anchor: why no callee's schedule applies */
 	/* the calls scheduled by their callee's schedule, per result stage R */
-	Schedule *from[AUTO_MAXS];     /* the callee's schedule, or NULL */
-	int tail[AUTO_MAXS];           /* the stage that takes the callee output's loops */
-	bool fixed[AUTO_MAXS];         /* scheduled so (the call's stages and the chain) */
-	int by[AUTO_MAXS];             /* for those: the result R, else -1 */
+	Schedule **from;               /* the callee's schedule, or NULL */
+	int *tail;                     /* the stage that takes the callee output's loops */
+	bool *fixed;                   /* scheduled so (the call's stages and the chain) */
+	int *by;                       /* for those: the result R, else -1 */
 	bool any_fixed;
 } AutoFusion;
 
-/* Kinds and groups of g's stages; target NULL: no callee's schedule applies. */
+/* Kinds and groups of g's stages; target NULL: no callee's schedule applies.
+ * The groups are what the cpu rules schedule as units: a stage is inlined
+ * only into readers of its own group. */
 void auto_fuse(AutoGraph *g, Program *p, const char *target, int threads, AutoFusion *f);
 const char *auto_fuse_kind_name(FuseKind k);
 /* `txc --print-fusion`: the groups, their members' kinds and why. */
@@ -177,6 +186,7 @@ typedef struct {
 	bool tmpl;                    /* write the template (knobs), not only the point */
 	const char **why;             /* set when a rule set returns false */
 	const char *prelude;          /* primitives written first (transfer.c), or NULL */
+	const AutoFusion *fusion;     /* the fusion groups (fuse.c), or NULL: one group */
 	int knobs_used;               /* knobs the prelude declares */
 	Program *p;                   /* the program (its intrinsics), or NULL */
 } AutoOptions;

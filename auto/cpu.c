@@ -211,6 +211,26 @@ plane_read(Cpu *c, int si)
 	return a.n > 0;
 }
 
+/* Whether s may be inlined into its readers as far as the fusion groups
+ * go: each reader is of s's group, or of a group with no reduction (an
+ * element-wise chain of its own).  A stage of another group is its
+ * group's output: inlined into a convolution's reads it would be computed
+ * again for every tap and every output channel. */
+static bool
+group_ok(Cpu *c, int si)
+{
+	const AutoFusion *f = c->o->fusion;
+	if (!f)
+		return true;
+	AutoStage *s = &c->g->s[si];
+	for (int i = 0; i < s->ncons; i++) {
+		int r = s->cons[i];
+		if (f->group[r] != f->group[si] && f->kind[f->group[r]] >= FK_REDUCE)
+			return false;
+	}
+	return true;
+}
+
 static void
 decide_inline(Cpu *c)
 {
@@ -220,7 +240,7 @@ decide_inline(Cpu *c)
 		if (s->output || s->kind != AK_PURE || s->in_index || s->ncons == 0 || s->fixed ||
 		    s->keep)
 			continue;
-		if (s->expensive || !read_once_each(c, i) || plane_read(c, i))
+		if (s->expensive || !group_ok(c, i) || !read_once_each(c, i) || plane_read(c, i))
 			continue;
 		if (transposing(s)) {
 			/* a transposed copy a reduction reads: packed per strip */
@@ -519,10 +539,10 @@ plain_root(Cpu *c, int R)
 	c->tile[R] = NULL;
 	/* a stencil producer computed per tile */
 	int sten = -1;
-	for (int i = R - 1; i >= 0 && r->npure >= 2; i--)
+	for (int i = c->first_of[R]; i >= 0 && r->npure >= 2; i = c->next_of[i])
 		if (c->place[i] == P_ROOT && g->s[i].kind == AK_PURE && !g->s[i].output &&
-		    only_reader(c, i, 0) == R && stencil_read(c, i, R) && vector_ok(c, &g->s[i]))
-			sten = i;
+		    stencil_read(c, i, R) && vector_ok(c, &g->s[i]))
+			sten = i;   /* the earliest */
 	bool transp = r->kind == AK_PURE && transposing(r) && r->npure >= 2 &&
 	    cpu_ext_or(r->pext[last]) >= 8 && cpu_ext_or(r->pext[last - 1]) >= 8;
 	if (sten >= 0 && cpu_ext_or(r->pext[last]) >= 32 && cpu_ext_or(r->pext[last - 1]) >= 8 &&
@@ -629,12 +649,12 @@ root(Cpu *c, int R)
 		c->row[R] = c->tile[R] = NULL;
 		return;
 	}
-	/* C2: a contraction whose one reader is this element-wise stage */
+	/* C2: a contraction whose one reader is this element-wise stage (the
+	 * candidates, latest first, are chained from c->reader[]) */
 	if (r->kind == AK_PURE) {
-		for (int i = R - 1; i >= 0; i--) {
+		for (int i = c->first_of[R]; i >= 0; i = c->next_of[i]) {
 			if (c->place[i] != P_ROOT || g->s[i].kind != AK_REDUCE || g->s[i].output ||
-			    only_reader(c, i, 0) != R || !identity_chain(c, i, 0) ||
-			    g->s[i].npure != r->npure)
+			    !identity_chain(c, i, 0) || g->s[i].npure != r->npure)
 				continue;
 			Tile t = tile_contraction(c, i);
 			if (!t.ok)
@@ -675,7 +695,21 @@ auto_cpu(FILE *fp, AutoGraph *g, const AutoOptions *o)
 	c.g = g;
 	c.fp = fp;
 	c.o = o;
-	for (int i = 0; i < AUTO_MAXS; i++) {
+	size_t n1 = (size_t)g->n + 1;
+	c.place = arena_alloc(perm, sizeof *c.place * n1);
+	c.at_stage = arena_alloc(perm, sizeof *c.at_stage * n1);
+	c.at_loop = arena_alloc(perm, sizeof *c.at_loop * n1);
+	c.partner = arena_alloc(perm, sizeof *c.partner * n1);
+	c.pack = arena_alloc(perm, sizeof *c.pack * n1);
+	c.row = arena_alloc(perm, sizeof *c.row * n1);
+	c.rowdims = arena_alloc(perm, sizeof *c.rowdims * n1);
+	c.tile = arena_alloc(perm, sizeof *c.tile * n1);
+	c.strip = arena_alloc(perm, sizeof *c.strip * n1);
+	c.stencil_of = arena_alloc(perm, sizeof *c.stencil_of * n1);
+	c.reader = arena_alloc(perm, sizeof *c.reader * n1);
+	c.first_of = arena_alloc(perm, sizeof *c.first_of * n1);
+	c.next_of = arena_alloc(perm, sizeof *c.next_of * n1);
+	for (int i = 0; i < g->n; i++) {
 		c.partner[i] = -1;
 		c.stencil_of[i] = -1;
 	}
@@ -689,6 +723,18 @@ auto_cpu(FILE *fp, AutoGraph *g, const AutoOptions *o)
 	if (o->prelude)
 		fputs(o->prelude, fp);
 	decide_inline(&c);
+	/* the one root stage each stage's reads reach (through inlined ones):
+	 * C2 looks for its contraction among the stages that reach it */
+	for (int i = 0; i < g->n; i++)
+		c.first_of[i] = -1;
+	for (int i = 0; i < g->n; i++) {
+		c.reader[i] = only_reader(&c, i, 0);
+		c.next_of[i] = -1;
+		if (c.reader[i] >= 0) {
+			c.next_of[i] = c.first_of[c.reader[i]];
+			c.first_of[c.reader[i]] = i;
+		}
+	}
 	for (int i = 0; i < g->n; i++)
 		if (c.place[i] == P_INLINE)
 			fprintf(fp, "  // C1: %s is cheap and read once per use: inlined\n"

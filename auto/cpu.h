@@ -15,17 +15,22 @@ typedef struct {
 	AutoGraph *g;
 	FILE *fp;
 	const AutoOptions *o;
-	int place[AUTO_MAXS];
-	int at_stage[AUTO_MAXS];        /* P_AT: the root stage */
-	const char *at_loop[AUTO_MAXS]; /* P_AT: its loop */
-	int partner[AUTO_MAXS];         /* a contraction fused into this consumer's tile, or -1 */
-	bool pack[AUTO_MAXS];           /* a transposing copy a contraction reads */
+	/* per stage, arrays of g->n (arena) */
+	int *place;
+	int *at_stage;                  /* P_AT: the root stage */
+	const char **at_loop;           /* P_AT: its loop */
+	int *partner;                   /* a contraction fused into this consumer's tile, or -1 */
+	bool *pack;                     /* a transposing copy a contraction reads */
 	/* per root stage: its loops, for what is computed at it */
-	const char *row[AUTO_MAXS];     /* the outermost (parallel) loop */
-	int rowdims[AUTO_MAXS];         /* the pure dims that loop runs over (0: none whole) */
-	const char *tile[AUTO_MAXS];    /* the innermost loop outside a tile */
-	const char *strip[AUTO_MAXS];   /* a contraction's column strip */
-	int stencil_of[AUTO_MAXS];      /* a stencil computed per tile of this stage */
+	const char **row;               /* the outermost (parallel) loop */
+	int *rowdims;                   /* the pure dims that loop runs over (0: none whole) */
+	const char **tile;              /* the innermost loop outside a tile */
+	const char **strip;             /* a contraction's column strip */
+	int *stencil_of;                /* a stencil computed per tile of this stage */
+	int *reader;                    /* only_reader after C1 (-1: none) */
+	int *first_of, *next_of;        /* the stages whose reader is R, latest first: first_of[R],
+	                                   then next_of[i] (-1 ends): C2's and C6's searches */
+	int *group;                     /* the fusion group (AutoFusion.group), or the stage itself */
 	int nknobs;                     /* knobs declared (template), at most AUTO_MAX_KNOBS */
 } Cpu;
 

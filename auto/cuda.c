@@ -38,10 +38,10 @@ typedef struct {
 	AutoGraph *g;
 	FILE *fp;
 	const AutoOptions *o;
-	bool inl[AUTO_MAXS];
-	bool mma[AUTO_MAXS];      /* G5 fires on it */
-	bool mma_in[AUTO_MAXS];   /* an operand of a G5 stage: not inlined */
-	bool placed[AUTO_MAXS];   /* computed in another stage's thread (G4) */
+	bool *inl;                /* per stage (arena arrays of g->n) */
+	bool *mma;                /* G5 fires on it */
+	bool *mma_in;             /* an operand of a G5 stage: not inlined */
+	bool *placed;             /* computed in another stage's thread (G4) */
 	int T;
 } Gpu;
 
@@ -577,6 +577,10 @@ auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o)
 	c.fp = fp;
 	c.o = o;
 	c.T = 256;
+	c.inl = arena_alloc(perm, sizeof *c.inl * (size_t)(g->n + 1));
+	c.placed = arena_alloc(perm, sizeof *c.placed * (size_t)(g->n + 1));
+	c.mma = arena_alloc(perm, sizeof *c.mma * (size_t)(g->n + 1));
+	c.mma_in = arena_alloc(perm, sizeof *c.mma_in * (size_t)(g->n + 1));
 	/* what has no loop to bind cannot run in a kernel: say so */
 	for (int i = 0; i < g->n; i++) {
 		AutoStage *s = &g->s[i];
@@ -607,7 +611,7 @@ auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o)
 		fputs(o->prelude, fp);
 	/* G5 first: its operands stay stages of their own (the tensor cores
 	 * read them as they are, through shared memory) */
-	Mma mm[AUTO_MAXS];
+	Mma *mm = arena_alloc(perm, sizeof *mm * (size_t)(g->n + 1));
 	for (int i = 0; i < g->n; i++) {
 		if (g->s[i].fixed || !g5_match(&c, i, &mm[i]))
 			continue;

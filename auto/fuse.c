@@ -254,7 +254,7 @@ plan_transfer(AutoGraph *g, Program *p, const char *target, AutoFusion *f, int R
 	 * one before, at its own points, in the result's group, a stage of
 	 * the caller's own; the result and all but the last member inlinable */
 	int T = R;
-	int chain[AUTO_MAXS], nchain = 0;
+	int *chain = arena_alloc(perm, sizeof *chain * (size_t)(g->n + 1)), nchain = 0;
 	while (g->s[T].ncons == 1 && !g->s[T].output && g->s[T].kind == AK_PURE) {
 		int n = g->s[T].cons[0];
 		if (f->group[n] != a || site_of(&g->s[n]) || g->s[n].npure != g->s[R].npure ||
@@ -281,8 +281,19 @@ auto_fuse(AutoGraph *g, Program *p, const char *target, int threads, AutoFusion 
 {
 	(void)threads;
 	memset(f, 0, sizeof *f);
+	size_t n1 = (size_t)g->n + 1;
+	f->kind = arena_alloc(perm, sizeof *f->kind * n1);
+	f->parent = arena_alloc(perm, sizeof *f->parent * n1);
+	f->anchor = arena_alloc(perm, sizeof *f->anchor * n1);
+	f->group = arena_alloc(perm, sizeof *f->group * n1);
+	f->why = arena_alloc(perm, sizeof *f->why * n1);
+	f->note = arena_alloc(perm, sizeof *f->note * n1);
+	f->from = arena_alloc(perm, sizeof *f->from * n1);
+	f->tail = arena_alloc(perm, sizeof *f->tail * n1);
+	f->fixed = arena_alloc(perm, sizeof *f->fixed * n1);
+	f->by = arena_alloc(perm, sizeof *f->by * n1);
 	/* sched: a stage of a call whose callee has a schedule for the target */
-	bool sched[AUTO_MAXS];
+	bool *sched = arena_alloc(perm, sizeof *sched * n1);
 	for (int i = 0; i < g->n; i++) {
 		f->parent[i] = i;
 		f->kind[i] = stage_kind(&g->s[i]);
@@ -290,7 +301,7 @@ auto_fuse(AutoGraph *g, Program *p, const char *target, int threads, AutoFusion 
 		CallSite *cs = site_of(&g->s[i]);
 		sched[i] = cs && target && callee_schedule(p, cs->callee, target, 0);
 	}
-	bool heavy[AUTO_MAXS];
+	bool *heavy = arena_alloc(perm, sizeof *heavy * n1);
 	for (int i = 0; i < g->n; i++)
 		heavy[i] = f->kind[i] >= FK_REDUCE;
 	/* F3: element-wise and broadcast readers onto a complex-out-fusable

@@ -15,10 +15,10 @@
 int
 auto_stage_index(const AutoGraph *g, const Tensor *t)
 {
-	for (int i = 0; i < g->n; i++)
-		if (g->s[i].t == t)
-			return i;
-	return -1;
+	if (!t || !g->of_tensor || t->index < 0 || t->index >= g->k->ntensors ||
+	    g->k->tensors[t->index] != t)
+		return -1;
+	return g->of_tensor[t->index];
 }
 
 static int64_t
@@ -225,9 +225,66 @@ auto_axis_plus(Expr *e, int d, int64_t *off)
 }
 
 /* Names made so far for this kernel (auto_fresh): loops and stages share
- * one space, which keeps the text easy to read. */
+ * one space, which keeps the text easy to read.  Every name taken (the
+ * kernel's tensors, parameters and axes, and those made) is in a hash
+ * set, so a fresh name costs the same however many stages there are. */
 static const char **made;
 static int nmade, capmade;
+static const char **set;      /* open addressing; NULL: empty */
+static size_t setcap, setn;
+static const AutoGraph *set_of;   /* the graph whose names are in it */
+
+static size_t
+name_hash(const char *s)
+{
+	size_t h = 5381;
+	while (*s)
+		h = h * 33 ^ (unsigned char)*s++;
+	return h;
+}
+
+static bool
+set_has(const char *n)
+{
+	if (!setcap)
+		return false;
+	for (size_t i = name_hash(n) & (setcap - 1);; i = (i + 1) & (setcap - 1)) {
+		if (!set[i])
+			return false;
+		if (!strcmp(set[i], n))
+			return true;
+	}
+}
+
+static void
+set_add(const char *n)
+{
+	if (!n || set_has(n))
+		return;
+	if (2 * (setn + 1) > setcap) {
+		size_t oc = setcap;
+		const char **old = set;
+		setcap = oc ? 2 * oc : 256;
+		set = arena_alloc(perm, sizeof *set * setcap);
+		setn = 0;
+		for (size_t i = 0; i < oc; i++)
+			if (old[i])
+				set_add(old[i]);
+	}
+	size_t i = name_hash(n) & (setcap - 1);
+	while (set[i])
+		i = (i + 1) & (setcap - 1);
+	set[i] = n;
+	setn++;
+}
+
+static void
+names_reset(void)
+{
+	set = NULL;
+	setcap = setn = 0;
+	set_of = NULL;
+}
 
 /* ---- per-stage facts ----------------------------------------------------- */
 
@@ -247,8 +304,7 @@ note_read(Expr *acc, bool in_index, void *ctx)
 		for (int i = 0; i < rs->ninputs; i++)
 			if (rs->inputs[i] == idx)
 				return;
-		if (rs->ninputs < AUTO_MAXS)
-			rs->inputs[rs->ninputs++] = idx;
+		*ARENA_PUSH(perm, rs->inputs, rs->ninputs, rs->capinputs) = idx;
 		return;
 	}
 	if (p < 0 || p == r->si)
@@ -256,11 +312,10 @@ note_read(Expr *acc, bool in_index, void *ctx)
 	AutoStage *ps = &r->g->s[p];
 	if (in_index)
 		ps->in_index = true;
-	for (int i = 0; i < ps->ncons; i++)
-		if (ps->cons[i] == r->si)
-			return;
-	if (ps->ncons < AUTO_MAXS)
-		ps->cons[ps->ncons++] = r->si;
+	/* a reader's accesses are walked together: a repeat is the last one */
+	if (ps->ncons > 0 && ps->cons[ps->ncons - 1] == r->si)
+		return;
+	*ARENA_PUSH(perm, ps->cons, ps->ncons, ps->capcons) = r->si;
 }
 
 static void
@@ -415,9 +470,21 @@ auto_graph(AutoGraph *g, Kernel *k, const char **defs, const int64_t *vals, int 
 	g->vals = vals;
 	g->ndefs = ndefs;
 	nmade = 0;
+	names_reset();
 	g->too_big = k->nstages > AUTO_MAXS;
-	for (int i = 0; i < k->nstages && i < AUTO_MAXS; i++)
-		setup_stage(g, &g->s[g->n++], k->stages[i]);
+	if (g->too_big)
+		return;
+	g->s = arena_alloc(perm, sizeof *g->s * (size_t)(k->nstages + 1));
+	g->of_tensor = arena_alloc(perm, sizeof *g->of_tensor * (size_t)(k->ntensors + 1));
+	for (int i = 0; i < k->ntensors; i++)
+		g->of_tensor[i] = -1;
+	for (int i = 0; i < k->nstages; i++) {
+		setup_stage(g, &g->s[g->n], k->stages[i]);
+		if (k->stages[i]->index >= 0 && k->stages[i]->index < k->ntensors &&
+		    k->tensors[k->stages[i]->index] == k->stages[i])
+			g->of_tensor[k->stages[i]->index] = g->n;
+		g->n++;
+	}
 	for (int i = 0; i < g->n; i++) {
 		Reads r = { g, i };
 		auto_accesses(&g->s[i], note_read, &r);
@@ -428,39 +495,36 @@ auto_graph(AutoGraph *g, Kernel *k, const char **defs, const int64_t *vals, int 
 
 /* ---- names ------------------------------------------------------------------- */
 
-static bool
-taken(AutoGraph *g, const char *n)
+/* Fills the set with the names g's kernel takes (once per graph). */
+static void
+names_fill(AutoGraph *g)
 {
 	Kernel *k = g->k;
+	names_reset();
+	set_of = g;
 	for (int i = 0; i < k->ntensors; i++)
-		if (!strcmp(k->tensors[i]->name, n))
-			return true;
+		set_add(k->tensors[i]->name);
 	for (int i = 0; i < k->nparams; i++)
-		if (!strcmp(k->params[i].name, n))
-			return true;
+		set_add(k->params[i].name);
 	for (int i = 0; i < g->n; i++) {
 		for (int d = 0; d < g->s[i].npure; d++)
-			if (g->s[i].pure[d] && !strcmp(g->s[i].pure[d], n))
-				return true;
+			set_add(g->s[i].pure[d]);
 		for (int d = 0; d < g->s[i].nred; d++)
-			if (g->s[i].red[d] && !strcmp(g->s[i].red[d], n))
-				return true;
+			set_add(g->s[i].red[d]);
 	}
-	return false;
+	for (int j = 0; j < nmade; j++)
+		set_add(made[j]);
 }
 
 const char *
 auto_fresh(AutoGraph *g, const char *want)
 {
+	if (set_of != g)
+		names_fill(g);
 	const char *n = want;
-	for (int i = 1;; i++) {
-		bool used = taken(g, n);
-		for (int j = 0; j < nmade && !used; j++)
-			used = !strcmp(made[j], n);
-		if (!used)
-			break;
+	for (int i = 1; set_has(n); i++)
 		n = arena_printf(perm, "%s%d", want, i);
-	}
 	*ARENA_PUSH(perm, made, nmade, capmade) = n;
+	set_add(n);
 	return n;
 }

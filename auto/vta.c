@@ -635,8 +635,8 @@ write_plan(FILE *fp, Plan *p, const Tiles *t)
 bool
 auto_vta(FILE *fp, AutoGraph *g, const AutoOptions *o)
 {
-	Plan plans[AUTO_MAXS];
-	Tiles tiles[AUTO_MAXS];
+	Plan *plans = arena_alloc(perm, sizeof *plans * (size_t)(g->n + 1));
+	Tiles *tiles = arena_alloc(perm, sizeof *tiles * (size_t)(g->n + 1));
 	int np = 0;
 	for (int i = 0; i < g->n; i++) {
 		AutoStage *s = &g->s[i];

@@ -40,6 +40,26 @@ nm -a "$tmp/g.o" | grep -q 'Ltxc' && fail "-g: the object was split"
 "$TXC" -S --codegen-threads=2 "$src/stdlib/nchwc.tx" -o "$tmp/n.s" || fail "-S"
 grep -q 'Ltxc' "$tmp/n.s" && fail "-S: the assembly was split"
 
+# over 1 MiB of constant data: one part (the parts are joined as assembly
+# text, where a constant's every byte is printed and parsed again: a
+# ResNet-18's 46 MB of weights took 11 s)
+head -c 2097152 /dev/zero >"$tmp/big.bin"
+cat >"$tmp/big.tx" <<EOF
+kernel big_a(N) {
+  const w: f32[524288] = file("big.bin");
+  in  x: f32[N];
+  out y: f32[N];
+  y[i] = x[i] + w[i % 524288];
+}
+kernel big_b(N) {
+  in  x: f32[N];
+  out y: f32[N];
+  y[i] = x[i] * 2.0;
+}
+EOF
+(cd "$tmp" && "$TXC" --codegen-threads=2 big.tx -o big.o) || fail "big constants"
+nm -a "$tmp/big.o" | grep -q 'Ltxc' && fail "2 MiB of constants: the object was split"
+
 # a bad thread count
 "$TXC" --codegen-threads=0 "$src/stdlib/nchwc.tx" -o "$tmp/x.o" 2>"$tmp/err" &&
 	fail "--codegen-threads=0 accepted"
