@@ -51,24 +51,26 @@ typedef struct {
 	Expr *a, *b;        /* the accesses: a reads the tile's rows, b its columns */
 	int row, col;       /* the pure axes of the tile's rows and columns */
 	Kernel *intr;       /* the intrinsic */
+	Kernel *fill, *store;   /* a fragment's zeroing and its store (emit mma_fill, mma_store) */
 } Mma;
 
-/* The tensor-core intrinsic of p (or its imports) for operands of type t:
- * emitted as "mma" for cuda, its first input of type t. */
+/* The tensor-core intrinsic of p (or its imports) emitted as emit for
+ * cuda; for "mma" one whose first two inputs have type t. */
 static Kernel *
-mma_intrinsic(Program *p, ScalarType t, int depth)
+warp_intrinsic(Program *p, const char *emit, ScalarType t, int depth)
 {
 	if (!p || depth > 64)
 		return NULL;
 	for (int i = 0; i < p->nintrinsics; i++) {
 		Kernel *k = p->intrinsics[i];
 		if (k && k->intr_target && !strcmp(k->intr_target, "cuda") && k->intr_emit &&
-		    !strcmp(k->intr_emit, "mma") && k->ntensors >= 3 && k->tensors[0]->elem == t &&
-		    k->tensors[1]->elem == t)
+		    !strcmp(k->intr_emit, emit) && (strcmp(emit, "mma") || (k->ntensors >= 3 &&
+		    k->tensors[0]->elem == t && k->tensors[1]->elem == t)))
 			return k;
 	}
 	for (int i = 0; i < p->nimports; i++) {
-		Kernel *k = p->imports[i] ? mma_intrinsic(p->imports[i]->prog, t, depth + 1) : NULL;
+		Kernel *k = p->imports[i] ? warp_intrinsic(p->imports[i]->prog, emit, t, depth + 1) :
+		    NULL;
 		if (k)
 			return k;
 	}
@@ -151,8 +153,10 @@ g5_match(Gpu *c, int si, Mma *m)
 	if ((s->pext[ax] > 0 && s->pext[ax] < 16) || (s->pext[ay] > 0 && s->pext[ay] < 16) ||
 	    (s->rext[0] > 0 && s->rext[0] < 16))
 		return false;
-	m->intr = mma_intrinsic(c->o->p, x->call.tensor->elem, 0);
-	if (!m->intr)
+	m->intr = warp_intrinsic(c->o->p, "mma", x->call.tensor->elem, 0);
+	m->fill = warp_intrinsic(c->o->p, "mma_fill", TY_F32, 0);
+	m->store = warp_intrinsic(c->o->p, "mma_store", TY_F32, 0);
+	if (!m->intr || !m->fill || !m->store)
 		return false;
 	if (ax < ay) {
 		m->a = x, m->b = y, m->row = ax, m->col = ay;
@@ -195,7 +199,11 @@ reads_plainly(AutoStage *r, AutoStage *s)
 }
 
 /* G5 on stage si; R: its element-wise consumer the sums go into (si when
- * none): the block's tile is R's, the sums live in shared memory. */
+ * none).  issue 34's plan: the sums of a warp's 32 x 32 in its registers
+ * (a fragment), zeroed, accumulated and stored by the tensor cores; the
+ * operands' tiles of 32 along k in shared memory, double-buffered.  With a
+ * consumer the sums are stored to shared memory at the consumer's block,
+ * where its threads read them. */
 static void
 g5(Gpu *c, int si, const Mma *m, int R)
 {
@@ -206,28 +214,28 @@ g5(Gpu *c, int si, const Mma *m, int R)
 	int64_t er = s->pext[m->row] > 0 ? s->pext[m->row] : AUTO_REP_SIZE;
 	int64_t ec = s->pext[m->col] > 0 ? s->pext[m->col] : AUTO_REP_SIZE;
 	int bm = er >= 64 ? 64 : 32, bn = ec >= 64 ? 64 : 32;
-	const char *acc;
 	fprintf(fp, "  // G5: %s is a contraction of %s operands: the tensor cores (%s), "
-	    "%d x %d outputs a block of %d x %d warps, each 2 x 2 blocks of 16 x 16 x 16, the "
-	    "operands' tiles of 32 along %s double-buffered in shared memory", s->name,
-	    type_name(m->a->call.tensor->elem), m->intr->name, bm, bn, bm / 32, bn / 32,
-	    s->red[0]);
-	if (R == si) {
-		acc = auto_fresh(g, arena_printf(perm, "%s_shared", s->name));
-		fprintf(fp, "\n  %s.cache_write(shared) -> %s;\n", s->name, acc);
-	} else {
-		acc = s->name;
-		fprintf(fp, "; the sums in shared memory, read by %s's threads\n", r->name);
-		fprintf(fp, "  %s.set_scope(shared);\n", s->name);
-	}
+	    "%d x %d outputs a block of %d x %d warps, each 2 x 2 blocks of 16 x 16 x 16 with "
+	    "its sums in registers (a fragment), the operands' tiles of 32 along %s "
+	    "double-buffered in shared memory", s->name, type_name(m->a->call.tensor->elem),
+	    m->intr->name, bm, bn, bm / 32, bn / 32, s->red[0]);
+	if (R != si)
+		fprintf(fp, "; the sums stored to shared memory for %s's threads", r->name);
+	fputc('\n', fp);
+	const char *frag = auto_fresh(g, arena_printf(perm, "%s_frag", s->name));
+	/* the block: tiles of R (s itself, or the consumer) */
 	const char *row = r->pure[m->row], *col = r->pure[m->col];
 	const char *bi = auto_fresh(g, "bi"), *bj = auto_fresh(g, "bj");
 	const char *ii = auto_fresh(g, "ii"), *jj = auto_fresh(g, "jj");
+	if (R != si)
+		fprintf(fp, "  %s.set_scope(shared);\n", s->name);
+	else   /* before the tile: the fragment has the stage's own axes */
+		fprintf(fp, "  %s.cache_write(fragment) -> %s;\n", s->name, frag);
 	fprintf(fp, "  %s.tile(%s, %s, %d, %d, tail = round_up) -> (%s, %s, %s, %s);\n", r->name,
 	    row, col, bm, bn, bi, bj, ii, jj);
 	/* the other pure axes outermost, fused, on blockIdx.z */
-	const char *z = NULL;
 	if (r->npure > 2) {
+		const char *z = NULL;
 		fprintf(fp, "  %s.reorder(", r->name);
 		for (int d = 0; d < r->npure; d++)
 			if (d != m->row && d != m->col)
@@ -248,51 +256,75 @@ g5(Gpu *c, int si, const Mma *m, int R)
 	}
 	fprintf(fp, "  %s.bind(%s, blockIdx.y);\n", r->name, bi);
 	fprintf(fp, "  %s.bind(%s, blockIdx.x);\n", r->name, bj);
-	fprintf(fp, "  %s.compute_at(%s, %s);\n", acc, r->name, bj);
-	/* the sums: warps over 32 x 32, each 2 x 2 intrinsic blocks */
+	/* the warps' stores of the sums: s's own loops over the block's tile */
+	const char *srow = row, *scol = col;
+	if (R != si) {
+		fprintf(fp, "  %s.compute_at(%s, %s);\n", s->name, r->name, bj);
+		srow = s->pure[m->row];
+		scol = s->pure[m->col];
+	} else {
+		srow = ii;
+		scol = jj;
+	}
+	if (R != si)
+		fprintf(fp, "  %s.cache_write(fragment) -> %s;\n", s->name, frag);
 	const char *wi = auto_fresh(g, "wi"), *mi = auto_fresh(g, "mi");
-	const char *tm = auto_fresh(g, "tm"), *ti = auto_fresh(g, "ti");
 	const char *wj = auto_fresh(g, "wj"), *nj = auto_fresh(g, "nj");
+	const char *sm = auto_fresh(g, "sm"), *sr = auto_fresh(g, "sr");
+	const char *sn = auto_fresh(g, "sn"), *sc = auto_fresh(g, "sc");
+	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", s->name, srow, wi, mi);
+	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", s->name, scol, wj, nj);
+	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", s->name, mi, sm, sr);
+	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", s->name, nj, sn, sc);
+	fprintf(fp, "  %s.reorder(%s, %s, %s, %s, %s, %s);\n", s->name, wi, wj, sm, sn, sr, sc);
+	fprintf(fp, "  %s.bind(%s, threadIdx.z);\n", s->name, wi);
+	fprintf(fp, "  %s.bind(%s, threadIdx.y);\n", s->name, wj);
+	fprintf(fp, "  %s.unroll(%s);\n", s->name, sm);
+	fprintf(fp, "  %s.unroll(%s);\n", s->name, sn);
+	fprintf(fp, "  %s.tensorize(%s, %s);\n", s->name, sr, m->store->name);
+	/* the sums: a warp's 32 x 32 fragment, 2 x 2 intrinsic blocks */
+	const char *tm = auto_fresh(g, "tm"), *ti = auto_fresh(g, "ti");
 	const char *tn = auto_fresh(g, "tn"), *tj = auto_fresh(g, "tj");
 	const char *ko = auto_fresh(g, "ko"), *kk = auto_fresh(g, "kk");
 	const char *kio = auto_fresh(g, "kio"), *ki = auto_fresh(g, "ki");
-	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", acc, s->pure[m->row], wi, mi);
-	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", acc, mi, tm, ti);
-	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", acc, s->pure[m->col], wj, nj);
-	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", acc, nj, tn, tj);
-	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", acc, s->red[0], ko, kk);
-	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", acc, kk, kio, ki);
-	fprintf(fp, "  %s.reorder(%s, %s, %s, %s, %s, %s, %s, %s, %s);\n", acc, ko, wi, wj, tm, tn,
-	    kio, ti, tj, ki);
-	fprintf(fp, "  %s.unroll(%s);\n", acc, kio);
-	fprintf(fp, "  %s.bind(%s, threadIdx.z);\n", acc, wi);
-	fprintf(fp, "  %s.bind(%s, threadIdx.y);\n", acc, wj);
+	fprintf(fp, "  %s.compute_at(%s, %s);\n", frag, s->name, wj);
+	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", frag, s->pure[m->row], tm, ti);
+	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", frag, s->pure[m->col], tn, tj);
+	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", frag, s->red[0], ko, kk);
+	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", frag, kk, kio, ki);
+	fprintf(fp, "  %s.reorder(%s, %s, %s, %s, %s, %s, %s);\n", frag, ko, kio, tm, tn, ti, tj, ki);
+	fprintf(fp, "  %s.unroll(%s);\n", frag, kio);
+	fprintf(fp, "  %s.unroll(%s);\n", frag, tm);
+	fprintf(fp, "  %s.unroll(%s);\n", frag, tn);
+	fprintf(fp, "  %s.tensorize(%s, %s);\n", frag, ti, m->fill->name);
+	fprintf(fp, "  %s.tensorize(%s, %s);\n", frag, ti, m->intr->name);
 	const char *ta = m->a->call.tensor->name, *tb = m->b->call.tensor->name;
 	const char *as = auto_fresh(g, arena_printf(perm, "%s_shared", ta));
-	fprintf(fp, "  %s.cache_read(shared, [%s]) -> %s;\n", ta, acc, as);
+	fprintf(fp, "  %s.cache_read(shared, [%s]) -> %s;\n", ta, frag, as);
 	const char *bs = as;
 	if (tb != ta) {
 		bs = auto_fresh(g, arena_printf(perm, "%s_shared", tb));
-		fprintf(fp, "  %s.cache_read(shared, [%s]) -> %s;\n", tb, acc, bs);
+		fprintf(fp, "  %s.cache_read(shared, [%s]) -> %s;\n", tb, frag, bs);
 	}
-	fprintf(fp, "  %s.compute_at(%s, %s);\n", as, acc, ko);
+	fprintf(fp, "  %s.compute_at(%s, %s);\n", as, frag, ko);
 	fprintf(fp, "  %s.double_buffer();\n", as);
 	if (bs != as) {
-		fprintf(fp, "  %s.compute_at(%s, %s);\n", bs, acc, ko);
+		fprintf(fp, "  %s.compute_at(%s, %s);\n", bs, frag, ko);
 		fprintf(fp, "  %s.double_buffer();\n", bs);
 	}
-	fprintf(fp, "  %s.tensorize(%s, %s);\n", acc, ti, m->intr->name);
-	/* the output: the same warps, a warp's 32 lanes along a row */
-	const char *iz = auto_fresh(g, "iz"), *ir = auto_fresh(g, "ir");
-	const char *iy = auto_fresh(g, "iy"), *is = auto_fresh(g, "is");
-	const char *jo = auto_fresh(g, "jo"), *jx = auto_fresh(g, "jx");
-	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", r->name, ii, iz, ir);
-	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", r->name, ir, iy, is);
-	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", r->name, jj, jo, jx);
-	fprintf(fp, "  %s.reorder(%s, %s, %s, %s, %s);\n", r->name, iz, iy, is, jo, jx);
-	fprintf(fp, "  %s.bind(%s, threadIdx.z);\n", r->name, iz);
-	fprintf(fp, "  %s.bind(%s, threadIdx.y);\n", r->name, iy);
-	fprintf(fp, "  %s.bind(%s, threadIdx.x);\n", r->name, jx);
+	if (R != si) {
+		/* the consumer: the same warps, a warp's 32 lanes along a row */
+		const char *iz = auto_fresh(g, "iz"), *ir = auto_fresh(g, "ir");
+		const char *iy = auto_fresh(g, "iy"), *is = auto_fresh(g, "is");
+		const char *jo = auto_fresh(g, "jo"), *jx = auto_fresh(g, "jx");
+		fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", r->name, ii, iz, ir);
+		fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", r->name, ir, iy, is);
+		fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", r->name, jj, jo, jx);
+		fprintf(fp, "  %s.reorder(%s, %s, %s, %s, %s);\n", r->name, iz, iy, is, jo, jx);
+		fprintf(fp, "  %s.bind(%s, threadIdx.z);\n", r->name, iz);
+		fprintf(fp, "  %s.bind(%s, threadIdx.y);\n", r->name, iy);
+		fprintf(fp, "  %s.bind(%s, threadIdx.x);\n", r->name, jx);
+	}
 	c->placed[si] = c->placed[R] = true;
 }
 

@@ -12,7 +12,8 @@
  *
  * The rules that keep a fragment in registers (LLVM's SROA promotes an
  * array only where every index is a constant): the fragment's extents are
- * constants (a multiple of 16 each), every call names a 16-aligned block
+ * constants (a multiple of 16 each for the last two, 1 for any before
+ * them: one batch of a batched product), every call names a 16-aligned block
  * at an index that is a constant once the loops around it are unrolled,
  * and nothing but these calls touches it (no scalar loop can: the element
  * a scalar access wants lies in another lane).  Each rule broken is an
@@ -60,11 +61,14 @@ fr_alloc(IrMutator *m, IrStmt *s)
 	int64_t total = 1;
 	for (int d = 0; d < b->ndims; d++) {
 		int64_t c;
-		if (!(ir_is_const(b->extent[d], &c) || bounds_const_max(b->extent[d], &c)) ||
-		    c % 16 != 0 || c <= 0) {
+		/* the last two dimensions a multiple of 16; those before them
+		 * (a batch) one element, as a block of a batched product is */
+		bool lead = d + 2 < b->ndims;
+		if (!(ir_is_const(b->extent[d], &c) || bounds_const_max(b->extent[d], &c)) || c <= 0 ||
+		    (lead ? c != 1 : c % 16 != 0)) {
 			diag_error(at, "fragment '%s' has extent %s in dimension %d; a fragment's "
-			    "extents must be constant multiples of 16 (the tensor cores' blocks)", b->name,
-			    ir_expr_str(b->extent[d]), d);
+			    "last two extents must be constant multiples of 16 (the tensor cores' "
+			    "blocks), any before them 1", b->name, ir_expr_str(b->extent[d]), d);
 			diag_note(at, "compute it at the warp's loop of a tile whose sizes are multiples "
 			    "of 16, split with tail = round_up where the sizes need not divide");
 			F->ok = false;

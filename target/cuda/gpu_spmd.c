@@ -245,9 +245,28 @@ acc_store(IrVisitor *v, IrStmt *s)
 	ir_visit_stmt_children(v, s);
 }
 
+/* A warp's tensor-core call writes its output tile, which its arguments
+ * name as a load of the tile's first element: mma's and mma_fill's c,
+ * mma_store's d (a shared tile the block's threads read next needs the
+ * barrier a store would get). */
+static void
+acc_call(IrVisitor *v, IrExpr *e)
+{
+	Acc *a = (Acc *)v;
+	int out = gpu_mma_is(e) ? 3 : gpu_mma_fill_is(e) || gpu_mma_store_is(e) ? 2 : -1;
+	if (out >= 0 && e->call.args[out]->kind == IR_LOAD) {
+		Buffer *b = e->call.args[out]->load.buf;
+		if (b->scope == SCOPE_SHARED || (!a->shared_only && b->scope != SCOPE_LOCAL &&
+		    b->scope != SCOPE_FRAGMENT))
+			add_buf(&a->w, &a->nw, &a->capw, b);
+	}
+	ir_visit_expr_children(v, e);
+}
+
 static void
 accesses(Acc *a, IrStmt *s)
 {
+	a->v.expr[IR_CALL] = acc_call;
 	a->v.expr[IR_LOAD] = acc_load;
 	a->v.stmt[IS_STORE] = acc_store;
 	ir_visit_stmt(&a->v, s);
