@@ -223,6 +223,19 @@ outputs_of(Kernel *f)
 	return n;
 }
 
+/* Whether schedule s caches its output y (`y.cache_write(...) -> yl` at
+ * the top level, in the point and in the template): then a chain fused
+ * onto a reduction result can take y's loops, the result yl's place. */
+static bool
+caches_output(const SchedPrim *p, int n, const char *y)
+{
+	for (int i = 0; i < n; i++)
+		if (p[i].form == SCHED_PRIM && p[i].prim && !strcmp(p[i].prim, "cache_write") &&
+		    p[i].stage && !strcmp(p[i].stage, y) && p[i].nouts == 1)
+			return true;
+	return false;
+}
+
 /* Decides whether the call whose result is stage R takes its callee's
  * schedule, with the chain F3 fused onto R. */
 static void
@@ -255,7 +268,15 @@ plan_transfer(AutoGraph *g, Program *p, const char *target, AutoFusion *f, int R
 	 * the caller's own; the result and all but the last member inlinable */
 	int T = R;
 	int *chain = arena_alloc(perm, sizeof *chain * (size_t)(g->n + 1)), nchain = 0;
-	while (g->s[T].ncons == 1 && !g->s[T].output && g->s[T].kind == AK_PURE) {
+	/* a reduction result is not inlined: it takes the place of the
+	 * callee's cache of its output, whose loops the chain's last stage
+	 * takes (conv + bias + ReLU: the sums per tile in a local buffer, the
+	 * epilogue where they are stored) */
+	const char *yn = g->s[R].t->rule->site_name;
+	bool absorb = g->s[R].kind == AK_REDUCE && caches_output(sch->prims, sch->nprims, yn) &&
+	    (!sch->tmpl || caches_output(sch->tmpl, sch->ntmpl, yn));
+	while (g->s[T].ncons == 1 && !g->s[T].output &&
+	    (g->s[T].kind == AK_PURE || (T == R && absorb))) {
 		int n = g->s[T].cons[0];
 		if (f->group[n] != a || site_of(&g->s[n]) || g->s[n].npure != g->s[R].npure ||
 		    g->s[n].kind == AK_SPECIAL || !reads_of(&g->s[n], g->s[T].t).identity)

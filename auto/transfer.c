@@ -24,6 +24,8 @@ typedef struct {
 	const char *y, *T;              /* the callee's output, and the stage taking its loops */
 	Rule *yrule, *trule;
 	const char *prefix;             /* the call's result */
+	const char *absorb;             /* a reduction result taking the place of the
+	                                   callee's cache of its output, or NULL */
 	const char **kfrom, **kto; int nk, capk;   /* knobs */
 	const char **sfrom, **sto; int ns, caps;   /* stages the primitives make */
 	bool bad;
@@ -159,6 +161,17 @@ rename_prims(Ren *r, const SchedPrim *in, int n)
 			continue;
 		}
 		const char *stage = p->stage;
+		if (r->absorb && p->prim && !strcmp(p->prim, "cache_write") && p->nouts == 1 &&
+		    stage && !strcmp(stage, r->y)) {
+			/* y.cache_write(...) -> yl: yl is the result itself */
+			int ns = r->ns, caps = r->caps;
+			*ARENA_PUSH(perm, r->sfrom, ns, caps) = in[i].outs[0];
+			ns = r->ns;
+			*ARENA_PUSH(perm, r->sto, ns, r->caps) = r->absorb;
+			r->ns = ns;
+			p->stage = NULL;   /* dropped */
+			continue;
+		}
 		p->stage = rename_name(r, p->stage, NULL);
 		p->args = arena_alloc(perm, (size_t)(p->nargs + 1) * sizeof *p->args);
 		for (int j = 0; j < p->nargs; j++) {
@@ -208,7 +221,8 @@ auto_transfer(FILE *fp, AutoGraph *g, const AutoFusion *f, bool tmpl)
 		AutoStage *res = &g->s[R], *tail = &g->s[f->tail[R]];
 		CallSite *cs = res->t->rule->site;
 		Ren r = { .g = g, .cs = cs, .y = res->t->rule->site_name, .T = tail->name,
-			.prefix = cs->result, .trule = tail->t->rule };
+			.prefix = cs->result, .trule = tail->t->rule,
+			.absorb = res->kind == AK_REDUCE && f->tail[R] != R ? res->name : NULL };
 		for (int i = 0; i < cs->callee->nitems; i++) {
 			Rule *yr = cs->callee->items[i].rule;
 			if (yr && yr->name == r.y && !yr->update && !yr->init)
@@ -228,10 +242,15 @@ auto_transfer(FILE *fp, AutoGraph *g, const AutoFusion *f, bool tmpl)
 		if (f->tail[R] != R)
 			fprintf(fp, ", %s in place of its output", tail->name);
 		fputc('\n', fp);
-		/* the result and the chain up to the tail, inlined into it */
-		for (int i = R; i != f->tail[R]; i = g->s[i].cons[0])
+		/* the result (unless a reduction: it stays, in the place of the
+		 * callee's cache) and the chain up to the tail, inlined into it */
+		for (int i = r.absorb ? res->cons[0] : R; i != f->tail[R]; i = g->s[i].cons[0])
 			fprintf(fp, "  %s.compute_inline();\n", g->s[i].name);
-		ast_format_prims(fp, out, nsrc, 1);
+		int nout = 0;
+		for (int i = 0; i < nsrc; i++)
+			if (out[i].stage || out[i].form != SCHED_PRIM || out[i].cond)
+				out[nout++] = out[i];
+		ast_format_prims(fp, out, nout, 1);
 		knobs += use_tmpl ? count_knobs(src, nsrc) : 0;
 	}
 	return knobs;

@@ -229,7 +229,7 @@ onnx_import_bytes(const char *path, const unsigned char *data, size_t len,
 	OnnxModel *m = load(path, data, len);
 	if (!m)
 		return 0;
-	Graph g = { .m = m, .kernel = onnx_entry_name(path) };
+	Graph g = { .m = m, .kernel = onnx_entry_name(path), .conv_calls = true };
 	*ARENA_PUSH(perm, g.used, g.nused, g.capused) = g.kernel;
 	char *text = build(&g, path, o);
 	if (!text)

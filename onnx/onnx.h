@@ -166,8 +166,9 @@ typedef struct {
 	const char **sizes; int nsizes, capsizes;  /* size parameters, in order */
 	const char **sparams; int nsparams, capsparams;  /* their dim_params ("": none) */
 	int errors;
-	/* call conv2d_nchw_general: off, since its bounds are not proven
-	 * when a call gives it constant sizes (to be fixed in sema) */
+	/* 2-D convolutions of one group with symmetric padding call stdlib
+	 * conv2d_nchw_general, so that its schedule applies (with the bias,
+	 * ReLU and residual add after it fused: auto/fuse.c) */
 	bool conv_calls;
 } Graph;
 

@@ -3,8 +3,8 @@
  * Shapes are computed here as extents (numbers, or text over the size
  * parameters).  MatMul of two matrices calls stdlib matmul; Gemm of the
  * usual Linear form (B transposed, a bias vector) calls dense; Softmax of
- * a matrix's rows calls softmax; Conv is written out (calling
- * conv2d_nchw_general waits for Graph.conv_calls).  Every other case is
+ * a matrix's rows calls softmax; a 2-D Conv of one group with symmetric
+ * padding calls conv2d_nchw_general (nn.c).  Every other case is
  * written out as rules.  BatchNormalization with known statistics is
  * folded into the Conv before it, else into a scale and a shift per
  * channel; with statistics given at run time it is a stage (nn.c).
