@@ -3,12 +3,11 @@
  *
  * Every value gets a .tx name (its ONNX name made an identifier, unique),
  * a type and a shape whose extents are numbers or, for the dynamic
- * dimensions of the graph inputs, expressions of size parameters.  A
- * value whose bytes are known (initializers, Constant, the results of
- * Shape, Gather, Slice, Concat, Unsqueeze, Squeeze, Cast, Reshape and
- * integer arithmetic on known values) is folded: it becomes a constant
- * tensor (tx.5 CONSTANTS, data held in memory) only where a stage reads
- * it, and Reshape's target shape is read from it.
+ * dimensions of the graph inputs, expressions of size parameters in
+ * sym.c's canonical form.  A value whose bytes are known (fold.c) becomes
+ * a constant tensor (tx.5 CONSTANTS, data held in memory) only where a
+ * stage reads it; one known as expressions of the sizes becomes a stage
+ * that computes them.
  */
 #define TXC_ONNX_INTERNAL
 #include <math.h>
@@ -149,8 +148,15 @@ graph_new_val(Graph *g, const char *onnx, int dtype, int ndims)
 void
 graph_set_dim(Val *v, int d, int64_t value, const char *text)
 {
+	if (value < 0 && text) {
+		Sym s = sym_parse(text);
+		if (!s.t && s.v >= 0)
+			value = s.v;
+		else
+			text = sym_text(s);
+	}
 	v->dimv[d] = value;
-	v->dim[d] = value >= 0 ? arena_printf(perm, "%lld", (long long)value) : text;
+	v->dim[d] = value >= 0 || !text ? arena_printf(perm, "%lld", (long long)value) : text;
 }
 
 const char *
@@ -204,8 +210,65 @@ graph_use(Graph *g, Val *v)
 		blob_add(v->tx, v->cdata, v->clen);
 		fprintf(g->decls, "  const %s: %s%s = data(\"%s\");\n", v->tx, graph_type(v->dtype),
 		    graph_shape(v), v->tx);
+	} else if (v->sym) {
+		/* its elements, chosen by their flat index */
+		fprintf(g->decls, "  %s: %s%s;\n", v->tx, graph_type(v->dtype), graph_shape(v));
+		const char *flat = "0", *stride = "1", *e = NULL;
+		for (int d = v->ndims - 1; d >= 0; d--) {
+			flat = arena_printf(perm, "%s + _a%d * %s", flat, d, stride);
+			stride = arena_printf(perm, "%s * %s", stride, v->dim[d]);
+		}
+		for (int i = v->nsym - 1; i >= 0; i--)
+			e = !e ? graph_sym_expr(v, i) : arena_printf(perm, "%s == %d ? %s : (%s)", flat, i,
+			    graph_sym_expr(v, i), e);
+		fprintf(g->body, "  %s%s%s%s = %s;\n", v->tx, v->ndims > 0 ? "[" : "",
+		    v->ndims > 0 ? emit_axes(v->ndims) : "", v->ndims > 0 ? "]" : "", e);
 	}
 	return v->tx;
+}
+
+const char *
+graph_sym_expr(Val *v, int i)
+{
+	return arena_printf(perm, "%s(%s)", graph_type(v->dtype), sym_text(v->sym[i]));
+}
+
+Sym *
+graph_syms(Val *v, int *n)
+{
+	if (!v)
+		return NULL;
+	if (v->sym) {
+		*n = v->nsym;
+		return v->sym;
+	}
+	if (!v->cdata)
+		return NULL;
+	int size = model_elem_size(v->dtype);
+	if (size <= 0 || (v->dtype != OT_INT64 && v->dtype != OT_INT32 && v->dtype != OT_BOOL &&
+	    v->dtype != OT_UINT8 && v->dtype != OT_INT8 && v->dtype != OT_INT16))
+		return NULL;
+	*n = (int)(v->clen / (size_t)size);
+	Sym *out = arena_alloc(perm, (size_t)(*n + 1) * sizeof *out);
+	for (int i = 0; i < *n; i++) {
+		const unsigned char *p = v->cdata + (size_t)size * (size_t)i;
+		int64_t x = 0;
+		if (size == 8) {
+			memcpy(&x, p, 8);
+		} else if (size == 4) {
+			int32_t y;
+			memcpy(&y, p, 4);
+			x = y;
+		} else if (size == 2) {
+			int16_t y;
+			memcpy(&y, p, 2);
+			x = y;
+		} else {
+			x = v->dtype == OT_INT8 ? (int8_t)*p : *p;
+		}
+		out[i] = sym_num(x);
+	}
+	return out;
 }
 
 int64_t *
@@ -228,253 +291,3 @@ graph_ints(Val *v, int *n)
 	return out;
 }
 
-/* ---- folding ---------------------------------------------------------------- */
-
-static Val *
-known(Graph *g, Val *like, OnnxNode *n, int dtype, int ndims, const int64_t *dims,
-    const void *data, size_t len)
-{
-	(void)like;
-	Val *v = graph_new_val(g, n->out[0], dtype, ndims);
-	for (int d = 0; d < ndims; d++)
-		graph_set_dim(v, d, dims[d], NULL);
-	v->cdata = data;
-	v->clen = len;
-	v->defined = true;
-	return v;
-}
-
-static Val *
-known_ints(Graph *g, OnnxNode *n, int ndims, const int64_t *dims, const int64_t *x, int count)
-{
-	int64_t *copy = arena_alloc(perm, (size_t)(count + 1) * 8);
-	if (count)
-		memcpy(copy, x, (size_t)count * 8);
-	return known(g, NULL, n, OT_INT64, ndims, dims, copy, (size_t)count * 8);
-}
-
-static bool
-all_known(Graph *g, OnnxNode *n, int upto)
-{
-	for (int i = 0; i < n->nin && i < upto; i++) {
-		Val *v = graph_val(g, n->in[i]);
-		if (*n->in[i] && (!v || !v->cdata))
-			return false;
-	}
-	return n->nin > 0;
-}
-
-static int64_t
-norm_axis(int64_t a, int r)
-{
-	return a < 0 ? a + r : a;
-}
-
-bool
-graph_fold(Graph *g, OnnxNode *n, bool *failed)
-{
-	const char *op = n->op;
-	Val *x = n->nin ? graph_val(g, n->in[0]) : NULL;
-	int nx = 0;
-	int64_t *xi = graph_ints(x, &nx);
-	*failed = false;
-	if (n->nout < 1)
-		return false;
-	if (!strcmp(op, "Constant")) {
-		OnnxAttr *a = model_attr(n, "value");
-		if (a && a->t) {
-			known(g, NULL, n, a->t->dtype, a->t->ndims, a->t->dims, a->t->data, a->t->len);
-			return true;
-		}
-		if ((a = model_attr(n, "value_float"))) {
-			float *f = arena_alloc(perm, 4);
-			*f = (float)a->f;
-			known(g, NULL, n, OT_FLOAT, 0, NULL, f, 4);
-			return true;
-		}
-		if ((a = model_attr(n, "value_int"))) {
-			known_ints(g, n, 0, NULL, &a->i, 1);
-			return true;
-		}
-		if ((a = model_attr(n, "value_ints"))) {
-			int64_t d = a->nints;
-			known_ints(g, n, 1, &d, a->ints, a->nints);
-			return true;
-		}
-		if ((a = model_attr(n, "value_floats"))) {
-			int64_t d = a->nfloats;
-			known(g, NULL, n, OT_FLOAT, 1, &d, a->floats, (size_t)a->nfloats * 4);
-			return true;
-		}
-		graph_error(g, n, "a Constant of a kind txc does not take");
-		*failed = true;
-		return true;
-	}
-	if (!strcmp(op, "Shape") && x && x->ndims >= 0) {
-		int64_t s = norm_axis(model_attr_int(n, "start", 0), x->ndims);
-		int64_t e = norm_axis(model_attr_int(n, "end", x->ndims), x->ndims);
-		s = s < 0 ? 0 : s > x->ndims ? x->ndims : s;
-		e = e < s ? s : e > x->ndims ? x->ndims : e;
-		for (int64_t d = s; d < e; d++)
-			if (x->dimv[d] < 0)
-				return false;   /* a dynamic dimension: not folded */
-		int64_t cnt = e - s;
-		known_ints(g, n, 1, &cnt, cnt ? x->dimv + s : NULL, (int)cnt);
-		return true;
-	}
-	if (!x || !x->cdata)
-		return false;
-	if (!strcmp(op, "Identity") || !strcmp(op, "Dropout")) {
-		known(g, NULL, n, x->dtype, x->ndims, x->dimv, x->cdata, x->clen);
-		return true;
-	}
-	if ((!strcmp(op, "Unsqueeze") || !strcmp(op, "Squeeze")) && xi) {
-		bool un = op[0] == 'U';
-		int na = 0;
-		int64_t *ax = NULL;
-		OnnxAttr *a = model_attr(n, "axes");
-		if (a) {
-			ax = a->ints;
-			na = a->nints;
-		} else if (n->nin > 1) {
-			ax = graph_ints(graph_val(g, n->in[1]), &na);
-		}
-		int r = un ? x->ndims + na : x->ndims;
-		int64_t dims[16];
-		if (r > 16)
-			return false;
-		bool mark[16] = { 0 };
-		for (int i = 0; i < na; i++) {
-			int64_t k = norm_axis(ax[i], r);
-			if (k < 0 || k >= r || mark[k])
-				return false;
-			mark[k] = true;
-		}
-		int k = 0, j = 0;
-		for (int d = 0; d < r; d++) {
-			if (un)
-				dims[k++] = mark[d] ? 1 : x->dimv[j++];
-			else if (!(na ? mark[d] : x->dimv[d] == 1))
-				dims[k++] = x->dimv[d];
-		}
-		known_ints(g, n, k, dims, xi, nx);
-		return true;
-	}
-	if (!strcmp(op, "Cast") && xi) {
-		int to = (int)model_attr_int(n, "to", OT_INT64);
-		if (to == OT_INT64 || to == OT_INT32) {
-			known_ints(g, n, x->ndims, x->dimv, xi, nx);
-			return true;
-		}
-		if (to == OT_FLOAT) {
-			float *f = arena_alloc(perm, (size_t)(nx + 1) * 4);
-			for (int i = 0; i < nx; i++)
-				f[i] = (float)xi[i];
-			known(g, NULL, n, OT_FLOAT, x->ndims, x->dimv, f, (size_t)nx * 4);
-			return true;
-		}
-		return false;
-	}
-	if (!strcmp(op, "Gather") && xi && x->ndims == 1 && all_known(g, n, 2)) {
-		Val *iv = graph_val(g, n->in[1]);
-		int ni;
-		int64_t *ii = graph_ints(iv, &ni);
-		if (!ii)
-			return false;
-		int64_t *out = arena_alloc(perm, (size_t)(ni + 1) * 8);
-		for (int i = 0; i < ni; i++) {
-			int64_t k = norm_axis(ii[i], nx);
-			if (k < 0 || k >= nx) {
-				graph_error(g, n, "index %lld is out of range (%d values)", (long long)ii[i], nx);
-				*failed = true;
-				return true;
-			}
-			out[i] = xi[k];
-		}
-		known_ints(g, n, iv->ndims, iv->dimv, out, ni);
-		return true;
-	}
-	if (!strcmp(op, "Concat") && xi && all_known(g, n, n->nin)) {
-		int64_t *out = NULL;
-		int cnt = 0, cap = 0;
-		for (int i = 0; i < n->nin; i++) {
-			int k;
-			int64_t *v = graph_ints(graph_val(g, n->in[i]), &k);
-			if (!v || graph_val(g, n->in[i])->ndims > 1)
-				return false;
-			for (int j = 0; j < k; j++)
-				*ARENA_PUSH(perm, out, cnt, cap) = v[j];
-		}
-		int64_t d = cnt;
-		known_ints(g, n, 1, &d, out, cnt);
-		return true;
-	}
-	if (!strcmp(op, "Slice") && xi && x->ndims == 1) {
-		int ns = 0, ne = 0, na = 0, nst = 0;
-		int64_t *st, *en, *ax = NULL, *sp = NULL;
-		OnnxAttr *a;
-		if ((a = model_attr(n, "starts"))) {
-			st = a->ints; ns = a->nints;
-			en = (a = model_attr(n, "ends")) ? a->ints : NULL; ne = a ? a->nints : 0;
-		} else {
-			if (!all_known(g, n, n->nin))
-				return false;
-			st = graph_ints(graph_val(g, n->in[1]), &ns);
-			en = n->nin > 2 ? graph_ints(graph_val(g, n->in[2]), &ne) : NULL;
-			ax = n->nin > 3 ? graph_ints(graph_val(g, n->in[3]), &na) : NULL;
-			sp = n->nin > 4 ? graph_ints(graph_val(g, n->in[4]), &nst) : NULL;
-		}
-		if (!st || !en || ns != 1 || ne != 1 || (ax && (na != 1 || norm_axis(ax[0], 1) != 0)))
-			return false;
-		int64_t step = sp && nst == 1 ? sp[0] : 1;
-		if (step == 0)
-			return false;
-		int64_t s = st[0] < 0 ? st[0] + nx : st[0], e = en[0] < 0 ? en[0] + nx : en[0];
-		int64_t *out = arena_alloc(perm, (size_t)nx * 8 + 8);
-		int cnt = 0;
-		if (step > 0) {
-			s = s < 0 ? 0 : s > nx ? nx : s;
-			e = e < 0 ? 0 : e > nx ? nx : e;
-			for (int64_t i = s; i < e; i = e - i > step ? i + step : e)
-				out[cnt++] = xi[i];
-		} else {
-			s = s < 0 ? -1 : s > nx - 1 ? nx - 1 : s;
-			e = e < -1 ? -1 : e > nx - 1 ? nx - 1 : e;
-			for (int64_t i = s; i > e; i = (uint64_t)(i - e) > 0 - (uint64_t)step ? i + step : e)
-				out[cnt++] = xi[i];
-		}
-		int64_t d = cnt;
-		known_ints(g, n, 1, &d, out, cnt);
-		return true;
-	}
-	if ((!strcmp(op, "Reshape") || !strcmp(op, "Flatten")) && xi && x->ndims <= 1 &&
-	    (op[0] == 'F' || all_known(g, n, 2))) {
-		int64_t d = nx;
-		known_ints(g, n, 1, &d, xi, nx);   /* 1-D shape values only */
-		return true;
-	}
-	bool add = !strcmp(op, "Add"), sub = !strcmp(op, "Sub"), mul = !strcmp(op, "Mul"),
-	    dv = !strcmp(op, "Div");
-	if ((add || sub || mul || dv) && xi && n->nin == 2) {
-		int ny;
-		Val *y = graph_val(g, n->in[1]);
-		int64_t *yi = graph_ints(y, &ny);
-		if (!yi || !(ny == nx || ny == 1 || nx == 1))
-			return false;
-		int cnt = nx > ny ? nx : ny;
-		int64_t *out = arena_alloc(perm, (size_t)cnt * 8 + 8);
-		for (int i = 0; i < cnt; i++) {
-			int64_t a = xi[nx == 1 ? 0 : i], b = yi[ny == 1 ? 0 : i];
-			if (dv && (b == 0 || (a == INT64_MIN && b == -1)))
-				return false;
-			/* wrapping, as int64 shape arithmetic does in ONNX runtimes */
-			out[i] = add ? (int64_t)((uint64_t)a + (uint64_t)b) :
-			    sub ? (int64_t)((uint64_t)a - (uint64_t)b) :
-			    mul ? (int64_t)((uint64_t)a * (uint64_t)b) : a / b;
-		}
-		Val *big = nx >= ny ? x : y;
-		known_ints(g, n, big->ndims, big->dimv, out, cnt);
-		return true;
-	}
-	return false;
-}

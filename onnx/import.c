@@ -127,19 +127,21 @@ build(Graph *g, const char *path, const OnnxOptions *o)
 			continue;
 		}
 		bool failed, unsupported;
-		if (graph_fold(g, n, &failed))
+		if (fold_node(g, n, &failed))
 			continue;
 		if (failed)
 			continue;
-		if (!emit_node(g, n, &unsupported) && unsupported) {
+		bool done = emit_node(g, n, &unsupported);
+		if (!done && unsupported) {
 			diag_error(loc_none, "%s: node '%s': operator '%s' (opset %lld) is not supported",
 			    g->kernel, *n->name ? n->name : "(unnamed)", n->op, (long long)m->opset);
 			nunsup++;
 		}
-		/* an unsupported node's results: placeholders, so that later
-		 * nodes are checked too */
+		/* the results of a node that failed (unsupported, or stopped
+		 * half-way with an error): placeholders of no shape, so that
+		 * later nodes are checked too and read no half-made shape */
 		for (int k = 0; k < n->nout; k++)
-			if (*n->out[k] && !graph_val(g, n->out[k])) {
+			if (*n->out[k] && (!done || !graph_val(g, n->out[k]))) {
 				Val *v = graph_new_val(g, n->out[k], OT_FLOAT, -1);
 				v->defined = true;
 			}

@@ -104,6 +104,18 @@ wguard(Window *w, Val *x, int i, int d, int r)
 	    x->dim[2 + i], (long long)w->pb[i]);
 }
 
+/* A strided window over a dynamic extent X without a guard reads at
+ * most X - 1, which txc's prover cannot see through the floor division
+ * of the output's extent (2 * ((H + 1) / 4) <= (H + 1) / 2): said with a
+ * min that never changes the index. */
+static const char *
+wlast(Window *w, Val *x, int i, const char *pos, const char *guard)
+{
+	if (guard || w->s[i] == 1 || x->dimv[2 + i] >= 0)
+		return pos;
+	return arena_printf(perm, "min(%s, %s - 1)", pos, x->dim[2 + i]);
+}
+
 /* The BatchNormalization that alone reads the result of Conv n, when
  * its statistics are known vectors of K floats; else NULL. */
 static OnnxNode *
@@ -237,6 +249,7 @@ nn_conv(Graph *g, OnnxNode *n, bool *unsupported)
 			widx[2 + i] = arena_printf(perm, "_r%d", 1 + i);
 			ranges = arena_printf(perm, "%s, _r%d < %lld", ranges, 1 + i, (long long)w.k[i]);
 			const char *gi = wguard(&w, x, i, 2 + i, 1 + i);
+			idx[2 + i] = wlast(&w, x, i, idx[2 + i], gi);
 			if (gi)
 				guard = guard ? arena_printf(perm, "%s && %s", guard, gi) : gi;
 		}
@@ -290,6 +303,7 @@ nn_pool(Graph *g, OnnxNode *n, bool *unsupported)
 		/* ceil_mode windows may pass the end: always guard then */
 		const char *gi = ceil_ ? arena_printf(perm, "%s >= 0 && %s < %s", idx[2 + i], idx[2 + i],
 		    x->dim[2 + i]) : wguard(&w, x, i, 2 + i, i);
+		idx[2 + i] = wlast(&w, x, i, idx[2 + i], gi);
 		if (gi)
 			guard = guard ? arena_printf(perm, "%s && %s", guard, gi) : gi;
 	}

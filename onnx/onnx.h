@@ -10,10 +10,14 @@
  *
  *   pb.c      the protobuf wire format, the subset onnx.proto uses
  *   model.c   ModelProto into the structures below
- *   graph.c   shapes of every value; constants folded at import
+ *   graph.c   shapes of every value
+ *   sym.c     size expressions in canonical form
+ *   fold.c    values known at compile time, shape arithmetic, folded
  *   emit.c    the graph as .tx text, operator by operator (element-wise)
  *   ops.c     the data-movement operators (Reshape, Transpose, Concat...)
  *   nn.c      MatMul, Gemm, Conv, pools, BatchNormalization, reductions
+ *   index.c   Slice, Gather, Expand, Pad, Split, Tile, Where, comparisons...
+ *   norm.c    LayerNormalization, Gelu, MatMul of a vector
  *   import.c  the entry point: file name to kernel name, errors
  */
 #ifndef TXC_ONNX_H
@@ -140,8 +144,27 @@ uint32_t onnx_import_bytes(const char *path, const unsigned char *data, size_t l
 #ifdef TXC_ONNX_INTERNAL
 #include <stdio.h>
 
+/* sym.c: an integer known at compile time as a number, or as an
+ * expression of the size parameters (t, canonical text) */
+typedef struct {
+	int64_t v;                   /* the number; -1 when t is set */
+	const char *t;               /* NULL: a number */
+} Sym;
+
+Sym sym_num(int64_t v);
+/* text in canonical form (a number when constant); text sym.c does not
+ * read is kept as it is */
+Sym sym_parse(const char *text);
+/* op is + - * / % (ONNX's truncating / on numbers), 'm' min, 'M' max;
+ * *ok false when numbers overflow or divide by 0 */
+Sym sym_bin(int op, Sym a, Sym b, bool *ok);
+const char *sym_text(Sym s);         /* .tx text, parenthesized */
+bool sym_same(Sym a, Sym b);
+
 /* A value of the graph: its .tx name, type and shape; the bytes of one
- * known at compile time (an initializer, a Constant, a folded result). */
+ * known at compile time (an initializer, a Constant, a folded result),
+ * or the elements of a small integer one known as expressions of the
+ * size parameters (Shape of a dynamic dimension, and arithmetic on it). */
 typedef struct {
 	const char *onnx;            /* the ONNX name */
 	const char *tx;              /* the tensor's .tx name */
@@ -150,6 +173,7 @@ typedef struct {
 	const char **dim;            /* each extent as .tx text */
 	int64_t *dimv;               /* each extent's value, -1 when it has a size parameter */
 	const unsigned char *cdata; size_t clen;   /* known at compile time */
+	Sym *sym; int nsym;          /* known as expressions (row-major); cdata NULL */
 	bool declared;               /* its declaration (or const) is written */
 	bool defined;                /* computed by a stage or given */
 	bool is_output;
@@ -188,10 +212,17 @@ int64_t graph_mul(int64_t a, int64_t b);             /* INT64_MAX on overflow */
 const char *graph_use(Graph *g, Val *v);
 /* the known integer elements of v (int64 or int32), or NULL */
 int64_t *graph_ints(Val *v, int *n);
-/* constant folding of shape computations; true when node n was folded */
-bool graph_fold(Graph *g, OnnxNode *n, bool *failed);
+/* the elements of a known integer or bool value as Syms (numbers, or the
+ * expressions of a symbolic one), or NULL */
+Sym *graph_syms(Val *v, int *n);
+/* element i of a value known as expressions, as a .tx expression of its type */
+const char *graph_sym_expr(Val *v, int i);
 void graph_error(Graph *g, OnnxNode *n, const char *fmt, ...) TXC_PRINTF(3, 4);
 const char *graph_float(double v);                   /* a .tx literal, NULL if not finite */
+
+/* fold.c: values known at compile time folded (shape arithmetic); true
+ * when node n was folded (*failed: with an error) */
+bool fold_node(Graph *g, OnnxNode *n, bool *failed);
 
 /* emit.c: the stages of one node; false after an error (or unsupported);
  * and the helpers ops.c shares: axes "_a0, _a1", a rule's left side, a
@@ -220,4 +251,10 @@ bool nn_gpool(Graph *g, OnnxNode *n, bool *unsupported);
 bool nn_bn(Graph *g, OnnxNode *n, bool *unsupported);
 bool nn_reduce(Graph *g, OnnxNode *n, bool *unsupported);
 bool nn_softmax(Graph *g, OnnxNode *n, bool *unsupported);
+/* index.c: indexing and selection operators; *handled false for others */
+bool index_node(Graph *g, OnnxNode *n, bool *unsupported, bool *handled);
+/* shape of numpy's broadcast of n's inputs from..upto-1 into y (rank r) */
+bool index_broadcast(Graph *g, OnnxNode *n, int from, int upto, Val *y);
+/* norm.c: LayerNormalization, Gelu, MatMul with a vector operand */
+bool norm_node(Graph *g, OnnxNode *n, bool *unsupported, bool *handled);
 #endif

@@ -39,20 +39,37 @@ ints_of(Graph *g, OnnxNode *n, const char *name, int i, int *cnt, bool *present)
 	return x;
 }
 
-/* y[...] = x[...] with the same elements in row-major order */
+/* y[...] = x[...] with the same elements in row-major order: the leading
+ * and trailing extents the two shapes share map axis to axis; the axes
+ * between are a flat index over y's middle extents, divided and reduced
+ * over x's (strides in sym.c's form, so the bounds stay provable) */
 static void
 reshape_rule(Graph *g, Val *x, Val *y)
 {
-	const char *lin = "0", *stride = "1";
-	for (int d = y->ndims - 1; d >= 0; d--) {
-		lin = arena_printf(perm, "%s + _a%d * %s", lin, d, stride);
-		stride = arena_printf(perm, "%s * %s", stride, y->dim[d]);
-	}
+	int pre = 0, suf = 0;
+	while (pre < x->ndims && pre < y->ndims && !strcmp(x->dim[pre], y->dim[pre]))
+		pre++;
+	while (suf < x->ndims - pre && suf < y->ndims - pre &&
+	    !strcmp(x->dim[x->ndims - 1 - suf], y->dim[y->ndims - 1 - suf]))
+		suf++;
 	const char **idx = arena_alloc(perm, (size_t)(x->ndims + 1) * sizeof *idx);
+	for (int d = 0; d < pre; d++)
+		idx[d] = arena_printf(perm, "_a%d", d);
+	for (int k = 0; k < suf; k++)
+		idx[x->ndims - 1 - k] = arena_printf(perm, "_a%d", y->ndims - 1 - k);
+	const char *lin = NULL, *stride = "1";
+	for (int d = y->ndims - 1 - suf; d >= pre; d--) {
+		const char *t = !strcmp(stride, "1") ? arena_printf(perm, "_a%d", d) :
+		    arena_printf(perm, "_a%d * %s", d, stride);
+		lin = lin ? arena_printf(perm, "%s + %s", t, lin) : t;
+		stride = sym_text(sym_parse(arena_printf(perm, "%s * %s", stride, y->dim[d])));
+	}
+	lin = lin ? arena_printf(perm, "(%s)", lin) : "0";
 	stride = "1";
-	for (int d = x->ndims - 1; d >= 0; d--) {
-		idx[d] = arena_printf(perm, "((%s) / (%s)) %% %s", lin, stride, x->dim[d]);
-		stride = arena_printf(perm, "%s * %s", stride, x->dim[d]);
+	for (int d = x->ndims - 1 - suf; d >= pre; d--) {
+		const char *q = !strcmp(stride, "1") ? lin : arena_printf(perm, "%s / %s", lin, stride);
+		idx[d] = x->dimv[d] == 1 ? "0" : arena_printf(perm, "(%s) %% %s", q, x->dim[d]);
+		stride = sym_text(sym_parse(arena_printf(perm, "%s * %s", stride, x->dim[d])));
 	}
 	emit_rule(g, y, emit_at(g, x, idx));
 }
@@ -128,12 +145,13 @@ op_reshape(Graph *g, OnnxNode *n, bool *unsupported)
 		}
 		return reshape_to(g, n, x, k, dims, texts);
 	}
-	/* Reshape: the shape must be known; 0 copies an extent, -1 is inferred */
+	/* Reshape: the shape must be known, as numbers or expressions of the
+	 * sizes (fold.c); 0 copies an extent, -1 is inferred */
 	int ns;
-	int64_t *s = graph_ints(emit_in(g, n, 1), &ns);
+	Sym *s = graph_syms(emit_in(g, n, 1), &ns);
 	if (!s) {
 		graph_error(g, n, "its shape must be known when txc compiles (a constant or a "
-		    "shape computation of static extents)");
+		    "shape computation of the input's extents)");
 		return false;
 	}
 	if (ns > 8) {
@@ -143,28 +161,33 @@ op_reshape(Graph *g, OnnxNode *n, bool *unsupported)
 	int infer = -1;
 	int64_t known = 1;
 	for (int d = 0; d < ns; d++) {
-		texts[d] = NULL;
-		dims[d] = s[d];
-		if (s[d] == 0 && !model_attr_int(n, "allowzero", 0) && d < x->ndims) {
+		texts[d] = s[d].t;
+		dims[d] = s[d].t ? -1 : s[d].v;
+		if (s[d].t)
+			continue;
+		if (s[d].v == 0 && !model_attr_int(n, "allowzero", 0) && d < x->ndims) {
 			dims[d] = x->dimv[d];
 			texts[d] = x->dim[d];
 		}
-		if (s[d] == -1 && infer >= 0) {
+		if (s[d].v == -1 && infer >= 0) {
 			graph_error(g, n, "two extents are -1");
 			return false;
 		}
-		if (s[d] == -1)
+		if (s[d].v == -1)
 			infer = d;
 		else if (dims[d] >= 0)
 			known = graph_mul(known, dims[d]);
 		else if (!texts[d]) {
-			graph_error(g, n, "bad extent %lld", (long long)s[d]);
+			graph_error(g, n, "bad extent %lld", (long long)s[d].v);
 			return false;
 		}
 	}
+	bool symbolic = false;
+	for (int d = 0; d < ns; d++)
+		symbolic = symbolic || (d != infer && dims[d] < 0);
 	if (infer >= 0) {
 		int64_t total = graph_numel(x);
-		if (total < 0) {
+		if (total < 0 || symbolic) {
 			const char *t = "1";
 			for (int d = 0; d < x->ndims; d++)
 				t = arena_printf(perm, "%s * %s", t, x->dim[d]);
@@ -263,11 +286,13 @@ ops_node(Graph *g, OnnxNode *n, bool *unsupported, bool *handled)
 		{ "Softmax", nn_softmax }, { "LogSoftmax", nn_softmax }, { "ReduceMean", nn_reduce },
 		{ "ReduceSum", nn_reduce }, { "ReduceMax", nn_reduce }, { "ReduceMin", nn_reduce },
 	};
+	bool ok = norm_node(g, n, unsupported, handled);
+	if (*handled)
+		return ok;
 	for (size_t i = 0; i < sizeof table / sizeof *table; i++)
 		if (!strcmp(table[i].op, n->op)) {
 			*handled = true;
 			return table[i].fn(g, n, unsupported);
 		}
-	*handled = false;
-	return false;
+	return index_node(g, n, unsupported, handled);
 }

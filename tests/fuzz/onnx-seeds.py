@@ -6,8 +6,11 @@
 Small models (Debian's python3-onnx, numpy), each a few operators of
 the kinds txc's ONNX front end handles: element-wise and broadcast
 operators, Gemm/MatMul, Conv, pools, BatchNormalization, reductions,
-Softmax, and the shape computations it folds (Shape, Gather, Slice,
-Concat, Unsqueeze, Squeeze, Cast, Constant feeding Reshape).  Weights
+Softmax, LayerNormalization, Slice, Gather, Expand, Pad, Split, Tile,
+Where and the comparisons, and the shape computations it folds (Shape,
+Gather, Slice, Concat, Unsqueeze, Squeeze, Cast, Equal, Where, Range,
+ConstantOfShape, Constant feeding Reshape), of static and of dynamic
+dimensions.  Weights
 are tiny and seeded, so the files stay under a few hundred bytes.
 """
 import os
@@ -109,6 +112,48 @@ seeds["two_out"] = model([N("Relu", ["x"], ["y"]), N("Neg", ["x"], ["z"])], x4,
 seeds["bn_input_stats"] = model([N("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"])],
                                 [vi("x", [1, 2, 4, 4]), vi("m", [2]), vi("v", [2])], y4,
                                 [w("s", 2), w("b", 2)])
+xd = [vi("x", ["N", 3, "H", "W"])]
+seeds["dyn_view"] = model([
+    N("Shape", ["x"], ["s"]),
+    N("Gather", ["s", "i0"], ["n"], axis=0),
+    N("Gather", ["s", "i2"], ["h"], axis=0),
+    N("Div", ["h", "two"], ["h2"]),
+    N("Unsqueeze", ["n", "ax"], ["n1"]),
+    N("Unsqueeze", ["h2", "ax"], ["e"]),
+    N("Slice", ["x", "z", "e", "a2"], ["sl"]),
+    N("Concat", ["n1", "m1"], ["shp"], axis=0),
+    N("Reshape", ["sl", "shp"], ["y"]),
+], xd, y4, [ints("i0", 0), ints("i2", 2), ints("two", 2), ints("ax", [0]), ints("z", [0]),
+            ints("a2", [2]), ints("m1", [-1])])
+seeds["dyn_expand"] = model([
+    N("Shape", ["x"], ["s"]),
+    N("Equal", ["s", "m4"], ["eq"]),
+    N("Where", ["eq", "o4", "s"], ["s2"]),
+    N("ConstantOfShape", ["s2"], ["c"], value=numpy_helper.from_array(np.ones(1, np.float32))),
+    N("Expand", ["b", "s2"], ["e"]),
+    N("Mul", ["c", "e"], ["y"]),
+], xd, y4, [ints("m4", [-1] * 4), ints("o4", [1] * 4), w("b", 1, 3, 1, 1)])
+seeds["dyn_range"] = model([
+    N("Shape", ["x"], ["s"], start=-1),
+    N("Squeeze", ["s", "ax"], ["w"]),
+    N("Range", ["z", "w", "one"], ["r"]),
+    N("Cast", ["r"], ["rf"], to=F),
+    N("Add", ["x", "rf"], ["y"]),
+], xd, y4, [ints("ax", [0]), ints("z", 0), ints("one", 1)], opset=15)
+seeds["pad_split_tile"] = model([
+    N("Pad", ["x", "p"], ["pd"], mode="reflect"),
+    N("Split", ["pd", "sp"], ["a", "b"], axis=1),
+    N("Tile", ["a", "rp"], ["t"]),
+    N("Gather", ["t", "gi"], ["y"], axis=3),
+], x4, y4, [ints("p", [0, 0, 1, 1, 0, 0, 1, 1]), ints("sp", [1, 1]), ints("rp", [1, 2, 1, 1]),
+            ints("gi", [[0, -1]])])
+seeds["layernorm"] = model([N("LayerNormalization", ["x", "g", "b"], ["y", "m", "isd"], axis=-2),
+                            N("MatMul", ["y", "v"], ["z"])],
+                           x4, [vi("z", None), vi("m", None), vi("isd", None)],
+                           [w("g", 4, 4), w("b", 4), w("v", 4)], opset=17)
+seeds["logic"] = model([N("Greater", ["x", "x2"], ["g"]), N("Not", ["g"], ["ng"]),
+                        N("Where", ["ng", "x", "x2"], ["y"])],
+                       [vi("x", [1, 2, 4, 4]), vi("x2", [4])], y4)
 
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
