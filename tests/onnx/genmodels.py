@@ -27,6 +27,34 @@ examples/onnx use it.
                  last two copied into the entry point's outputs)
     dynamic      input [N, 3, H, 8] (dim_param N and H): Conv, Relu,
                  GlobalAveragePool, Flatten, Gemm; run at two sizes
+
+Models shaped like exporters' output, each run at two sizes of its
+dynamic dimensions (references checked against onnxruntime 1.30 too):
+
+    ocr_cls      a mobile OCR direction classifier, input [N, 3, H, W]:
+                 Conv + BatchNormalization + HardSwish (stride 2), a
+                 depthwise Conv, squeeze-and-excitation (GlobalAveragePool,
+                 Conv, Relu, HardSigmoid, Mul), MaxPool, then PyTorch's
+                 x.reshape(b, c, h * w).sum(2) / (h * w) (Shape, Gather,
+                 Mul, Unsqueeze, Concat, Reshape, ReduceSum, Cast, Div),
+                 Gemm, Softmax; opset 17
+    audio_cnn    an audio embedding CNN, input [B, 8, T]: Conv1d +
+                 BatchNormalization + Relu, MaxPool over time, a Slice
+                 whose end is Shape - 1, AveragePool, ReduceMean over time,
+                 Gemm, an L2 norm of Mul, ReduceSum, Sqrt, Div
+    mlp_dyn      x.view(x.size(0), -1) of [batch, 4, 5], MatMul + Add,
+                 Relu twice, Gemm, Softmax
+    mobilenet_v2 input [N, 3, H, W]: inverted residual blocks (1x1 Conv,
+                 depthwise 3x3, ReLU6 as Clip with bounds as inputs, a
+                 stride 2 one), GlobalAveragePool, Flatten, Gemm
+    gated_norm   input [B, T, 16]: an RMS norm and a layer norm of
+                 ReduceMean, Pow, Add, Sqrt, Div, Mul, Sub; a SiLU-gated
+                 MLP (MatMul, Sigmoid, Mul); LayerNormalization; the last
+                 step (Gather -1 on axis 1); MatMul by a vector; opset 17
+    shape_ops    input [N, L, 8]: Range, Cast, Unsqueeze, ConstantOfShape
+                 of Shape, Expand to a shape from Concat, Equal and Where
+                 (PyTorch's expand), Gelu of Erf, Pad, Slices, Split,
+                 Transpose, Softmax over L
 """
 import os
 import sys
@@ -62,6 +90,14 @@ class Net:
         out = self.name(op.lower())
         self.nodes.append(helper.make_node(op, ins, [out], name=out, **attrs))
         return out
+
+    def ops(self, op, ins, nout, **attrs):
+        outs = [self.name(op.lower()) for _ in range(nout)]
+        self.nodes.append(helper.make_node(op, ins, outs, name=outs[0], **attrs))
+        return outs
+
+    def ints(self, v, hint="c"):
+        return self.const(np.array(v, np.int64), hint)
 
     def model(self, inputs, outputs, opset=13):
         g = helper.make_graph(self.nodes, "net", inputs, outputs, self.inits)
@@ -259,8 +295,301 @@ def dynamic():
     return m, "dynamic(s[0], s[1], in[0], out[0])", runs
 
 
+# ---- models shaped like exporters' output (PyTorch, tf2onnx): dynamic
+# dimensions given at run time, shape arithmetic folded by txc ------------------
+
+def np_convg(x, w, b=None, stride=1, pad=0, group=1, dil=1):
+    """Conv of any group count, 1-D (x [N, C, L]) or 2-D."""
+    one = x.ndim == 3
+    if one:
+        x, w = x[:, :, None, :], w[:, :, None, :]
+    n, c, h, wd = x.shape
+    k, cg, kh, kw = w.shape
+    ph = 0 if one else pad
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pad, pad)))
+    sh = 1 if one else stride
+    ho = (h + 2 * ph - dil * (kh - 1) - 1) // sh + 1
+    wo = (wd + 2 * pad - dil * (kw - 1) - 1) // stride + 1
+    out = np.zeros((n, k, ho, wo))
+    kg = k // group
+    for gi in range(group):
+        xs, ws = xp[:, gi * cg:(gi + 1) * cg], w[gi * kg:(gi + 1) * kg]
+        for i in range(kh):
+            for j in range(kw):
+                patch = xs[:, :, dil * i:dil * i + sh * ho:sh, dil * j:dil * j + stride * wo:stride]
+                out[:, gi * kg:(gi + 1) * kg] += np.einsum("nchw,kc->nkhw", patch, ws[:, :, i, j])
+    if b is not None:
+        out += b[None, :, None, None]
+    return out[:, :, 0, :] if one else out
+
+
+def np_bnr(x, s, b, m, v, eps=1e-5):
+    sh = (1, -1) + (1,) * (x.ndim - 2)
+    return (x - m.reshape(sh)) / np.sqrt(v.reshape(sh) + eps) * s.reshape(sh) + b.reshape(sh)
+
+
+def hswish(x):
+    return x * np.clip(x / 6 + 0.5, 0, 1)
+
+
+def conv_bn(t, x, xr, cin, cout, k, stride=1, group=1, act=None, one=False):
+    """Conv (no bias) + BatchNormalization (+ an activation), as PyTorch
+    exports an nn.Conv + nn.BatchNorm pair in eval mode."""
+    shape = (cout, cin // group, k) if one else (cout, cin // group, k, k)
+    w = rand(*shape, scale=1.0 / np.sqrt(cin // group * k * k))
+    s, b = 1 + 0.1 * rand(cout), 0.1 * rand(cout)
+    mu, var = 0.1 * rand(cout), (0.5 + rng.random(cout)).astype(np.float32)
+    nsp = 1 if one else 2
+    h = t.op("Conv", [x, t.const(w)], pads=[k // 2] * 2 * nsp, strides=[stride] * nsp,
+             group=group, kernel_shape=[k] * nsp)
+    h = t.op("BatchNormalization", [h, t.const(s), t.const(b), t.const(mu), t.const(var)])
+    r = np_bnr(np_convg(xr, w, stride=stride, pad=k // 2, group=group), s, b, mu, var)
+    if act == "relu":
+        return t.op("Relu", [h]), relu(r)
+    if act == "relu6":
+        return t.op("Clip", [h, t.const(np.float32(0), "lo"), t.const(np.float32(6), "hi")]), \
+            np.clip(r, 0, 6)
+    if act == "hswish":
+        return t.op("HardSwish", [h]), hswish(r)
+    return h, r
+
+
+def dim(t, x, i):
+    """Shape(x)[i] as PyTorch writes x.size(i): a scalar int64."""
+    return t.op("Gather", [t.op("Shape", [x]), t.const(np.int64(i), "i")], axis=0)
+
+
+def unsq(t, s):
+    return t.op("Unsqueeze", [s, t.ints([0], "axes")])
+
+
+def ocr_cls():
+    t = Net()
+    runs_x = [rand(1, 3, 13, 30), rand(2, 3, 16, 21)]
+    # one graph, built again for each run's reference from the same seed
+    saved = rng.bit_generator.state
+    def build(xr):
+        rng.bit_generator.state = saved
+        t.nodes, t.inits, t.k = [], [], 0
+        h, r = conv_bn(t, "x", xr, 3, 8, 3, stride=2, act="hswish")
+        h, r = conv_bn(t, h, r, 8, 8, 3, group=8, act="relu")
+        # squeeze and excitation
+        sw1, sb1 = rand(4, 8, 1, 1, scale=0.35), rand(4, scale=0.1)
+        sw2, sb2 = rand(8, 4, 1, 1, scale=0.5), rand(8, scale=0.1)
+        se = t.op("GlobalAveragePool", [h])
+        se = t.op("Relu", [t.op("Conv", [se, t.const(sw1), t.const(sb1)])])
+        se = t.op("HardSigmoid", [t.op("Conv", [se, t.const(sw2), t.const(sb2)])],
+                  alpha=1.0 / 6, beta=0.5)
+        h = t.op("Mul", [h, se])
+        ser = relu(np_convg(r.mean(axis=(2, 3), keepdims=True), sw1, sb1))
+        ser = np.clip(np_convg(ser, sw2, sb2) / 6 + 0.5, 0, 1)
+        r = r * ser
+        h, r = conv_bn(t, h, r, 8, 16, 1, act="hswish")
+        h = t.op("MaxPool", [h], kernel_shape=[2, 2], strides=[2, 2])
+        n, c, hh, ww = r.shape
+        r = r[:, :, :hh // 2 * 2, :ww // 2 * 2].reshape(n, c, hh // 2, 2, ww // 2, 2).max(axis=(3, 5))
+        # b, c, h, w = x.shape; x.reshape(b, c, h * w).sum(2) / (h * w)
+        hw = t.op("Mul", [dim(t, h, 2), dim(t, h, 3)])
+        shp = t.op("Concat", [unsq(t, dim(t, h, 0)), unsq(t, dim(t, h, 1)), unsq(t, hw)], axis=0)
+        h = t.op("ReduceSum", [t.op("Reshape", [h, shp]), t.ints([2], "axes")], keepdims=0)
+        h = t.op("Div", [h, t.op("Cast", [hw], to=F)])
+        r = r.reshape(n, c, -1).mean(axis=2)
+        fw, fb = rand(2, 16, scale=0.5), rand(2, scale=0.1)
+        h = t.op("Gemm", [h, t.const(fw), t.const(fb)], transB=1)
+        t.op("Softmax", [h], axis=-1)
+        t.nodes[-1].output[0] = "y"
+        return softmax(r @ fw.T + fb)
+    runs = []
+    for xr in runs_x:
+        ref = build(xr)
+        runs.append((list(xr.shape[:1]) + list(xr.shape[2:]), [xr], [ref]))
+    m = t.model([vi("x", ["N", 3, "H", "W"])], [vi("y", ["N", 2])], opset=17)
+    return m, "ocr_cls(s[0], s[1], s[2], in[0], out[0])", runs
+
+
+def audio_cnn():
+    t = Net()
+    runs_x = [rand(1, 8, 20), rand(2, 8, 33)]
+    saved = rng.bit_generator.state
+    def build(xr):
+        rng.bit_generator.state = saved
+        t.nodes, t.inits, t.k = [], [], 0
+        h, r = conv_bn(t, "x", xr, 8, 16, 3, act="relu", one=True)
+        h = t.op("MaxPool", [h], kernel_shape=[2], strides=[2])
+        L = r.shape[2] // 2
+        r = r[:, :, :2 * L].reshape(r.shape[0], 16, L, 2).max(axis=3)
+        h, r = conv_bn(t, h, r, 16, 16, 3, act="relu", one=True)
+        # x[:, :, :x.size(2) - 1]
+        end = unsq(t, t.op("Sub", [dim(t, h, 2), t.const(np.int64(1), "one")]))
+        h = t.op("Slice", [h, t.ints([0], "starts"), end, t.ints([2], "axes")])
+        r = r[:, :, :-1]
+        h = t.op("AveragePool", [h], kernel_shape=[2], strides=[2])
+        L = r.shape[2] // 2
+        r = r[:, :, :2 * L].reshape(r.shape[0], 16, L, 2).mean(axis=3)
+        h = t.op("ReduceMean", [h], axes=[2], keepdims=0)
+        r = r.mean(axis=2)
+        fw, fb = rand(8, 16, scale=0.25), rand(8, scale=0.1)
+        e = t.op("Gemm", [h, t.const(fw), t.const(fb)], transB=1)
+        r = r @ fw.T + fb
+        nrm = t.op("Sqrt", [t.op("ReduceSum", [t.op("Mul", [e, e]), t.ints([1], "axes")],
+                                 keepdims=1)])
+        t.op("Div", [e, nrm])
+        t.nodes[-1].output[0] = "emb"
+        return r / np.sqrt((r * r).sum(axis=1, keepdims=True))
+    runs = []
+    for xr in runs_x:
+        ref = build(xr)
+        runs.append(([xr.shape[0], xr.shape[2]], [xr], [ref]))
+    m = t.model([vi("x", ["B", 8, "T"])], [vi("emb", ["B", 8])])
+    return m, "audio_cnn(s[0], s[1], in[0], out[0])", runs
+
+
+def mlp_dyn():
+    t = Net()
+    w1, b1 = rand(20, 32, scale=0.22), rand(32, scale=0.1)
+    w2, b2 = rand(32, 16, scale=0.18), rand(16, scale=0.1)
+    w3, b3 = rand(10, 16, scale=0.25), rand(10, scale=0.1)
+    # x.view(x.size(0), -1)
+    shp = t.op("Concat", [unsq(t, dim(t, "x", 0)), t.ints([-1], "m1")], axis=0)
+    h = t.op("Reshape", ["x", shp])
+    h = t.op("Relu", [t.op("Add", [t.op("MatMul", [h, t.const(w1)]), t.const(b1)])])
+    h = t.op("Relu", [t.op("Add", [t.op("MatMul", [h, t.const(w2)]), t.const(b2)])])
+    t.op("Softmax", [t.op("Gemm", [h, t.const(w3), t.const(b3)], transB=1)], axis=-1)
+    t.nodes[-1].output[0] = "y"
+    m = t.model([vi("x", ["batch", 4, 5])], [vi("y", ["batch", 10])])
+    runs = []
+    for bsz in (1, 3):
+        x = rand(bsz, 4, 5)
+        r = relu(relu(x.reshape(bsz, -1) @ w1 + b1) @ w2 + b2) @ w3.T + b3
+        runs.append(([bsz], [x], [softmax(r)]))
+    return m, "mlp_dyn(s[0], in[0], out[0])", runs
+
+
+def mobilenet_v2():
+    t = Net()
+    runs_x = [rand(1, 3, 17, 23), rand(2, 3, 16, 16)]
+    saved = rng.bit_generator.state
+    def build(xr):
+        rng.bit_generator.state = saved
+        t.nodes, t.inits, t.k = [], [], 0
+        h, r = conv_bn(t, "x", xr, 3, 8, 3, stride=2, act="relu6")
+        for cin, cout, stride in ((8, 8, 1), (8, 12, 2), (12, 12, 1)):
+            e, er = conv_bn(t, h, r, cin, 2 * cin, 1, act="relu6")
+            e, er = conv_bn(t, e, er, 2 * cin, 2 * cin, 3, stride=stride, group=2 * cin,
+                            act="relu6")
+            e, er = conv_bn(t, e, er, 2 * cin, cout, 1)
+            if stride == 1 and cin == cout:
+                h, r = t.op("Add", [h, e]), r + er
+            else:
+                h, r = e, er
+        h, r = conv_bn(t, h, r, 12, 32, 1, act="relu6")
+        h = t.op("Flatten", [t.op("GlobalAveragePool", [h])], axis=1)
+        r = r.mean(axis=(2, 3))
+        fw, fb = rand(10, 32, scale=0.2), rand(10, scale=0.1)
+        t.op("Gemm", [h, t.const(fw), t.const(fb)], transB=1)
+        t.nodes[-1].output[0] = "logits"
+        return r @ fw.T + fb
+    runs = []
+    for xr in runs_x:
+        ref = build(xr)
+        runs.append(([xr.shape[0], xr.shape[2], xr.shape[3]], [xr], [ref]))
+    m = t.model([vi("x", ["N", 3, "H", "W"])], [vi("logits", ["N", 10])])
+    return m, "mobilenet_v2(s[0], s[1], s[2], in[0], out[0])", runs
+
+
+def gated_norm():
+    t = Net()
+    d, hd, eps = 16, 32, 1e-5
+    g1 = 1 + 0.1 * rand(d)
+    w1, w2, w3 = rand(d, hd, scale=0.25), rand(d, hd, scale=0.25), rand(hd, d, scale=0.18)
+    g2, b2, g3, b3 = 1 + 0.1 * rand(d), 0.1 * rand(d), 1 + 0.1 * rand(d), 0.1 * rand(d)
+    v = rand(d, scale=0.25)
+    two = t.const(np.float32(2), "two")
+    epsc = t.const(np.float32(eps), "eps")
+    # RMS norm
+    ms = t.op("ReduceMean", [t.op("Pow", ["x", two])], axes=[-1], keepdims=1)
+    n = t.op("Mul", [t.op("Div", ["x", t.op("Sqrt", [t.op("Add", [ms, epsc])])]), t.const(g1)])
+    a = t.op("MatMul", [n, t.const(w1)])
+    b = t.op("MatMul", [n, t.const(w2)])
+    h = t.op("Mul", [t.op("Mul", [a, t.op("Sigmoid", [a])]), b])
+    x2 = t.op("Add", ["x", t.op("MatMul", [h, t.const(w3)])])
+    # layer norm from primitives
+    mu = t.op("ReduceMean", [x2], axes=[-1], keepdims=1)
+    dv = t.op("Sub", [x2, mu])
+    var = t.op("ReduceMean", [t.op("Pow", [dv, two])], axes=[-1], keepdims=1)
+    y = t.op("Div", [dv, t.op("Sqrt", [t.op("Add", [var, epsc])])])
+    y = t.op("Add", [t.op("Mul", [y, t.const(g2)]), t.const(b2)])
+    # and the operator (opset 17)
+    t.op("LayerNormalization", [y, t.const(g3), t.const(b3)], axis=-1, epsilon=eps)
+    t.nodes[-1].output[0] = "z"
+    last = t.op("Gather", ["z", t.const(np.int64(-1), "last")], axis=1)
+    t.op("MatMul", [last, t.const(v)])
+    t.nodes[-1].output[0] = "score"
+    m = t.model([vi("x", ["B", "T", d])], [vi("z", ["B", "T", d]), vi("score", ["B"])],
+                opset=17)
+
+    def ln(x, g, b):
+        xd = x - x.mean(-1, keepdims=True)
+        return xd / np.sqrt((xd * xd).mean(-1, keepdims=True) + eps) * g + b
+    runs = []
+    for bsz, tl in ((2, 5), (1, 7)):
+        x = rand(bsz, tl, d)
+        nr = x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * g1
+        av, bv = nr @ w1, nr @ w2
+        x2r = x + (av / (1 + np.exp(-av)) * bv) @ w3
+        z = ln(ln(x2r, g2, b2), g3, b3)
+        runs.append(([bsz, tl], [x], [z, z[:, -1] @ v]))
+    return m, "gated_norm(s[0], s[1], in[0], out[0], out[1])", runs
+
+
+def shape_ops():
+    t = Net()
+    bias = rand(1, 1, 8)
+    # positions: Range(0, L) / 10, added along L
+    L = dim(t, "x", 1)
+    pos = t.op("Cast", [t.op("Range", [t.const(np.int64(0), "z"), L,
+                                       t.const(np.int64(1), "one")])], to=F)
+    pos = t.op("Div", [pos, t.const(np.float32(10), "ten")])
+    h = t.op("Add", ["x", t.op("Unsqueeze", [pos, t.ints([0, 2], "axes")])])
+    # ones of x's shape; bias expanded to [N, L, 8] the way PyTorch writes expand
+    ones = t.op("ConstantOfShape", [t.op("Shape", ["x"])],
+                value=numpy_helper.from_array(np.array([1.0], np.float32)))
+    shp = t.op("Concat", [unsq(t, dim(t, "x", 0)), unsq(t, L), t.ints([8], "c8")], axis=0)
+    shp = t.op("Where", [t.op("Equal", [shp, t.ints([-1, -1, -1], "m1")]), t.ints([1, 1, 1]), shp])
+    h = t.op("Add", [t.op("Mul", [h, ones]), t.op("Expand", [t.const(bias), shp])])
+    # Gelu from Erf
+    e = t.op("Erf", [t.op("Div", [h, t.const(np.float32(np.sqrt(2)), "r2")])])
+    h = t.op("Mul", [t.op("Mul", [h, t.const(np.float32(0.5), "half")]),
+                     t.op("Add", [e, t.const(np.float32(1), "one")])])
+    # a 3-tap sum along L: Pad, then two Slices and the middle
+    p = t.op("Pad", [h, t.ints([0, 1, 0, 0, 1, 0], "pads")])
+    lft = t.op("Slice", [p, t.ints([0]), t.ints([-2]), t.ints([1])])
+    rgt = t.op("Slice", [p, t.ints([2]), t.ints([2 ** 62]), t.ints([1])])
+    h = t.op("Add", [t.op("Add", [lft, rgt]), h])
+    # GLU: Split the channels, a * sigmoid(b); Transpose; Softmax over L
+    a, b = t.ops("Split", [h, t.ints([4, 4], "split")], 2, axis=2)
+    g = t.op("Mul", [a, t.op("Sigmoid", [b])])
+    t.op("Softmax", [t.op("Transpose", [g], perm=[0, 2, 1])], axis=-1)
+    t.nodes[-1].output[0] = "y"
+    m = t.model([vi("x", ["N", "L", 8])], [vi("y", ["N", 4, "L"])])
+    from math import erf
+    verf = np.vectorize(erf)
+    runs = []
+    for n, ln in ((2, 5), (1, 9)):
+        x = rand(n, ln, 8)
+        r = x + (np.arange(ln) / 10.0)[None, :, None] + bias
+        r = 0.5 * r * (1 + verf(r / np.sqrt(2)))
+        pr = np.pad(r, ((0, 0), (1, 1), (0, 0)))
+        r = pr[:, :-2] + pr[:, 2:] + r
+        gl = r[:, :, :4] / (1 + np.exp(-r[:, :, 4:]))
+        runs.append(([n, ln], [x], [softmax(gl.transpose(0, 2, 1))]))
+    return m, "shape_ops(s[0], s[1], in[0], out[0])", runs
+
+
 MODELS = {"mlp": mlp, "lenet": lenet, "resnet_tiny": resnet_tiny, "gated-mlp": gated_mlp,
-          "bn_runtime": bn_runtime, "outputs": outputs, "dynamic": dynamic}
+          "bn_runtime": bn_runtime, "outputs": outputs, "dynamic": dynamic,
+          "ocr_cls": ocr_cls, "audio_cnn": audio_cnn, "mlp_dyn": mlp_dyn,
+          "mobilenet_v2": mobilenet_v2, "gated_norm": gated_norm, "shape_ops": shape_ops}
 
 
 def write(out, name):

@@ -9,7 +9,8 @@
  * with the header txc -H made, calls the entry point with the sizes, the
  * inputs and the outputs.  An element passes when it is within 1e-3 of
  * the reference relative to its size, with a floor of 1e-5 times the
- * largest reference element (values that cancel to about 0).  Outputs
+ * largest reference element (values that cancel to about 0); the largest
+ * such relative error is printed.  Outputs
  * are given 64 guard floats, checked untouched.  Exit 0 when all pass.
  */
 #include <math.h>
@@ -61,6 +62,7 @@ main(int argc, char **argv)
 	float *ref[MAXT] = { 0 };
 	long nout[MAXT] = { 0 };
 	int runs = 0, bad = 0;
+	double worst = 0;            /* largest error relative to the tolerance's scale */
 	char line[8192], file[4096];
 	while (fgets(line, sizeof line, meta)) {
 		int i, k;
@@ -94,6 +96,8 @@ main(int argc, char **argv)
 					big = fabsf(r[j]) > big ? fabsf(r[j]) : big;
 				for (long j = 0; j < nout[o]; j++) {
 					float tol = 1e-3f * fmaxf(fabsf(r[j]), 1e-2f * big);
+					double rel = fabs((double)y[j] - r[j]) / fmax(fmax(fabsf(r[j]), 1e-2 * big), 1e-30);
+					worst = rel > worst || isnan(rel) ? rel : worst;
 					if (!(fabsf(y[j] - r[j]) <= tol) && bad++ < 5)
 						fprintf(stderr, "run %d output %d [%ld]: %g, numpy %g\n", runs, o, j,
 						    y[j], r[j]);
@@ -113,6 +117,6 @@ main(int argc, char **argv)
 	}
 	if (bad < 0)
 		return 1;
-	printf("%d runs, %d elements off\n", runs, bad);
+	printf("%d runs, %d elements off, largest relative error %.2g\n", runs, bad, worst);
 	return bad || !runs;
 }

@@ -3,7 +3,10 @@
 # LeNet, a residual network with BatchNormalization, a gated MLP with a
 # layer norm of primitive operators, a Conv + BatchNormalization network
 # with statistics given at run time, a model whose outputs are a stage, a
-# Constant and its input, a model with dynamic N and H),
+# Constant and its input, a model with dynamic N and H, and models shaped
+# like exporters' output with dynamic dimensions and shape arithmetic:
+# an OCR classifier, an audio CNN, an MLP, a MobileNetV2, a gated MLP
+# with norms, a model of shape operators),
 # compiled by txc with -H, run by models.c on the inputs numpy ran, and
 # compared with numpy's outputs.  The dynamic model runs at two sizes
 # given at run time, then compiled with -D; the residual network's
