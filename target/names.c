@@ -90,7 +90,10 @@ static const char *
 prefix_of(const char *s)
 {
 	static const char *const p[] = { "txrt_", "TXRT_", "txc_", "TXC_", "kDL", "DL", NULL };
-	if (s[0] == '_')
+	/* '_' and a digit: what the ONNX front end makes of a file name that
+	 * starts with a digit (3rd-model.onnx: _3rd_model, the ABI issue 33
+	 * gives); no C library or compiler names anything so */
+	if (s[0] == '_' && !(s[1] >= '0' && s[1] <= '9'))
 		return "_";
 	for (int i = 0; p[i]; i++)
 		if (strncmp(s, p[i], strlen(p[i])) == 0)

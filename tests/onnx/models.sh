@@ -78,18 +78,23 @@ if [ -f "$work/resnet_tiny.onnx" ]; then
 		grep -i 'const\|batch' "$work/r.tx" | head -20
 	fi
 fi
-# the entry point's name: the file's, made an identifier; one C reserves
-# is refused, and --prefix mends it
+# the entry point's name: the file's, made an identifier (a leading digit
+# gets a '_': issue 33's ABI); one a library uses is refused, and --prefix
+# mends it
 if [ -f "$work/outputs.onnx" ]; then
 	cp "$work/outputs.onnx" "$work/3rd-model.v1.onnx"
-	if ! "$TXC" -o "$work/3rd.o" "$work/3rd-model.v1.onnx" >"$work/log" 2>&1 &&
-	    grep -q "entry point '_3rd_model_v1' cannot be named so" "$work/log" &&
-	    "$TXC" --prefix=m_ -o "$work/3rd.o" -H "$work/3rd.h" "$work/3rd-model.v1.onnx" \
+	cp "$work/outputs.onnx" "$work/exp.onnx"
+	if "$TXC" -o "$work/3rd.o" -H "$work/3rd.h" "$work/3rd-model.v1.onnx" >"$work/log" 2>&1 &&
+	    grep -q '^int _3rd_model_v1(const float \*x, float \*y, float \*c_out, float \*x_out);' \
+	    "$work/3rd.h" && nm "$work/3rd.o" | grep -q ' T _3rd_model_v1$' &&
+	    ! "$TXC" -o "$work/exp.o" "$work/exp.onnx" >>"$work/log" 2>&1 &&
+	    grep -q "entry point 'exp' cannot be named so" "$work/log" &&
+	    "$TXC" --prefix=m_ -o "$work/exp.o" -H "$work/exp.h" "$work/exp.onnx" \
 	    >>"$work/log" 2>&1 &&
-	    grep -q '^int m__3rd_model_v1(const float \*x, float \*y, float \*c_out, float \*x_out);' \
-	    "$work/3rd.h"; then
+	    grep -q '^int m_exp(const float \*x, float \*y, float \*c_out, float \*x_out);' \
+	    "$work/exp.h"; then
 		pass=$((pass + 1))
-		echo "ok: 3rd-model.v1.onnx: _3rd_model_v1 refused, --prefix=m_ gives m__3rd_model_v1"
+		echo "ok: 3rd-model.v1.onnx gives _3rd_model_v1; exp.onnx is refused, --prefix=m_ gives m_exp"
 	else
 		fail=$((fail + 1))
 		echo "FAIL: 3rd-model.v1.onnx"
