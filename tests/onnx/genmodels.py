@@ -56,6 +56,7 @@ dynamic dimensions (references checked against onnxruntime 1.30 too):
                  (PyTorch's expand), Gelu of Erf, Pad, Slices, Split,
                  Transpose, Softmax over L
 """
+import json
 import os
 import sys
 
@@ -606,6 +607,17 @@ def write(out, name):
         meta.append("run")
     with open(os.path.join(out, name + ".meta"), "w") as f:
         f.write("\n".join(meta) + "\n")
+    # for tests/onnx/ort.sh: the runs' inputs by graph name and shape
+    inits = {t.name for t in m.graph.initializer}
+    names = [i.name for i in m.graph.input if i.name not in inits]
+    ort = []
+    for i, (sizes, ins, outs) in enumerate(runs):
+        ort.append({"inputs": [{"name": n, "shape": list(np.shape(a)),
+                                "file": "%s.%d.in%d.bin" % (name, i, j)}
+                               for j, (n, a) in enumerate(zip(names, ins))],
+                    "outputs": ["%s.%d.out%d.bin" % (name, i, j) for j in range(len(outs))]})
+    with open(os.path.join(out, name + ".ort.json"), "w") as f:
+        json.dump(ort, f)
 
 
 if __name__ == "__main__":
