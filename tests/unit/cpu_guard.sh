@@ -76,7 +76,7 @@ C
 build() { # TXC-FLAGS...: k.o and the program m
 	# shellcheck disable=SC2086
 	"$TXC" "$@" $dlflag k.tx -o k.o -H k.h >run.log 2>&1 || fail "txc $*"
-	cc -O1 -DHAVE_DL=$dl -I"$abs_top_srcdir/rt" -I"$abs_top_builddir/rt" -o m main.c k.o "$lib" \
+	${CC:-cc} -O1 -DHAVE_DL=$dl -I"$abs_top_srcdir/rt" -I"$abs_top_builddir/rt" -o m main.c k.o "$lib" \
 	    -lpthread -ldl -lm >run.log 2>&1 || fail "cc ($*)"
 }
 dlflag=
