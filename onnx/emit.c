@@ -25,18 +25,30 @@ emit_axes(int r)
 	return s;
 }
 
-/* The left side of a rule for v: "y[_a0, _a1]" or "y". */
+/* The left side of a rule for v: "y[_a0, _a1]" or "y" (a blocked one's
+ * five axes: channel _a1 * cb + _a4). */
 const char *
 emit_lhs(Val *v)
 {
+	if (v->cb)
+		return arena_printf(perm, "%s[%s]", v->tx, emit_axes(5));
 	return v->ndims > 0 ? arena_printf(perm, "%s[%s]", v->tx, emit_axes(v->ndims)) : v->tx;
 }
 
-/* A read of v with the given index texts. */
+/* A read of v with the given index texts (of its ONNX shape: a blocked
+ * value's channel index is mapped to its block and lane). */
 const char *
 emit_at(Graph *g, Val *v, const char **idx)
 {
 	const char *name = graph_use(g, v);
+	if (v->cb) {
+		/* min(): the block of an index the bounds check cannot fold (a
+		 * Flatten's) is still proved in range */
+		const char *p[5] = { idx[0], arena_printf(perm, "min((%s) / %d, %lld)", idx[1], v->cb,
+			(long long)(v->dimv[1] / v->cb - 1)), idx[2], idx[3],
+			arena_printf(perm, "(%s) %% %d", idx[1], v->cb) };
+		return layout_at(g, v, p);
+	}
 	if (v->ndims <= 0)
 		return name;
 	const char *s = "";
@@ -63,10 +75,13 @@ emit_bread(Graph *g, Val *in, Val *out)
 		if (lit)
 			return arena_printf(perm, "(%s)", lit);
 	}
+	if (out->cb && in->cb == out->cb && graph_same_shape(in, out))
+		return layout_at(g, in, (const char *[5]){ "_a0", "_a1", "_a2", "_a3", "_a4" });
 	const char **idx = arena_alloc(perm, (size_t)(in->ndims + 1) * sizeof *idx);
 	int off = out->ndims - in->ndims;
 	for (int d = 0; d < in->ndims; d++)
 		idx[d] = in->dimv[d] == 1 && out->dimv[d + off] != 1 ? "0" :
+		    out->cb && d + off == 1 ? arena_printf(perm, "_a1 * %d + _a4", out->cb) :
 		    arena_printf(perm, "_a%d", d + off);
 	return emit_at(g, in, idx);
 }
@@ -89,7 +104,8 @@ emit_declare(Graph *g, Val *v)
 	if (v->is_output || v->declared)
 		return;
 	v->declared = true;
-	fprintf(g->decls, "  %s: %s%s;\n", v->tx, graph_type(v->dtype), graph_shape(v));
+	fprintf(g->decls, "  %s: %s%s;\n", v->tx, graph_type(v->dtype),
+	    v->cb ? layout_shape(v) : graph_shape(v));
 }
 
 void
@@ -197,6 +213,7 @@ elementwise(Graph *g, OnnxNode *n, bool *unsupported)
 				graph_set_dim(y, d, v->dimv[k], v->dim[k]);
 			}
 		}
+		y->cb = layout_elementwise(g, n, y);
 		const char *e = emit_bread(g, x, y);
 		for (int i = 1; i < n->nin; i++) {
 			const char *b = emit_bread(g, emit_in(g, n, i), y);
@@ -224,6 +241,7 @@ elementwise(Graph *g, OnnxNode *n, bool *unsupported)
 		return false;
 	Val *y = emit_result(g, n, 0, x->dtype, x->ndims);
 	emit_copy_dims(y, x);
+	y->cb = layout_elementwise(g, n, y);
 	const char *xe = emit_bread(g, x, y);
 	if (!strcmp(op, "Clip")) {
 		bool bad = false;

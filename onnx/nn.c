@@ -225,6 +225,8 @@ nn_conv(Graph *g, OnnxNode *n, bool *unsupported)
 	graph_set_dim(y, 1, K, NULL);
 	for (int i = 0; i < w.sp; i++)
 		window_dim(y, 2 + i, x, 2 + i, w.pb[i], w.pe[i], w.k[i], w.dl[i], w.s[i], false);
+	if (w.sp == 2 && layout_conv(g, x, wt, b, y, w.s, w.dl, w.pb, w.pe, G))
+		return true;
 	const char *conv_name = b ? graph_fresh(g, arena_printf(perm, "%s_conv", y->tx)) : y->tx;
 	if (g->conv_calls && G == 1 && w.sp == 2 && w.pb[0] == w.pe[0] && w.pb[1] == w.pe[1]) {
 		g->imports[IMP_CONV2D] = true;
@@ -307,7 +309,11 @@ nn_pool(Graph *g, OnnxNode *n, bool *unsupported)
 		if (gi)
 			guard = guard ? arena_printf(perm, "%s && %s", guard, gi) : gi;
 	}
-	const char *rd = emit_at(g, x, idx);
+	/* a blocked input keeps its layout through MaxPool: 16 channels a pixel */
+	if (maxp && x->cb && layout_ok(y))
+		y->cb = x->cb;
+	const char *rd = y->cb ? layout_at(g, x, (const char *[5]){ "_a0", "_a1", idx[2], idx[3],
+	    "_a4" }) : emit_at(g, x, idx);
 	if (maxp) {
 		if (guard)
 			rd = arena_printf(perm, "(%s ? %s : -3.40282347e+38)", guard, rd);

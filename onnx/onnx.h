@@ -18,6 +18,7 @@
  *   nn.c      MatMul, Gemm, Conv, pools, BatchNormalization, reductions
  *   index.c   Slice, Gather, Expand, Pad, Split, Tile, Where, comparisons...
  *   norm.c    LayerNormalization, Gelu, MatMul of a vector
+ *   layout.c  the blocked channel layout (NCHW16c) of convolution chains
  *   import.c  the entry point: file name to kernel name, errors
  */
 #ifndef TXC_ONNX_H
@@ -177,6 +178,7 @@ typedef struct {
 	bool declared;               /* its declaration (or const) is written */
 	bool defined;                /* computed by a stage or given */
 	bool is_output;
+	int cb;                      /* 0, or LAYOUT_B: stored as [N, C / cb, H, W, cb] (layout.c) */
 } Val;
 
 typedef struct {
@@ -257,4 +259,15 @@ bool index_node(Graph *g, OnnxNode *n, bool *unsupported, bool *handled);
 bool index_broadcast(Graph *g, OnnxNode *n, int from, int upto, Val *y);
 /* norm.c: LayerNormalization, Gelu, MatMul with a vector operand */
 bool norm_node(Graph *g, OnnxNode *n, bool *unsupported, bool *handled);
+/* layout.c: NCHW16c.  layout_conv writes Conv's stages with result y
+ * blocked (false, and nothing written, when it does not apply: groups,
+ * unknown weights, a graph output ...); the others are for the readers
+ * and writers of blocked values. */
+#define LAYOUT_B 16
+bool layout_conv(Graph *g, Val *x, Val *wt, Val *b, Val *y, const int64_t *st, const int64_t *dl,
+    const int64_t *pb, const int64_t *pe, int64_t groups);
+bool layout_ok(Val *v);
+int layout_elementwise(Graph *g, OnnxNode *n, Val *y);
+const char *layout_at(Graph *g, Val *v, const char **phys);
+const char *layout_shape(Val *v);
 #endif

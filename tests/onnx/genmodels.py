@@ -55,6 +55,11 @@ dynamic dimensions (references checked against onnxruntime 1.30 too):
                  of Shape, Expand to a shape from Concat, Equal and Where
                  (PyTorch's expand), Gelu of Erf, Pad, Slices, Split,
                  Transpose, Softmax over L
+    resnet_nchwc ResNet-18's shapes at small size, with channels in blocks
+                 of 16 (onnx/layout.c's NCHW16c): a 7x7/2 Conv of the plain
+                 image, a 3x3/2 MaxPool, a basic block, a strided one with a
+                 1x1/2 projection, GlobalAveragePool, Flatten, Gemm; the
+                 last block's output is an output too (never blocked)
 """
 import json
 import os
@@ -133,6 +138,17 @@ def np_bn(x, s, b, m, v, eps=1e-5):
 def np_maxpool2(x):
     n, c, h, w = x.shape
     return x.reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+
+
+def np_maxpool(x, k, s, p):
+    n, c, h, w = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)), constant_values=-np.inf)
+    ho, wo = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    out = np.full((n, c, ho, wo), -np.inf)
+    for i in range(k):
+        for j in range(k):
+            out = np.maximum(out, xp[:, :, i:i + s * ho:s, j:j + s * wo:s])
+    return out
 
 
 def relu(x):
@@ -216,6 +232,41 @@ def resnet_tiny():
     t.nodes[-1].output[0] = "y"
     m = t.model([vi("x", [2, 3, 16, 16])], [vi("y", [2, 10])])
     return m, "resnet_tiny(in[0], out[0])", [([], [x], [r @ fw.T + fb])]
+
+
+def resnet_nchwc():
+    t = Net()
+
+    def conv_bn(x, xr, cin, cout, k, stride, act):
+        w = rand(cout, cin, k, k, scale=1.0 / np.sqrt(cin * k * k))
+        s, b = 1 + 0.1 * rand(cout), 0.1 * rand(cout)
+        mu, var = 0.1 * rand(cout), (0.5 + rng.random(cout)).astype(np.float32)
+        h = t.op("Conv", [x, t.const(w)], pads=[k // 2] * 4, strides=[stride, stride])
+        h = t.op("BatchNormalization", [h, t.const(s), t.const(b), t.const(mu), t.const(var)])
+        r = np_bn(np_conv(xr, w, stride=stride, pad=k // 2), s, b, mu, var)
+        if act:
+            return t.op("Relu", [h]), relu(r)
+        return h, r
+
+    x = rand(1, 3, 30, 30)
+    h, r = conv_bn("x", x, 3, 16, 7, 2, True)
+    h, r = t.op("MaxPool", [h], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]), \
+        np_maxpool(r, 3, 2, 1)
+    a, ar = conv_bn(h, r, 16, 16, 3, 1, True)
+    a, ar = conv_bn(a, ar, 16, 16, 3, 1, False)
+    h, r = t.op("Relu", [t.op("Add", [a, h])]), relu(ar + r)
+    a, ar = conv_bn(h, r, 16, 32, 3, 2, True)
+    a, ar = conv_bn(a, ar, 32, 32, 3, 1, False)
+    p, pr = conv_bn(h, r, 16, 32, 1, 2, False)
+    h, r = t.op("Relu", [t.op("Add", [a, p])]), relu(ar + pr)
+    t.nodes[-1].output[0] = "z"
+    h, r2 = t.op("GlobalAveragePool", ["z"]), r.mean(axis=(2, 3), keepdims=True)
+    h, r2 = t.op("Flatten", [h]), r2.reshape(1, -1)
+    fw, fb = rand(10, 32, scale=0.25), rand(10)
+    t.op("Gemm", [h, t.const(fw), t.const(fb)], transB=1)
+    t.nodes[-1].output[0] = "y"
+    m = t.model([vi("x", [1, 3, 30, 30])], [vi("y", [1, 10]), vi("z", [1, 32, 4, 4])])
+    return m, "resnet_nchwc(in[0], out[0], out[1])", [([], [x], [r2 @ fw.T + fb, r])]
 
 
 def gated_mlp():
@@ -590,7 +641,8 @@ def shape_ops():
 MODELS = {"mlp": mlp, "lenet": lenet, "resnet_tiny": resnet_tiny, "gated-mlp": gated_mlp,
           "bn_runtime": bn_runtime, "outputs": outputs, "dynamic": dynamic,
           "ocr_cls": ocr_cls, "audio_cnn": audio_cnn, "mlp_dyn": mlp_dyn,
-          "mobilenet_v2": mobilenet_v2, "gated_norm": gated_norm, "shape_ops": shape_ops}
+          "mobilenet_v2": mobilenet_v2, "gated_norm": gated_norm, "shape_ops": shape_ops,
+          "resnet_nchwc": resnet_nchwc}
 
 
 def write(out, name):

@@ -3,10 +3,11 @@
 # LeNet, a residual network with BatchNormalization, a gated MLP with a
 # layer norm of primitive operators, a Conv + BatchNormalization network
 # with statistics given at run time, a model whose outputs are a stage, a
-# Constant and its input, a model with dynamic N and H, and models shaped
-# like exporters' output with dynamic dimensions and shape arithmetic:
-# an OCR classifier, an audio CNN, an MLP, a MobileNetV2, a gated MLP
-# with norms, a model of shape operators),
+# Constant and its input, a model with dynamic N and H, ResNet-18's shapes
+# at small size in NCHW16c, and models shaped like exporters' output with
+# dynamic dimensions and shape arithmetic: an OCR classifier, an audio
+# CNN, an MLP, a MobileNetV2, a gated MLP with norms, a model of shape
+# operators),
 # compiled by txc with -H, run by models.c on the inputs numpy ran, and
 # compared with numpy's outputs.  The dynamic model runs at two sizes
 # given at run time, then compiled with -D; the residual network's
@@ -47,6 +48,22 @@ for meta in "$work"/*.meta; do
 		head -20 "$work/log"
 	fi
 done
+# resnet_nchwc's convolutions and what they feed run in NCHW16c
+# (onnx/layout.c): weights packed at compile time, no transform back
+if [ -f "$work/resnet_nchwc.onnx" ]; then
+	if "$TXC" --emit=tx "$work/resnet_nchwc.onnx" >"$work/r.tx" 2>&1 &&
+	    [ "$(grep -c '^  const .*_16c: f32\[[0-9]*, [0-9]*, [0-9]*, [0-9]*, 16, 16\]' "$work/r.tx")" -eq 5 ] &&
+	    [ "$(grep -c '^  const .*_16c: f32\[[0-9]*, 3, 7, 7, 16\]' "$work/r.tx")" -eq 1 ] &&
+	    grep -q '^  maxpool.*: f32\[1, 1, 8, 8, 16\];' "$work/r.tx" &&
+	    grep -q '^  out z: f32\[1, 32, 4, 4\];' "$work/r.tx"; then
+		pass=$((pass + 1))
+		echo "ok: resnet_nchwc: its convolutions, pool and residual adds in NCHW16c"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: resnet_nchwc: not in NCHW16c"
+		grep -E '_16c|maxpool|out ' "$work/r.tx" | head
+	fi
+fi
 # -D fixes a dynamic dimension; the entry point keeps its parameter and
 # refuses another value
 if [ -f "$work/dynamic.meta" ]; then
@@ -69,7 +86,7 @@ fi
 if [ -f "$work/resnet_tiny.onnx" ]; then
 	if "$TXC" --emit=tx "$work/resnet_tiny.onnx" >"$work/r.tx" 2>&1 &&
 	    ! grep -q 'batchnormalization.*_scale' "$work/r.tx" &&
-	    [ "$(grep -c '^  const .*_bn_bias: ' "$work/r.tx")" -eq 6 ]; then
+	    [ "$(grep -cE '^  const .*_bn_bias(_16c)?: ' "$work/r.tx")" -eq 6 ]; then
 		pass=$((pass + 1))
 		echo "ok: resnet_tiny: 6 BatchNormalizations folded into their Convs"
 	else
