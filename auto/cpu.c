@@ -231,6 +231,40 @@ group_ok(Cpu *c, int si)
 	return true;
 }
 
+/* C1b: a boundary copy (padding) that a contraction reads with a window
+ * and without its vector axis (one broadcast value per vector of sums, as
+ * an NCHWc convolution reads its input) is kept: inlined, its test would
+ * run for every tap of every output; computed once, the tile reads it
+ * with no test. */
+static bool
+broadcast_window(Cpu *c, int si)
+{
+	AutoGraph *g = c->g;
+	AutoStage *s = &g->s[si];
+	if (!s->boundary || s->ncons < 1)
+		return false;
+	for (int i = 0; i < s->ncons; i++) {
+		AutoStage *r = &g->s[s->cons[i]];
+		if (r->kind != AK_REDUCE || r->npure < 1)
+			return false;
+		Accs a;
+		cpu_accesses_of(r, s->t, &a);
+		if (a.n < 1 || a.more)
+			return false;
+		for (int j = 0; j < a.n; j++) {
+			if (cpu_uses_pure(a.acc[j], r->npure - 1))
+				return false;
+			bool window = false;
+			for (int k = 0; k < a.acc[j]->call.nargs && !window; k++)
+				for (int d = 0; d < r->nred && !window; d++)
+					window = auto_coeff(a.acc[j]->call.args[k], false, d) != 0;
+			if (!window)
+				return false;
+		}
+	}
+	return true;
+}
+
 static void
 decide_inline(Cpu *c)
 {
@@ -240,7 +274,8 @@ decide_inline(Cpu *c)
 		if (s->output || s->kind != AK_PURE || s->in_index || s->ncons == 0 || s->fixed ||
 		    s->keep)
 			continue;
-		if (s->expensive || !group_ok(c, i) || !read_once_each(c, i) || plane_read(c, i))
+		if (s->expensive || !group_ok(c, i) || !read_once_each(c, i) || plane_read(c, i) ||
+		    broadcast_window(c, i))
 			continue;
 		if (transposing(s)) {
 			/* a transposed copy a reduction reads: packed per strip */
@@ -369,6 +404,15 @@ stencil_read(Cpu *c, int si, int R)
 				return false;
 		}
 	return true;
+}
+
+/* Whether si belongs to a fusion group anchored by a contraction
+ * (complex-out-fusable) other than root G's. */
+static bool
+foreign_contraction(Cpu *c, int si, int G)
+{
+	const AutoFusion *f = c->o->fusion;
+	return f && f->group[si] != f->group[G] && f->kind[f->group[si]] == FK_OUTFUSE;
 }
 
 /* ---- emitting ------------------------------------------------------------- */
@@ -780,8 +824,10 @@ auto_cpu(FILE *fp, AutoGraph *g, const AutoOptions *o)
 					same = false;
 				G = gi;
 			}
-			/* a triangle's range may use only the row's axes */
-			if (same && G >= 0 && c.row[G] && c.rowdims[G] > 0 &&
+			/* a triangle's range may use only the row's axes; the output
+			 * of a contraction's group (a convolution's ReLU) is no row
+			 * of another group's: at root it gets its register tile (C2) */
+			if (same && G >= 0 && c.row[G] && c.rowdims[G] > 0 && !foreign_contraction(&c, i, G) &&
 			    (!s->tri || (s->tridep >> c.rowdims[G]) == 0) &&
 			    row_ok(&c, i, G, c.rowdims[G], 0)) {
 				fprintf(fp, "  // C6: %s computed per row of %s, where it is read\n", s->name,

@@ -56,14 +56,16 @@ tile_contraction(Cpu *c, int si)
 	}
 	if (!vec_operand)
 		return t;
-	/* the row axis: one the unit-stride operands miss (reused across it) */
+	/* the row axis: one the unit-stride operands miss (reused across it),
+	 * the longest, the innermost of equals (a convolution's columns, not
+	 * its rows: the tile's inputs then share cache lines) */
 	int64_t best = 1;
 	for (int d = 0; d < s->npure - 1; d++) {
 		bool missed = true;
 		for (int i = 0; i < a.n && missed; i++)
 			if (cpu_uses_pure(a.acc[i], t.jv) && cpu_uses_pure(a.acc[i], d))
 				missed = false;
-		if (missed && cpu_ext_or(s->pext[d]) > best) {
+		if (missed && cpu_ext_or(s->pext[d]) > 1 && cpu_ext_or(s->pext[d]) >= best) {
 			best = cpu_ext_or(s->pext[d]);
 			t.ir = d;
 			t.reuse = true;
@@ -82,6 +84,25 @@ tile_contraction(Cpu *c, int si)
 		t.mr = (int)cpu_ext_or(s->pext[t.ir]);
 	if (t.mr <= 1)
 		t.ir = -1, t.mr = 1;
+	/* fewer rows when the last row tile would be mostly padding (7 rows
+	 * of 6: 12 computed): the least rows computed per useful one, a block
+	 * of fewer than 10 accumulators counted slower (the FMA latency it
+	 * cannot hide), taken only when it saves 5% */
+	if (t.ir >= 0) {
+		int64_t e = cpu_ext_or(s->pext[t.ir]);
+		int nv = t.nr / t.v;
+		double best_cost = 0;
+		int best_m = t.mr;
+		for (int m = t.mr; m >= 2; m--) {
+			double eff = m * nv >= 10 ? 1.0 : m * nv / 10.0;
+			double cost = (double)((e + m - 1) / m * m) / (double)e / eff;
+			if (m == t.mr)
+				best_cost = cost;
+			else if (cost < 0.95 * best_cost)
+				best_cost = cost, best_m = m;
+		}
+		t.mr = best_m;
+	}
 	/* the operand reused across row tiles: copied per strip */
 	for (int i = 0; i < a.n && t.reuse; i++) {
 		Expr *e = a.acc[i];
@@ -90,8 +111,9 @@ tile_contraction(Cpu *c, int si)
 		int p = auto_stage_index(g, e->call.tensor);
 		if (p >= 0 && c->pack[p])
 			t.pack_stage = p;
-		else if (p < 0 && e->call.tensor->role == ROLE_IN && e->call.nargs >= 2 &&
-		    t.pack_tensor < 0)
+		else if (p < 0 && e->call.tensor->role == ROLE_IN && !e->call.tensor->is_const &&
+		    e->call.nargs >= 2 && t.pack_tensor < 0)   /* a constant's layout is chosen
+		                                                  when it is made (onnx/layout.c) */
 			t.pack_tensor = e->call.tensor->index;
 	}
 	t.ok = true;
