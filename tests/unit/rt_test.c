@@ -170,6 +170,27 @@ check_alloc(void)
 		txrt_free(p);
 	}
 	txrt_free(NULL);
+	/* large blocks are kept and given again (not under AddressSanitizer):
+	 * aligned, whole, of about their size only */
+	unsigned char *big[3];
+	for (int i = 0; i < 3; i++) {
+		big[i] = txrt_alloc((size_t)3 << 20);
+		CHECK(big[i] != NULL && ((uintptr_t)big[i] & 63) == 0);
+		if (big[i])
+			memset(big[i], i, (size_t)3 << 20);
+	}
+	for (int i = 0; i < 3; i++)
+		txrt_free(big[i]);
+	unsigned char *again = txrt_alloc((size_t)3 << 20), *small = txrt_alloc((size_t)1 << 20);
+	CHECK(again != NULL && ((uintptr_t)again & 63) == 0 && small != NULL);
+#if !defined(__SANITIZE_ADDRESS__)
+	CHECK(again == big[0] || again == big[1] || again == big[2]);
+	CHECK(small != big[0] && small != big[1] && small != big[2]);
+#endif
+	if (again)
+		memset(again, 7, (size_t)3 << 20);
+	txrt_free(again);
+	txrt_free(small);
 	txrt_clear_error();
 	CHECK(txrt_alloc(SIZE_MAX - 8) == NULL);
 	CHECK(strstr(txrt_last_error(), "out of memory") != NULL);
