@@ -183,7 +183,12 @@ check_alloc(void)
 		txrt_free(big[i]);
 	unsigned char *again = txrt_alloc((size_t)3 << 20), *small = txrt_alloc((size_t)1 << 20);
 	CHECK(again != NULL && ((uintptr_t)again & 63) == 0 && small != NULL);
-#if !defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NO_KEEP 1
+#endif
+#endif
+#if !defined(__SANITIZE_ADDRESS__) && !defined(NO_KEEP)
 	CHECK(again == big[0] || again == big[1] || again == big[2]);
 	CHECK(small != big[0] && small != big[1] && small != big[2]);
 #endif
