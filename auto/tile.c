@@ -144,12 +144,28 @@ tile_register(Cpu *c, int R, int P, Tile t)
 	const int mr_c[] = { 1, 2, 4, 6, 8, 12, 14 };
 	const int nr_c[] = { t.v, 2 * t.v, 3 * t.v, 4 * t.v };
 	int mr_hi = (c->o->m->vregs - 4) / 1;
+	if (mr_hi > 16)
+		mr_hi = 16;
+	int nr_hi = 4 * t.v;
+	/* The last row block: with tail = round_up it is computed whole, so its
+	 * inputs are read past the edge, and the stages that make them are
+	 * computed past it too; through a network's residual paths and strided
+	 * layers each conv's extra columns doubled back (ResNet-18's first
+	 * layer computed 84 columns of 56).  Where the tile's extents are
+	 * constants at least as large as every block the knobs allow, and the
+	 * tile is of an element-wise stage (C2: not a sum, which computing a
+	 * point twice would count twice), the last row block is shifted
+	 * inward instead: it ends at the edge, some points computed twice. */
+	bool shift = R != P && t.ir >= 0 && r->pconst[t.ir] >= t.mr;
+	if (shift && r->pconst[t.ir] < mr_hi)
+		mr_hi = (int)r->pconst[t.ir];
+	const char *tail = shift ? "shift_inward" : "round_up";
 	const char *MR = NULL, *NR;
 	if (t.ir >= 0) {
-		nv = cpu_choices(vals, t.mr, mr_c, 7, 2, mr_hi < 16 ? mr_hi : 16);
+		nv = cpu_choices(vals, t.mr, mr_c, 7, 2, mr_hi);
 		MR = cpu_knob(c, r->name, "rows", vals, nv);
 	}
-	nv = cpu_choices(vals, t.nr, nr_c, 4, t.v, 4 * t.v);
+	nv = cpu_choices(vals, t.nr, nr_c, 4, t.v, nr_hi);
 	NR = cpu_knob(c, r->name, "cols", vals, nv);
 	const char *jv = r->pure[t.jv];
 	const char *jo = auto_fresh(g, arena_printf(perm, "%so", jv));
@@ -158,8 +174,17 @@ tile_register(Cpu *c, int R, int P, Tile t)
 	if (t.ir >= 0) {
 		io = auto_fresh(g, arena_printf(perm, "%so", r->pure[t.ir]));
 		ii = auto_fresh(g, arena_printf(perm, "%si", r->pure[t.ir]));
-		cpu_say(c, "%s.tile(%s, %s, %s, %s, tail = round_up) -> (%s, %s, %s, %s);", r->name,
-		    r->pure[t.ir], jv, MR, NR, io, jo, ii, ji);
+		if (shift) {
+			/* the columns shifted, the vector axis (whole blocks, or
+			 * rounded up: nothing reads past it) kept as round_up
+			 * tiles have it, so the block's extents stay constants */
+			cpu_say(c, "%s.split(%s, %s, tail = %s) -> (%s, %s);", r->name, r->pure[t.ir], MR,
+			    tail, io, ii);
+			cpu_say(c, "%s.split(%s, %s, tail = round_up) -> (%s, %s);", r->name, jv, NR, jo, ji);
+		} else {
+			cpu_say(c, "%s.tile(%s, %s, %s, %s, tail = %s) -> (%s, %s, %s, %s);", r->name,
+			    r->pure[t.ir], jv, MR, NR, tail, io, jo, ii, ji);
+		}
 	} else {
 		cpu_say(c, "%s.split(%s, %s, tail = round_up) -> (%s, %s);", r->name, jv, NR, jo, ji);
 	}
