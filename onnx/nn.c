@@ -439,6 +439,48 @@ nn_gemm(Graph *g, OnnxNode *n, bool *unsupported)
 	Val *y = emit_result(g, n, 0, a->dtype, 2);
 	graph_set_dim(y, 0, a->dimv[ta ? 1 : 0], a->dim[ta ? 1 : 0]);
 	graph_set_dim(y, 1, b->dimv[tb ? 0 : 1], b->dim[tb ? 0 : 1]);
+	/* a few rows (a classifier's batch of 1) times known weights: the
+	 * weights transposed now, so the product is a rule whose vectors run
+	 * along the output (the schedule generator's tile of 1 row), not
+	 * dense's 6-row tile with a transposing copy of all weights per call */
+	bool few = !ta && y->dimv[0] >= 1 && y->dimv[0] < 6;
+	if (few && tb && b->cdata && b->dtype == OT_FLOAT && b->dimv[0] > 0 && b->dimv[1] > 0) {
+		int64_t R = b->dimv[0], C = b->dimv[1];
+		float *d = arena_alloc(perm, b->clen + 4);
+		for (int64_t i = 0; i < R; i++)
+			for (int64_t j = 0; j < C; j++)
+				memcpy(&d[j * R + i], b->cdata + 4 * (i * C + j), 4);
+		Val *bt = graph_new_val(g, arena_printf(perm, "\x01%s_t", b->tx), OT_FLOAT, 2);
+		graph_set_dim(bt, 0, C, NULL);
+		graph_set_dim(bt, 1, R, NULL);
+		bt->cdata = (unsigned char *)d;
+		bt->clen = b->clen;
+		bt->defined = true;
+		b = bt;
+		tb = false;
+	}
+	if (few && !tb) {
+		const char *mm = c || alpha != 1.0 ? graph_fresh(g, arena_printf(perm, "%s_mm", y->tx)) :
+		    y->tx;
+		const char *ia[2] = { "_a0", "_r0" }, *ib[2] = { "_r0", "_a1" };
+		Val tmp = *y;
+		tmp.tx = mm;
+		tmp.declared = false;
+		tmp.is_output = mm == y->tx && y->is_output;
+		emit_rule(g, &tmp, arena_printf(perm, "sum(_r0 < %s) %s * %s", a->dim[1],
+		    emit_at(g, a, ia), emit_at(g, b, ib)));
+		if (mm == y->tx) {
+			y->declared = tmp.declared;
+			return true;
+		}
+		const char *e = arena_printf(perm, "%s[_a0, _a1]", mm);
+		if (alpha != 1.0)
+			e = arena_printf(perm, "%s * %s", graph_float(alpha), e);
+		if (c)
+			e = arena_printf(perm, "%s + %s * %s", e, graph_float(beta), emit_bread(g, c, y));
+		emit_rule(g, y, e);
+		return true;
+	}
 	if (!ta && tb && alpha == 1.0 && beta == 1.0 && c && c->ndims == 1 &&
 	    !strcmp(c->dim[0], y->dim[1])) {
 		g->imports[IMP_MATMUL] = true;
