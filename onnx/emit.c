@@ -31,7 +31,7 @@ const char *
 emit_lhs(Val *v)
 {
 	if (v->cb)
-		return arena_printf(perm, "%s[%s]", v->tx, emit_axes(5));
+		return arena_printf(perm, "%s[%s]", v->tx, layout_axes(v));
 	return v->ndims > 0 ? arena_printf(perm, "%s[%s]", v->tx, emit_axes(v->ndims)) : v->tx;
 }
 
@@ -75,12 +75,20 @@ emit_bread(Graph *g, Val *in, Val *out)
 		if (lit)
 			return arena_printf(perm, "(%s)", lit);
 	}
-	if (out->cb && in->cb == out->cb && graph_same_shape(in, out))
-		return layout_at(g, in, (const char *[5]){ "_a0", "_a1", "_a2", "_a3", "_a4" });
+	if (out->cb && in->cb == out->cb && in->flatw == out->flatw && graph_same_shape(in, out))
+		return arena_printf(perm, "%s[%s]", graph_use(g, in), layout_axes(out));
+	if (out->cb && in->cb == out->cb && graph_same_shape(in, out))   /* one of them flat */
+		return layout_at(g, in, out->flatw ? (const char *[5]){ "_a0", "_a1",
+		    arena_printf(perm, "_a2 / %lld", (long long)out->flatw),
+		    arena_printf(perm, "_a2 %% %lld", (long long)out->flatw), "_a3" } :
+		    (const char *[5]){ "_a0", "_a1", "_a2", "_a3", "_a4" });
 	const char **idx = arena_alloc(perm, (size_t)(in->ndims + 1) * sizeof *idx);
 	int off = out->ndims - in->ndims;
 	for (int d = 0; d < in->ndims; d++)
 		idx[d] = in->dimv[d] == 1 && out->dimv[d + off] != 1 ? "0" :
+		    out->cb && out->flatw ? (d + off == 1 ? arena_printf(perm, "_a1 * %d + _a3", out->cb) :
+		    d + off == 2 ? arena_printf(perm, "_a2 / %lld", (long long)out->flatw) :
+		    d + off == 3 ? arena_printf(perm, "_a2 %% %lld", (long long)out->flatw) : "_a0") :
 		    out->cb && d + off == 1 ? arena_printf(perm, "_a1 * %d + _a4", out->cb) :
 		    arena_printf(perm, "_a%d", d + off);
 	return emit_at(g, in, idx);

@@ -30,20 +30,40 @@
 
 #include "onnx/onnx.h"
 
-/* A read of blocked v at its five physical indices. */
+/* Outputs at most this wide, of at least twice as many pixels, are flat. */
+#define FLAT_MAX_W 8
+
+/* A read of blocked v at its five indices [n, block, h, w, lane] (a flat
+ * one's h and w made one). */
 const char *
 layout_at(Graph *g, Val *v, const char **phys)
 {
+	/* clamped: txc's bounds check does not narrow a product by the
+	 * select that guards it (a padding's read); the clamp is hoisted out
+	 * of a sum's loops */
+	if (v->flatw)
+		return arena_printf(perm, "%s[%s, %s, clamp((%s) * %lld + (%s), 0, %lld), %s]",
+		    graph_use(g, v), phys[0], phys[1], phys[2], (long long)v->flatw, phys[3],
+		    (long long)(v->dimv[2] * v->dimv[3] - 1), phys[4]);
 	return arena_printf(perm, "%s[%s, %s, %s, %s, %s]", graph_use(g, v), phys[0], phys[1],
 	    phys[2], phys[3], phys[4]);
 }
 
-/* The shape of blocked v: "[N, C / B, H, W, B]". */
+/* The shape of blocked v: "[N, C / B, H, W, B]" ("[N, C / B, H W, B]"). */
 const char *
 layout_shape(Val *v)
 {
+	if (v->flatw)
+		return arena_printf(perm, "[%s, %lld, %lld, %d]", v->dim[0],
+		    (long long)(v->dimv[1] / v->cb), (long long)(v->dimv[2] * v->dimv[3]), v->cb);
 	return arena_printf(perm, "[%s, %lld, %s, %s, %d]", v->dim[0],
 	    (long long)(v->dimv[1] / v->cb), v->dim[2], v->dim[3], v->cb);
+}
+
+const char *
+layout_axes(Val *v)
+{
+	return emit_axes(v->flatw ? 4 : 5);
 }
 
 /* Whether value v may be stored blocked: 4-D, not a graph output, its
@@ -62,6 +82,7 @@ int
 layout_elementwise(Graph *g, OnnxNode *n, Val *y)
 {
 	bool any = false;
+	int64_t flatw = -1;
 	if (!layout_ok(y))
 		return 0;
 	for (int i = 0; i < n->nin; i++) {
@@ -72,8 +93,12 @@ layout_elementwise(Graph *g, OnnxNode *n, Val *y)
 			continue;
 		if (v->cb != LAYOUT_B || !graph_same_shape(v, y))
 			return 0;
+		if (v->flatw > flatw)
+			flatw = v->flatw;   /* flat if one is (the others read as such) */
 		any = true;
 	}
+	if (any)
+		y->flatw = flatw > 0 ? flatw : 0;
 	return any ? LAYOUT_B : 0;
 }
 
@@ -139,6 +164,14 @@ layout_conv(Graph *g, Val *x, Val *wt, Val *b, Val *y, const int64_t *st, const 
 	Val *wp = pack_weights(g, wt, bin);
 	Val *bp = b ? pack_bias(g, b) : NULL;
 	y->cb = B;
+	/* a narrow output (ResNet's last 7 x 7 layers) makes its rows and
+	 * columns one axis, so the register tile runs along 49 pixels (5 x 10
+	 * computed, not 7 rows of 2 x 5) and its weights are read fewer times */
+	if (y->dimv[3] <= FLAT_MAX_W && y->dimv[2] * y->dimv[3] >= 2 * FLAT_MAX_W)
+		y->flatw = y->dimv[3];
+	const char *ko = y->flatw ? "_a3" : "_a4";
+	const char *oh = y->flatw ? arena_printf(perm, "(_a2 / %lld)", (long long)y->flatw) : "_a2";
+	const char *ow = y->flatw ? arena_printf(perm, "(_a2 %% %lld)", (long long)y->flatw) : "_a3";
 	/* the input's part the sums read, zero outside the input */
 	const char *in = graph_use(g, x);
 	int64_t HP = st[0] * (y->dimv[2] - 1) + dl[0] * (R - 1) + 1;
@@ -151,8 +184,10 @@ layout_conv(Graph *g, Val *x, Val *wt, Val *b, Val *y, const int64_t *st, const 
 		if (bin) {
 			fprintf(g->decls, "  %s: f32[%s, %lld, %lld, %lld, %d];\n", p, x->dim[0],
 			    (long long)(C / B), (long long)HP, (long long)WP, B);
-			fprintf(g->body, "  %s[_a0, _a1, _a2, _a3, _a4] = (%s) ? %s[_a0, _a1, _a2 - %lld, "
-			    "_a3 - %lld, _a4] : 0.0;\n", p, guard, in, (long long)pb[0], (long long)pb[1]);
+			const char *at[5] = { "_a0", "_a1", arena_printf(perm, "_a2 - %lld", (long long)pb[0]),
+				arena_printf(perm, "_a3 - %lld", (long long)pb[1]), "_a4" };
+			fprintf(g->body, "  %s[_a0, _a1, _a2, _a3, _a4] = (%s) ? %s : 0.0;\n", p, guard,
+			    layout_at(g, x, at));
 		} else {
 			fprintf(g->decls, "  %s: f32[%s, %lld, %lld, %lld];\n", p, x->dim[0],
 			    (long long)C, (long long)HP, (long long)WP);
@@ -163,8 +198,8 @@ layout_conv(Graph *g, Val *x, Val *wt, Val *b, Val *y, const int64_t *st, const 
 	}
 	/* the sums: input blocks (or channels), taps, the channels of a block */
 	const char *ranges = arena_printf(perm, "_r0 < %lld", (long long)(bin ? C / B : C));
-	const char *hy = arena_printf(perm, "%lld * _a2", (long long)st[0]);
-	const char *wx = arena_printf(perm, "%lld * _a3", (long long)st[1]);
+	const char *hy = arena_printf(perm, "%lld * %s", (long long)st[0], oh);
+	const char *wx = arena_printf(perm, "%lld * %s", (long long)st[1], ow);
 	const char *ry = "0", *rx = "0";
 	if (R > 1) {
 		ranges = arena_printf(perm, "%s, _r1 < %lld", ranges, (long long)R);
@@ -177,13 +212,15 @@ layout_conv(Graph *g, Val *x, Val *wt, Val *b, Val *y, const int64_t *st, const 
 		rx = "_r2";
 	}
 	const char *rd, *wr;
+	bool padded = in != x->tx;   /* the padding stage, or x itself */
 	if (bin) {
 		ranges = arena_printf(perm, "%s, _r3 < %d", ranges, B);
-		rd = arena_printf(perm, "%s[_a0, _r0, %s, %s, _r3]", in, hy, wx);
-		wr = arena_printf(perm, "%s[_a1, _r0, %s, %s, _r3, _a4]", graph_use(g, wp), ry, rx);
+		rd = padded ? arena_printf(perm, "%s[_a0, _r0, %s, %s, _r3]", in, hy, wx) :
+		    layout_at(g, x, (const char *[5]){ "_a0", "_r0", hy, wx, "_r3" });
+		wr = arena_printf(perm, "%s[_a1, _r0, %s, %s, _r3, %s]", graph_use(g, wp), ry, rx, ko);
 	} else {
 		rd = arena_printf(perm, "%s[_a0, _r0, %s, %s]", in, hy, wx);
-		wr = arena_printf(perm, "%s[_a1, _r0, %s, %s, _a4]", graph_use(g, wp), ry, rx);
+		wr = arena_printf(perm, "%s[_a1, _r0, %s, %s, %s]", graph_use(g, wp), ry, rx, ko);
 	}
 	const char *sum = arena_printf(perm, "sum(%s) %s * %s", ranges, rd, wr);
 	if (!bp) {
@@ -195,8 +232,7 @@ layout_conv(Graph *g, Val *x, Val *wt, Val *b, Val *y, const int64_t *st, const 
 	tmp.is_output = false;
 	tmp.declared = false;
 	emit_rule(g, &tmp, sum);
-	const char *bi[2] = { "_a1", "_a4" };
-	emit_rule(g, y, arena_printf(perm, "%s[_a0, _a1, _a2, _a3, _a4] + %s", tmp.tx,
-	    emit_at(g, bp, bi)));
+	const char *bi[2] = { "_a1", ko };
+	emit_rule(g, y, arena_printf(perm, "%s[%s] + %s", tmp.tx, layout_axes(y), emit_at(g, bp, bi)));
 	return true;
 }

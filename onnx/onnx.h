@@ -179,6 +179,7 @@ typedef struct {
 	bool defined;                /* computed by a stage or given */
 	bool is_output;
 	int cb;                      /* 0, or LAYOUT_B: stored as [N, C / cb, H, W, cb] (layout.c) */
+	int64_t flatw;               /* with cb, W when H and W are one axis: [N, C / cb, H W, cb] */
 } Val;
 
 typedef struct {
@@ -270,4 +271,5 @@ bool layout_ok(Val *v);
 int layout_elementwise(Graph *g, OnnxNode *n, Val *y);
 const char *layout_at(Graph *g, Val *v, const char **phys);
 const char *layout_shape(Val *v);
+const char *layout_axes(Val *v);   /* a blocked value's rule axes, "_a0, ..." */
 #endif

@@ -59,7 +59,9 @@ dynamic dimensions (references checked against onnxruntime 1.30 too):
                  of 16 (onnx/layout.c's NCHW16c): a 7x7/2 Conv of the plain
                  image, a 3x3/2 MaxPool, a basic block, a strided one with a
                  1x1/2 projection, GlobalAveragePool, Flatten, Gemm; the
-                 last block's output is an output too (never blocked)
+                 last block's output is an output too (never blocked); its
+                 8 x 8 and 4 x 4 layers flat (rows and columns one axis),
+                 a residual Add of a flat and a plain blocked value
 """
 import json
 import os

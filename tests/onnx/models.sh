@@ -49,12 +49,14 @@ for meta in "$work"/*.meta; do
 	fi
 done
 # resnet_nchwc's convolutions and what they feed run in NCHW16c
-# (onnx/layout.c): weights packed at compile time, no transform back
+# (onnx/layout.c): weights packed at compile time, no transform back; its
+# 8 x 8 layers with rows and columns as one axis of 64
 if [ -f "$work/resnet_nchwc.onnx" ]; then
 	if "$TXC" --emit=tx "$work/resnet_nchwc.onnx" >"$work/r.tx" 2>&1 &&
 	    [ "$(grep -c '^  const .*_16c: f32\[[0-9]*, [0-9]*, [0-9]*, [0-9]*, 16, 16\]' "$work/r.tx")" -eq 5 ] &&
 	    [ "$(grep -c '^  const .*_16c: f32\[[0-9]*, 3, 7, 7, 16\]' "$work/r.tx")" -eq 1 ] &&
 	    grep -q '^  maxpool.*: f32\[1, 1, 8, 8, 16\];' "$work/r.tx" &&
+	    grep -q '^  batchnormalization.*_conv: f32\[1, 1, 64, 16\];' "$work/r.tx" &&
 	    grep -q '^  out z: f32\[1, 32, 4, 4\];' "$work/r.tx"; then
 		pass=$((pass + 1))
 		echo "ok: resnet_nchwc: its convolutions, pool and residual adds in NCHW16c"
