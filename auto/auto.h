@@ -16,6 +16,7 @@
  *   cpu.c      the cpu rules (inline, reductions by vector lanes,
  *              placement at a consumer's row or tile, parallel outer loops,
  *              vectorized inner ones), with cpu.h, what it shares with
+ *   inlining.c which stages are inlined (C1)
  *   tile.c     the register tiles of contractions (C2, C3)
  *   cuda.c     the cuda rules (inline, a block and thread binding of every
  *              stage, cross-thread reductions, register and shared tiles)

@@ -2,11 +2,12 @@
  * AUTO-SCHEDULING).
  *
  * Stages are visited from the outputs back.  A cheap injective stage read
- * at one index per consumer is inlined (C1).  A stage that is not inlined
- * is either computed at a consumer's loop, when its consumers all run
- * there and read it at the loop's own indices (C6: a row; a tile for a
- * stencil; the strip of a contraction for a transposed copy), or it is a
- * root stage and gets loops of its own:
+ * at one index per consumer is inlined (C1, inlining.c).  A stage that is
+ * not inlined is either computed at a consumer's loop, when its consumers
+ * all run there and read it at the loop's own indices (C6: a row; a tile
+ * for a stencil; the strip of a contraction for a transposed copy; never
+ * the output of another contraction's fusion group), or it is a root
+ * stage and gets loops of its own:
  *
  *   C2/C3  (tile.c) a contraction (a reduction whose unit-stride operand misses a
  *          pure axis, or any reduction vectorizable along its innermost
@@ -107,8 +108,8 @@ cpu_accesses_of(const AutoStage *reader, const Tensor *of, Accs *a)
 }
 
 /* Whether index d of access e is the reader's pure axis d, exactly. */
-static bool
-identity_at(Expr *e, int d)
+bool
+cpu_identity_at(Expr *e, int d)
 {
 	Expr *x = d < e->call.nargs ? e->call.args[d] : NULL;
 	return x && x->kind == EXPR_NAME && x->id.ref == REF_PURE_AXIS && x->id.axis == d;
@@ -121,7 +122,7 @@ identity(Expr *e, int npure)
 	if (e->call.nargs != npure)
 		return false;
 	for (int d = 0; d < npure; d++)
-		if (!identity_at(e, d))
+		if (!cpu_identity_at(e, d))
 			return false;
 	return true;
 }
@@ -147,149 +148,6 @@ cpu_uses_pure(Expr *e, int d)
 		if (auto_coeff(e->call.args[i], true, d) != 0)
 			return true;
 	return false;
-}
-
-/* ---- C1: inlining ---------------------------------------------------------- */
-
-/* Whether s, read by its consumers, is read in one place of each: its
- * accesses in each consumer all the same index. */
-static bool
-read_once_each(Cpu *c, int si)
-{
-	AutoGraph *g = c->g;
-	AutoStage *s = &g->s[si];
-	for (int i = 0; i < s->ncons; i++) {
-		AutoStage *r = &g->s[s->cons[i]];
-		if (r->kind == AK_SPECIAL)
-			return false;
-		Accs a;
-		cpu_accesses_of(r, s->t, &a);
-		if (a.more)
-			return false;
-		for (int j = 1; j < a.n; j++)
-			for (int d = 0; d < a.acc[0]->call.nargs; d++)
-				if (!sema_same_expr(a.acc[0]->call.args[d], a.acc[j]->call.args[d]))
-					return false;
-	}
-	return true;
-}
-
-/* Whether s copies an input in another order (a transpose): its last
- * axis is not the unit-stride index of what it reads. */
-static bool
-transposing(const AutoStage *s)
-{
-	if (s->npure < 2)
-		return false;
-	Accs a;
-	cpu_accesses_of(s, NULL, &a);
-	for (int i = 0; i < a.n; i++)
-		if (cpu_uses_pure(a.acc[i], s->npure - 1) && !cpu_unit_last(a.acc[i], s->npure - 1))
-			return true;
-	return false;
-}
-
-/* A boundary copy that a consumer reads plane by plane (its outer indices
- * the consumer's own outer axes, the last two shifted by constants), as a
- * depthwise convolution reads its padded input: computed per plane. */
-static bool
-plane_read(Cpu *c, int si)
-{
-	AutoGraph *g = c->g;
-	AutoStage *s = &g->s[si];
-	if (!s->boundary || s->ncons != 1 || s->npure < 3)
-		return false;
-	AutoStage *r = &g->s[s->cons[0]];
-	if (r->npure != s->npure)
-		return false;
-	Accs a;
-	cpu_accesses_of(r, s->t, &a);
-	for (int i = 0; i < a.n; i++)
-		for (int d = 0; d < s->npure - 2; d++)
-			if (!identity_at(a.acc[i], d))
-				return false;
-	return a.n > 0;
-}
-
-/* Whether s may be inlined into its readers as far as the fusion groups
- * go: each reader is of s's group, or of a group with no reduction (an
- * element-wise chain of its own).  A stage of another group is its
- * group's output: inlined into a convolution's reads it would be computed
- * again for every tap and every output channel. */
-static bool
-group_ok(Cpu *c, int si)
-{
-	const AutoFusion *f = c->o->fusion;
-	if (!f)
-		return true;
-	AutoStage *s = &c->g->s[si];
-	for (int i = 0; i < s->ncons; i++) {
-		int r = s->cons[i];
-		if (f->group[r] != f->group[si] && f->kind[f->group[r]] >= FK_REDUCE)
-			return false;
-	}
-	return true;
-}
-
-/* C1b: a boundary copy (padding) that a contraction reads with a window
- * and without its vector axis (one broadcast value per vector of sums, as
- * an NCHWc convolution reads its input) is kept: inlined, its test would
- * run for every tap of every output; computed once, the tile reads it
- * with no test. */
-static bool
-broadcast_window(Cpu *c, int si)
-{
-	AutoGraph *g = c->g;
-	AutoStage *s = &g->s[si];
-	if (!s->boundary || s->ncons < 1)
-		return false;
-	for (int i = 0; i < s->ncons; i++) {
-		AutoStage *r = &g->s[s->cons[i]];
-		if (r->kind != AK_REDUCE || r->npure < 1)
-			return false;
-		Accs a;
-		cpu_accesses_of(r, s->t, &a);
-		if (a.n < 1 || a.more)
-			return false;
-		for (int j = 0; j < a.n; j++) {
-			if (cpu_uses_pure(a.acc[j], r->npure - 1))
-				return false;
-			bool window = false;
-			for (int k = 0; k < a.acc[j]->call.nargs && !window; k++)
-				for (int d = 0; d < r->nred && !window; d++)
-					window = auto_coeff(a.acc[j]->call.args[k], false, d) != 0;
-			if (!window)
-				return false;
-		}
-	}
-	return true;
-}
-
-static void
-decide_inline(Cpu *c)
-{
-	AutoGraph *g = c->g;
-	for (int i = g->n - 1; i >= 0; i--) {
-		AutoStage *s = &g->s[i];
-		if (s->output || s->kind != AK_PURE || s->in_index || s->ncons == 0 || s->fixed ||
-		    s->keep)
-			continue;
-		if (s->expensive || !group_ok(c, i) || !read_once_each(c, i) || plane_read(c, i) ||
-		    broadcast_window(c, i))
-			continue;
-		if (transposing(s)) {
-			/* a transposed copy a reduction reads: packed per strip */
-			bool by_red = false;
-			for (int j = 0; j < s->ncons; j++)
-				by_red |= g->s[s->cons[j]].kind == AK_REDUCE;
-			if (by_red) {
-				c->pack[i] = true;
-				continue;
-			}
-		}
-		c->place[i] = P_INLINE;
-		s->inlined = true;
-	}
 }
 
 /* ---- contractions ------------------------------------------------------------ */
@@ -332,7 +190,7 @@ row_ok(Cpu *c, int si, int R, int m, int depth)
 			return false;
 		for (int j = 0; j < a.n; j++)
 			for (int d = 0; d < m; d++)
-				if (!identity_at(a.acc[j], d))
+				if (!cpu_identity_at(a.acc[j], d))
 					return false;
 		if (c->place[ci] == P_INLINE) {
 			if (!row_ok(c, ci, R, m, depth + 1))
@@ -587,7 +445,7 @@ plain_root(Cpu *c, int R)
 		if (c->place[i] == P_ROOT && g->s[i].kind == AK_PURE && !g->s[i].output &&
 		    stencil_read(c, i, R) && vector_ok(c, &g->s[i]))
 			sten = i;   /* the earliest */
-	bool transp = r->kind == AK_PURE && transposing(r) && r->npure >= 2 &&
+	bool transp = r->kind == AK_PURE && inlining_transposing(r) && r->npure >= 2 &&
 	    cpu_ext_or(r->pext[last]) >= 8 && cpu_ext_or(r->pext[last - 1]) >= 8;
 	if (sten >= 0 && cpu_ext_or(r->pext[last]) >= 32 && cpu_ext_or(r->pext[last - 1]) >= 8 &&
 	    vector_ok(c, r)) {
@@ -766,7 +624,7 @@ auto_cpu(FILE *fp, AutoGraph *g, const AutoOptions *o)
 	fprintf(fp, "schedule %s as auto for cpu {\n", g->k->name);
 	if (o->prelude)
 		fputs(o->prelude, fp);
-	decide_inline(&c);
+	inlining_decide(&c);
 	/* the one root stage each stage's reads reach (through inlined ones):
 	 * C2 looks for its contraction among the stages that reach it */
 	for (int i = 0; i < g->n; i++)

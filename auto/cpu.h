@@ -66,6 +66,12 @@ bool cpu_uses_pure(Expr *e, int d);
 const char *cpu_par_outer(Cpu *c, const char *st, const char **order, const int64_t *ext, int n,
     int *used);
 
+bool cpu_identity_at(Expr *e, int d);
+
+/* inlining.c: C1 */
+void inlining_decide(Cpu *c);
+bool inlining_transposing(const AutoStage *s);
+
 /* tile.c */
 bool tile_unit_through(Cpu *c, Expr *e, int last);
 Tile tile_contraction(Cpu *c, int si);
