@@ -45,6 +45,27 @@ typedef struct {
 	int T;
 } Gpu;
 
+/* Stage r's pure axes other than row and col (a batch) fused into one
+ * loop on blockIdx.z (G4, G5); nothing when there are none. */
+static void
+bind_batch(Gpu *c, AutoStage *r, int row, int col)
+{
+	const char *z = NULL;
+	for (int d = 0; d < r->npure; d++) {
+		if (d == row || d == col)
+			continue;
+		if (!z) {
+			z = r->pure[d];
+			continue;
+		}
+		const char *f = auto_fresh(c->g, "bz");
+		fprintf(c->fp, "  %s.fuse(%s, %s) -> %s;\n", r->name, z, r->pure[d], f);
+		z = f;
+	}
+	if (z)
+		fprintf(c->fp, "  %s.bind(%s, blockIdx.z);\n", r->name, z);
+}
+
 /* ---- G5: contractions on the tensor cores ------------------------------- */
 
 typedef struct {
@@ -235,24 +256,12 @@ g5(Gpu *c, int si, const Mma *m, int R)
 	    row, col, bm, bn, bi, bj, ii, jj);
 	/* the other pure axes outermost, fused, on blockIdx.z */
 	if (r->npure > 2) {
-		const char *z = NULL;
 		fprintf(fp, "  %s.reorder(", r->name);
 		for (int d = 0; d < r->npure; d++)
 			if (d != m->row && d != m->col)
 				fprintf(fp, "%s, ", r->pure[d]);
 		fprintf(fp, "%s, %s, %s, %s);\n", bi, bj, ii, jj);
-		for (int d = 0; d < r->npure; d++) {
-			if (d == m->row || d == m->col)
-				continue;
-			if (!z) {
-				z = r->pure[d];
-				continue;
-			}
-			const char *f = auto_fresh(g, "bz");
-			fprintf(fp, "  %s.fuse(%s, %s) -> %s;\n", r->name, z, r->pure[d], f);
-			z = f;
-		}
-		fprintf(fp, "  %s.bind(%s, blockIdx.z);\n", r->name, z);
+		bind_batch(c, r, m->row, m->col);
 	}
 	fprintf(fp, "  %s.bind(%s, blockIdx.y);\n", r->name, bi);
 	fprintf(fp, "  %s.bind(%s, blockIdx.x);\n", r->name, bj);
@@ -520,20 +529,7 @@ g4(Gpu *c, int si, int row, Operands *o, int R)
 		if (d != row && d != col)
 			fprintf(fp, "%s, ", r->pure[d]);
 	fprintf(fp, "%s, %s, %s, %s, %s, %s);\n", ro, co, ty, tx, rr, rc);
-	const char *z = NULL;
-	for (int d = 0; d < r->npure; d++) {
-		if (d == row || d == col)
-			continue;
-		if (!z) {
-			z = r->pure[d];
-			continue;
-		}
-		const char *f = auto_fresh(g, "bz");
-		fprintf(fp, "  %s.fuse(%s, %s) -> %s;\n", r->name, z, r->pure[d], f);
-		z = f;
-	}
-	if (z)
-		fprintf(fp, "  %s.bind(%s, blockIdx.z);\n", r->name, z);
+	bind_batch(c, r, row, col);
 	fprintf(fp, "  %s.bind(%s, blockIdx.y);\n", r->name, ro);
 	fprintf(fp, "  %s.bind(%s, blockIdx.x);\n", r->name, co);
 	fprintf(fp, "  %s.bind(%s, threadIdx.y);\n", r->name, ty);
