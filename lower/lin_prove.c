@@ -293,16 +293,67 @@ lin_gave_up(void)
 	return g;
 }
 
+/* The operands of a nest of `kind` (min or max) nodes, into t[*n] (at
+ * most `cap`); false past it. */
+static bool
+minmax_operands(IrExprKind kind, IrExpr *e, IrExpr **t, int *n, int cap)
+{
+	if (e->kind == kind)
+		return minmax_operands(kind, e->a, t, n, cap) &&
+		    minmax_operands(kind, e->b, t, n, cap);
+	for (int i = 0; i < *n; i++)
+		if (lin_same(t[i], e))
+			return true;
+	if (*n == cap)
+		return false;
+	t[(*n)++] = e;
+	return true;
+}
+
+/* min (kind IR_MIN) or max of a and b, flattened: the operands of both
+ * sides' nests, each once, less those another operand is proved to bound
+ * (where r decides it).  Comparing two nests whole would not see that
+ * max(A, B) and max(A, B) are the same: the region of a stage read by two
+ * consumers through a chain of such stages doubled at each step (a
+ * transformer block's rounded tiles, (X + 15)/16*16 - 1 beside
+ * (X + 5)/6*6 - 1, made 2^k copies of the pair). */
+static IrExpr *
+minmax_merge(IrExprKind kind, IrExpr *a, IrExpr *b, VarRange *r)
+{
+	enum { CAP = 16 };
+	IrExpr *t[CAP];
+	int n = 0;
+	bool flat = minmax_operands(kind, a, t, &n, CAP) && minmax_operands(kind, b, t, &n, CAP);
+	if (!flat || (n == 2 && t[0] == a && t[1] == b)) {
+		/* two plain operands (or too many to list): as before */
+		if (lin_prove_le(a, b, r))
+			return kind == IR_MIN ? a : b;
+		if (lin_prove_le(b, a, r))
+			return kind == IR_MIN ? b : a;
+		return ir_binop(kind, a, b);
+	}
+	/* of two equal operands the first stays in a min, the last in a max */
+	bool gone[CAP] = { false };
+	for (int k = 0; k < n; k++) {
+		int i = kind == IR_MIN ? n - 1 - k : k;
+		for (int j = 0; j < n && !gone[i]; j++)
+			if (j != i && !gone[j] &&
+			    (kind == IR_MIN ? lin_prove_le(t[j], t[i], r) : lin_prove_le(t[i], t[j], r)))
+				gone[i] = true;      /* t[j] decides over t[i] */
+	}
+	IrExpr *e = NULL;
+	for (int i = 0; i < n; i++)
+		if (!gone[i])
+			e = e ? ir_binop(kind, e, t[i]) : t[i];
+	return e;
+}
+
 IrExpr *
 lin_min(IrExpr *a, IrExpr *b, VarRange *r)
 {
 	if (!a || !b)
 		return NULL;
-	if (lin_prove_le(a, b, r))
-		return a;
-	if (lin_prove_le(b, a, r))
-		return b;
-	return ir_min(a, b);
+	return minmax_merge(IR_MIN, a, b, r);
 }
 
 IrExpr *
@@ -310,11 +361,7 @@ lin_max(IrExpr *a, IrExpr *b, VarRange *r)
 {
 	if (!a || !b)
 		return NULL;
-	if (lin_prove_le(a, b, r))
-		return b;
-	if (lin_prove_le(b, a, r))
-		return a;
-	return ir_max(a, b);
+	return minmax_merge(IR_MAX, a, b, r);
 }
 
 int
