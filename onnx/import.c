@@ -62,7 +62,6 @@ size_param(Graph *g, const char *param, const char *input, int d)
 static bool
 graph_inputs(Graph *g, const OnnxOptions *o)
 {
-	(void)o;
 	OnnxModel *m = g->m;
 	for (int i = 0; i < m->ninits; i++) {
 		OnnxTensor *t = &m->inits[i];
@@ -101,6 +100,14 @@ graph_inputs(Graph *g, const OnnxOptions *o)
 		}
 		v->defined = v->declared = true;
 		fprintf(g->decls, "  in  %s: %s%s;\n", v->tx, graph_type(v->dtype), graph_shape(v));
+		/* a size -D fixes is that number in the graph's shapes too (the
+		 * FPN of a detector adds maps whose extents agree only for
+		 * some sizes); the declaration keeps the parameter, which the
+		 * entry point checks */
+		for (int d = 0; o && d < vi->ndims; d++)
+			for (int k = 0; v->dimv[d] < 0 && k < o->ndefs; k++)
+				if (!strcmp(o->defs[k], v->dim[d]) && o->vals[k] >= 0)
+					graph_set_dim(v, d, o->vals[k], NULL);
 		nin++;
 	}
 	return true;

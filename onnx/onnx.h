@@ -18,6 +18,7 @@
  *   nn.c      MatMul, Gemm, Conv, pools, BatchNormalization, reductions
  *   index.c   Slice, Gather, Expand, Pad, Split, Tile, Where, comparisons...
  *   norm.c    LayerNormalization, Gelu, MatMul of a vector
+ *   upsample.c  Resize, Upsample, ConvTranspose
  *   layout.c  the blocked channel layout (NCHW16c) of convolution chains
  *   import.c  the entry point: file name to kernel name, errors
  */
@@ -254,6 +255,9 @@ bool nn_gpool(Graph *g, OnnxNode *n, bool *unsupported);
 bool nn_bn(Graph *g, OnnxNode *n, bool *unsupported);
 bool nn_reduce(Graph *g, OnnxNode *n, bool *unsupported);
 bool nn_softmax(Graph *g, OnnxNode *n, bool *unsupported);
+/* upsample.c */
+bool up_resize(Graph *g, OnnxNode *n, bool *unsupported);
+bool up_convtranspose(Graph *g, OnnxNode *n, bool *unsupported);
 /* index.c: indexing and selection operators; *handled false for others */
 bool index_node(Graph *g, OnnxNode *n, bool *unsupported, bool *handled);
 /* shape of numpy's broadcast of n's inputs from..upto-1 into y (rank r) */

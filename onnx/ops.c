@@ -285,6 +285,7 @@ ops_node(Graph *g, OnnxNode *n, bool *unsupported, bool *handled)
 		{ "GlobalMaxPool", nn_gpool }, { "BatchNormalization", nn_bn },
 		{ "Softmax", nn_softmax }, { "LogSoftmax", nn_softmax }, { "ReduceMean", nn_reduce },
 		{ "ReduceSum", nn_reduce }, { "ReduceMax", nn_reduce }, { "ReduceMin", nn_reduce },
+		{ "Resize", up_resize }, { "Upsample", up_resize }, { "ConvTranspose", up_convtranspose },
 	};
 	bool ok = norm_node(g, n, unsupported, handled);
 	if (*handled)

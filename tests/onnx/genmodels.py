@@ -62,6 +62,12 @@ dynamic dimensions (references checked against onnxruntime 1.30 too):
                  last block's output is an output too (never blocked); its
                  8 x 8 and 4 x 4 layers flat (rows and columns one axis),
                  a residual Add of a flat and a plain blocked value
+    upsample     input [N, 4, H, W]: Resize nearest (asymmetric floor x2,
+                 half_pixel round_prefer_floor x3 by x2, a x0.5
+                 downscale), Resize linear (half_pixel, align_corners),
+                 ConvTranspose (3x3 stride 2 with pads and
+                 output_padding and a bias, 2x2 stride 2 of 2 groups, 3x3
+                 dilation 2): eight outputs
 """
 import json
 import os
@@ -640,11 +646,110 @@ def shape_ops():
     return m, "shape_ops(s[0], s[1], in[0], out[0])", runs
 
 
+def np_resize(a, scales, mode, ctm, how="floor"):
+    """ONNX Resize of a by per-axis scales, as onnxruntime computes it."""
+    for ax, s in enumerate(scales):
+        if s == 1:
+            continue
+        n_in = a.shape[ax]
+        n_out = int(np.floor(n_in * s))
+        o = np.arange(n_out, dtype=np.float64)
+        if ctm == "asymmetric":
+            x = o / s
+        elif ctm == "half_pixel":
+            x = (o + 0.5) / s - 0.5
+        else:    # align_corners
+            x = o * (n_in - 1) / (n_out - 1) if n_out > 1 else o * 0
+        if mode == "nearest":
+            f = {"floor": np.floor, "ceil": np.ceil,
+                 "round_prefer_floor": lambda v: np.ceil(v - 0.5),
+                 "round_prefer_ceil": lambda v: np.floor(v + 0.5)}[how]
+            i = np.clip(f(x), 0, n_in - 1).astype(np.int64)
+            a = np.take(a, i, axis=ax)
+        else:
+            x = np.clip(x, 0, n_in - 1)
+            lo = np.floor(x).astype(np.int64)
+            hi = np.minimum(lo + 1, n_in - 1)
+            shp = [1] * a.ndim
+            shp[ax] = n_out
+            w = (x - lo).reshape(shp)
+            a = np.take(a, lo, axis=ax) * (1 - w) + np.take(a, hi, axis=ax) * w
+    return a.astype(np.float32)
+
+
+def np_convtranspose(x, w, b=None, stride=1, pad=(0, 0), opad=0, dil=1, group=1):
+    """ONNX ConvTranspose of NCHW x by [C, K / group, R, S] weights."""
+    n, c, h, wd = x.shape
+    _, kg, r, q = w.shape
+    cg = c // group
+    fh = (h - 1) * stride + (r - 1) * dil + 1 + opad
+    fw = (wd - 1) * stride + (q - 1) * dil + 1 + opad
+    full = np.zeros((n, kg * group, fh, fw))
+    for g in range(group):
+        xs = x[:, g * cg:(g + 1) * cg]
+        for i in range(r):
+            for j in range(q):
+                t = np.einsum("nchw,ck->nkhw", xs, w[g * cg:(g + 1) * cg, :, i, j])
+                full[:, g * kg:(g + 1) * kg, i * dil:i * dil + (h - 1) * stride + 1:stride,
+                     j * dil:j * dil + (wd - 1) * stride + 1:stride] += t
+    y = full[:, :, pad[0]:fh - pad[1], pad[0]:fw - pad[1]]
+    if b is not None:
+        y = y + b[None, :, None, None]
+    return y.astype(np.float32)
+
+
+def upsample():
+    t = Net()
+    sc = lambda v, hint: t.const(np.array(v, np.float32), hint)
+    roi = t.const(np.array([], np.float32), "roi")
+    outs = []
+
+    def resize(scales, **attrs):
+        outs.append(t.op("Resize", ["x", roi, sc(scales, "scales")], **attrs))
+
+    resize([1, 1, 2, 2], mode="nearest", coordinate_transformation_mode="asymmetric",
+           nearest_mode="floor")
+    resize([1, 1, 3, 2], mode="nearest")        # half_pixel, round_prefer_floor
+    resize([1, 1, 0.5, 0.5], mode="nearest", coordinate_transformation_mode="asymmetric",
+           nearest_mode="floor")
+    resize([1, 1, 2, 2], mode="linear")         # half_pixel
+    resize([1, 1, 2, 3], mode="linear", coordinate_transformation_mode="align_corners")
+    w1, b1 = rand(4, 3, 3, 3, scale=0.3), rand(3)
+    outs.append(t.op("ConvTranspose", ["x", t.const(w1), t.const(b1)], strides=[2, 2],
+                     pads=[1, 1, 1, 1], output_padding=[1, 1]))
+    w2 = rand(4, 2, 2, 2, scale=0.3)
+    outs.append(t.op("ConvTranspose", ["x", t.const(w2)], strides=[2, 2], group=2))
+    w3 = rand(4, 2, 3, 3, scale=0.3)
+    outs.append(t.op("ConvTranspose", ["x", t.const(w3)], dilations=[2, 2], pads=[2, 2, 2, 2]))
+    names = ["y%d" % i for i in range(len(outs))]
+    for o, nm in zip(outs, names):
+        for node in t.nodes:
+            if node.output[0] == o:
+                node.output[0] = nm
+    m = t.model([vi("x", ["N", 4, "H", "W"])],
+                [vi(nm, ["N", None, None, None]) for nm in names])
+    runs = []
+    for n, h, w in ((1, 5, 7), (2, 4, 3)):
+        x = rand(n, 4, h, w)
+        ys = [np_resize(x, [1, 1, 2, 2], "nearest", "asymmetric", "floor"),
+              np_resize(x, [1, 1, 3, 2], "nearest", "half_pixel", "round_prefer_floor"),
+              np_resize(x, [1, 1, 0.5, 0.5], "nearest", "asymmetric", "floor"),
+              np_resize(x, [1, 1, 2, 2], "linear", "half_pixel"),
+              np_resize(x, [1, 1, 2, 3], "linear", "align_corners"),
+              np_convtranspose(x, w1, b1, stride=2, pad=(1, 1), opad=1),
+              np_convtranspose(x, w2, stride=2, group=2),
+              np_convtranspose(x, w3, dil=2, pad=(2, 2))]
+        runs.append(([n, h, w], [x], ys))
+    call = "upsample(s[0], s[1], s[2], in[0], %s)" % ", ".join(
+        "out[%d]" % i for i in range(len(outs)))
+    return m, call, runs
+
+
 MODELS = {"mlp": mlp, "lenet": lenet, "resnet_tiny": resnet_tiny, "gated-mlp": gated_mlp,
           "bn_runtime": bn_runtime, "outputs": outputs, "dynamic": dynamic,
           "ocr_cls": ocr_cls, "audio_cnn": audio_cnn, "mlp_dyn": mlp_dyn,
           "mobilenet_v2": mobilenet_v2, "gated_norm": gated_norm, "shape_ops": shape_ops,
-          "resnet_nchwc": resnet_nchwc}
+          "resnet_nchwc": resnet_nchwc, "upsample": upsample}
 
 
 def write(out, name):

@@ -82,6 +82,11 @@ echo "$pass passed, $fail failed"
 #T test_conv_with_strides_and_asymmetric_padding
 #T test_conv_with_strides_no_padding
 #T test_conv_with_strides_padding
+#T test_convtranspose
+#T test_convtranspose_1d
+#T test_convtranspose_dilations
+#T test_convtranspose_pad
+#T test_convtranspose_pads
 #T test_div
 #T test_div_bcast
 #T test_div_example

