@@ -12,6 +12,12 @@
 # a generated schedule that does not lower an error, not a silent fallback
 # to the naive nest.
 #
+# Each generated schedule's C is written by txc (an emitter error fails),
+# but compiled and run only where there is no LLVM path, on one random size
+# set besides 1 and the prime (diffcheck.sh's TXC_E2E_LIGHT): the C
+# emitter is checked end to end by tests/run and fuzz-schedules.sh, and
+# this file costs as much as tests/run does (AUTO_RUN_LIGHT=0: all of it).
+#
 # Environment: TXC, abs_top_srcdir, abs_top_builddir (as for diffcheck.sh);
 # AUTO_KERNELS='matmul blur' to run a few; AUTO_RUN_EVERY=N every N-th file.
 # Exit 0 pass, 1 fail.
@@ -19,7 +25,8 @@ set -u
 : "${TXC:?TXC must name the txc binary}"
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 TXC_AUTO_STRICT=1
-export TXC_AUTO_STRICT
+TXC_E2E_LIGHT=${AUTO_RUN_LIGHT:-1}
+export TXC_AUTO_STRICT TXC_E2E_LIGHT
 work=$(mktemp -d "${TMPDIR:-/tmp}/txc-auto.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
 
