@@ -6,6 +6,8 @@
  * marked flat.  Strides are expressions in the extents, which hold where
  * the buffer is allocated (an Allocate) or passed in (an argument).
  */
+#include <string.h>
+
 #include "lower/lower.h"
 
 static void
@@ -105,12 +107,17 @@ flatten_buffers(IrStmt *s)
  * its strides are constants: a GPU thread's local tile then indexes with
  * constants once unrolled, and lives in registers rather than the stack;
  * a block's shared tile (min(16, K - ko*16) columns of A) is read with
- * constant strides, as Halide sizes shared allocations.  Not a buffer an
- * intrinsic call (mma) takes: its strides are the call's arguments. */
+ * constant strides, as Halide sizes shared allocations.  A buffer an
+ * intrinsic call takes is padded too, and the call's stride arguments
+ * (tensorize.c wrote them from the old extents) are rewritten for the new
+ * layout; a 16-bit shared tile of the tensor cores' mma also gets 8 more
+ * elements a row (16 bytes), so that the 8 rows an ldmatrix reads fall in
+ * different banks (cuda_ptx.c).  Where a stride does not decompose over
+ * the old extents, the buffer keeps them. */
 typedef struct {
 	IrVisitor v;
 	Buffer *b;
-	bool found;
+	bool found, mma;
 } InCall;
 
 static void
@@ -119,34 +126,131 @@ in_call(IrVisitor *v, IrExpr *e)
 	InCall *c = (InCall *)v;
 	if (e->call.ck == CALL_INTRINSIC)
 		for (int i = 0; i < e->call.nargs; i++)
-			if (e->call.args[i]->kind == IR_LOAD && e->call.args[i]->load.buf == c->b)
+			if (e->call.args[i]->kind == IR_LOAD && e->call.args[i]->load.buf == c->b) {
 				c->found = true;
+				if (!strcmp(e->call.name, "mma"))
+					c->mma = true;
+			}
 	ir_visit_expr_children(v, e);
 }
 
-/* Whether an intrinsic call in s takes b's address: the call's stride
- * arguments were written from b's extents (tensorize.c), which must stay. */
-static bool
-intrinsic_operand(IrStmt *s, Buffer *b)
+/* Element stride of dimension d of a row-major layout over ext[0..n). */
+static IrExpr *
+layout_stride(IrExpr **ext, int n, int d)
 {
-	InCall c = { .v = {.expr = {[IR_CALL] = in_call}}, .b = b };
-	ir_visit_stmt(&c.v, s);
-	return c.found;
+	IrExpr *s = ir_i64c(1);
+	for (int e = n - 1; e > d; e--)
+		s = lin_normalize(ir_mul(s, ext[e]));
+	return s;
+}
+
+/* A step s in elements over the layout `from` (from dimension d on) as
+ * the same step over `to`: s = sum a_e * stride_e with 0 <= a_e, and
+ * a_e < extent_e below the first; NULL where no such a_e are found. */
+static IrExpr *
+restride(IrExpr *s, IrExpr **from, IrExpr **to, int n, int d)
+{
+	int64_t c, lim;
+	if (d == n - 1)
+		return ir_is_const(s, &c) && c >= 0 && (d == 0 || (bounds_const_max(from[d], &lim) &&
+		    c < lim)) ? s : NULL;
+	IrExpr *S = layout_stride(from, n, d), *T = layout_stride(to, n, d);
+	int64_t sc, rc;
+	if (ir_is_const(S, &sc) && ir_is_const(s, &rc)) {
+		if (sc <= 0 || rc < 0)
+			return NULL;
+		IrExpr *r = restride(ir_i64c(rc % sc), from, to, n, d + 1);
+		return r ? lin_normalize(ir_add(ir_mul(ir_i64c(rc / sc), T), r)) : NULL;
+	}
+	for (int64_t a = 0; a <= 64; a++) {
+		IrExpr *r = restride(simplify_expr(ir_sub(s, ir_mul(ir_i64c(a), S)), NULL), from,
+		    to, n, d + 1);
+		if (r)
+			return lin_normalize(ir_add(ir_mul(ir_i64c(a), T), r));
+	}
+	return NULL;
+}
+
+typedef struct {
+	IrMutator m;
+	Buffer *b;
+	IrExpr **from, **to;
+	bool ok;
+} Restride;
+
+/* the strides after each load of b in an intrinsic call, over the new
+ * extents */
+static IrExpr *
+restride_call(IrMutator *m, IrExpr *e)
+{
+	Restride *r = (Restride *)m;
+	e = ir_mutate_expr_children(m, e);
+	if (e->call.ck != CALL_INTRINSIC)
+		return e;
+	IrExpr **args = arena_alloc(ir_arena, (size_t)(e->call.nargs + 1) * sizeof *args);
+	bool mine = false, changed = false;
+	for (int i = 0; i < e->call.nargs; i++) {
+		IrExpr *x = e->call.args[i];
+		args[i] = x;
+		if (x->kind == IR_LOAD) {
+			mine = x->load.buf == r->b;
+			continue;
+		}
+		if (!mine)
+			continue;
+		IrExpr *y = restride(x, r->from, r->to, r->b->ndims, 0);
+		if (!y) {
+			r->ok = false;
+			continue;
+		}
+		args[i] = y;
+		changed = true;
+	}
+	return changed ? ir_call_intrinsic_like(e, args) : e;
 }
 
 static IrStmt *
 pad_alloc(IrMutator *m, IrStmt *s)
 {
 	Buffer *b = s->alloc.buf;
-	if ((b->scope == SCOPE_LOCAL || b->scope == SCOPE_SHARED) && !b->stride &&
-	    !intrinsic_operand(s->alloc.body, b))
-		for (int d = 0; d < b->ndims; d++) {
-			int64_t c;
-			if (b->extent[d] && !ir_is_const(b->extent[d], &c) &&
-			    bounds_const_max(b->extent[d], &c) && c >= 0)
-				b->extent[d] = ir_i64c(c);
+	if ((b->scope != SCOPE_LOCAL && b->scope != SCOPE_SHARED) || b->stride)
+		return ir_mutate_stmt_children(m, s);
+	InCall ic = { .v = {.expr = {[IR_CALL] = in_call}}, .b = b };
+	ir_visit_stmt(&ic.v, s->alloc.body);
+	IrExpr **to = arena_alloc(ir_arena, (size_t)(b->ndims + 1) * sizeof *to);
+	bool changed = false;
+	for (int d = 0; d < b->ndims; d++) {
+		int64_t c;
+		to[d] = b->extent[d];
+		if (b->extent[d] && !ir_is_const(b->extent[d], &c) &&
+		    bounds_const_max(b->extent[d], &c) && c >= 0) {
+			to[d] = ir_i64c(c);
+			changed = true;
 		}
-	return ir_mutate_stmt_children(m, s);
+	}
+	int64_t last;
+	int n = b->ndims;
+	if (ic.mma && b->scope == SCOPE_SHARED && n >= 2 && ir_bits(b->elem) == 16 &&
+	    ir_is_const(to[n - 1], &last) && last % 8 == 0) {
+		to[n - 1] = ir_i64c(last + 8);
+		changed = true;
+	}
+	if (!changed)
+		return ir_mutate_stmt_children(m, s);
+	IrStmt *body = s->alloc.body;
+	if (ic.found) {
+		for (int d = 0; d < n; d++)
+			if (!b->extent[d])
+				return ir_mutate_stmt_children(m, s);
+		Restride r = { .m = {.expr = {[IR_CALL] = restride_call}}, .b = b,
+			.from = b->extent, .to = to, .ok = true };
+		body = ir_mutate_stmt(&r.m, body);
+		if (!r.ok)
+			return ir_mutate_stmt_children(m, s);
+	}
+	for (int d = 0; d < n; d++)
+		b->extent[d] = to[d];
+	return ir_mutate_stmt_children(m, ir_allocate(b, body));
 }
 
 IrStmt *
