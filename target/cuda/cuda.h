@@ -112,6 +112,18 @@ IrExpr *gpu_mma_c(IrExpr *call, IrExpr *lane, int r, int h, int q);
  * pointer may be NULL). */
 void gpu_mma_element(IrExpr *call, IrExpr *i, IrExpr *j, IrExpr **c, IrExpr **a_ik,
     IrExpr **b_kj, IrExpr *k);
+/* Whether the call's a and b tiles are loaded by ldmatrix (x4, .trans
+ * for b) in the PTX: both 16-bit shared tiles with a constant row stride
+ * of a multiple of 8 elements, unit column stride and a first element at
+ * a multiple of 8 (rows of 16 aligned bytes), and c a fragment. */
+bool gpu_mma_ldmatrix(IrExpr *call);
+/* The element index of the row whose address lane `lane` gives to the
+ * ldmatrix of operand op (6: a, 9: b): row lane % 16, columns from
+ * 8 * (lane / 16) (gpu_mma.c says which matrix each lane points into). */
+IrExpr *gpu_ldmatrix_row(IrExpr *call, int op, IrExpr *lane);
+/* Whether element (row, col) of operand op (a: (i, k), b: (k, j)) lies in
+ * the call's extents; NULL where it always does. */
+IrExpr *gpu_mma_inside(IrExpr *call, int op, IrExpr *row, IrExpr *col);
 /* The element (i, j) of accumulator (r, h, q) of lane `lane`. */
 void gpu_mma_owned(IrExpr *lane, IrExpr *r, IrExpr *h, IrExpr *q, IrExpr **i, IrExpr **j);
 

@@ -120,6 +120,48 @@ mma_pair(Cg *cg, bool bf, LLVMValueRef lo, LLVMValueRef hi)
 	return bf ? LLVMBuildBitCast(cg->b, v, i32, "") : v;
 }
 
+/* One ldmatrix.sync.aligned.m8n8.x4 (.trans) of operand op (6: a, 9: b;
+ * gpu_mma.c): the lane's 4 registers, each element beyond the call's
+ * extents replaced by zero (row and column of register m's two elements
+ * from elem()). */
+static void
+ptx_ldmatrix(Cg *cg, IrExpr *e, int op, bool bf, LLVMValueRef out[4])
+{
+	LLVMContextRef ctx = cg->ctx;
+	LLVMTypeRef i16 = LLVMInt16TypeInContext(ctx), i32 = LLVMInt32TypeInContext(ctx);
+	LLVMTypeRef p3 = LLVMPointerTypeInContext(ctx, 3);
+	IrExpr *lane = gpu_id(GPU_TID, 0);
+	IrExpr *g = ir_div(lane, ir_i64c(4)), *t = ir_mod(lane, ir_i64c(4));
+	LLVMValueRef base = cg_lookup_buf(cg, e->call.args[op]->load.buf);
+	LLVMValueRef idx = cg_index(cg, simplify_expr(gpu_ldmatrix_row(e, op, lane), NULL), 1);
+	LLVMValueRef p = LLVMBuildGEP2(cg->b, i16, base, &idx, 1, "");
+	p = LLVMBuildAddrSpaceCast(cg->b, p, p3, "");
+	LLVMValueRef r = cg_call_intrinsic(cg, op == 6 ?
+	    "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16" :
+	    "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.trans.b16", &p3, 1, &p, 1);
+	LLVMTypeRef v2 = LLVMVectorType(i16, 2);
+	for (int m = 0; m < 4; m++) {
+		LLVMValueRef x = LLVMBuildExtractValue(cg->b, r, (unsigned)m, "ldm");
+		LLVMValueRef v = LLVMBuildBitCast(cg->b, x, v2, "");
+		for (int q = 0; q < 2; q++) {
+			/* a: (g + 8 (m & 1), 2t + q + 8 (m >> 1)); b: (2t + q + 8 (m & 1), g + 8 (m >> 1)) */
+			IrExpr *pair = ir_add(ir_mul(t, ir_i64c(2)), ir_i64c(q + 8 * (op == 6 ? m >> 1 : m & 1)));
+			IrExpr *one = ir_add(g, ir_i64c(8 * (op == 6 ? m & 1 : m >> 1)));
+			IrExpr *ok = op == 6 ? gpu_mma_inside(e, op, one, pair) :
+			    gpu_mma_inside(e, op, pair, one);
+			if (!ok)
+				continue;
+			LLVMValueRef qi = LLVMConstInt(i32, (unsigned)q, 0);
+			LLVMValueRef el = LLVMBuildExtractElement(cg->b, v, qi, "");
+			el = LLVMBuildSelect(cg->b, cg_expr(cg, simplify_expr(ok, NULL)), el,
+			    LLVMConstInt(i16, 0, 0), "");
+			v = LLVMBuildInsertElement(cg->b, v, el, qi, "");
+		}
+		out[m] = LLVMBuildBitCast(cg->b, v, bf ? i32 :
+		    LLVMVectorType(LLVMHalfTypeInContext(ctx), 2), "");
+	}
+}
+
 /* The tensor cores' block (gpu_mma.c): each lane loads its fragments of a,
  * b and c as the m16n8k16 layout assigns them (lane = 4g + t: a's rows g
  * and g + 8, columns 2t, 2t + 1 and 8 more; b's rows 2t, 2t + 1 and 8
@@ -143,8 +185,13 @@ ptx_mma(Cg *cg, IrExpr *e)
 		fn = LLVMAddFunction(cg->mod, name, fty);
 	IrExpr *lane = gpu_id(GPU_TID, 0);
 	IrExpr *g = ir_div(lane, ir_i64c(4)), *t = ir_mod(lane, ir_i64c(4));
-	LLVMValueRef a[4];
-	for (int rs = 0; rs < 4; rs++) {
+	LLVMValueRef a[4], bm[4];
+	bool ldm = gpu_mma_ldmatrix(e);
+	if (ldm) {
+		ptx_ldmatrix(cg, e, 6, bf, a);
+		ptx_ldmatrix(cg, e, 9, bf, bm);
+	}
+	for (int rs = 0; !ldm && rs < 4; rs++) {
 		LLVMValueRef x[2];
 		for (int q = 0; q < 2; q++) {
 			IrExpr *i = ir_add(g, ir_i64c(8 * (rs & 1)));
@@ -162,6 +209,10 @@ ptx_mma(Cg *cg, IrExpr *e)
 		LLVMValueRef args[10];
 		memcpy(args, a, sizeof a);
 		for (int s = 0; s < 2; s++) {
+			if (ldm) {
+				args[4 + s] = bm[h * 2 + s];
+				continue;
+			}
 			LLVMValueRef x[2];
 			for (int q = 0; q < 2; q++) {
 				IrExpr *k = ir_add(ir_mul(t, ir_i64c(2)), ir_i64c(q + 8 * s));

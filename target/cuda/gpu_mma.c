@@ -26,6 +26,21 @@
  * leaves the sums outside the tile unchanged.  mma_fill and mma_store,
  * the fragment's other operations, are the same lane's registers set to
  * zero, or stored where they lie inside the tile's extents.
+ *
+ * ldmatrix (gpu_mma_ldmatrix): when a and b are 16-bit shared tiles with
+ * rows of 16 aligned bytes, cuda_ptx.c loads a lane's a and b registers
+ * with one ldmatrix.x4 each (b with .trans: it is stored k-major).  Lane
+ * l gives the address of row l % 16, columns 8 * (l / 16) on, of the
+ * block (gpu_ldmatrix_row): for a, matrix m = l / 8 is rows 8 (m & 1) on,
+ * k 8 (m >> 1) on, so register m of lane 4g + t holds a[g + 8 (m & 1)]
+ * [2t + 8 (m >> 1) ..] (a0a1, a2a3, a4a5, a6a7 of the mma); for b, matrix
+ * m is k 8 (m & 1) on, columns 8 (m >> 1) on, transposed, so register m
+ * holds b[2t + 8 (m & 1) ..][g + 8 (m >> 1)] (b0b1, b2b3 of each n half).
+ * All 16 x 16 elements are read; those beyond the extents are replaced by
+ * zero (the tile's allocation covers the whole block: flatten.c pads it
+ * to its constant bound).  The emulator reads each element as the lane
+ * that holds it receives it: from the row address of the lane that gave
+ * it, as ldmatrix gathers it, under the same extents.
  */
 #include <string.h>
 
@@ -308,6 +323,8 @@ gpu_mma_store_lanes(IrExpr *call)
 	return ir_block(out, n);
 }
 
+static IrExpr *ldmatrix_element(IrExpr *call, int op, IrExpr *row, IrExpr *col);
+
 IrStmt *
 gpu_mma_lanes(IrExpr *call)
 {
@@ -321,9 +338,14 @@ gpu_mma_lanes(IrExpr *call)
 					IrExpr *i, *j;
 					IrExpr *c = c_element(call, gpu_id(GPU_TID, 0), r, h, q, &i, &j);
 					IrExpr *sum = c;
+					bool ldm = gpu_mma_ldmatrix(call);
 					for (int k = 0; k < 16; k++) {
 						IrExpr *a, *b;
-						gpu_mma_element(call, i, j, NULL, &a, &b, ir_i64c(k));
+						if (ldm) {
+							a = ldmatrix_element(call, 6, i, ir_i64c(k));
+							b = ldmatrix_element(call, 9, ir_i64c(k), j);
+						} else
+							gpu_mma_element(call, i, j, NULL, &a, &b, ir_i64c(k));
 						sum = ir_binop(IR_ADD, sum, ir_binop(IR_MUL, ir_cast(ir_f32, a),
 						    ir_cast(ir_f32, b)));
 					}
@@ -347,4 +369,75 @@ gpu_mma_lanes(IrExpr *call)
 	st = ir_for(q, ir_i64c(0), ir_i64c(2), FOR_SERIAL, st);
 	st = ir_for(h, ir_i64c(0), ir_i64c(2), FOR_SERIAL, st);
 	return ir_for(r, ir_i64c(0), ir_i64c(2), FOR_SERIAL, st);
+}
+
+/* ---- ldmatrix ------------------------------------------------------------ */
+
+/* Whether e is a multiple of m for every value of its variables. */
+static bool
+multiple_of(IrExpr *e, int64_t m)
+{
+	int64_t c;
+	if (ir_is_const(e, &c))
+		return c % m == 0;
+	switch (e->kind) {
+	case IR_ADD:
+	case IR_SUB:
+		return multiple_of(e->a, m) && multiple_of(e->b, m);
+	case IR_MUL:
+		return multiple_of(e->a, m) || multiple_of(e->b, m);
+	case IR_CAST:
+		return multiple_of(e->a, m);
+	default:
+		return false;
+	}
+}
+
+static bool
+ldmatrix_tile(IrExpr **x, int op)
+{
+	Buffer *b = x[op]->load.buf;
+	int64_t rs, cs;
+	return b->scope == SCOPE_SHARED && ir_bits(b->elem) == 16 && x[op]->load.nidx == 1 &&
+	    ir_is_const(x[op + 1], &rs) && rs >= 8 && rs % 8 == 0 && ir_is_const(x[op + 2], &cs) &&
+	    cs == 1 && multiple_of(x[op]->load.idx[0], 8);
+}
+
+bool
+gpu_mma_ldmatrix(IrExpr *call)
+{
+	IrExpr **x = call->call.args;
+	return gpu_mma_is(call) && x[3]->load.buf->scope == SCOPE_FRAGMENT &&
+	    ldmatrix_tile(x, 6) && ldmatrix_tile(x, 9);
+}
+
+IrExpr *
+gpu_ldmatrix_row(IrExpr *call, int op, IrExpr *lane)
+{
+	IrExpr **x = call->call.args;
+	IrExpr *row = ir_mod(lane, ir_i64c(16)), *col = ir_mul(ir_div(lane, ir_i64c(16)), ir_i64c(8));
+	return ir_add(x[op]->load.idx[0], ir_add(ir_mul(row, gpu_spmd_as_type(x[op + 1], ir_i64)),
+	    col));
+}
+
+IrExpr *
+gpu_mma_inside(IrExpr *call, int op, IrExpr *row, IrExpr *col)
+{
+	IrExpr **x = call->call.args;
+	return op == 6 ? both(inside(row, x[0]), inside(col, x[2])) :
+	    both(inside(row, x[2]), inside(col, x[1]));
+}
+
+/* a[i, k] (op 6) or b[k, j] (op 9), row and column constant or of the
+ * lane, as ldmatrix delivers it: matrix m = (row / 8) + 2 (col / 8), the
+ * lane 8m + row % 8 that gave its row's address, column col % 8 of it. */
+static IrExpr *
+ldmatrix_element(IrExpr *call, int op, IrExpr *row, IrExpr *col)
+{
+	IrExpr *m = ir_add(ir_div(row, ir_i64c(8)), ir_mul(ir_div(col, ir_i64c(8)), ir_i64c(2)));
+	IrExpr *giver = ir_add(ir_mul(m, ir_i64c(8)), ir_mod(row, ir_i64c(8)));
+	IrExpr *idx = simplify_expr(ir_add(gpu_ldmatrix_row(call, op, giver),
+	    ir_mod(col, ir_i64c(8))), NULL);
+	return ir_load(call->call.args[op]->load.buf, &idx, 1, gpu_mma_inside(call, op, row, col),
+	    1);
 }
