@@ -122,8 +122,8 @@ mma_pair(Cg *cg, bool bf, LLVMValueRef lo, LLVMValueRef hi)
 
 /* One ldmatrix.sync.aligned.m8n8.x4 (.trans) of operand op (6: a, 9: b;
  * gpu_mma.c): the lane's 4 registers, each element beyond the call's
- * extents replaced by zero (row and column of register m's two elements
- * from elem()). */
+ * extents replaced by zero (an i32 mask a register: fewer live values
+ * than a select a half, which made ptxas spill). */
 static void
 ptx_ldmatrix(Cg *cg, IrExpr *e, int op, bool bf, LLVMValueRef out[4])
 {
@@ -139,25 +139,25 @@ ptx_ldmatrix(Cg *cg, IrExpr *e, int op, bool bf, LLVMValueRef out[4])
 	LLVMValueRef r = cg_call_intrinsic(cg, op == 6 ?
 	    "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16" :
 	    "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.trans.b16", &p3, 1, &p, 1);
-	LLVMTypeRef v2 = LLVMVectorType(i16, 2);
 	for (int m = 0; m < 4; m++) {
 		LLVMValueRef x = LLVMBuildExtractValue(cg->b, r, (unsigned)m, "ldm");
-		LLVMValueRef v = LLVMBuildBitCast(cg->b, x, v2, "");
+		/* an i32 mask of the halves inside the extents */
+		LLVMValueRef mask = NULL;
 		for (int q = 0; q < 2; q++) {
 			/* a: (g + 8 (m & 1), 2t + q + 8 (m >> 1)); b: (2t + q + 8 (m & 1), g + 8 (m >> 1)) */
 			IrExpr *pair = ir_add(ir_mul(t, ir_i64c(2)), ir_i64c(q + 8 * (op == 6 ? m >> 1 : m & 1)));
 			IrExpr *one = ir_add(g, ir_i64c(8 * (op == 6 ? m & 1 : m >> 1)));
 			IrExpr *ok = op == 6 ? gpu_mma_inside(e, op, one, pair) :
 			    gpu_mma_inside(e, op, pair, one);
-			if (!ok)
-				continue;
-			LLVMValueRef qi = LLVMConstInt(i32, (unsigned)q, 0);
-			LLVMValueRef el = LLVMBuildExtractElement(cg->b, v, qi, "");
-			el = LLVMBuildSelect(cg->b, cg_expr(cg, simplify_expr(ok, NULL)), el,
-			    LLVMConstInt(i16, 0, 0), "");
-			v = LLVMBuildInsertElement(cg->b, v, el, qi, "");
+			LLVMValueRef half = LLVMConstInt(i32, q ? 0xffff0000u : 0xffffu, 0);
+			if (ok)
+				half = LLVMBuildSelect(cg->b, cg_expr(cg, simplify_expr(ok, NULL)), half,
+				    LLVMConstInt(i32, 0, 0), "");
+			mask = mask ? LLVMBuildOr(cg->b, mask, half, "") : half;
 		}
-		out[m] = LLVMBuildBitCast(cg->b, v, bf ? i32 :
+		if (!LLVMIsConstant(mask))
+			x = LLVMBuildAnd(cg->b, x, mask, "");
+		out[m] = bf ? x : LLVMBuildBitCast(cg->b, x,
 		    LLVMVectorType(LLVMHalfTypeInContext(ctx), 2), "");
 	}
 }
