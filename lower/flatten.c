@@ -250,7 +250,9 @@ pad_alloc(IrMutator *m, IrStmt *s)
 	}
 	for (int d = 0; d < n; d++)
 		b->extent[d] = to[d];
-	return ir_mutate_stmt_children(m, ir_allocate(b, body));
+	IrStmt *a = ir_allocate(b, body);
+	a->loc = s->loc;       /* the stage's compute_at: where diagnostics point */
+	return ir_mutate_stmt_children(m, a);
 }
 
 IrStmt *
