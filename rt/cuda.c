@@ -626,6 +626,31 @@ txrt_cuda_memcpy_dtoh(void *host, const void *dev, size_t bytes)
 	return copy("txrt_cuda_memcpy_dtoh", host, dev, bytes, 0);
 }
 
+/* One lock for every constant's first copy: a first call is rare, and
+ * two threads must not both copy (nor one read a half-made slot). */
+static pthread_mutex_t const_mu = PTHREAD_MUTEX_INITIALIZER;
+
+int
+txrt_cuda_constant(void **slot, const void *host, size_t bytes)
+{
+	if (__atomic_load_n(slot, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&const_mu);
+	int rc = 0;
+	if (!*slot) {
+		void *dev = txrt_cuda_malloc(bytes);
+		if (!dev) {
+			rc = TXRT_ERR_CUDA;     /* txrt_cuda_malloc said why */
+		} else if ((rc = txrt_cuda_memcpy_htod(dev, host, bytes)) != 0) {
+			txrt_cuda_free(dev);
+		} else {
+			__atomic_store_n(slot, dev, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&const_mu);
+	return rc;
+}
+
 int
 txrt_cuda_memset(void *dev, int byte, size_t bytes)
 {

@@ -138,6 +138,11 @@ TXRT_API void txrt_cuda_free(void *dev);
 TXRT_API int txrt_cuda_memcpy_htod(void *dev, const void *host, size_t bytes);
 TXRT_API int txrt_cuda_memcpy_dtoh(void *host, const void *dev, size_t bytes);
 TXRT_API int txrt_cuda_memset(void *dev, int byte, size_t bytes);
+/* A kernel's constant tensor (tx(5) CONSTANTS, a model's weights) on the
+ * device: on the first call, a copy of its `bytes` host bytes in device
+ * memory, kept in *slot (the object's) for the life of the process;
+ * later calls find it there.  Thread-safe; 0 or TXRT_ERR_CUDA. */
+TXRT_API int txrt_cuda_constant(void **slot, const void *host, size_t bytes);
 /* Waits for the device (0, or TXRT_ERR_CUDA). */
 TXRT_API int txrt_cuda_synchronize(void);
 

@@ -111,9 +111,32 @@ host_allocate(Cg *cg, IrStmt *s)
 	return true;
 }
 
+/* A constant tensor (a model's weights): its device copy, made by
+ * libtxrt on the entry point's first call and kept in a slot of the
+ * object for the process's life (txrt_cuda_constant). */
+static LLVMValueRef
+host_constant(Cg *cg, Buffer *b, LLVMValueRef host)
+{
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx), i32 = LLVMInt32TypeInContext(cg->ctx);
+	LLVMValueRef slot = LLVMAddGlobal(cg->mod, ptr, arena_printf(ir_arena, "%s.dev.%s",
+	    cg->ir->name, b->name));
+	LLVMSetLinkage(slot, LLVMInternalLinkage);
+	LLVMSetInitializer(slot, LLVMConstNull(ptr));
+	LLVMSetAlignment(slot, 8);
+	LLVMValueRef args[3] = { slot, host,
+		LLVMConstInt(i64, (unsigned long long)b->tensor->cbytes, 0) };
+	LLVMTypeRef fty;
+	LLVMValueRef fn = cg_runtime(cg, "txrt_cuda_constant", &fty);
+	LLVMValueRef rc = LLVMBuildCall2(cg->b, fty, fn, args, 3, "rc");
+	cg_fail_if(cg, LLVMBuildICmp(cg->b, LLVMIntNE, rc, LLVMConstInt(i32, 0, 0), ""), rc, NULL);
+	return LLVMBuildLoad2(cg->b, ptr, slot, b->name);
+}
+
 static const CgHooks host_hooks = {
 	.intrinsic = host_launch,
 	.allocate = host_allocate,
+	.constant = host_constant,
 };
 
 /* ---- the emulator's kernels ------------------------------------------- */

@@ -100,6 +100,9 @@ typedef struct CgHooks {
 	 * or NULL when it always happens */
 	void (*access)(Cg *cg, Buffer *b, LLVMValueRef base, LLVMValueRef off,
 	    LLVMValueRef active, bool write);
+	/* a constant tensor b of the entry point, whose bytes are the host
+	 * global `host`: the pointer its kernels read instead */
+	LLVMValueRef (*constant)(Cg *cg, Buffer *b, LLVMValueRef host);
 } CgHooks;
 
 /* ---- cg_func.c ---------------------------------------------------------- */

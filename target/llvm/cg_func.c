@@ -93,6 +93,9 @@ cg_runtime(Cg *cg, const char *name, LLVMTypeRef *fty)
 	} else if (!strcmp(name, "txrt_vta_run")) {
 		LLVMTypeRef p[6] = { ptr, i64, ptr, i32, ptr, ptr };
 		t = LLVMFunctionType(i32, p, 6, 0);
+	} else if (!strcmp(name, "txrt_cuda_constant")) {
+		LLVMTypeRef p[3] = { ptr, ptr, i64 };
+		t = LLVMFunctionType(i32, p, 3, 0);
 	} else if (!strcmp(name, "txrt_cuda_mode")) {
 		t = LLVMFunctionType(i32, NULL, 0, 0);
 	} else if (!strcmp(name, "txrt_cpu_require")) {
@@ -527,8 +530,13 @@ gen_entry(Cg *cg, IrFunc *f)
 		rc[n] = TXC_ERR_NULL;
 		cg_bind_buf(cg, b, p);
 	}
-	for (int i = 0; i < f->nconsts; i++)
-		cg_bind_buf(cg, f->consts[i], const_global(cg, f, f->consts[i]));
+	for (int i = 0; i < f->nconsts; i++) {
+		LLVMValueRef g = const_global(cg, f, f->consts[i]), d = NULL;
+		/* a target whose tensors live elsewhere (the GPU's memory) */
+		if (cg->hooks && cg->hooks->constant)
+			d = cg->hooks->constant(cg, f->consts[i], g);
+		cg_bind_buf(cg, f->consts[i], d ? d : g);
+	}
 	for (int i = nsz; i < nas; i++, n++) {
 		IrStmt *a = body->block.stmts[i];
 		bad[n] = LLVMBuildNot(cg->b, cg_expr(cg, a->assrt.cond), "");

@@ -55,6 +55,7 @@ define_runtime(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
 		{ "txrt_cuda_malloc", (void (*)(void))txrt_cuda_malloc },
 		{ "txrt_cuda_free", (void (*)(void))txrt_cuda_free },
 		{ "txrt_cuda_mode", (void (*)(void))txrt_cuda_mode },
+		{ "txrt_cuda_constant", (void (*)(void))txrt_cuda_constant },
 		{ "txrt_emu_id", (void (*)(void))txrt_emu_id },
 		{ "txrt_emu_barrier", (void (*)(void))txrt_emu_barrier },
 		{ "txrt_emu_shared", (void (*)(void))txrt_emu_shared },
