@@ -596,6 +596,15 @@ bind_flat(Gpu *c, AutoStage *s, const char **fused_out)
 	return bo;
 }
 
+/* G1: an element-wise stage is computed in its readers' threads. */
+static bool
+g1_inlines(Gpu *c, int i)
+{
+	AutoStage *s = &c->g->s[i];
+	return !s->output && s->kind == AK_PURE && !s->in_index && s->ncons > 0 && !s->fixed &&
+	    !s->keep && !c->mma_in[i] && !read_in_special(c, i);
+}
+
 bool
 auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o)
 {
@@ -626,7 +635,9 @@ auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o)
 			    "compile for the cpu target only", s->name);
 			return false;
 		}
-		if (s->npure == 0) {
+		/* a scalar G1 inlines (PyTorch's float(h * w) before a mean)
+		 * needs no loop of its own */
+		if (s->npure == 0 && !g1_inlines(&c, i)) {
 			o->why[0] = arena_printf(perm, "'%s' has no pure axis: a total has no loop to "
 			    "bind to GPU blocks (compute it on the cpu, or give it a dimension of "
 			    "extent 1)", s->name);
@@ -653,8 +664,7 @@ auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o)
 	}
 	for (int i = 0; i < g->n; i++) {
 		AutoStage *s = &g->s[i];
-		if (!s->output && s->kind == AK_PURE && !s->in_index && s->ncons > 0 && !s->fixed &&
-		    !s->keep && !c.mma_in[i] && !read_in_special(&c, i)) {
+		if (g1_inlines(&c, i)) {
 			c.inl[i] = true;
 			fprintf(fp, "  // G1: %s inlined\n  %s.compute_inline();\n", s->name, s->name);
 		}
