@@ -133,6 +133,21 @@ seeds["dyn_expand"] = model([
     N("Expand", ["b", "s2"], ["e"]),
     N("Mul", ["c", "e"], ["y"]),
 ], xd, y4, [ints("m4", [-1] * 4), ints("o4", [1] * 4), w("b", 1, 3, 1, 1)])
+seeds["resize_nearest"] = model([N("Resize", ["x", "roi", "sc"], ["y"], mode="nearest",
+                                    coordinate_transformation_mode="asymmetric",
+                                    nearest_mode="floor")], xd, y4,
+                                  [w("roi", 0), numpy_helper.from_array(
+                                      np.array([1, 1, 2, 2], np.float32), "sc")])
+seeds["resize_linear"] = model([N("Resize", ["x", "", "sc"], ["y"], mode="linear",
+                                   coordinate_transformation_mode="align_corners")], x4, y4,
+                                 [numpy_helper.from_array(np.array([1, 1, 1.5, 0.5], np.float32),
+                                                          "sc")])
+seeds["upsample9"] = model([N("Upsample", ["x", "sc"], ["y"], mode="nearest")], x4, y4,
+                           [numpy_helper.from_array(np.array([1, 1, 2, 3], np.float32), "sc")],
+                           opset=9)
+seeds["convtranspose"] = model([N("ConvTranspose", ["x", "k", "kb"], ["y"], strides=[2, 2],
+                                  pads=[1, 0, 1, 0], output_padding=[1, 0], group=2)], x4, y4,
+                                 [w("k", 2, 2, 3, 3), w("kb", 4)])
 seeds["dyn_range"] = model([
     N("Shape", ["x"], ["s"], start=-1),
     N("Squeeze", ["s", "ax"], ["w"]),
