@@ -119,6 +119,11 @@ bounds_const_max(IrExpr *e, int64_t *out)
 			return false;
 		*out = fold_floordiv(a, c);
 		return true;
+	case IR_MUL:   /* so is a product by one (a tile rounded up: X/32*32) */
+		if (!ir_is_const(e->b, &c) || c <= 0 || !bounds_const_max(e->a, &a) ||
+		    __builtin_mul_overflow(a, c, out))
+			return false;
+		return true;
 	default:
 		return false;
 	}

@@ -332,12 +332,16 @@ minmax_merge(IrExprKind kind, IrExpr *a, IrExpr *b, VarRange *r)
 			return kind == IR_MIN ? b : a;
 		return ir_binop(kind, a, b);
 	}
-	/* of two equal operands the first stays in a min, the last in a max */
+	/* of two equal operands the first stays in a min, the last in a max;
+	 * a constant goes only for a constant: it is what later passes read
+	 * a constant bound from (min(X/32*32, M, 64), X = min(95, ..), sizes
+	 * a shared tile at 64 rows where X/32*32 <= 64 is not seen) */
 	bool gone[CAP] = { false };
 	for (int k = 0; k < n; k++) {
 		int i = kind == IR_MIN ? n - 1 - k : k;
+		bool ci = t[i]->kind == IR_INT;
 		for (int j = 0; j < n && !gone[i]; j++)
-			if (j != i && !gone[j] &&
+			if (j != i && !gone[j] && (!ci || t[j]->kind == IR_INT) &&
 			    (kind == IR_MIN ? lin_prove_le(t[j], t[i], r) : lin_prove_le(t[i], t[j], r)))
 				gone[i] = true;      /* t[j] decides over t[i] */
 	}
