@@ -101,23 +101,48 @@ typedef struct {
 	BoundsScope *scope;   /* the loops around the statement being mutated */
 } Db;
 
-/* The two-half buffer of b. */
+/* The buffer of b's slots: 2 * half + extra elements. */
 static Buffer *
-doubled(Buffer *b, int64_t size)
+doubled(Buffer *b, int64_t half, int64_t extra)
 {
 	Buffer *two = ir_new_buffer(b->name, b->elem, 1);
 	two->min[0] = ir_i64c(0);
-	two->extent[0] = ir_i64c(2 * size);
+	two->extent[0] = ir_i64c(2 * half + extra);
 	two->scope = b->scope;
 	two->flat = true;
 	two->tensor = b->tensor;
 	return two;
 }
 
+/* The primitive that marked b, for messages. */
+static const char *
+prim_name(const Buffer *b)
+{
+	return b->pipeline ? "pipeline" : "double_buffer";
+}
+
+/* An Evaluate of ASYNC_COMMIT, or of ASYNC_WAIT(n). */
+static IrStmt *
+async_call(const char *name, int n)
+{
+	IrExpr *a = ir_i64c(n);
+	return ir_evaluate(ir_call_intrinsic(name, ir_i32, &a, n < 0 ? 0 : 1));
+}
+
+bool
+double_buffer_async_is(const IrExpr *e)
+{
+	return e && e->kind == IR_CALL && e->call.ck == CALL_INTRINSIC &&
+	    (!strcmp(e->call.name, ASYNC_COMMIT) || !strcmp(e->call.name, ASYNC_WAIT));
+}
+
 /* loop's body is a chain of allocations around a block whose first
- * statements compute them; those of double-buffered stages move out of
- * the loop with two halves each, their first fill before it and the next
- * one's at the top of every iteration. */
+ * statements compute them; those of double-buffered (or pipelined) stages
+ * move out of the loop with S slots each (2 for double_buffer), their
+ * first S - 1 fills before it and the fill S - 1 iterations ahead at the
+ * top of every iteration.  A pipeline's fills are async produces, each
+ * iteration's one commit group, waited for (all but the S - 2 newest)
+ * before the first iteration and at the end of each. */
 static IrStmt *
 inject(Db *D, IrStmt *loop)
 {
@@ -136,10 +161,12 @@ inject(Db *D, IrStmt *loop)
 	IrExpr *m = loop->loop.min, *end = ir_add(loop->loop.min, loop->loop.extent);
 	IrStmt **stmts = s->kind == IS_BLOCK ? s->block.stmts : &s;
 	int nst = s->kind == IS_BLOCK ? s->block.n : 1;
-	IrStmt *prologue = NULL, *prefetch = NULL;
+	IrStmt *fills[MAXA] = { 0 }, *prefetch = NULL;
 	Buffer *from[MAXA], *to[MAXA];
 	int64_t sizes[MAXA];
-	int nd = 0;
+	int nd = 0, S = 0;
+	bool async = false;
+	Buffer *first = NULL;
 	bool *taken = arena_alloc(ir_arena, (size_t)(nst + 1) * sizeof *taken);
 	memset(taken, 0, (size_t)(nst + 1) * sizeof *taken);
 	for (int i = 0; i < na; i++) {
@@ -147,41 +174,65 @@ inject(Db *D, IrStmt *loop)
 		if (!b->double_buffer)
 			continue;
 		b->double_buffer = false;     /* reported or done once */
+		const char *what = prim_name(b);
+		int bs = b->pipeline ? b->pipeline : 2;
+		if (first && (bs != S || async != (b->pipeline > 0))) {
+			diag_error(b->double_buffer_loc, "%s of '%s' in loop '%s' beside %s of '%s': "
+			    "the stages one loop fills ahead must have the same number of slots and be "
+			    "all asynchronous (pipeline) or all not (double_buffer)", what, b->name,
+			    v->name, first->pipeline ? "pipeline" : "double_buffer", first->name);
+			diag_note(first->double_buffer_loc, "'%s' is %s here",
+			    first->name, first->pipeline ? "pipelined" : "double-buffered");
+			D->ok = false;
+			return NULL;
+		}
+		if (!first) {
+			first = b;
+			S = bs;
+			async = b->pipeline > 0;
+		}
 		int at = -1;
 		for (int j = 0; j < nst && stmts[j]->kind == IS_PRODUCE; j++)
 			if (!strcmp(stmts[j]->produce.name, b->name) && !stmts[j]->produce.update)
 				at = j;
 		if (at < 0) {
-			diag_error(b->double_buffer_loc, "double_buffer of '%s': it is not computed at "
-			    "the top of loop '%s' (an update, or other work comes first)", b->name,
+			diag_error(b->double_buffer_loc, "%s of '%s': it is not computed at "
+			    "the top of loop '%s' (an update, or other work comes first)", what, b->name,
 			    v->name);
 			D->ok = false;
 			return NULL;
 		}
 		if (!one_elem_bound(b, D->scope, &sizes[nd])) {
-			diag_error(b->double_buffer_loc, "double_buffer of '%s' needs a buffer of "
-			    "constant size; its extents depend on run-time values", b->name);
+			diag_error(b->double_buffer_loc, "%s of '%s' needs a buffer of "
+			    "constant size; its extents depend on run-time values", what, b->name);
 			diag_note(b->double_buffer_loc, "compute it at a loop whose region of it has a "
 			    "constant bound (a split by a constant)");
 			D->ok = false;
 			return NULL;
 		}
 		if (!b->flat)
-			ICE("double_buffer of '%s' before flatten", b->name);
+			ICE("%s of '%s' before flatten", what, b->name);
 		taken[at] = true;
 		from[nd] = b;
-		to[nd] = doubled(b, sizes[nd]);
+		to[nd] = doubled(b, sizes[nd] * (S / 2), S % 2 ? sizes[nd] : 0);
 		IrExpr *sz = ir_i64c(sizes[nd]);
 		IrStmt *p = stmts[at];
-		IrStmt *first = in_half(ir_substitute_stmt(p, v, m), b, to[nd], ir_i64c(0));
-		IrStmt *next = in_half(ir_substitute_stmt(p, v, ir_add(ir_var(v), ir_i64c(1))), b,
-		    to[nd], ir_mul(ir_mod(ir_add(ir_sub(ir_var(v), m), ir_i64c(1)), ir_i64c(2)), sz));
+		/* the first S - 1 fills, slot k for iteration m + k */
+		for (int k = 0; k < S - 1; k++) {
+			IrStmt *f = in_half(ir_substitute_stmt(p, v, ir_add(m, ir_i64c(k))), b, to[nd],
+			    ir_i64c(k * sizes[nd]));
+			f->produce.prefetch = k > 0;
+			f->produce.async = async;
+			fills[k] = ir_seq(fills[k], f);
+		}
+		IrStmt *next = in_half(ir_substitute_stmt(p, v, ir_add(ir_var(v), ir_i64c(S - 1))), b,
+		    to[nd], ir_mul(ir_mod(ir_add(ir_sub(ir_var(v), m), ir_i64c(S - 1)), ir_i64c(S)), sz));
 		next->produce.prefetch = true;
-		prologue = ir_seq(prologue, first);
+		next->produce.async = async;
 		prefetch = ir_seq(prefetch, next);
 		nd++;
 	}
-	/* the rest of the body reads the current half */
+	/* the rest of the body reads the current slot */
 	IrStmt **rest = arena_alloc(ir_arena, (size_t)(nst + 1) * sizeof *rest);
 	int nr = 0;
 	for (int j = 0; j < nst; j++)
@@ -189,7 +240,7 @@ inject(Db *D, IrStmt *loop)
 			rest[nr++] = stmts[j];
 	IrStmt *body = ir_block(rest, nr);
 	for (int i = 0; i < nd; i++)
-		body = in_half(body, from[i], to[i], ir_mul(ir_mod(ir_sub(ir_var(v), m), ir_i64c(2)),
+		body = in_half(body, from[i], to[i], ir_mul(ir_mod(ir_sub(ir_var(v), m), ir_i64c(S)),
 		    ir_i64c(sizes[i])));
 	/* the allocations that stay per iteration */
 	for (int i = na - 1; i >= 0; i--) {
@@ -202,8 +253,22 @@ inject(Db *D, IrStmt *loop)
 			body = a;
 		}
 	}
-	body = ir_seq(ir_if(ir_binop(IR_LT, ir_add(ir_var(v), ir_i64c(1)), end), prefetch, NULL),
-	    body);
+	IrStmt *top = ir_if(ir_binop(IR_LT, ir_add(ir_var(v), ir_i64c(S - 1)), end), prefetch, NULL);
+	IrStmt *prologue = NULL;
+	if (async) {
+		top = ir_seq(top, async_call(ASYNC_COMMIT, -1));
+		body = ir_seq(body, async_call(ASYNC_WAIT, S - 2));
+	}
+	body = ir_seq(top, body);
+	for (int k = 0; k < S - 1; k++) {
+		IrStmt *f = k ? ir_if(ir_binop(IR_LT, ir_add(m, ir_i64c(k)), end), fills[k], NULL) :
+		    fills[k];
+		prologue = ir_seq(prologue, f);
+		if (async)
+			prologue = ir_seq(prologue, async_call(ASYNC_COMMIT, -1));
+	}
+	if (async)
+		prologue = ir_seq(prologue, async_call(ASYNC_WAIT, S - 2));
 	IrStmt *out = ir_seq(ir_if(ir_binop(IR_GT, loop->loop.extent, ir_i64c(0)), prologue, NULL),
 	    ir_for_like(loop, loop->loop.min, loop->loop.extent, body));
 	out = simplify_stmt(out);
@@ -238,9 +303,9 @@ db_for_in(Db *d, IrStmt *s)
 	if (s->loop.fk != FOR_SERIAL && s->loop.fk != FOR_UNROLLED) {
 		for (IrStmt *a = s->loop.body; a->kind == IS_ALLOCATE; a = a->alloc.body)
 			if (a->alloc.buf->double_buffer) {
-				diag_error(a->alloc.buf->double_buffer_loc, "double_buffer of '%s' needs "
-				    "it computed at a serial loop; '%s' is %s", a->alloc.buf->name,
-				    s->loop.var->name, ir_for_kind_name(s->loop.fk));
+				diag_error(a->alloc.buf->double_buffer_loc, "%s of '%s' needs "
+				    "it computed at a serial loop; '%s' is %s", prim_name(a->alloc.buf),
+				    a->alloc.buf->name, s->loop.var->name, ir_for_kind_name(s->loop.fk));
 				a->alloc.buf->double_buffer = false;
 			}
 		d->ok = false;
@@ -272,9 +337,9 @@ db_alloc(IrMutator *m, IrStmt *s)
 {
 	Db *d = (Db *)m;
 	if (s->alloc.buf->double_buffer) {
-		diag_error(s->alloc.buf->double_buffer_loc, "double_buffer of '%s' needs it "
+		diag_error(s->alloc.buf->double_buffer_loc, "%s of '%s' needs it "
 		    "computed at a serial loop of its consumer (compute_at C, ko), alone in "
-		    "that loop's body", s->alloc.buf->name);
+		    "that loop's body", prim_name(s->alloc.buf), s->alloc.buf->name);
 		d->ok = false;
 		s->alloc.buf->double_buffer = false;
 	}

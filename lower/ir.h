@@ -108,6 +108,8 @@ typedef struct Buffer {
 	Tensor *tensor;            /* the AST tensor it stores, if any */
 	bool double_buffer;        /* double_buffer: two halves (double_buffer.c) */
 	Loc double_buffer_loc;     /* the primitive */
+	int pipeline;              /* pipeline(S): S slots, async copies (0: none) */
+	Loc pipeline_loc;          /* the primitive */
 	Loc scope_loc;             /* the primitive that chose its scope, if any */
 	/* storage_fold.c: dimension fold_dim is a ring of `fold` rows (0: not
 	 * folded), indexed modulo fold; fold_min and fold_extent are the rows
@@ -226,6 +228,8 @@ struct IrStmt {
 			bool update;        /* the update (reduction) part of a stage */
 			bool prefetch;      /* double_buffer: the next iteration's copy, into
 			                       the half the current one does not read */
+			bool async;         /* pipeline: its copies may be asynchronous,
+			                       complete at the next ASYNC_WAIT (double_buffer.c) */
 			IrStmt *body;
 		} produce;
 	};
@@ -432,8 +436,17 @@ IrStmt *unroll_loops(IrStmt *s);
 IrStmt *unroll_loop(IrStmt *loop);          /* one loop, whatever its kind */
 
 /* ---- double_buffer.c: stages marked double_buffer, computed at a serial
- * loop, get two halves filled one iteration ahead; NULL after a
- * diagnostic (a stage that does not fit the pattern). */
+ * loop, get two halves filled one iteration ahead, and stages marked
+ * pipeline(S) S slots filled S - 1 iterations ahead by `async` produces,
+ * each followed by an Evaluate of ASYNC_COMMIT, with an Evaluate of
+ * ASYNC_WAIT(S - 2) before the loop and at the end of its body (the copies
+ * of the next iteration's slot are complete there); NULL after a
+ * diagnostic (a stage that does not fit the pattern).  Targets without
+ * asynchronous copies run async produces as they are and ignore the two
+ * intrinsics. */
+#define ASYNC_COMMIT "async.commit"
+#define ASYNC_WAIT "async.wait"
+bool double_buffer_async_is(const IrExpr *e);
 IrStmt *double_buffer_stmt(IrStmt *s);
 
 /* ---- hoist.c: loop-invariant index arithmetic moves out of loops into

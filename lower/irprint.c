@@ -330,8 +330,9 @@ ir_print_stmt(FILE *fp, IrStmt *s, int indent)
 		fputs("\")\n", fp);
 		break;
 	case IS_PRODUCE:
-		fprintf(fp, "%s %s {\n", s->produce.prefetch ? "prefetch" :
-		    s->produce.update ? "update" : "produce", s->produce.name);
+		fprintf(fp, "%s%s %s {\n", s->produce.async ? "async " : "",
+		    s->produce.prefetch ? "prefetch" : s->produce.update ? "update" : "produce",
+		    s->produce.name);
 		ir_print_stmt(fp, s->produce.body, indent + 1);
 		close_brace(fp, indent);
 		break;

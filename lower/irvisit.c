@@ -214,6 +214,7 @@ ir_mutate_stmt_children(IrMutator *m, IrStmt *s)
 			return NULL;
 		r = ir_produce(s->produce.name, s->produce.update, body);
 		r->produce.prefetch = s->produce.prefetch;
+		r->produce.async = s->produce.async;
 		break;
 	default:
 		ICE("mutating statement kind %d", (int)s->kind);

@@ -481,6 +481,33 @@ apply(Lower *L, SchedPrim *sp)
 		s->buf->double_buffer = true;
 		s->buf->double_buffer_loc = sp->loc;
 		break;
+	case PRIM_PIPELINE: {
+		/* S slots filled S - 1 iterations ahead, asynchronously:
+		 * double_buffer.c */
+		SchedArg *a = sched_arg(sp, 0);
+		if (s->output) {
+			diag_error(sp->loc, "pipeline applies to a stage computed inside a loop of its "
+			    "consumer; output '%s' is the caller's buffer", s->name);
+			return;
+		}
+		if (!a || a->ival < 2 || a->ival > 8) {
+			diag_error(a ? a->loc : sp->loc, "pipeline of '%s' with %lld stage%s: a pipeline "
+			    "has 2 to 8 stages (2: double_buffer with asynchronous copies)", s->name,
+			    a ? (long long)a->ival : 0LL, a && a->ival == 1 ? "" : "s");
+			return;
+		}
+		if (s->buf->double_buffer) {
+			diag_error(sp->loc, "pipeline of '%s', which is already double-buffered", s->name);
+			diag_note(s->buf->double_buffer_loc, "double_buffer is here; pipeline(2) is its "
+			    "asynchronous form");
+			return;
+		}
+		s->buf->pipeline = (int)a->ival;
+		s->buf->pipeline_loc = sp->loc;
+		s->buf->double_buffer = true;     /* the same pass, S slots */
+		s->buf->double_buffer_loc = sp->loc;
+		break;
+	}
 	case PRIM_SET_SCOPE:
 		if (s->input || s->output) {
 			diag_error(sp->loc, "set_scope applies to a stage the kernel computes inside; "

@@ -22,7 +22,11 @@
  * one after another wrote it, or written by one after another read it is
  * a race (nothing orders the two on a GPU); a read of a byte not written
  * since the block started gets the arena's poison (0xff bytes) and is
- * reported too.  A thread never races with itself.  Every report is
+ * reported too.  A thread never races with itself.  An asynchronous copy
+ * (cp.async) is a write when it is issued and again when it lands, at its
+ * thread's wait_group; in between, any access to its bytes is reported
+ * (a read before the wait: the data may not be there), and a thread that
+ * ends with copies not waited for is too.  Every report is
  * counted; the first ten of a launch are printed on stderr, and the first
  * becomes the launch's error.
  *
@@ -56,17 +60,30 @@
 
 enum { RUNNING, WAITING, FINISHED };
 
+/* an asynchronous copy not landed yet (txrt_emu_copy_async) */
+typedef struct {
+	unsigned char *dst;
+	const unsigned char *src;
+	int dbuf, esize;
+	int64_t doff, valid;
+	int64_t group;           /* its commit group, -1 before the commit */
+} Pending;
+
 typedef struct {
 	Fiber fiber;
 	int64_t tid[3];
 	int index;               /* x + bx * (y + by * z) */
 	int state;
+	Pending *pend;           /* its copies in flight */
+	int npend, cappend;
+	int64_t groups;          /* commit groups made */
 } Thread;
 
-/* one arena byte: see the top comment */
+/* one arena byte: see the top comment; async: 1 + the thread whose
+ * asynchronous copy into it is in flight, 0 when none is */
 typedef struct {
 	uint32_t wepoch, repoch;
-	uint16_t writer, reader, reader2, pad;
+	uint16_t writer, reader, reader2, async;
 } Shadow;
 
 typedef struct {
@@ -217,49 +234,25 @@ txrt_emu_shared(void)
 	return cur_emu ? arena : NULL;
 }
 
-enum { RACE_NONE, RACE_WW, RACE_RAW, RACE_WAR, UNINIT };
+enum { RACE_NONE, RACE_WW, RACE_RAW, RACE_WAR, UNINIT, IN_FLIGHT };
 
-void
-txrt_emu_access(int buf, const void *base, int64_t off, int64_t n, int esize, int write,
-    int active)
+/* The race checks of an access to esize bytes of the arena at p (element
+ * off of shared buffer buf). */
+static void
+shadow_access(Emu *e, int buf, uintptr_t p, int64_t off, int esize, int write)
 {
-	Emu *e = cur_emu;
-	char tb[48], bb[48], nb[24];
-
-	if (!active || !e || !e->check)
-		return;
 	const txrt_cuda_kernel *k = e->kernel;
-	int kind = buffer_kind(k, buf);
-	static const char *const kinds[] = { "global", "shared", "local" };
-	const char *kname = kind >= 0 && kind <= 2 ? kinds[kind] : "";
-	if (off < 0 || off >= n) {
-		report(e, "out-of-bounds %s of %s buffer '%s': element %lld of %lld, thread %s of block %s",
-		    write ? "write" : "read", kname, buffer_name(k, buf, nb, sizeof nb),
-		    (long long)off, (long long)n, thread_name(e, e->cur->index, tb, sizeof tb),
-		    block_name(e, bb, sizeof bb));
-		stop(e);
-		return;
-	}
-	if (kind != 1 || esize <= 0)
-		return;
-
-	uintptr_t p = (uintptr_t)base + (uintptr_t)off * (uintptr_t)esize;
-	uintptr_t a = (uintptr_t)arena;
-	if (p < a || p - a > e->shared || e->shared - (p - a) < (uintptr_t)esize) {
-		report(e, "%s of shared buffer '%s' element %lld outside the block's %zu bytes of shared "
-		    "memory, thread %s of block %s", write ? "write" : "read",
-		    buffer_name(k, buf, nb, sizeof nb), (long long)off, e->shared,
-		    thread_name(e, e->cur->index, tb, sizeof tb), block_name(e, bb, sizeof bb));
-		stop(e);
-		return;
-	}
-
-	Shadow *s = shadow + (p - a);
+	char tb[48], bb[48], nb[24];
+	Shadow *s = shadow + (p - (uintptr_t)arena);
 	uint32_t now = epoch;
 	uint16_t me = (uint16_t)e->cur->index;
 	int problem = RACE_NONE;
 	uint16_t other = 0;
 	for (int i = 0; i < esize; i++, s++) {
+		if (s->async && problem == RACE_NONE) {
+			problem = IN_FLIGHT;
+			other = (uint16_t)(s->async - 1);
+		}
 		if (write) {
 			if (problem == RACE_NONE) {
 				if (s->wepoch == now && s->writer != me) {
@@ -306,6 +299,13 @@ txrt_emu_access(int buf, const void *base, int64_t off, int64_t n, int esize, in
 			    "memory: buffer '%s' element %lld, thread %s of block %s", name,
 			    (long long)off, tb, bb);
 		break;
+	case IN_FLIGHT:
+		report(e, "%s of shared buffer '%s' element %lld by thread %s while thread %s's "
+		    "asynchronous copy (cp.async) into it is in flight: no cp.async.wait_group has "
+		    "completed it%s (block %s)", write ? "write" : "read", name, (long long)off, tb,
+		    thread_name(e, other, ob, sizeof ob), other == me ? "" : ", or no barrier "
+		    "followed the wait", bb);
+		break;
 	case RACE_WW:
 		report(e, "write-write race on shared buffer '%s' element %lld: threads %s and %s "
 		    "of block %s both write it with no barrier between", name, (long long)off,
@@ -324,6 +324,169 @@ txrt_emu_access(int buf, const void *base, int64_t off, int64_t n, int esize, in
 	}
 }
 
+/* The bounds checks of an access; its arena address for a shared buffer
+ * (0: none, or stopped). */
+static uintptr_t
+bounds(Emu *e, int buf, const void *base, int64_t off, int64_t n, int esize, int write)
+{
+	const txrt_cuda_kernel *k = e->kernel;
+	char tb[48], bb[48], nb[24];
+	int kind = buffer_kind(k, buf);
+	static const char *const kinds[] = { "global", "shared", "local" };
+	const char *kname = kind >= 0 && kind <= 2 ? kinds[kind] : "";
+	if (off < 0 || off >= n) {
+		report(e, "out-of-bounds %s of %s buffer '%s': element %lld of %lld, thread %s of block %s",
+		    write ? "write" : "read", kname, buffer_name(k, buf, nb, sizeof nb),
+		    (long long)off, (long long)n, thread_name(e, e->cur->index, tb, sizeof tb),
+		    block_name(e, bb, sizeof bb));
+		stop(e);
+		return 0;
+	}
+	if (kind != 1 || esize <= 0)
+		return 0;
+	uintptr_t p = (uintptr_t)base + (uintptr_t)off * (uintptr_t)esize;
+	uintptr_t a = (uintptr_t)arena;
+	if (p < a || p - a > e->shared || e->shared - (p - a) < (uintptr_t)esize) {
+		report(e, "%s of shared buffer '%s' element %lld outside the block's %zu bytes of shared "
+		    "memory, thread %s of block %s", write ? "write" : "read",
+		    buffer_name(k, buf, nb, sizeof nb), (long long)off, e->shared,
+		    thread_name(e, e->cur->index, tb, sizeof tb), block_name(e, bb, sizeof bb));
+		stop(e);
+		return 0;
+	}
+	return p;
+}
+
+void
+txrt_emu_access(int buf, const void *base, int64_t off, int64_t n, int esize, int write,
+    int active)
+{
+	Emu *e = cur_emu;
+
+	if (!active || !e || !e->check)
+		return;
+	uintptr_t p = bounds(e, buf, base, off, n, esize, write);
+	if (p)
+		shadow_access(e, buf, p, off, esize, write);
+}
+
+void
+txrt_emu_copy_async(int dbuf, void *dbase, int64_t doff, int64_t dn, int sbuf,
+    const void *sbase, int64_t soff, int64_t sn, int esize, int64_t valid)
+{
+	Emu *e = cur_emu;
+	if (!e || esize <= 0 || esize > 16)
+		return;
+	int w = 16 / esize;
+	Thread *t = e->cur;
+	if (valid > w)
+		valid = w;
+	if (e->check) {
+		for (int64_t i = 0; i < valid; i++)
+			if (bounds(e, sbuf, sbase, soff + i, sn, esize, 0), e->stopped)
+				return;
+		for (int i = 0; i < w; i++) {
+			uintptr_t p = bounds(e, dbuf, dbase, doff + i, dn, esize, 1);
+			if (e->stopped)
+				return;
+			if (p) {
+				shadow_access(e, dbuf, p, doff + i, esize, 1);
+				for (int b = 0; b < esize; b++)
+					shadow[p - (uintptr_t)arena + (uintptr_t)b].async = (uint16_t)(t->index + 1);
+			}
+		}
+	}
+	if (t->npend == t->cappend) {
+		int cap = t->cappend ? 2 * t->cappend : 64;
+		Pending *np = realloc(t->pend, (size_t)cap * sizeof *np);
+		if (!np) {
+			report(e, "out of memory for the asynchronous copies of a thread");
+			stop(e);
+			return;
+		}
+		t->pend = np;
+		t->cappend = cap;
+	}
+	Pending *q = &t->pend[t->npend++];
+	q->dst = (unsigned char *)dbase + doff * esize;
+	q->src = valid > 0 ? (const unsigned char *)sbase + soff * esize : NULL;
+	q->dbuf = dbuf;
+	q->esize = esize;
+	q->doff = doff;
+	q->valid = valid < 0 ? 0 : valid;
+	q->group = -1;
+}
+
+void
+txrt_emu_async_commit(void)
+{
+	Emu *e = cur_emu;
+	if (!e)
+		return;
+	Thread *t = e->cur;
+	for (int i = 0; i < t->npend; i++)
+		if (t->pend[i].group < 0)
+			t->pend[i].group = t->groups;
+	t->groups++;
+}
+
+/* Writes copy q into shared memory, its bytes no longer in flight. */
+static void
+land(Emu *e, Pending *q)
+{
+	size_t bytes = 16;
+	uintptr_t p = (uintptr_t)q->dst;
+	if (e->check && p >= (uintptr_t)arena && p - (uintptr_t)arena + bytes <= e->shared) {
+		for (size_t b = 0; b < bytes; b++)
+			shadow[p - (uintptr_t)arena + b].async = 0;
+		for (int i = 0; i < 16 / q->esize; i++)
+			shadow_access(e, q->dbuf, p + (uintptr_t)(i * q->esize), q->doff + i, q->esize, 1);
+	}
+	size_t have = (size_t)q->valid * (size_t)q->esize;
+	if (have)
+		memcpy(q->dst, q->src, have);
+	memset(q->dst + have, 0, bytes - have);
+}
+
+void
+txrt_emu_async_wait(int n)
+{
+	Emu *e = cur_emu;
+	if (!e)
+		return;
+	Thread *t = e->cur;
+	int kept = 0;
+	for (int i = 0; i < t->npend; i++) {
+		Pending *q = &t->pend[i];
+		if (q->group >= 0 && q->group < t->groups - n)
+			land(e, q);
+		else
+			t->pend[kept++] = *q;
+	}
+	t->npend = kept;
+}
+
+/* A thread's copies still in flight when it ends (or the launch stops):
+ * dropped, reported if it ended. */
+static void
+drop_pending(Emu *e, Thread *t, int ended)
+{
+	if (t->npend && ended) {
+		char tb[48], bb[48];
+		report(e, "thread %s of block %s ends with %d asynchronous cop%s (cp.async) never "
+		    "completed by a cp.async.wait_group", thread_name(e, t->index, tb, sizeof tb),
+		    block_name(e, bb, sizeof bb), t->npend, t->npend == 1 ? "y" : "ies");
+	}
+	for (int i = 0; i < t->npend && e->check; i++) {
+		uintptr_t p = (uintptr_t)t->pend[i].dst;
+		if (p >= (uintptr_t)arena && p - (uintptr_t)arena + 16 <= e->shared)
+			for (size_t b = 0; b < 16; b++)
+				shadow[p - (uintptr_t)arena + b].async = 0;
+	}
+	t->npend = 0;
+	t->groups = 0;
+}
+
 /* ---- running a launch ---------------------------------------------------------- */
 
 static void
@@ -333,6 +496,7 @@ thread_main(void *arg)
 	Emu *e = cur_emu;
 
 	e->kernel->emu(e->params);
+	drop_pending(e, t, 1);
 	t->state = FINISHED;
 }
 
@@ -358,6 +522,7 @@ run_block(Emu *e)
 	next_epoch();
 	block_epoch = epoch;
 	for (int i = 0; i < n; i++) {
+		drop_pending(e, &threads[i], 0);   /* a stopped launch's */
 		threads[i].state = RUNNING;
 		fiber_start(&threads[i].fiber, thread_main, &threads[i], &e->sched);
 	}
@@ -493,6 +658,8 @@ cuda_emu_launch(const txrt_cuda_module *m, int k, const int64_t grid[3], const i
 				e->ids[5] = z;
 				run_block(e);
 			}
+	for (int i = 0; i < n; i++)
+		drop_pending(e, &threads[i], 0);   /* a stopped launch's */
 	cur_emu = NULL;
 
 	int rc = 0;

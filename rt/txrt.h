@@ -180,6 +180,19 @@ TXRT_API void *txrt_emu_shared(void);
  * the launch before it happens. */
 TXRT_API void txrt_emu_access(int buf, const void *base, int64_t off, int64_t n, int esize,
     int write, int active);
+/* cp.async.cg ... 16 with its src-size (txc's gpu.copy): 16 / esize elements
+ * of shared buffer dbuf from element doff, the first `valid` of them from
+ * element soff of buffer sbuf and the rest zero, written when the calling
+ * thread's txrt_emu_async_wait leaves the copy's commit group done; until
+ * then any access to those bytes is reported, and so is a thread that
+ * ends with copies not waited for. */
+TXRT_API void txrt_emu_copy_async(int dbuf, void *dbase, int64_t doff, int64_t dn, int sbuf,
+    const void *sbase, int64_t soff, int64_t sn, int esize, int64_t valid);
+/* cp.async.commit_group: the thread's copies since its last commit become
+ * a group. */
+TXRT_API void txrt_emu_async_commit(void);
+/* cp.async.wait_group n: the thread's groups but the n newest land. */
+TXRT_API void txrt_emu_async_wait(int n);
 
 #ifdef __cplusplus
 }

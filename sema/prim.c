@@ -94,6 +94,12 @@ const PrimInfo prim_table[PRIM_COUNT] = {
 	 * one (Halide's compute_with): lower/compute_with.c */
 	[PRIM_COMPUTE_WITH] = { "compute_with", PRIM_COMPUTE_WITH, "a stage and one of its axes",
 	    { STAGE, STAGE_AXIS }, 2, 2, NULL, OUTS_NONE, 0, NULL, false },
+	/* S slots of the stage's buffer, S - 1 iterations of its loop ahead, the
+	 * copies asynchronous where the target has them (cp.async on a GPU):
+	 * double_buffer generalised, lower/double_buffer.c */
+	[PRIM_PIPELINE] = { "pipeline", PRIM_PIPELINE, "a number of stages, at least 2",
+	    { { PARG_INT, "a number of stages (an integer, at least 2)", NULL, false } }, 1, 1,
+	    NULL, OUTS_NONE, 0, NULL, false },
 };
 
 const PrimInfo *

@@ -765,6 +765,8 @@ ex(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 			if (t)
 				return cx(t, P_PRIMARY);
 		}
+		if (double_buffer_async_is(e))   /* a pipeline's copies are synchronous here */
+			return cx("0", P_PRIMARY);
 		if (e->call.ck == CALL_INTRINSIC) {
 			diag_error(e->loc, "the C backend cannot emit intrinsic '%s'%s",
 			    e->call.name, !strcmp(e->call.name, "gemm") ? " (VTA's GEMM: --target=vta "

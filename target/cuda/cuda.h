@@ -48,6 +48,12 @@ enum { GPU_MMA_NARGS = 12 };
  * cs_i, cs_j) zeroes a tile, mma_store(m, n, d[d0], ds_i, ds_j, c[c0],
  * cs_i, cs_j) stores one; after gpu_fragment, c[c0] is the lane's first
  * register of the tile (8 a tile: gpu_mma_slot). */
+/* A piece of a tile copied from global to shared memory (gpu_copy.c):
+ * gpu.copy(dst[d], src[s], W, valid, async), W elements of 16 bytes in
+ * all, those from valid on zero; async: complete at the thread's next
+ * ASYNC_WAIT. */
+#define GPU_COPY "gpu.copy"
+enum { GPU_COPY_NARGS = 5 };
 #define GPU_MMA_FILL "mma_fill"
 #define GPU_MMA_STORE "mma_store"
 enum { GPU_MMA_FILL_NARGS = 5, GPU_MMA_STORE_NARGS = 8 };
@@ -126,6 +132,17 @@ IrExpr *gpu_ldmatrix_row(IrExpr *call, int op, IrExpr *lane);
 IrExpr *gpu_mma_inside(IrExpr *call, int op, IrExpr *row, IrExpr *col);
 /* The element (i, j) of accumulator (r, h, q) of lane `lane`. */
 void gpu_mma_owned(IrExpr *lane, IrExpr *r, IrExpr *h, IrExpr *q, IrExpr **i, IrExpr **j);
+
+/* ---- gpu_copy.c: 16-byte pieces of a tile's copy ------------------------ */
+bool gpu_copy_is(IrExpr *e);            /* a call of GPU_COPY */
+bool gpu_copy_in(IrStmt *s);            /* s holds one */
+/* A pipeline's ASYNC_COMMIT or ASYNC_WAIT Evaluate as each thread runs it
+ * (TXC_CUDA_ASYNC_WAIT=late or none: a wrong wait, for the checker's
+ * tests). */
+IrStmt *gpu_copy_sync(IrStmt *s);
+/* The call as scalar copies, dst[d + e] = e < valid ? src[s + e] : 0 (the
+ * path for addresses that are not 16-byte aligned; the emulator's). */
+IrStmt *gpu_copy_scalar(IrExpr *call);
 
 /* ---- gpu_fragment.c ----------------------------------------------------- */
 /* k's fragments as each lane's registers; false after diagnostics. */

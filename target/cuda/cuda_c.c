@@ -78,6 +78,35 @@ static const char mma_helper[] =
  * lane's 8 registers of the block, register h*4 + r*2 + q holding row
  * g + 8r, column 8h + 2t + q; m, n, k (at most 16) cut a partial block,
  * whose elements of a and b outside them read as 0. */
+/* A piece of a tile's copy (gpu_copy.c): 16 bytes, those from element
+ * `valid` on zero; by cp.async with its src-size operand when async, if
+ * both addresses are 16-byte aligned. */
+static const char copy_helper[] =
+"static __device__ void txc_copy16(void *d, const void *s, const void *base, int esize,\n"
+"    int64_t valid, int async)\n"
+"{\n"
+"\tint64_t have = valid < 0 ? 0 : valid > 16 / esize ? 16 : valid * esize;\n"
+"\tif (((((uintptr_t)d | (uintptr_t)s) & 15) == 0) && (async || have == 16)) {\n"
+"\t\tif (async)\n"
+"\t\t\tasm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\"\n"
+"\t\t\t    :: \"r\"((unsigned)__cvta_generic_to_shared(d)), \"l\"(have ? s : base),\n"
+"\t\t\t    \"r\"((int)have) : \"memory\");\n"
+"\t\telse\n"
+"\t\t\t*(uint4 *)d = *(const uint4 *)s;\n"
+"\t\treturn;\n"
+"\t}\n"
+"\tfor (int64_t i = 0; i < 16; i++)\n"
+"\t\t((unsigned char *)d)[i] = i < have ? ((const unsigned char *)s)[i] : 0;\n"
+"}\n\n"
+"static __device__ void txc_cp_commit(void)\n"
+"{\n"
+"\tasm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
+"}\n\n"
+"template <int N> static __device__ void txc_cp_wait(void)\n"
+"{\n"
+"\tasm volatile(\"cp.async.wait_group %0;\" :: \"n\"(N) : \"memory\");\n"
+"}\n\n";
+
 static const char mma_frag_helper[] =
 "static __device__ void txc_mma_frag_16x16x16_%s(float *c, int64_t m, int64_t n, int64_t kk,\n"
 "    const uint16_t *a, int64_t ai, int64_t ak, const uint16_t *b, int64_t bk, int64_t bj)\n"
@@ -144,6 +173,24 @@ intrinsic(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 		return arena_printf(E->a, "((int64_t)blockIdx.%c)", "xyz"[dim_of(e)]);
 	if (is_call(e, GPU_BARRIER))
 		return "(__syncthreads(), 0)";
+	if (gpu_copy_is(e)) {
+		IrExpr **x = e->call.args;
+		Buffer *sb = x[1]->load.buf;
+		int64_t w = 8, async = 0;
+		ir_is_const(x[2], &w);
+		ir_is_const(x[4], &async);
+		return arena_printf(E->a, "(txc_copy16(%s, %s, %s, %d, %s, %d), 0)",
+		    address(E, x[0], lane, hoist), address(E, x[1], lane, hoist),
+		    cname_get(E->names, sb, sb->name), (int)(16 / w), cexpr(E, x[3], lane, hoist),
+		    (int)async);
+	}
+	if (is_call(e, ASYNC_COMMIT))
+		return "(txc_cp_commit(), 0)";
+	if (is_call(e, ASYNC_WAIT)) {
+		int64_t n = 0;
+		ir_is_const(e->call.args[0], &n);
+		return arena_printf(E->a, "(txc_cp_wait<%lld>(), 0)", (long long)n);
+	}
 	if (gpu_mma_fill_is(e))
 		return arena_printf(E->a, "(txc_mma_fill(%s), 0)", address(E, e->call.args[2], lane,
 		    hoist));
@@ -396,6 +443,12 @@ cuda_c_emit(FILE *out, GpuFunc **gf, int n, const char *source_name)
 				fprintf(out, mma_frag_helper, tn, tn, tn);
 			}
 		}
+		bool copy = false;
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < gf[i]->nk; j++)
+				copy |= gpu_copy_in(gf[i]->k[j]->fn->body);
+		if (copy)
+			fputs(copy_helper, out);
 		bool frag = false;
 		for (int i = 0; i < n; i++)
 			for (int j = 0; j < gf[i]->nk; j++)

@@ -155,6 +155,37 @@ emu_call(Cg *cg, const char *name, LLVMTypeRef ret, LLVMTypeRef *pt, int np,
 	return LLVMBuildCall2(cg->b, fty, fn, args, (unsigned)np, "");
 }
 
+static int buf_index(Host *H, Buffer *b);
+
+/* An asynchronous piece of a tile's copy: txrt_emu_copy_async records it,
+ * to land at the thread's wait (checked there and at every access before
+ * it); false for a synchronous one. */
+static bool
+emu_copy(Cg *cg, IrExpr *e)
+{
+	Host *H = cg->hook_ctx;
+	int64_t w = 0, async = 0;
+	ir_is_const(e->call.args[2], &w);
+	ir_is_const(e->call.args[4], &async);
+	if (!async)
+		return false;
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx);
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+	LLVMTypeRef pt[10] = { i32, ptr, i64, i64, i32, ptr, i64, i64, i32, i64 };
+	LLVMValueRef args[10];
+	for (int k = 0; k < 2; k++) {
+		Buffer *b = e->call.args[k]->load.buf;
+		args[4 * k] = LLVMConstInt(i32, (unsigned)buf_index(H, b), 0);
+		args[4 * k + 1] = cg_lookup_buf(cg, b);
+		args[4 * k + 2] = cg_index(cg, e->call.args[k]->load.idx[0], 1);
+		args[4 * k + 3] = cg_buffer_elems(cg, b);
+	}
+	args[8] = LLVMConstInt(i32, (unsigned long long)(16 / w), 0);
+	args[9] = cg_index(cg, e->call.args[3], 1);
+	emu_call(cg, "txrt_emu_copy_async", LLVMVoidTypeInContext(cg->ctx), pt, 10, args);
+	return true;
+}
+
 static LLVMValueRef
 emu_intrinsic(Cg *cg, IrExpr *e)
 {
@@ -166,6 +197,21 @@ emu_intrinsic(Cg *cg, IrExpr *e)
 	}
 	if (cuda_is(e, GPU_BARRIER)) {
 		emu_call(cg, "txrt_emu_barrier", LLVMVoidTypeInContext(cg->ctx), NULL, 0, NULL);
+		return LLVMConstInt(i32, 0, 0);
+	}
+	if (gpu_copy_is(e) && !emu_copy(cg, e))
+		cg_stmt(cg, gpu_copy_scalar(e));   /* synchronous: element by element */
+	if (gpu_copy_is(e))
+		return LLVMConstInt(i32, 0, 0);
+	if (e->call.ck == CALL_INTRINSIC && (!strcmp(e->call.name, ASYNC_COMMIT) ||
+	    !strcmp(e->call.name, ASYNC_WAIT))) {
+		/* the thread's commit groups, landed at its waits (rt/cuda_emu.c) */
+		int64_t n = 0;
+		if (e->call.nargs)
+			ir_is_const(e->call.args[0], &n);
+		LLVMValueRef a = LLVMConstInt(i32, (unsigned long long)n, 0);
+		emu_call(cg, e->call.nargs ? "txrt_emu_async_wait" : "txrt_emu_async_commit",
+		    LLVMVoidTypeInContext(cg->ctx), &i32, e->call.nargs, &a);
 		return LLVMConstInt(i32, 0, 0);
 	}
 	if (gpu_mma_is(e)) {

@@ -241,9 +241,84 @@ ptx_mma(Cg *cg, IrExpr *e)
 	return LLVMConstInt(i32, 0, 0);
 }
 
+/* A piece of a tile's copy (gpu_copy.c): one 16-byte load and store, or
+ * cp.async.cg.shared.global.16 with the src-size operand (the bytes past
+ * it zero-filled) when async, if both addresses are 16-byte aligned;
+ * scalar copies otherwise. */
+static void
+ptx_copy(Cg *cg, IrExpr *e)
+{
+	LLVMContextRef ctx = cg->ctx;
+	LLVMTypeRef i8 = LLVMInt8TypeInContext(ctx), i32 = LLVMInt32TypeInContext(ctx);
+	LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
+	LLVMTypeRef p1 = LLVMPointerTypeInContext(ctx, 1), p3 = LLVMPointerTypeInContext(ctx, 3);
+	IrExpr *d = e->call.args[0], *s = e->call.args[1];
+	int64_t w = 0, async = 0;
+	ir_is_const(e->call.args[2], &w);
+	ir_is_const(e->call.args[4], &async);
+	int64_t esize = 16 / w;
+	LLVMValueRef doff = cg_index(cg, simplify_expr(ir_mul(d->load.idx[0], ir_i64c(esize)), NULL), 1);
+	LLVMValueRef soff = cg_index(cg, simplify_expr(ir_mul(s->load.idx[0], ir_i64c(esize)), NULL), 1);
+	LLVMValueRef dp = LLVMBuildGEP2(cg->b, i8, cg_lookup_buf(cg, d->load.buf), &doff, 1, "");
+	LLVMValueRef sp = LLVMBuildGEP2(cg->b, i8, cg_lookup_buf(cg, s->load.buf), &soff, 1, "");
+	LLVMValueRef valid = cg_expr(cg, e->call.args[3]);
+	LLVMValueRef low = LLVMBuildOr(cg->b, LLVMBuildPtrToInt(cg->b, dp, i64, ""),
+	    LLVMBuildPtrToInt(cg->b, sp, i64, ""), "");
+	LLVMValueRef ok = LLVMBuildICmp(cg->b, LLVMIntEQ, LLVMBuildAnd(cg->b, low,
+	    LLVMConstInt(i64, 15, 0), ""), LLVMConstInt(i64, 0, 0), "aligned");
+	if (!async)
+		ok = LLVMBuildAnd(cg->b, ok, LLVMBuildICmp(cg->b, LLVMIntEQ, valid,
+		    LLVMConstInt(LLVMTypeOf(valid), (unsigned long long)w, 0), ""), "");
+	LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(ctx, cg->fn->fn, "copy16");
+	LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(ctx, cg->fn->fn, "copy1");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(ctx, cg->fn->fn, "copied");
+	LLVMBuildCondBr(cg->b, ok, fast, slow);
+	LLVMPositionBuilderAtEnd(cg->b, fast);
+	LLVMValueRef d3 = LLVMBuildAddrSpaceCast(cg->b, dp, p3, "");
+	LLVMValueRef s1 = LLVMBuildAddrSpaceCast(cg->b, sp, p1, "");
+	if (async) {
+		/* past the edge nothing is read: the address stays the buffer's */
+		LLVMValueRef none = LLVMBuildICmp(cg->b, LLVMIntSLE, valid,
+		    LLVMConstInt(LLVMTypeOf(valid), 0, 0), "");
+		s1 = LLVMBuildSelect(cg->b, none, LLVMBuildAddrSpaceCast(cg->b,
+		    cg_lookup_buf(cg, s->load.buf), p1, ""), s1, "");
+		LLVMValueRef bytes = LLVMBuildTrunc(cg->b, LLVMBuildMul(cg->b, LLVMBuildSelect(cg->b,
+		    none, LLVMConstInt(LLVMTypeOf(valid), 0, 0), valid, ""),
+		    LLVMConstInt(LLVMTypeOf(valid), (unsigned long long)esize, 0), ""), i32, "");
+		LLVMValueRef args[3] = { d3, s1, bytes };
+		cg_call_intrinsic(cg, "llvm.nvvm.cp.async.cg.shared.global.16.s", NULL, 0, args, 3);
+	} else {
+		LLVMTypeRef v4 = LLVMVectorType(i32, 4);
+		LLVMValueRef x = LLVMBuildLoad2(cg->b, v4, s1, "");
+		LLVMSetAlignment(x, 16);
+		LLVMValueRef st = LLVMBuildStore(cg->b, x, d3);
+		LLVMSetAlignment(st, 16);
+	}
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, slow);
+	cg_stmt(cg, gpu_copy_scalar(e));
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
+}
+
 static LLVMValueRef
 ptx_intrinsic(Cg *cg, IrExpr *e)
 {
+	if (gpu_copy_is(e)) {
+		ptx_copy(cg, e);
+		return LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0);
+	}
+	if (e->call.ck == CALL_INTRINSIC && !strcmp(e->call.name, ASYNC_COMMIT)) {
+		cg_call_intrinsic(cg, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
+		return LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0);
+	}
+	if (e->call.ck == CALL_INTRINSIC && !strcmp(e->call.name, ASYNC_WAIT)) {
+		int64_t n = 0;
+		ir_is_const(e->call.args[0], &n);
+		LLVMValueRef a = LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), (unsigned long long)n, 0);
+		cg_call_intrinsic(cg, "llvm.nvvm.cp.async.wait.group", NULL, 0, &a, 1);
+		return LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0);
+	}
 	if (gpu_mma_is(e))
 		return ptx_mma(cg, e);
 	if (gpu_mma_fill_is(e) || gpu_mma_store_is(e)) {

@@ -142,6 +142,7 @@ gpu_mma_warp(IrStmt *s)
 	case IS_PRODUCE: {
 		IrStmt *r = ir_produce(s->produce.name, s->produce.update, gpu_mma_warp(s->produce.body));
 		r->produce.prefetch = s->produce.prefetch;
+		r->produce.async = s->produce.async;
 		return r;
 	}
 	case IS_ALLOCATE:

@@ -248,17 +248,25 @@ acc_store(IrVisitor *v, IrStmt *s)
 /* A warp's tensor-core call writes its output tile, which its arguments
  * name as a load of the tile's first element: mma's and mma_fill's c,
  * mma_store's d (a shared tile the block's threads read next needs the
- * barrier a store would get). */
+ * barrier a store would get); a piece of a copy (gpu_copy.c) writes its
+ * destination, and reads only its source. */
 static void
 acc_call(IrVisitor *v, IrExpr *e)
 {
 	Acc *a = (Acc *)v;
-	int out = gpu_mma_is(e) ? 3 : gpu_mma_fill_is(e) || gpu_mma_store_is(e) ? 2 : -1;
+	int out = gpu_mma_is(e) ? 3 : gpu_mma_fill_is(e) || gpu_mma_store_is(e) ? 2 :
+	    gpu_copy_is(e) ? 0 : -1;
 	if (out >= 0 && e->call.args[out]->kind == IR_LOAD) {
 		Buffer *b = e->call.args[out]->load.buf;
 		if (b->scope == SCOPE_SHARED || (!a->shared_only && b->scope != SCOPE_LOCAL &&
 		    b->scope != SCOPE_FRAGMENT))
 			add_buf(&a->w, &a->nw, &a->capw, b);
+	}
+	if (gpu_copy_is(e)) {   /* its destination is only written */
+		ir_visit_expr_children(v, e->call.args[0]->load.idx[0]);
+		for (int i = 1; i < e->call.nargs; i++)
+			ir_visit_expr(v, e->call.args[i]);
+		return;
 	}
 	ir_visit_expr_children(v, e);
 }
@@ -401,13 +409,17 @@ gpu_spmd_block_level(Spmd *S, IrStmt *s)
 		return r;
 	}
 	case IS_PRODUCE: {
-		bool saved = S->update;
+		bool saved = S->update, saved_a = S->async;
 		S->update = s->produce.update;
+		S->async = s->produce.async;
 		IrStmt *b = gpu_spmd_block_level(S, s->produce.body);
 		S->update = saved;
+		S->async = saved_a;
 		IrStmt *r = b ? ir_produce(s->produce.name, s->produce.update, b) : NULL;
-		if (r)
+		if (r) {
 			r->produce.prefetch = s->produce.prefetch;
+			r->produce.async = s->produce.async;
+		}
 		return r;
 	}
 	case IS_IF:
@@ -415,8 +427,12 @@ gpu_spmd_block_level(Spmd *S, IrStmt *s)
 		    gpu_spmd_block_level(S, s->ifs.else_s));
 	case IS_BLOCK:
 		return gpu_spmd_block_seq(S, s);
-	case IS_STORE:
 	case IS_EVALUATE:
+		/* a pipeline's commit and wait: every thread's own (its copies) */
+		if (double_buffer_async_is(s->eval.value))
+			return gpu_copy_sync(s);
+		return gpu_threads_uniform(S, s);
+	case IS_STORE:
 		return gpu_threads_uniform(S, s);
 	default:
 		return s;

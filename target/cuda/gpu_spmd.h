@@ -12,6 +12,7 @@ typedef struct {
 	const char *bdim_var[3];  /* a loop that sets it, for messages */
 	BoundsScope *scope;       /* block variables and block-level loops */
 	bool update;              /* inside an update's produce */
+	bool async;               /* inside an async produce (a pipeline's copy) */
 	/* inside thread loops around a shared stage (implicit_level) */
 	int implicit;
 	bool collective;          /* computing a shared stage there */
@@ -47,5 +48,10 @@ bool gpu_threads_has_shared(IrStmt *s);
  * threadIdx.x (dims: the block dimensions it uses), and a block of 32
  * threads in x; false after a diagnostic. */
 bool gpu_mma_check(Spmd *S, IrStmt *s, unsigned dims);
+
+/* ---- gpu_copy.c ---- */
+/* A block-level copy nest from global to shared memory spread over the
+ * threads in 16-byte pieces (gpu.copy calls); NULL when it is not one. */
+IrStmt *gpu_copy_spread(Spmd *S, IrStmt *s, IrExpr *nthreads, IrExpr *tid);
 
 #endif

@@ -177,6 +177,9 @@ enum { SPREAD_BOUND_MAX = 1 << 16 };
 static IrStmt *
 spread(Spmd *S, IrStmt *s)
 {
+	IrStmt *pieces = gpu_copy_spread(S, s, nthreads(S), linear_tid(S));
+	if (pieces)
+		return pieces;
 	IrStmt *chain[16];
 	int n = 0;
 	IrStmt *body = s;
@@ -481,16 +484,20 @@ gpu_threads_implicit(Spmd *S, IrStmt *s)
 		return r;
 	}
 	case IS_PRODUCE: {
-		bool saved_u = S->update, saved_c = S->collective;
+		bool saved_u = S->update, saved_c = S->collective, saved_a = S->async;
 		S->update = s->produce.update;
+		S->async = s->produce.async;
 		S->collective = shared_stage(S, s->produce.name);
 		IrStmt *b = S->collective || needs_block(S, s->produce.body) ?
 		    gpu_threads_implicit(S, s->produce.body) : thread_code(S, s->produce.body, false);
 		S->update = saved_u;
 		S->collective = saved_c;
+		S->async = saved_a;
 		IrStmt *r = b ? ir_produce(s->produce.name, s->produce.update, b) : NULL;
-		if (r)
+		if (r) {
 			r->produce.prefetch = s->produce.prefetch;
+			r->produce.async = s->produce.async;
+		}
 		return r;
 	}
 	case IS_IF:
@@ -505,8 +512,12 @@ gpu_threads_implicit(Spmd *S, IrStmt *s)
 		    gpu_threads_implicit(S, s->ifs.else_s));
 	case IS_BLOCK:
 		return gpu_spmd_block_seq(S, s);
-	case IS_STORE:
 	case IS_EVALUATE:
+		/* a pipeline's commit and wait: every thread's own (its copies) */
+		if (double_buffer_async_is(s->eval.value))
+			return gpu_copy_sync(s);
+		return collective ? gpu_threads_uniform(S, s) : thread_code(S, s, false);
+	case IS_STORE:
 		return collective ? gpu_threads_uniform(S, s) : thread_code(S, s, false);
 	default:
 		return s;

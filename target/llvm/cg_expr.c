@@ -675,6 +675,8 @@ cg_expr(Cg *cg, IrExpr *e)
 		if (e->call.ck != CALL_BUILTIN) {
 			if (cg->hooks && cg->hooks->intrinsic && (v = cg->hooks->intrinsic(cg, e)))
 				return v;
+			if (double_buffer_async_is(e))   /* a pipeline's copies were synchronous */
+				return LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0);
 			return intrin_cpu_emit(cg, e);    /* intrin_cpu.c: tensorize */
 		}
 		return gen_builtin(cg, e);
