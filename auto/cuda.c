@@ -20,8 +20,9 @@
  *       of the tensor-core intrinsic (intrinsics/cuda.tx, which the driver
  *       loads for the cuda target): the stdlib matmul_f16's plan, 64 x 64
  *       outputs a block of 2 x 2 warps, each 2 x 2 mma blocks of 16 x 16 x
- *       16, the operands' tiles of 32 along k double-buffered in shared
- *       memory, the tile rounded up so edges need no tests;
+ *       16, the operands' tiles of 32 along k in a 3-slot ring in shared
+ *       memory filled by cp.async (pipeline(3)), the tile rounded up so
+ *       edges need no tests;
  *
  *   G0  a tuple reduction or a range that depends on a pure axis: its
  *       points over blocks of threads, each range folded in order.
@@ -222,7 +223,8 @@ reads_plainly(AutoStage *r, AutoStage *s)
 /* G5 on stage si; R: its element-wise consumer the sums go into (si when
  * none).  issue 34's plan: the sums of a warp's 32 x 32 in its registers
  * (a fragment), zeroed, accumulated and stored by the tensor cores; the
- * operands' tiles of 32 along k in shared memory, double-buffered.  With a
+ * operands' tiles of 32 along k in shared memory, 3 slots filled two steps
+ * ahead by asynchronous copies (pipeline(3)).  With a
  * consumer the sums are stored to shared memory at the consumer's block,
  * where its threads read them. */
 static void
@@ -238,7 +240,7 @@ g5(Gpu *c, int si, const Mma *m, int R)
 	fprintf(fp, "  // G5: %s is a contraction of %s operands: the tensor cores (%s), "
 	    "%d x %d outputs a block of %d x %d warps, each 2 x 2 blocks of 16 x 16 x 16 with "
 	    "its sums in registers (a fragment), the operands' tiles of 32 along %s "
-	    "double-buffered in shared memory", s->name, type_name(m->a->call.tensor->elem),
+	    "in shared memory, 3 slots filled by cp.async", s->name, type_name(m->a->call.tensor->elem),
 	    m->intr->name, bm, bn, bm / 32, bn / 32, s->red[0]);
 	if (R != si)
 		fprintf(fp, "; the sums stored to shared memory for %s's threads", r->name);
@@ -316,10 +318,10 @@ g5(Gpu *c, int si, const Mma *m, int R)
 		fprintf(fp, "  %s.cache_read(shared, [%s]) -> %s;\n", tb, frag, bs);
 	}
 	fprintf(fp, "  %s.compute_at(%s, %s);\n", as, frag, ko);
-	fprintf(fp, "  %s.double_buffer();\n", as);
+	fprintf(fp, "  %s.pipeline(3);\n", as);
 	if (bs != as) {
 		fprintf(fp, "  %s.compute_at(%s, %s);\n", bs, frag, ko);
-		fprintf(fp, "  %s.double_buffer();\n", bs);
+		fprintf(fp, "  %s.pipeline(3);\n", bs);
 	}
 	if (R != si) {
 		/* the consumer: the same warps, a warp's 32 lanes along a row */
