@@ -123,6 +123,9 @@ void gpu_mma_element(IrExpr *call, IrExpr *i, IrExpr *j, IrExpr **c, IrExpr **a_
  * of a multiple of 8 elements, unit column stride and a first element at
  * a multiple of 8 (rows of 16 aligned bytes), and c a fragment. */
 bool gpu_mma_ldmatrix(IrExpr *call);
+/* Whether the call's b is stored n-major (k stride 1, j stride a constant
+ * multiple of 8): ldmatrix without .trans, its rows being b's columns j. */
+bool gpu_mma_b_nt(IrExpr *call);
 /* The element index of the row whose address lane `lane` gives to the
  * ldmatrix of operand op (6: a, 9: b): row lane % 16, columns from
  * 8 * (lane / 16) (gpu_mma.c says which matrix each lane points into). */

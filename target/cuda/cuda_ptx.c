@@ -136,7 +136,9 @@ ptx_ldmatrix(Cg *cg, IrExpr *e, int op, bool bf, LLVMValueRef out[4])
 	LLVMValueRef idx = cg_index(cg, simplify_expr(gpu_ldmatrix_row(e, op, lane), NULL), 1);
 	LLVMValueRef p = LLVMBuildGEP2(cg->b, i16, base, &idx, 1, "");
 	p = LLVMBuildAddrSpaceCast(cg->b, p, p3, "");
-	LLVMValueRef r = cg_call_intrinsic(cg, op == 6 ?
+	/* b stored n-major: plain, register m is (n half m & 1, k half m >> 1) */
+	bool nt = op == 9 && gpu_mma_b_nt(e), plain = op == 6 || nt;
+	LLVMValueRef r = cg_call_intrinsic(cg, plain ?
 	    "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16" :
 	    "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.trans.b16", &p3, 1, &p, 1);
 	for (int m = 0; m < 4; m++) {
@@ -144,9 +146,10 @@ ptx_ldmatrix(Cg *cg, IrExpr *e, int op, bool bf, LLVMValueRef out[4])
 		/* an i32 mask of the halves inside the extents */
 		LLVMValueRef mask = NULL;
 		for (int q = 0; q < 2; q++) {
-			/* a: (g + 8 (m & 1), 2t + q + 8 (m >> 1)); b: (2t + q + 8 (m & 1), g + 8 (m >> 1)) */
-			IrExpr *pair = ir_add(ir_mul(t, ir_i64c(2)), ir_i64c(q + 8 * (op == 6 ? m >> 1 : m & 1)));
-			IrExpr *one = ir_add(g, ir_i64c(8 * (op == 6 ? m & 1 : m >> 1)));
+			/* a: (g + 8 (m & 1), 2t + q + 8 (m >> 1)); b: (2t + q + 8 (m & 1), g + 8 (m >> 1));
+			 * b n-major: (2t + q + 8 (m >> 1), g + 8 (m & 1)) */
+			IrExpr *pair = ir_add(ir_mul(t, ir_i64c(2)), ir_i64c(q + 8 * (plain ? m >> 1 : m & 1)));
+			IrExpr *one = ir_add(g, ir_i64c(8 * (plain ? m & 1 : m >> 1)));
 			IrExpr *ok = op == 6 ? gpu_mma_inside(e, op, one, pair) :
 			    gpu_mma_inside(e, op, pair, one);
 			LLVMValueRef half = LLVMConstInt(i32, q ? 0xffff0000u : 0xffffu, 0);
@@ -157,7 +160,8 @@ ptx_ldmatrix(Cg *cg, IrExpr *e, int op, bool bf, LLVMValueRef out[4])
 		}
 		if (!LLVMIsConstant(mask))
 			x = LLVMBuildAnd(cg->b, x, mask, "");
-		out[m] = bf ? x : LLVMBuildBitCast(cg->b, x,
+		/* ptx_mma takes b's registers as (n half) * 2 + (k half) */
+		out[nt ? (m & 1) * 2 + (m >> 1) : m] = bf ? x : LLVMBuildBitCast(cg->b, x,
 		    LLVMVectorType(LLVMHalfTypeInContext(ctx), 2), "");
 	}
 }

@@ -36,6 +36,9 @@
  * [2t + 8 (m >> 1) ..] (a0a1, a2a3, a4a5, a6a7 of the mma); for b, matrix
  * m is k 8 (m & 1) on, columns 8 (m >> 1) on, transposed, so register m
  * holds b[2t + 8 (m & 1) ..][g + 8 (m >> 1)] (b0b1, b2b3 of each n half).
+ * A b stored n-major (strides: k 1, j a multiple of 8; a dense layer's
+ * transposed weights) is read like a, without .trans: its rows are j, so
+ * matrix m is j 8 (m & 1) on, k 8 (m >> 1) on (gpu_mma_b_nt).
  * All 16 x 16 elements are read; those beyond the extents are replaced by
  * zero (the tile's allocation covers the whole block: flatten.c pads it
  * to its constant bound).  The emulator reads each element as the lane
@@ -394,14 +397,23 @@ multiple_of(IrExpr *e, int64_t m)
 	}
 }
 
+/* Operand op's tile has rows of 16 aligned bytes along its stride arguments
+ * (rs, cs) = x[op + 1 + swap], x[op + 2 - swap]. */
 static bool
-ldmatrix_tile(IrExpr **x, int op)
+ldmatrix_tile(IrExpr **x, int op, int swap)
 {
 	Buffer *b = x[op]->load.buf;
 	int64_t rs, cs;
 	return b->scope == SCOPE_SHARED && ir_bits(b->elem) == 16 && x[op]->load.nidx == 1 &&
-	    ir_is_const(x[op + 1], &rs) && rs >= 8 && rs % 8 == 0 && ir_is_const(x[op + 2], &cs) &&
-	    cs == 1 && multiple_of(x[op]->load.idx[0], 8);
+	    ir_is_const(x[op + 1 + swap], &rs) && rs >= 8 && rs % 8 == 0 &&
+	    ir_is_const(x[op + 2 - swap], &cs) && cs == 1 && multiple_of(x[op]->load.idx[0], 8);
+}
+
+bool
+gpu_mma_b_nt(IrExpr *call)
+{
+	IrExpr **x = call->call.args;
+	return !ldmatrix_tile(x, 9, 0) && ldmatrix_tile(x, 9, 1);
 }
 
 bool
@@ -409,7 +421,7 @@ gpu_mma_ldmatrix(IrExpr *call)
 {
 	IrExpr **x = call->call.args;
 	return gpu_mma_is(call) && x[3]->load.buf->scope == SCOPE_FRAGMENT &&
-	    ldmatrix_tile(x, 6) && ldmatrix_tile(x, 9);
+	    ldmatrix_tile(x, 6, 0) && (ldmatrix_tile(x, 9, 0) || ldmatrix_tile(x, 9, 1));
 }
 
 IrExpr *
@@ -417,7 +429,8 @@ gpu_ldmatrix_row(IrExpr *call, int op, IrExpr *lane)
 {
 	IrExpr **x = call->call.args;
 	IrExpr *row = ir_mod(lane, ir_i64c(16)), *col = ir_mul(ir_div(lane, ir_i64c(16)), ir_i64c(8));
-	return ir_add(x[op]->load.idx[0], ir_add(ir_mul(row, gpu_spmd_as_type(x[op + 1], ir_i64)),
+	IrExpr *stride = x[op + 1 + (op == 9 && gpu_mma_b_nt(call))];
+	return ir_add(x[op]->load.idx[0], ir_add(ir_mul(row, gpu_spmd_as_type(stride, ir_i64)),
 	    col));
 }
 
@@ -435,10 +448,15 @@ gpu_mma_inside(IrExpr *call, int op, IrExpr *row, IrExpr *col)
 static IrExpr *
 ldmatrix_element(IrExpr *call, int op, IrExpr *row, IrExpr *col)
 {
+	IrExpr *inside = gpu_mma_inside(call, op, row, col);
+	if (op == 9 && gpu_mma_b_nt(call)) {   /* stored [j][k]: its rows are j */
+		IrExpr *t = row;
+		row = col;
+		col = t;
+	}
 	IrExpr *m = ir_add(ir_div(row, ir_i64c(8)), ir_mul(ir_div(col, ir_i64c(8)), ir_i64c(2)));
 	IrExpr *giver = ir_add(ir_mul(m, ir_i64c(8)), ir_mod(row, ir_i64c(8)));
 	IrExpr *idx = simplify_expr(ir_add(gpu_ldmatrix_row(call, op, giver),
 	    ir_mod(col, ir_i64c(8))), NULL);
-	return ir_load(call->call.args[op]->load.buf, &idx, 1, gpu_mma_inside(call, op, row, col),
-	    1);
+	return ir_load(call->call.args[op]->load.buf, &idx, 1, inside, 1);
 }
