@@ -205,21 +205,19 @@ gpu_copy_spread(Spmd *S, IrStmt *s, IrExpr *nthreads, IrExpr *tid)
 	return simplify_stmt(ir_for(r, ir_i64c(0), trips, FOR_SERIAL, body));
 }
 
-/* The call as W scalar copies: dst[d + e] = e < valid ? src[s + e] : 0. */
+/* The call as W scalar copies: dst[d + e] = e < valid ? src[s + e] : 0,
+ * a loop (the path of unaligned rows stays small beside the fast one). */
 IrStmt *
 gpu_copy_scalar(IrExpr *call)
 {
 	IrExpr *d = call->call.args[0], *s = call->call.args[1];
-	int64_t w = 0;
-	ir_is_const(call->call.args[2], &w);
-	IrStmt *out = NULL;
-	for (int64_t e = 0; e < w; e++) {
-		IrExpr *di = ir_add(d->load.idx[0], ir_i64c(e)), *si = ir_add(s->load.idx[0], ir_i64c(e));
-		IrStmt *copy = ir_store(d->load.buf, &di, 1, ir_load(s->load.buf, &si, 1, NULL, 1), NULL);
-		IrStmt *zero = ir_store(d->load.buf, &di, 1, ir_make_const(ir_scalar(d->load.buf->elem), 0), NULL);
-		out = ir_seq(out, ir_if(ir_binop(IR_LT, ir_i64c(e), call->call.args[3]), copy, zero));
-	}
-	return out;
+	Var *e = ir_new_var("elem", ir_i64);
+	IrExpr *di = ir_add(d->load.idx[0], ir_var(e)), *si = ir_add(s->load.idx[0], ir_var(e));
+	IrStmt *copy = ir_store(d->load.buf, &di, 1, ir_load(s->load.buf, &si, 1, NULL, 1), NULL);
+	IrStmt *zero = ir_store(d->load.buf, &di, 1, ir_make_const(ir_scalar(d->load.buf->elem), 0),
+	    NULL);
+	return ir_for(e, ir_i64c(0), call->call.args[2], FOR_SERIAL,
+	    ir_if(ir_binop(IR_LT, ir_var(e), call->call.args[3]), copy, zero));
 }
 
 typedef struct {
