@@ -520,6 +520,18 @@ ir_call_intrinsic_like(IrExpr *e, IrExpr **args)
 	return r;
 }
 
+int
+ir_fma_outer_lanes(const char *emit)
+{
+	if (!emit)
+		return 0;
+	if (!strcmp(emit, "fma_outer"))
+		return 8;
+	if (!strcmp(emit, "fma_outer_zmm"))
+		return 16;
+	return 0;
+}
+
 IrExpr *
 ir_let(Var *v, IrExpr *value, IrExpr *body)
 {

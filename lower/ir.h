@@ -283,6 +283,10 @@ IrExpr *ir_call_intrinsic_like(IrExpr *e, IrExpr **args);
  * c, cs_i, cs_j, a, as_i, as_k, b, bs_k, bs_j, first, then the block's
  * constant full shape MR, NR, which only the LLVM emitter reads. */
 enum { FMA_OUTER_ARGS = 13, FMA_OUTER_NARGS = FMA_OUTER_ARGS + 2 };
+/* The f32 lanes of one vector of an fma_outer emitter: 8 for
+ * "fma_outer" (AVX2), 16 for "fma_outer_zmm" (AVX-512); 0 for any other
+ * name.  Every pass that treats the two alike asks this. */
+int ir_fma_outer_lanes(const char *emit);
 IrExpr *ir_let(Var *v, IrExpr *value, IrExpr *body);
 /* Shorthands for index arithmetic (no folding). */
 IrExpr *ir_add(IrExpr *a, IrExpr *b);

@@ -594,7 +594,7 @@ emitter_ok(Tz *t)
 		return gemm_ok(t);
 	if (!strncmp(t->k->intr_emit, "mma", 3))
 		return mma_ok(t);
-	if (strcmp(t->k->intr_emit, "fma_outer") != 0)
+	if (!ir_fma_outer_lanes(t->k->intr_emit))
 		return true;
 	/* args: c, cs_i, cs_j, a, as_i, as_k, b, bs_k, bs_j */
 	static const int unit[] = { 2, 8 };
@@ -675,7 +675,7 @@ absorb_tails(Tz *t, IrExpr *cond)
 			if (t->map[a] == l)
 				ax = a;
 		bool param = ax >= 0 && (t->iext[ax]->kind == EXPR_NAME ||
-		    !strcmp(t->k->intr_emit, "fma_outer") || on_fragment(t));
+		    ir_fma_outer_lanes(t->k->intr_emit) || on_fragment(t));
 		if (nu == 1 && param && cs[i]->kind == IR_LT) {
 			/* d = e - b, affine in v with coefficient 1: v < -(d at v = 0) */
 			Var *v = t->var[l];
@@ -815,7 +815,7 @@ match_nest(Tz *t, IrStmt *loop)
 	*meaning = t->meaning;
 	meaning->naxes = t->ni;
 	meaning->reset = -1;
-	if (!strcmp(t->k->intr_emit, "fma_outer")) {
+	if (ir_fma_outer_lanes(t->k->intr_emit)) {
 		meaning->reset = na;
 		args[na++] = tz_reset_arg(t, cond);
 		args[na++] = shape[0];

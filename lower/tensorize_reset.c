@@ -55,7 +55,7 @@ red_loop(LStage *s, Var *v)
 IrExpr *
 tz_reset_arg(Tz *t, IrExpr *cond)
 {
-	if (cond || !t->init || strcmp(t->k->intr_emit, "fma_outer") != 0)
+	if (cond || !t->init || !ir_fma_outer_lanes(t->k->intr_emit))
 		return ir_i64c(0);
 	IrExpr *first = NULL, *empty = NULL;
 	for (int i = 0; i < t->nouter; i++) {
@@ -237,7 +237,7 @@ zero_for(IrMutator *m, IrStmt *s)
 static IrStmt *
 zero_nest(Tz *t, IrStmt *s, IrExpr **args, int na)
 {
-	if (strcmp(t->k->intr_emit, "fma_outer") != 0 || na != FMA_OUTER_NARGS ||
+	if (!ir_fma_outer_lanes(t->k->intr_emit) || na != FMA_OUTER_NARGS ||
 	    t->rule->naxes != 2)
 		return s;
 	IrExpr *z[FMA_OUTER_NARGS];

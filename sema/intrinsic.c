@@ -9,6 +9,8 @@
  *                    c of constant shape [MR, NR], NR a multiple of 8 and
  *                    the MR*NR/8 accumulators, NR/8 rows of b and one
  *                    broadcast of a fitting the 16 AVX2 registers.
+ *   fma_outer_zmm    the same on AVX-512: NR a multiple of 16, the block
+ *     (cpu)          fitting the 32 zmm registers (e.g. 14 x 32, 8 x 48).
  *
  *   gemm (vta)       c[j] = sum(k < 16) i32(a[k]) * i32(b[j, k]): one VTA
  *                    GEMM micro-op, a row of 16 int8 activations times a
@@ -38,6 +40,7 @@ typedef struct {
 
 static const IntrinsicKind intrinsic_kinds[] = {
 	{ "cpu", "fma_outer", "c[i, j] = sum(k < K) a[i, k] * b[k, j] in f32" },
+	{ "cpu", "fma_outer_zmm", "c[i, j] = sum(k < K) a[i, k] * b[k, j] in f32, 16-wide rows" },
 	{ "vta", "gemm", "c[j] = sum(k < 16) i32(a[k]) * i32(b[j, k]), a and b i8, c i32" },
 	{ "cuda", "mma", "c[i, j] = sum(k < 16) f32(a[i, k]) * f32(b[k, j]), a and b f16 or bf16, c f32" },
 	{ "cuda", "mma_fill", "c[i, j] = 0.0, c f32[16, 16] (a fragment's tile set to zero)" },
@@ -71,9 +74,9 @@ const_dim(Tensor *t, int d)
 	return e && e->kind == EXPR_INT ? e->ival : -1;
 }
 
-/* fma_outer: the form in the header comment. */
+/* fma_outer and fma_outer_zmm (zmm): the form in the header comment. */
 static void
-check_fma_outer(Kernel *k, Rule *r)
+check_fma_outer(Kernel *k, Rule *r, bool zmm)
 {
 	Tensor *c = r->tensor;
 	Expr *v = r->value;
@@ -115,11 +118,16 @@ check_fma_outer(Kernel *k, Rule *r)
 	}
 	/* b's vectors stay in registers to be reused by every row; with one
 	 * row each is read once, straight into its FMA */
-	int64_t nv = (nr + 7) / 8, bregs = mr > 1 ? nv : 0;
-	if (nr % 8 != 0 || mr * nv + bregs + 1 > 16)
-		diag_error(c->loc, "register block %lld x %lld of intrinsic '%s' does not fit the 16 "
-		    "AVX2 registers in 8-wide rows (%lld accumulators + %lld for b + 1 for a)",
-		    (long long)mr, (long long)nr, k->name, (long long)(mr * nv), (long long)bregs);
+	int lanes = zmm ? 16 : 8, regs = zmm ? 32 : 16;
+	int64_t nv = (nr + lanes - 1) / lanes, bregs = mr > 1 ? nv : 0;
+	if (nr % lanes != 0)
+		diag_error(c->loc, "the %lld columns of intrinsic '%s' are not whole %d-wide %s "
+		    "vectors", (long long)nr, k->name, lanes, zmm ? "zmm" : "ymm");
+	else if (mr * nv + bregs + 1 > regs)
+		diag_error(c->loc, "register block %lld x %lld of intrinsic '%s' does not fit the %d "
+		    "%s registers in %d-wide rows (%lld accumulators + %lld for b + 1 for a)",
+		    (long long)mr, (long long)nr, k->name, regs, zmm ? "AVX-512" : "AVX2", lanes,
+		    (long long)(mr * nv), (long long)bregs);
 }
 
 /* v as sum(k) a * b over one reduction axis: the two accesses (through a
@@ -357,8 +365,8 @@ check_one(Kernel *k)
 		    "output", k->name);
 		return;
 	}
-	if (!strcmp(ik->kind, "fma_outer"))
-		check_fma_outer(k, r);
+	if (!strncmp(ik->kind, "fma_outer", 9))
+		check_fma_outer(k, r, !strcmp(ik->kind, "fma_outer_zmm"));
 	else if (!strcmp(ik->kind, "gemm"))
 		check_vta_gemm(k, r);
 	else if (!strcmp(ik->kind, "mma"))

@@ -743,7 +743,7 @@ ex(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 	case IR_BROADCAST:
 		return ex(E, e->a, NULL, hoist);
 	case IR_CALL:
-		if (e->call.ck == CALL_INTRINSIC && !strcmp(e->call.name, "fma_outer") &&
+		if (e->call.ck == CALL_INTRINSIC && ir_fma_outer_lanes(e->call.name) &&
 		    e->call.nargs == FMA_OUTER_NARGS) {
 			/* tensorize (lower/tensorize.c): tensors pass as
 			 * addresses; the block's full shape, the last arguments,

@@ -5,10 +5,13 @@
  * MR, NR): c[mr x nr] += a[mr x K] * b[K x nr] for a block of at most the
  * constant MR x NR, with cs_j = bs_j = 1 (tensorize.c checked); when
  * `first` is non-zero c's old values are not used
- * (tensorize.c's reset form).  The sum lives in MR * NR/8 vector
+ * (tensorize.c's reset form).  The sum lives in MR * NR/W vector
  * registers (phis of the k loop, so they never go through memory) that
- * start from zero; each k step loads NR/8 vectors of b, broadcasts MR
- * elements of a and issues the fused multiply-adds.  c's lines are
+ * start from zero; each k step loads NR/W vectors of b, broadcasts MR
+ * elements of a and issues the fused multiply-adds.  W, the f32 lanes of
+ * a vector, is the call's: 8 for "fma_outer" (AVX2's ymm), 16 for
+ * "fma_outer_zmm" (AVX-512's zmm, whose kernels ask LLVM to keep 512-bit
+ * vectors whole); one emitter builds both.  c's lines are
  * prefetched on entry and its old values added after the k loop, so a
  * block of c that is not in cache does not stall the start; c is stored
  * once at the end.  Each tensor argument is a scalar load at the tile's first
@@ -41,7 +44,8 @@
 
 #include "target/llvm/cg.h"
 
-enum { MAXACC = 16, MAXSET = 4, UNROLL = 4 };
+/* accumulators (14 x 32 in zmm: 28), rows, interleaved sets, k unroll */
+enum { MAXACC = 32, MAXSET = 4, UNROLL = 4 };
 
 /* The address of a scalar load (flat index after flatten.c). */
 static LLVMValueRef
@@ -56,8 +60,9 @@ address_of(Cg *cg, IrExpr *ld)
 }
 
 typedef struct {
-	LLVMTypeRef f32, v8, i64, i1, ptr;
+	LLVMTypeRef f32, vt, i64, i1, ptr;   /* vt: <lanes x float> */
 	LLVMValueRef fn;        /* the micro-kernel function being built */
+	int lanes;              /* f32 lanes of a vector register: 8 (ymm) or 16 (zmm) */
 	int mr, nv;             /* register rows and vectors per row */
 	int sets;               /* interleaved accumulator sets (1, 2 or 4) */
 	LLVMValueRef c, a, b, csi, asi, ask, bsk, first;
@@ -95,12 +100,12 @@ static LLVMValueRef
 vload(Cg *cg, Fma *f, LLVMValueRef p, LLVMValueRef mask)
 {
 	if (mask) {
-		LLVMTypeRef over[2] = { f->v8, LLVMTypeOf(p) };
+		LLVMTypeRef over[2] = { f->vt, LLVMTypeOf(p) };
 		LLVMValueRef args[4] = { p, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 4, 0),
-		    mask, LLVMConstNull(f->v8) };
+		    mask, LLVMConstNull(f->vt) };
 		return cg_call_intrinsic(cg, "llvm.masked.load", over, 2, args, 4);
 	}
-	LLVMValueRef v = LLVMBuildLoad2(cg->b, f->v8, p, "");
+	LLVMValueRef v = LLVMBuildLoad2(cg->b, f->vt, p, "");
 	LLVMSetAlignment(v, 4);
 	return v;
 }
@@ -109,7 +114,7 @@ static void
 vstore(Cg *cg, Fma *f, LLVMValueRef v, LLVMValueRef p, LLVMValueRef mask)
 {
 	if (mask) {
-		LLVMTypeRef over[2] = { f->v8, LLVMTypeOf(p) };
+		LLVMTypeRef over[2] = { f->vt, LLVMTypeOf(p) };
 		LLVMValueRef args[4] = { v, p, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 4, 0),
 		    mask };
 		cg_call_intrinsic(cg, "llvm.masked.store", over, 2, args, 4);
@@ -119,21 +124,21 @@ vstore(Cg *cg, Fma *f, LLVMValueRef v, LLVMValueRef p, LLVMValueRef mask)
 	LLVMSetAlignment(st, 4);
 }
 
-/* One k step: acc[r][v] += a[r, k] * b[k, v*8 .. v*8+7]. */
+/* One k step: acc[r][v] += a[r, k] * b[k, v*W .. v*W+W-1] (W lanes). */
 static void
 step(Cg *cg, Fma *f, LLVMValueRef k, LLVMValueRef *acc)
 {
 	LLVMValueRef bv[MAXACC], fma_args[3];
-	LLVMTypeRef over = f->v8;
+	LLVMTypeRef over = f->vt;
 	LLVMValueRef brow = gep(cg, f->f32, f->b, mul(cg, k, f->bsk));
 	for (int v = 0; v < f->nv; v++)
-		bv[v] = vload(cg, f, gep(cg, f->f32, brow, c64(f, v * 8)), f->bmask[v]);
+		bv[v] = vload(cg, f, gep(cg, f->f32, brow, c64(f, v * f->lanes)), f->bmask[v]);
 	LLVMValueRef acol = gep(cg, f->f32, f->a, mul(cg, k, f->ask));
 	for (int r = 0; r < f->mr; r++) {
 		LLVMValueRef ap = gep(cg, f->f32, acol, mul(cg, f->arow[r], f->asi));
 		LLVMValueRef s = LLVMBuildLoad2(cg->b, f->f32, ap, "");
 		LLVMSetAlignment(s, 4);
-		LLVMValueRef bc = cg_broadcast(cg, s, 8);
+		LLVMValueRef bc = cg_broadcast(cg, s, f->lanes);
 		for (int v = 0; v < f->nv; v++) {
 			fma_args[0] = bc;
 			fma_args[1] = bv[v];
@@ -180,7 +185,7 @@ kloop(Cg *cg, Fma *f, LLVMValueRef from, LLVMValueRef end, int by, LLVMValueRef 
 	LLVMAddIncoming(k, &from, &pre, 1);
 	LLVMValueRef phis[MAXACC * MAXSET];
 	for (int i = 0; i < n; i++) {
-		phis[i] = LLVMBuildPhi(cg->b, f->v8, "acc");
+		phis[i] = LLVMBuildPhi(cg->b, f->vt, "acc");
 		LLVMAddIncoming(phis[i], &acc[i], &pre, 1);
 	}
 	LLVMValueRef last = LLVMBuildAdd(cg->b, k, c64(f, by), "");
@@ -234,7 +239,7 @@ finish(Cg *cg, Fma *f, LLVMValueRef *acc, LLVMValueRef *cptr)
 	LLVMBuildBr(cg->b, join);
 	LLVMPositionBuilderAtEnd(cg->b, join);
 	for (int i = 0; i < n; i++) {
-		LLVMValueRef phi = LLVMBuildPhi(cg->b, f->v8, "c");
+		LLVMValueRef phi = LLVMBuildPhi(cg->b, f->vt, "c");
 		LLVMValueRef in[2] = { acc[i], sum[i] };
 		LLVMBasicBlockRef from[2] = { pre, load_end };
 		LLVMAddIncoming(phi, in, from, 2);
@@ -252,11 +257,11 @@ block(Cg *cg, Fma *f, LLVMValueRef K, int by)
 	for (int r = 0; r < f->mr; r++)
 		for (int v = 0; v < f->nv; v++) {
 			LLVMValueRef row = gep(cg, f->f32, f->c, mul(cg, f->arow[r], f->csi));
-			cptr[r * f->nv + v] = gep(cg, f->f32, row, c64(f, v * 8));
+			cptr[r * f->nv + v] = gep(cg, f->f32, row, c64(f, v * f->lanes));
 		}
 	prefetch_c(cg, f, cptr);
 	for (int i = 0; i < per * f->sets; i++)
-		acc[i] = LLVMConstNull(f->v8);
+		acc[i] = LLVMConstNull(f->vt);
 	kloop(cg, f, c64(f, 0), K, by, acc, &k);
 	if (by > 1) {
 		int sets = f->sets;
@@ -277,19 +282,20 @@ block(Cg *cg, Fma *f, LLVMValueRef K, int by)
 static void
 masked_block(Cg *cg, Fma *f, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K)
 {
-	LLVMValueRef nrv = cg_broadcast(cg, nr, 8), ones = LLVMConstAllOnes(LLVMVectorType(f->i1, 8));
+	unsigned w = (unsigned)f->lanes;
+	LLVMValueRef nrv = cg_broadcast(cg, nr, f->lanes), ones = LLVMConstAllOnes(LLVMVectorType(f->i1, w));
 	LLVMValueRef last = LLVMBuildSub(cg->b, mr, c64(f, 1), "");
 	for (int v = 0; v < f->nv; v++) {
-		LLVMValueRef lane[8];
-		for (int l = 0; l < 8; l++)
-			lane[l] = c64(f, v * 8 + l);
-		f->bmask[v] = LLVMBuildICmp(cg->b, LLVMIntSLT, LLVMConstVector(lane, 8), nrv, "cols");
+		LLVMValueRef lane[16];
+		for (int l = 0; l < f->lanes; l++)
+			lane[l] = c64(f, v * f->lanes + l);
+		f->bmask[v] = LLVMBuildICmp(cg->b, LLVMIntSLT, LLVMConstVector(lane, w), nrv, "cols");
 	}
 	for (int r = 0; r < f->mr; r++) {
 		LLVMValueRef in = LLVMBuildICmp(cg->b, LLVMIntSLT, c64(f, r), mr, "");
 		f->arow[r] = LLVMBuildSelect(cg->b, in, c64(f, r), last, "row");
 		LLVMValueRef rowm = LLVMBuildSelect(cg->b, in, ones,
-		    LLVMConstNull(LLVMVectorType(f->i1, 8)), "");
+		    LLVMConstNull(LLVMVectorType(f->i1, w)), "");
 		for (int v = 0; v < f->nv; v++)
 			f->cmask[r][v] = LLVMBuildAnd(cg->b, rowm, f->bmask[v], "");
 	}
@@ -359,14 +365,16 @@ row_loop(Cg *cg, Fma *f, LLVMValueRef mr, LLVMValueRef K)
 
 /* The micro-kernel's name: txc.fma_outer.MRxNR (internal to the module)
  * or txrt_fma_outer_MRxNR (libtxrt's), then each stride built in, e.g.
- * txc.fma_outer.6x16.i1.k6.b16 (tags c, i, k, b: csi, asi, ask, bsk). */
+ * txc.fma_outer.6x16.i1.k6.b16 (tags c, i, k, b: csi, asi, ask, bsk);
+ * the 16-lane (zmm) kernels are txc.fma_outer_zmm.MRxNR... */
 static void
-kernel_name(char *name, size_t size, bool runtime, int MR, int NR, const int64_t *cst)
+kernel_name(char *name, size_t size, bool runtime, int lanes, int MR, int NR, const int64_t *cst)
 {
 	static const char tag[4] = { 'c', 'i', 'k', 'b' };
 	char sep = runtime ? '_' : '.';
-	int len = snprintf(name, size, "%sfma_outer%c%dx%d",
-	    runtime ? CG_RUNTIME_KERNEL_PREFIX : CG_KERNEL_PREFIX, sep, MR, NR);
+	int len = snprintf(name, size, "%sfma_outer%s%c%dx%d",
+	    runtime ? CG_RUNTIME_KERNEL_PREFIX : CG_KERNEL_PREFIX, lanes == 16 ? "_zmm" : "", sep,
+	    MR, NR);
 	for (int i = 0; i < 4 && len > 0 && (size_t)len < size; i++)
 		if (cst[i] >= 0)
 			len += snprintf(name + len, size - (size_t)len, "%c%c%lld", sep, tag[i],
@@ -377,7 +385,7 @@ kernel_name(char *name, size_t size, bool runtime, int MR, int NR, const int64_t
  *     void NAME(c, csi, a, asi, ask, b, bsk, K, mr, nr, first)
  * internal to the module, or libtxrt's (runtime). */
 static LLVMValueRef
-kernel_decl(Cg *cg, const char *name, bool runtime, LLVMTypeRef *fty)
+kernel_decl(Cg *cg, const char *name, bool runtime, int lanes, LLVMTypeRef *fty)
 {
 	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0), i64 = LLVMInt64TypeInContext(cg->ctx);
 	LLVMTypeRef pt[11] = { ptr, i64, ptr, i64, i64, ptr, i64, i64, i64, i64,
@@ -393,17 +401,26 @@ kernel_decl(Cg *cg, const char *name, bool runtime, LLVMTypeRef *fty)
 	for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
 		LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(cg->ctx,
 		    LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i])), 0));
+	if (lanes == 16) {
+		/* 512-bit vectors stay whole on CPUs whose tuning prefers 256-bit
+		 * ones (Skylake-X, Ice Lake, Sapphire Rapids): without this X86
+		 * splits every <16 x float> into two ymm halves */
+		static const char k[] = "min-legal-vector-width", v[] = "512";
+		LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+		    LLVMCreateStringAttribute(cg->ctx, k, sizeof k - 1, v, sizeof v - 1));
+	}
 	return fn;
 }
 
-/* The micro-kernel MR x NR with the strides cst (-1: an argument) built
- * in, defined in the module under its name (kernel_name). */
+/* The micro-kernel MR x NR of vectors of `lanes` f32 with the strides cst
+ * (-1: an argument) built in, defined in the module under its name
+ * (kernel_name). */
 static LLVMValueRef
-kernel_fn(Cg *cg, int MR, int NR, const int64_t *cst, bool runtime, LLVMTypeRef *fty)
+kernel_fn(Cg *cg, int lanes, int MR, int NR, const int64_t *cst, bool runtime, LLVMTypeRef *fty)
 {
 	char name[80];
-	kernel_name(name, sizeof name, runtime, MR, NR, cst);
-	LLVMValueRef fn = kernel_decl(cg, name, runtime, fty);
+	kernel_name(name, sizeof name, runtime, lanes, MR, NR, cst);
+	LLVMValueRef fn = kernel_decl(cg, name, runtime, lanes, fty);
 	if (LLVMCountBasicBlocks(fn))
 		return fn;
 	/* build it with the builder moved into it (and no debug location:
@@ -415,10 +432,11 @@ kernel_fn(Cg *cg, int MR, int NR, const int64_t *cst, bool runtime, LLVMTypeRef 
 	memset(&f, 0, sizeof f);
 	f.fn = fn;
 	f.f32 = LLVMFloatTypeInContext(cg->ctx);
-	f.v8 = LLVMVectorType(f.f32, 8);
+	f.lanes = lanes;
+	f.vt = LLVMVectorType(f.f32, (unsigned)lanes);
 	f.i64 = LLVMInt64TypeInContext(cg->ctx);
 	f.i1 = LLVMInt1TypeInContext(cg->ctx);
-	f.nv = NR / 8;
+	f.nv = NR / lanes;
 	f.sets = 1;
 	LLVMValueRef p[11];
 	LLVMGetParams(fn, p);
@@ -443,7 +461,13 @@ kernel_fn(Cg *cg, int MR, int NR, const int64_t *cst, bool runtime, LLVMTypeRef 
 	/* the full block */
 	LLVMPositionBuilderAtEnd(cg->b, bfull);
 	plain(&f, MR);
-	block(cg, &f, K, UNROLL);
+	/* k unrolled by 4, except where the block leaves under two vector
+	 * registers free and holds 24 accumulators or more (14 x 32 in zmm:
+	 * 28 + 2 + 1 of 32): there LLVM 19's scheduler hoists the broadcasts
+	 * of later k steps and spills (95 stack accesses per 112 FMAs for
+	 * skylake-avx512; none unrolled once) */
+	int regs = lanes == 16 ? 32 : 16, used = MR * f.nv + f.nv + 1;
+	block(cg, &f, K, regs - used < 2 && MR * f.nv >= 24 ? 1 : UNROLL);
 	LLVMBuildBr(cg->b, done);
 	/* an empty block does nothing; full columns: a kernel per row count */
 	LLVMPositionBuilderAtEnd(cg->b, bedge);
@@ -530,18 +554,23 @@ intrin_cpu_runtime_kernels(Cg *cg)
 	for (size_t i = 0; i < sizeof rt_shapes / sizeof rt_shapes[0]; i++)
 		for (int f = 0; f < RT_FORMS; f++) {
 			rt_form(f, rt_shapes[i][0], rt_shapes[i][1], s);
-			kernel_fn(cg, rt_shapes[i][0], rt_shapes[i][1], s, true, &fty);
+			kernel_fn(cg, 8, rt_shapes[i][0], rt_shapes[i][1], s, true, &fty);
 		}
 }
 
+/* One fma_outer call with vectors of `lanes` f32: 8 for "fma_outer"
+ * (AVX2's ymm), 16 for "fma_outer_zmm" (AVX-512's zmm; on a CPU without
+ * AVX-512 LLVM legalises each into two ymm halves, so the kernel still
+ * runs, at the AVX2 width). */
 static void
-fma_outer(Cg *cg, IrExpr *e)
+fma_outer(Cg *cg, IrExpr *e, int lanes)
 {
 	IrExpr **x = e->call.args;
 	int64_t mr = -1, nr = -1;
 	if (e->call.nargs != FMA_OUTER_NARGS || !ir_is_const(x[FMA_OUTER_ARGS], &mr) ||
 	    !ir_is_const(x[FMA_OUTER_ARGS + 1], &nr) ||
-	    mr <= 0 || nr <= 0 || nr % 8 != 0 || mr * (nr / 8) > MAXACC || mr > MAXACC)
+	    mr <= 0 || nr <= 0 || nr % lanes != 0 || mr * (nr / lanes) > MAXACC || mr > MAXACC ||
+	    nr / lanes > MAXACC)
 		ICE("fma_outer: malformed call");
 	/* strides known here are built into the kernel (one per set of them):
 	 * constant offsets address a and b without integer arithmetic */
@@ -555,12 +584,12 @@ fma_outer(Cg *cg, IrExpr *e)
 	LLVMTypeRef fty;
 	LLVMValueRef fn;
 	int64_t rt[4];
-	if (cg->runtime_kernels && rt_kernel((int)mr, (int)nr, cst, rt)) {
+	if (lanes == 8 && cg->runtime_kernels && rt_kernel((int)mr, (int)nr, cst, rt)) {
 		char name[80];
-		kernel_name(name, sizeof name, true, (int)mr, (int)nr, rt);
-		fn = kernel_decl(cg, name, true, &fty);
+		kernel_name(name, sizeof name, true, lanes, (int)mr, (int)nr, rt);
+		fn = kernel_decl(cg, name, true, lanes, &fty);
 	} else {
-		fn = kernel_fn(cg, (int)mr, (int)nr, cst, false, &fty);
+		fn = kernel_fn(cg, lanes, (int)mr, (int)nr, cst, false, &fty);
 	}
 	LLVMValueRef first = cg_index(cg, x[12], 1);
 	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
@@ -578,8 +607,9 @@ LLVMValueRef
 intrin_cpu_emit(Cg *cg, IrExpr *e)
 {
 	cg->fn->work++;
-	if (!strcmp(e->call.name, "fma_outer"))
-		fma_outer(cg, e);
+	int lanes = ir_fma_outer_lanes(e->call.name);
+	if (lanes)
+		fma_outer(cg, e, lanes);
 	else
 		ICE("intrinsic '%s' has no CPU implementation", e->call.name);
 	return LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0);

@@ -1,0 +1,83 @@
+#!/bin/sh
+# zmm_asm.sh: the AVX-512 micro-kernels (stdlib/intrinsics/cpu.tx, emit
+# "fma_outer_zmm") in the assembly for CPUs with AVX-512, checked without
+# running it: compiled for skylake-avx512, sapphirerapids and znver4,
+# each kernel's full block keeps its register tile in zmm registers, as
+# many FMAs per k step as the tile has accumulators, with no stack access
+# in its k loop (14 x 32: 28 accumulators of zmm0-31, k not unrolled;
+# 8 x 48 and 6 x 64: 24, k unrolled by 4); the host's AVX2 kernels stay
+# in ymm when the target has no AVX-512 (--cpu=znver3).
+# Skips (77) where txc has no x86 target.
+set -u
+: "${TXC:?TXC must name the txc binary}"
+TXC_STDLIB=${abs_top_srcdir:-${srcdir:-.}}/stdlib; export TXC_STDLIB
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 99
+fail() { echo "FAIL: zmm_asm: $*"; exit 1; }
+cat >m.tx <<'TX'
+import "intrinsics/cpu.tx";
+kernel matmul(M, N, K) {
+  in  A: f32[M, K];
+  in  B: f32[K, N];
+  out C: f32[M, N];
+  C[i, j] = sum(k < K) A[i, k] * B[k, j];
+}
+schedule matmul as t14x32 for cpu {
+  C.tile(i, j, 14, 32) -> (io, jo, ii, ji);
+  C.reorder(io, jo, k, ii, ji);
+  C.tensorize(k, gemm_14x32_f32);
+}
+schedule matmul as t8x48 for cpu {
+  C.tile(i, j, 8, 48) -> (io, jo, ii, ji);
+  C.reorder(io, jo, k, ii, ji);
+  C.tensorize(k, gemm_8x48_f32);
+}
+schedule matmul as t6x64 for cpu {
+  C.tile(i, j, 6, 64) -> (io, jo, ii, ji);
+  C.reorder(io, jo, k, ii, ji);
+  C.tensorize(k, gemm_6x64_f32);
+}
+schedule matmul as t6x16 for cpu {
+  C.tile(i, j, 6, 16) -> (io, jo, ii, ji);
+  C.reorder(io, jo, k, ii, ji);
+  C.tensorize(k, gemm_6x16_f32);
+}
+TX
+# The innermost loops of the micro-kernel in $1 (a label, a later jump
+# back to it, no such loop inside): "FMAS STACK-ACCESSES" a line.
+loops() {
+	awk '/^[^ \t#].*fma_outer.*:$/ { on = 1 } on && /^\.Lfunc_end/ { exit }
+	on && /^\.L[A-Za-z0-9_]+:/ { l = $1; sub(/:$/, "", l); at[l] = NR }
+	on { line[NR] = $0 }
+	on && /^[ \t]+j[a-z]+[ \t]+\.L/ { if (($2 in at) && at[$2] > last) { f = 0; r = 0
+		for (i = at[$2]; i <= NR; i++) { if (line[i] ~ /vfmadd/) f++; if (line[i] ~ /rsp/) r++ }
+		print f, r; last = NR } }' "$1"
+}
+asm() { # CPU SCHEDULE: m.s
+	"$TXC" --cpu="$1" -s "$2" -S -o m.s m.tx 2>err || {
+		grep -q "unknown target\|cannot generate" err && { echo "SKIP: no x86 target"; exit 77; }
+		cat err; fail "txc --cpu=$1 -s $2"; }
+}
+for cpu in skylake-avx512 sapphirerapids znver4; do
+	for t in "t14x32 28 14x32" "t8x48 96 8x48" "t6x64 96 6x64"; do
+		set -- $t
+		asm "$cpu" "$1"
+		grep -q "^txc\.fma_outer_zmm\.$3[.:]" m.s || fail "$cpu $1: no txc.fma_outer_zmm.$3 kernel"
+		regs=$(sed -n '/^txc\.fma_outer_zmm/,/^\.Lfunc_end/p' m.s | grep -o '%zmm[0-9]*' | sort -u | wc -l)
+		[ "$regs" -ge 28 ] || fail "$cpu $1: the kernel uses $regs zmm registers, not 28 or more"
+		loops m.s >loops.txt
+		grep -qx "$2 0" loops.txt ||
+		    fail "$cpu $1: no k loop of $2 FMAs without stack accesses ($(tr '\n' ' ' <loops.txt))"
+		fmas=$(sed -n '/^txc\.fma_outer_zmm/,/^\.Lfunc_end/p' m.s | grep -c 'vfmadd[0-9]*ps.*%zmm')
+		[ "$fmas" -gt 0 ] || fail "$cpu $1: no zmm FMA"
+		echo "ok: --cpu=$cpu $3: $regs zmm registers, k loops (FMAs, stack accesses): $(tr '\n' ' ' <loops.txt)"
+	done
+done
+# AVX2's table for a CPU without AVX-512: ymm only, as before
+asm znver3 t6x16
+sed -n '/^txc\.fma_outer\.6x16/,/^\.Lfunc_end/p' m.s >k.s
+grep -q '%ymm' k.s || fail "znver3 6x16: no ymm code"
+! grep -q '%zmm' k.s || fail "znver3 6x16: zmm code"
+loops m.s | grep -qx "48 0" || fail "znver3 6x16: no k loop of 48 FMAs without stack accesses"
+echo "ok: --cpu=znver3 6x16 in ymm"
