@@ -238,6 +238,14 @@ LLVMErrorRef llvm_optimise(LLVMModuleRef mod, const LlvmOptions *o, LLVMTargetMa
 bool llvm_write_module(LLVMModuleRef mod, LLVMTargetMachineRef tm, const LlvmOptions *o,
     EmitKind k, FILE *out);
 
+/* ---- llvm_features.c ------------------------------------------------------ */
+/* Whether a --features list has LLVM's form ("+avx2,-fma"; else a
+ * diagnostic naming triple). */
+bool llvm_features_check(const char *f, const char *triple);
+/* The list LLVM is given for cpu: f, or f with what it needs added
+ * (+avx512vl beside an added AVX-512 set); NULL after a diagnostic. */
+const char *llvm_features_complete(const char *f, const char *cpu);
+
 /* ---- llvm_split.c --------------------------------------------------------- */
 /* The object of mod (not yet optimised), its functions compiled in parts on
  * several threads (file comment): 1 with *obj set, 0 when it is not

@@ -115,30 +115,6 @@ llvm_host_features(void)
 	return buf;
 }
 
-/* LLVM's form of a feature list: "+avx2,-fma", every item signed (LLVM
- * would take the first letter of "avx2" for the sign). */
-static bool
-features_ok(const char *f, const char *triple)
-{
-	const char *p = f;
-
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (n < 2 || (p[0] != '+' && p[0] != '-')) {
-			diag_error(loc_none, "bad CPU feature '%.*s' for %s: write +NAME to add "
-			    "a feature, -NAME to remove one (e.g. +avx2,-fma)", (int)n, p, triple);
-			return false;
-		}
-		p += n + (e != NULL);
-		if (e && !*p) {
-			diag_error(loc_none, "bad --features list '%s': it ends with ','", f);
-			return false;
-		}
-	}
-	return true;
-}
-
 /* The quoted name in the first line of text that holds what, or NULL. */
 static char *
 quoted_before(const char *text, const char *what)
@@ -273,13 +249,15 @@ llvm_emit_machine(const LlvmOptions *o, char **triple_out)
 		LLVMDisposeMessage(triple);
 		return NULL;
 	}
-	if (!features_ok(features, triple)) {
+	const char *full = llvm_features_check(features, triple) ?
+	    llvm_features_complete(features, cpu) : NULL;
+	if (!full) {
 		LLVMDisposeMessage(features);
 		LLVMDisposeMessage(triple);
 		return NULL;
 	}
 	int lvl = o->opt_level < 0 ? 0 : o->opt_level > 3 ? 3 : o->opt_level;
-	tm = create_quietly(target, triple, cpu, features, levels[lvl]);
+	tm = create_quietly(target, triple, cpu, full, levels[lvl]);
 	LLVMDisposeMessage(features);
 	if (!tm) {
 		LLVMDisposeMessage(triple);
