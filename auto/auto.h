@@ -63,6 +63,10 @@ typedef struct {
 /* The machine for --cpu/--features (NULL: the host).  Deterministic for a
  * given --cpu: only the thread count and caches are read off the host. */
 void auto_machine(AutoMachine *m, const char *cpu, const char *features);
+/* The isa knob's default (sema's knobs_set_isa) for that machine: the
+ * widest table the target CPU has; a cross triple (triple not NULL and
+ * not the host's) counts as "generic". */
+void auto_target_isa(const char *triple, const char *cpu, const char *features);
 
 /* ---- graph.c: the stage graph ----------------------------------------
  * Also the stage graph of tests/gen/schedgen.c, the random schedule

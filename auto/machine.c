@@ -1,10 +1,13 @@
 /* machine.c: the machine the schedule generator chooses its default point
  * for: vector width and register count from --cpu/--features (or the
- * host's, through LLVM), caches and threads from the host.
+ * host's, through LLVM), caches and threads from the host.  The same
+ * instruction-set name chooses the default of the isa knob of every
+ * template (sema/knobs.c), the stdlib's and the generator's alike.
  *
- * With AVX-512 the generator keeps 256-bit vectors but counts 32 registers
- * (ymm0-31): LLVM splits 512-bit vectors on CPUs that prefer 256-bit ones,
- * and a wider tile would then spill (the AVX-512 tables are issue 37's).
+ * With AVX-512 the generator takes 512-bit vectors and 32 registers
+ * (zmm0-31): the LLVM backend keeps a schedule's 512-bit vectors whole
+ * on every AVX-512 CPU (target/llvm/cg_func.c, min-legal-vector-width),
+ * also on those whose tuning prefers 256-bit ones.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +15,7 @@
 #include <unistd.h>
 
 #include "auto/auto.h"
+#include "sema/sema.h"
 #include "target/target.h"
 
 /* CPUs LLVM knows by name whose baseline has AVX-512F. */
@@ -22,14 +26,18 @@ static const char *const avx512_cpus[] = {
 	"knl", "knm", NULL
 };
 
-static bool
-has_feature(const char *list, const char *f)
+/* The sign of the last item of list naming f: 1 "+f", -1 "-f", 0 none
+ * ("+avx512f,...,-avx512f": the host's features, then
+ * --features=-avx512f, has no AVX-512). */
+static int
+feature_sign(const char *list, const char *f)
 {
 	size_t n = strlen(f);
+	int sign = 0;
 	for (const char *p = list; (p = strstr(p, f)); p += n)
-		if (p > list && p[-1] == '+' && (p[n] == ',' || p[n] == 0))
-			return true;
-	return false;
+		if (p > list && (p[-1] == '+' || p[-1] == '-') && (p[n] == ',' || p[n] == 0))
+			sign = p[-1] == '+' ? 1 : -1;
+	return sign;
 }
 
 static long
@@ -93,6 +101,7 @@ auto_machine(AutoMachine *m, const char *cpu, const char *features)
 			"arrowlake", "lunarlake", "gracemont", "znver1", "znver2", "znver3",
 			"x86-64-v3", "bdver4", NULL
 		};
+		avx2 = avx512;   /* an AVX-512 CPU without it (-avx512f) has AVX2 */
 		for (int i = 0; avx2_cpus[i]; i++)
 			avx2 |= !strcmp(cpu, avx2_cpus[i]);
 		neon = !strncmp(cpu, "cortex-a", 8) || !strncmp(cpu, "neoverse", 8) ||
@@ -100,11 +109,13 @@ auto_machine(AutoMachine *m, const char *cpu, const char *features)
 		x86 = !neon;
 	}
 	if (feat) {
-		avx512 |= has_feature(feat, "avx512f");
-		avx2 |= has_feature(feat, "avx2") || has_feature(feat, "avx");
+		int s512 = feature_sign(feat, "avx512f");
+		if (s512)
+			avx512 = s512 > 0;
+		avx2 |= feature_sign(feat, "avx2") > 0 || feature_sign(feat, "avx") > 0;
 	}
 	if (avx512) {
-		m->vbytes = 32;
+		m->vbytes = 64;
 		m->vregs = 32;
 		m->isa = "avx512";
 	} else if (avx2) {
@@ -131,4 +142,19 @@ auto_machine(AutoMachine *m, const char *cpu, const char *features)
 	if (t && atoi(t) > 0)
 		n = atoi(t);
 	m->threads = n > 0 ? (int)(n > 256 ? 256 : n) : 1;
+}
+
+void
+auto_target_isa(const char *triple, const char *cpu, const char *features)
+{
+	/* another architecture than the host's: no x86 level */
+	const char *host = llvm_host_triple(), *dash = strchr(host, '-');
+	size_t arch = dash ? (size_t)(dash - host) : strlen(host);
+	if (triple && *triple && strncmp(triple, host, arch) != 0) {
+		knobs_set_isa("generic");
+		return;
+	}
+	AutoMachine m;
+	auto_machine(&m, cpu, features);
+	knobs_set_isa(m.isa);
 }

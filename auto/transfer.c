@@ -7,7 +7,10 @@
  * output the last stage of the chain fused onto it, whose loops then
  * carry the callee output's names by position), its axes their caller's
  * names, the stages its primitives make (cache_read, cache_write,
- * rfactor) and its knobs fresh names prefixed by the call's result.  The
+ * rfactor) and its knobs fresh names prefixed by the call's result, but
+ * for the knob isa, the compile target's (sema/knobs.c), which keeps its
+ * name so that its default stays the target's, declared once for all
+ * the calls (the stdlib's schedules list the same sets).  The
  * result and the chain before the last stage are inlined first.  The text
  * then goes through the parser and the checks like any schedule; if they
  * refuse it, attach.c schedules the kernel without it.
@@ -28,6 +31,7 @@ typedef struct {
 	                                   callee's cache of its output, or NULL */
 	const char **kfrom, **kto; int nk, capk;   /* knobs */
 	const char **sfrom, **sto; int ns, caps;   /* stages the primitives make */
+	bool *isa_declared;             /* the knob isa is declared already */
 	bool bad;
 } Ren;
 
@@ -141,6 +145,12 @@ rename_prims(Ren *r, const SchedPrim *in, int n)
 	for (int i = 0; i < n; i++) {
 		SchedPrim *p = &out[i];
 		*p = in[i];
+		if (p->form == SCHED_KNOB && p->knob == intern_cstr("isa")) {
+			if (*r->isa_declared)
+				p->form = SCHED_PRIM;   /* no stage, no condition: dropped */
+			*r->isa_declared = true;
+			continue;
+		}
 		if (p->form == SCHED_KNOB) {
 			const char *k = auto_fresh(r->g, arena_printf(perm, "%s_%s", r->prefix, p->knob));
 			int nk = r->nk, capk = r->capk;
@@ -214,6 +224,7 @@ int
 auto_transfer(FILE *fp, AutoGraph *g, const AutoFusion *f, bool tmpl)
 {
 	int knobs = 0;
+	bool isa_declared = false;
 	for (int R = 0; R < g->n; R++) {
 		if (!f->from[R])
 			continue;
@@ -222,7 +233,8 @@ auto_transfer(FILE *fp, AutoGraph *g, const AutoFusion *f, bool tmpl)
 		CallSite *cs = res->t->rule->site;
 		Ren r = { .g = g, .cs = cs, .y = res->t->rule->site_name, .T = tail->name,
 			.prefix = cs->result, .trule = tail->t->rule,
-			.absorb = res->kind == AK_REDUCE && f->tail[R] != R ? res->name : NULL };
+			.absorb = res->kind == AK_REDUCE && f->tail[R] != R ? res->name : NULL,
+			.isa_declared = &isa_declared };
 		for (int i = 0; i < cs->callee->nitems; i++) {
 			Rule *yr = cs->callee->items[i].rule;
 			if (yr && yr->name == r.y && !yr->update && !yr->init)

@@ -373,6 +373,7 @@ bench(Bench *b)
 	if (!file)
 		return 1;
 	prog = parse_program(file);
+	auto_target_isa(NULL, b->llvm.cpu, b->llvm.features);   /* the isa knob's default */
 	if (diag_errors() || !import_resolve(prog, &b->drv) ||
 	    !import_target_table(prog, b->cuda ? "cuda" : NULL) || !sema_check(prog))
 		return 1;

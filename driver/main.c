@@ -525,6 +525,7 @@ compile(Options *o)
 	}
 	if (!import_resolve(prog, o) || !import_target_table(prog, o->target))
 		return 1;
+	auto_target_isa(o->triple, o->cpu, o->features);   /* the isa knob's default */
 	if (!sema_check(prog)) {
 		note_knob_points(o, prog);
 		return 1;

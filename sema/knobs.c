@@ -9,6 +9,12 @@
  * every argument that names a knob replaced by the knob's value.  The
  * default point takes each knob's first value; txc -K NAME=VALUE picks
  * another (knobs_request), and txc tune walks the points (knobs_resolve).
+ * One knob name is the compile target's: `knob isa in [avx512, avx2];`
+ * lists instruction sets, widest first, and its default is the first one
+ * the target CPU has (--cpu, --features, else the host: knobs_set_isa),
+ * so one template picks the widest micro-kernel table there is; -K
+ * isa=avx512 forces one (its code then runs on any x86-64 that LLVM
+ * compiles it for, split to the target's width).
  * Everything after sema (schedule validation, lowering) sees an ordinary
  * schedule.
  */
@@ -43,6 +49,45 @@ knobs_request_arg(const char *arg)
 	r->value = eq + 1;
 	r->used = false;
 	return true;
+}
+
+/* ---- the target's instruction sets (knob isa) ----------------------------- */
+
+/* The knob values the isa knob takes, each with what it needs: an x86
+ * level (a machine of that level or above has it), or another family. */
+static const struct {
+	const char *name;
+	int level;             /* x86: 1 sse2, 2 avx2, 3 avx512; 0 other */
+} isa_values[] = {
+	{ "avx512", 3 }, { "avx2", 2 }, { "sse2", 1 }, { "neon", 0 }, { "generic", 0 },
+};
+#define NISA_VALUES (sizeof isa_values / sizeof isa_values[0])
+
+static const char *target_isa;   /* NULL: the isa knob defaults to its first value */
+
+void
+knobs_set_isa(const char *isa)
+{
+	target_isa = isa;
+}
+
+static int
+isa_level(const char *name)
+{
+	for (size_t i = 0; name && i < NISA_VALUES; i++)
+		if (!strcmp(isa_values[i].name, name))
+			return isa_values[i].level;
+	return -1;
+}
+
+/* Whether the target has instruction set v (a value of the isa knob). */
+static bool
+target_has(const char *v)
+{
+	if (!strcmp(v, "generic") || !strcmp(v, target_isa))
+		return true;
+	int need = isa_level(v), have = isa_level(target_isa);
+	return need > 0 && have >= need;
 }
 
 /* ---- values ------------------------------------------------------------- */
@@ -146,6 +191,12 @@ check_decl(Schedule *s, SchedPrim *kn)
 		diag_note(s->knobs[prev]->knob_loc, "the first declaration is here");
 	}
 	bool ints = kn->args[0].kind == ARG_INT;
+	for (int i = 0; i < kn->nargs && !strcmp(kn->knob, "isa"); i++)
+		if (kn->args[i].kind != ARG_NAME || isa_level(kn->args[i].str) < 0) {
+			diag_error(kn->args[i].loc, "knob 'isa' lists instruction sets, widest "
+			    "first: avx512, avx2, sse2, neon or generic");
+			break;
+		}
 	for (int i = 0; i < kn->nargs; i++) {
 		SchedArg *v = &kn->args[i];
 		if (v->key || (v->kind != ARG_INT && v->kind != ARG_NAME && v->kind != ARG_DOTTED)) {
@@ -417,13 +468,26 @@ resolve_into(Schedule *s, SchedPrim *prims, int n, Out *o)
 	}
 }
 
+/* A knob's default value: the first, but for the isa knob the first
+ * instruction set the target has (the last value when it has none). */
+static int
+default_value(SchedPrim *kn)
+{
+	if (strcmp(kn->knob, "isa") != 0 || !target_isa)
+		return 0;
+	for (int i = 0; i < kn->nargs; i++)
+		if (kn->args[i].kind == ARG_NAME && target_has(kn->args[i].str))
+			return i;
+	return kn->nargs - 1;
+}
+
 void
 knobs_resolve(Schedule *s, const int *point)
 {
 	if (!s->tmpl)
 		return;
 	for (int i = 0; i < s->nknobs; i++)
-		s->point[i] = point ? point[i] : 0;
+		s->point[i] = point ? point[i] : default_value(s->knobs[i]);
 	Out o = { 0 };
 	resolve_into(s, s->tmpl, s->ntmpl, &o);
 	s->prims = o.v;

@@ -219,6 +219,10 @@ void knobs_program(Program *p);
 /* txc -K NAME=VALUE: the value every template declaring NAME takes;
  * false if arg is not NAME=VALUE. */
 bool knobs_request_arg(const char *arg);
+/* The compile target's instruction sets, for the default of the knob
+ * isa: "avx512", "avx2", "sse2", "neon" or "generic" (auto_machine's
+ * name); NULL (the default): the knob's first value. */
+void knobs_set_isa(const char *isa);
 /* After sema_check: an error for each -K no schedule declared. */
 bool knobs_check_requests(void);
 /* s->prims := the primitives of a point (an index into each knob's

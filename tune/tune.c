@@ -325,6 +325,7 @@ tune(Tune *t, int mpi_rank)
 	if (!file)
 		return 1;
 	Program *prog = parse_program(file);
+	auto_target_isa(NULL, t->llvm.cpu, t->llvm.features);   /* the isa knob's default */
 	if (diag_errors() || !import_resolve(prog, &t->drv) ||
 	    !import_target_table(prog, t->target) || !sema_check(prog))
 		return 1;

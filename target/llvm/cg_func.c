@@ -586,6 +586,32 @@ cg_packed_wrapper(Cg *cg, IrFunc *f)
 	LLVMDisposeBuilder(b);
 }
 
+/* Whether the comma-separated list holds name. */
+static bool
+has_isa(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* For a machine with AVX-512: the 512-bit vectors a schedule asked for
+ * (vectorize by 16 f32, the zmm micro-kernels) stay whole in every
+ * function of the module, also on CPUs whose tuning prefers 256-bit
+ * vectors (Skylake-X to Sapphire Rapids), where X86 would split them
+ * into ymm halves; LLVM's own vectorizer keeps its preferred width. */
+static void
+wide_vectors(Cg *cg)
+{
+	static const char k[] = "min-legal-vector-width", v[] = "512";
+	for (LLVMValueRef f = LLVMGetFirstFunction(cg->mod); f; f = LLVMGetNextFunction(f))
+		if (LLVMCountBasicBlocks(f))
+			LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+			    LLVMCreateStringAttribute(cg->ctx, k, sizeof k - 1, v, sizeof v - 1));
+}
+
 bool
 cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs, int n,
     LLVMTargetDataRef td, const char *triple, bool debug, bool contract,
@@ -612,6 +638,8 @@ cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs, int n,
 		cg_debug_module(cg, funcs, n);
 	for (int i = 0; i < n; i++)
 		gen_entry(cg, funcs[i]);
+	if (cg->isa && has_isa(cg->isa, "avx512f"))
+		wide_vectors(cg);
 	if (cg->dib)
 		cg_debug_finish(cg);
 	LLVMDisposeBuilder(cg->b);
