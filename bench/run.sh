@@ -84,6 +84,12 @@ native)
 *) log "BENCH_ISA must be avx2 or native, not '$isa'"; exit 2 ;;
 esac
 log "instruction set: $isa (this CPU has AVX-512: $([ $has_avx512 = 1 ] && echo yes || echo no))"
+# the width txc's schedules take here (the stdlib's isa knob and the
+# schedule generator's machine, txc-schedule(7) TEMPLATES)
+# shellcheck disable=SC2086
+tables=$(TXC_STDLIB=$srcdir/stdlib "$TXC" $txcflags -k matmul --print-auto-schedule \
+    "$srcdir/stdlib/matmul.tx" 2>/dev/null | sed -n '1s/.* for cpu (\([a-z0-9]*\),.*/\1/p')
+log "txc's micro-kernel tables and vectors: ${tables:-unknown}"
 
 # ---- the machine's peak -----------------------------------------------------
 $CC -O2 -mavx2 -mfma -pthread "$srcdir/bench/peak.c" -o peak || exit 1
@@ -281,7 +287,7 @@ END {
 	}
 	printf "\nFMA peak measured in this run: %s GFLOP/s (1 thread), %s GFLOP/s (2 threads)\n", p1, p2
 }' "$results"
-echo "instruction set: $isa (OpenBLAS kernels: ${core:-none}; txc flags: ${txcflags:-none})"
+echo "instruction set: $isa (OpenBLAS kernels: ${core:-none}; txc flags: ${txcflags:-none}; txc tables: ${tables:-unknown})"
 echo "GFLOP/s from the fastest of each process's repeated runs, best of $rounds sweeps"
 echo
 echo "compile time (ms): kernel, implementation, milliseconds"

@@ -4,8 +4,9 @@
 # SIGILL: each entry point, the plain one and NAME_dlpack, first asks
 # libtxrt (txrt_cpu_require) and returns TXRT_ERR_CPU (8) with a message
 # naming the missing sets, on every call; compiled for the host it runs.
-# Skips (77) where the CPU has every set of the CPUs tried (then no object
-# can be made that it cannot run).
+# Objects with the AVX-512 micro-kernels and plans likewise, where the CPU
+# lacks AVX-512F.  Skips (77) where the CPU has every set of the CPUs
+# tried (then no object can be made that it cannot run).
 : "${TXC:?TXC must name the txc binary}" "${abs_top_builddir:?}"
 lib=$abs_top_builddir/rt/.libs/libtxrt.a
 [ -f "$lib" ] || { echo "SKIP: no static libtxrt"; exit 77; }
@@ -85,6 +86,58 @@ dlflag=
 build
 ./m >run.log 2>&1 || fail "the host's object exited $?"
 grep -q '^plain 0 73 -' run.log || fail "the host's object computed wrong"
+# the AVX-512 micro-kernels and plans (issue 37): an object whose entry
+# point calls the zmm micro-kernel (gemm_14x32_f32) and one of the
+# stdlib's matmul, whose isa knob took its AVX-512 plan, both compiled
+# for skylake-avx512: on a CPU without AVX-512F each call returns
+# TXRT_ERR_CPU with the message (the check runs before any zmm
+# instruction), on one with it they compute C = A B (checked here)
+if ! grep -qw avx512f /proc/cpuinfo 2>/dev/null; then
+	cat >z.tx <<'TX'
+import "intrinsics/cpu.tx";
+import "matmul.tx";
+kernel mz(M, N, K) {
+  in  A: f32[M, K];
+  in  B: f32[K, N];
+  out C: f32[M, N];
+  C[i, j] = sum(k < K) A[i, k] * B[k, j];
+}
+schedule mz for cpu {
+  C.tile(i, j, 14, 32) -> (io, jo, ii, ji);
+  C.reorder(io, jo, k, ii, ji);
+  C.tensorize(k, gemm_14x32_f32);
+}
+TX
+	cat >zmain.c <<'C'
+#include <stdio.h>
+#include "z.h"
+#include "txrt.h"
+int
+main(void)
+{
+	static float a[29 * 7], b[7 * 45], c[29 * 45];
+	int r1 = mz(29, 45, 7, a, b, c);
+	printf("mz %d %s\n", r1, r1 ? txrt_last_error() : "-");
+	int r2 = matmul(29, 45, 7, a, b, c);
+	printf("matmul %d %s\n", r2, r2 ? txrt_last_error() : "-");
+	return r1 == 8 && r2 == 8 ? 0 : 1;
+}
+C
+	TXC_STDLIB=$abs_top_srcdir/stdlib "$TXC" --cpu=skylake-avx512 -k mz -k matmul z.tx -o z.o -H z.h \
+	    >run.log 2>&1 || fail "txc --cpu=skylake-avx512 z.tx"
+	grep -q 'txc.fma_outer_zmm' z.o || fail "z.o has no zmm micro-kernel"
+	${CC:-cc} -O1 -I"$abs_top_srcdir/rt" -I"$abs_top_builddir/rt" -o mz zmain.c z.o "$lib" \
+	    -lpthread -ldl -lm >run.log 2>&1 || fail "cc (zmm)"
+	./mz >run.log 2>&1
+	rc=$?
+	[ $rc -lt 128 ] || fail "the zmm object died of signal $((rc - 128))"
+	grep -q "^mz 8 mz: compiled for a CPU with instructions this CPU lacks (.*avx512f" run.log ||
+	    fail "the zmm micro-kernel's object: no TXRT_ERR_CPU naming avx512f"
+	grep -q "^matmul 8 matmul: compiled for a CPU with instructions this CPU lacks (" run.log ||
+	    fail "the stdlib matmul's AVX-512 plan: no TXRT_ERR_CPU"
+	[ $rc -eq 0 ] || fail "the zmm objects: exit $rc"
+	echo "ok: zmm objects on this CPU: $(sed -n 's/^mz 8 //p' run.log)"
+fi
 for cpu in skylake-avx512 sapphirerapids graniterapids; do
 	build --cpu=$cpu
 	./m >run.log 2>&1
