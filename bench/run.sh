@@ -159,7 +159,24 @@ txc_build() {
 }
 drvflags=
 have_sgemm=0 have_conv3=0 have_conv1=0 have_dw=0 have_blur=0
-txc_build sgemm_txc sgemm.tx sgemm.c && have_sgemm=1
+if [ "$tables" = avx512 ]; then
+	# the AVX-512 nest (14 x 32 zmm micro-kernel); its k block from the
+	# L1 data cache the OS reports: a 14 x kc panel of A and a kc x 32
+	# panel of B, 184 kc bytes, fill at most the L1
+	l1=$(getconf LEVEL1_DCACHE_SIZE 2>/dev/null)
+	case $l1 in ''|0|*[!0-9]*)
+		l1=$(for d in /sys/devices/system/cpu/cpu0/cache/index*; do
+			[ "$(cat "$d/level")" = 1 ] && [ "$(cat "$d/type")" != Instruction ] && cat "$d/size"
+		done 2>/dev/null | head -1)
+		case $l1 in *K) l1=$(( ${l1%K} * 1024 )) ;; *[!0-9]*|'') l1=49152 ;; esac ;;
+	esac
+	kc=128
+	for v in 192 256 320 384 512; do [ $((184 * v)) -le "$l1" ] && kc=$v; done
+	log "sgemm: bench/kernels/sgemm_zmm.tx, k blocks of $kc (L1d $l1 bytes)"
+	txc_build sgemm_txc sgemm_zmm.tx sgemm.c -K kc=$kc && have_sgemm=1
+else
+	txc_build sgemm_txc sgemm.tx sgemm.c && have_sgemm=1
+fi
 # conv3x3.tx reads its weights in a blocked layout that the driver fills
 # once, outside the timing (conv_prepack), as oneDNN's are reordered
 drvflags=-DTXC_PREPACK

@@ -96,3 +96,12 @@ grep -q "error: --features=+avx512f,-avx512vl: AVX-512 without AVX512VL on CPU '
     { cat err; fail "+avx512f,-avx512vl on haswell: the message"; }
 "$TXC" --cpu=knl --features=+avx512f,-avx512vl -s t6x16 -S -o m.s m.tx 2>err || { cat err; fail "knl without VL"; }
 echo "ok: --features=+avx512f on AVX2 CPUs; -avx512vl refused on haswell, taken on knl"
+# make bench's AVX-512 sgemm (bench/kernels/sgemm_zmm.tx): its packed
+# 14 x 32 kernel (a in 14-row panels, b in 32-wide ones: constant
+# strides) runs its k loop in zmm without stack accesses
+src=${abs_top_srcdir:-${srcdir:-.}}
+"$TXC" --cpu=sapphirerapids -S -o s.s "$src/bench/kernels/sgemm_zmm.tx" 2>err || { cat err; fail "sgemm_zmm.tx"; }
+grep -q '^txc\.fma_outer_zmm\.14x32\.i1\.k14\.b32:' s.s || fail "sgemm_zmm: no packed 14x32 kernel"
+sed -n '/^txc\.fma_outer_zmm\.14x32\.i1\.k14\.b32:/,/^\.Lfunc_end/p' s.s >p.s
+loops p.s | grep -qx "28 0" || fail "sgemm_zmm: the packed kernel's k loop spills"
+echo "ok: sgemm_zmm.tx for sapphirerapids: packed 14x32 kernel in zmm"
