@@ -129,6 +129,21 @@ static bool has(const char *name, size_t n) { (void)name; (void)n; return true; 
 #endif
 
 int
+txrt_cpu_has(const char *features)
+{
+	if (!__atomic_load_n(&known, __ATOMIC_ACQUIRE))
+		read_cpu();
+	for (const char *p = features; p && *p; ) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n && !has(p, n))
+			return 0;
+		p = e ? e + 1 : NULL;
+	}
+	return 1;
+}
+
+int
 txrt_cpu_require(const char *features, const char *entry)
 {
 	if (!__atomic_load_n(&known, __ATOMIC_ACQUIRE))

@@ -83,6 +83,9 @@ TXRT_API void txrt_clear_error(void);
  * missing.  Every entry point of an x86-64 object calls it first with the
  * sets it was compiled for.  The CPU is read once. */
 TXRT_API int txrt_cpu_require(const char *features, const char *entry);
+/* 1 when this CPU has every instruction set of features, else 0; no
+ * message.  libtxrt's AVX-512 micro-kernels choose their code by it. */
+TXRT_API int txrt_cpu_has(const char *features);
 
 /* ---- CUDA -------------------------------------------------------------------
  * The objects txc writes for a CUDA target hold their kernels' PTX and, for

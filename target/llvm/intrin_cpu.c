@@ -416,10 +416,13 @@ kernel_decl(Cg *cg, const char *name, bool runtime, int lanes, LLVMTypeRef *fty)
  * (-1: an argument) built in, defined in the module under its name
  * (kernel_name). */
 static LLVMValueRef
-kernel_fn(Cg *cg, int lanes, int MR, int NR, const int64_t *cst, bool runtime, LLVMTypeRef *fty)
+kernel_fn(Cg *cg, int lanes, int MR, int NR, const int64_t *cst, bool runtime, LLVMTypeRef *fty,
+    const char *suffix)
 {
-	char name[80];
+	char name[96];
 	kernel_name(name, sizeof name, runtime, lanes, MR, NR, cst);
+	if (suffix)
+		strncat(name, suffix, sizeof name - strlen(name) - 1);
 	LLVMValueRef fn = kernel_decl(cg, name, runtime, lanes, fty);
 	if (LLVMCountBasicBlocks(fn))
 		return fn;
@@ -504,7 +507,8 @@ kernel_fn(Cg *cg, int lanes, int MR, int NR, const int64_t *cst, bool runtime, L
 }
 
 /* libtxrt's prebuilt micro-kernels (txc --runtime-kernels writes them
- * when libtxrt is built): every shape of stdlib/intrinsics/cpu.tx in the
+ * when libtxrt is built): every shape of stdlib/intrinsics/cpu.tx, AVX2's
+ * and AVX-512's (below), in the
  * three stride patterns that schedules tensorize, c's row stride always
  * an argument:
  *   - a and b packed in panels: a[i, k] at i + k*MR, b[k, j] at j + k*NR
@@ -517,7 +521,8 @@ kernel_fn(Cg *cg, int lanes, int MR, int NR, const int64_t *cst, bool runtime, L
  * generation for the micro-kernel is then about half of the compile time
  * of a GotoBLAS matmul it no longer pays. */
 static const int rt_shapes[][2] = { { 6, 16 }, { 4, 24 }, { 8, 8 }, { 12, 8 }, { 1, 64 } };
-enum { RT_FORMS = 3 };
+static const int rt_shapes_zmm[][2] = { { 14, 32 }, { 8, 48 }, { 6, 64 }, { 12, 16 }, { 1, 128 } };
+enum { RT_FORMS = 3, RT_SHAPES = 5 };
 
 /* The strides (csi, asi, ask, bsk) of form f; -1: an argument. */
 static void
@@ -532,10 +537,11 @@ rt_form(int f, int MR, int NR, int64_t *s)
 /* Whether libtxrt has the kernel MR x NR for the strides cst (c's row
  * stride aside); if so, its strides are left in rt. */
 static bool
-rt_kernel(int MR, int NR, const int64_t *cst, int64_t *rt)
+rt_kernel(int lanes, int MR, int NR, const int64_t *cst, int64_t *rt)
 {
-	for (size_t i = 0; i < sizeof rt_shapes / sizeof rt_shapes[0]; i++) {
-		if (rt_shapes[i][0] != MR || rt_shapes[i][1] != NR)
+	const int (*shapes)[2] = lanes == 16 ? rt_shapes_zmm : rt_shapes;
+	for (size_t i = 0; i < RT_SHAPES; i++) {
+		if (shapes[i][0] != MR || shapes[i][1] != NR)
 			continue;
 		for (int f = 0; f < RT_FORMS; f++) {
 			rt_form(f, MR, NR, rt);
@@ -546,15 +552,98 @@ rt_kernel(int MR, int NR, const int64_t *cst, int64_t *rt)
 	return false;
 }
 
+/* The AVX-512 kernels (rt_shapes_zmm) come twice: NAME_avx512, for
+ * x86-64-v4 (zmm registers), and NAME_avx2, the same IR under the
+ * module's x86-64-v3 (each 512-bit vector two ymm halves); NAME, the one
+ * libtxrt exports, asks the CPU once (txrt_cpu_has, kept in a global:
+ * racing first calls store the same answer) and calls one of them.  So
+ * one library, and the objects calling it, run on AVX2-only and AVX-512
+ * machines alike. */
+static const char zmm_isa[] = "avx512f,avx512bw,avx512cd,avx512dq,avx512vl";
+
+static void
+string_attr(Cg *cg, LLVMValueRef fn, const char *k, const char *v)
+{
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+	    LLVMCreateStringAttribute(cg->ctx, k, (unsigned)strlen(k), v, (unsigned)strlen(v)));
+}
+
+static void
+zmm_dispatch(Cg *cg, int MR, int NR, const int64_t *s)
+{
+	LLVMTypeRef fty, i32 = LLVMInt32TypeInContext(cg->ctx);
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+	LLVMValueRef wide = kernel_fn(cg, 16, MR, NR, s, true, &fty, "_avx512");
+	LLVMValueRef half = kernel_fn(cg, 16, MR, NR, s, true, &fty, "_avx2");
+	LLVMSetLinkage(wide, LLVMInternalLinkage);
+	LLVMSetLinkage(half, LLVMInternalLinkage);
+	string_attr(cg, wide, "target-cpu", "x86-64-v4");
+	string_attr(cg, wide, "target-features", "+prfchw,+evex512");
+	char name[96];
+	kernel_name(name, sizeof name, true, 16, MR, NR, s);
+	LLVMValueRef fn = LLVMAddFunction(cg->mod, name, fty);
+	/* the CPU's answer: 0 not asked yet, 1 AVX-512, 2 not */
+	LLVMValueRef ok = LLVMGetNamedGlobal(cg->mod, "txrt.zmm_ok");
+	if (!ok) {
+		ok = LLVMAddGlobal(cg->mod, i32, "txrt.zmm_ok");
+		LLVMSetLinkage(ok, LLVMInternalLinkage);
+		LLVMSetInitializer(ok, LLVMConstInt(i32, 0, 0));
+	}
+	LLVMTypeRef hty = LLVMFunctionType(i32, &ptr, 1, 0);
+	LLVMValueRef has = LLVMGetNamedFunction(cg->mod, "txrt_cpu_has");
+	if (!has)
+		has = LLVMAddFunction(cg->mod, "txrt_cpu_has", hty);
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry");
+	LLVMBasicBlockRef ask = LLVMAppendBasicBlockInContext(cg->ctx, fn, "ask");
+	LLVMBasicBlockRef pick = LLVMAppendBasicBlockInContext(cg->ctx, fn, "pick");
+	LLVMBasicBlockRef bw = LLVMAppendBasicBlockInContext(cg->ctx, fn, "zmm");
+	LLVMBasicBlockRef bh = LLVMAppendBasicBlockInContext(cg->ctx, fn, "ymm");
+	LLVMPositionBuilderAtEnd(cg->b, entry);
+	LLVMValueRef v = LLVMBuildLoad2(cg->b, i32, ok, "known");
+	LLVMSetOrdering(v, LLVMAtomicOrderingMonotonic);
+	LLVMSetAlignment(v, 4);
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, v, LLVMConstInt(i32, 0, 0), ""),
+	    ask, pick);
+	LLVMPositionBuilderAtEnd(cg->b, ask);
+	LLVMValueRef isa = LLVMBuildGlobalStringPtr(cg->b, zmm_isa, "txrt.zmm_isa");
+	LLVMValueRef r = LLVMBuildCall2(cg->b, hty, has, &isa, 1, "");
+	LLVMValueRef a = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, r,
+	    LLVMConstInt(i32, 0, 0), ""), LLVMConstInt(i32, 1, 0), LLVMConstInt(i32, 2, 0), "");
+	LLVMValueRef st = LLVMBuildStore(cg->b, a, ok);
+	LLVMSetOrdering(st, LLVMAtomicOrderingMonotonic);
+	LLVMSetAlignment(st, 4);
+	LLVMBuildBr(cg->b, pick);
+	LLVMPositionBuilderAtEnd(cg->b, pick);
+	LLVMValueRef k = LLVMBuildPhi(cg->b, i32, "cpu");
+	LLVMValueRef in[2] = { v, a };
+	LLVMBasicBlockRef from[2] = { entry, ask };
+	LLVMAddIncoming(k, in, from, 2);
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, k, LLVMConstInt(i32, 1, 0), ""),
+	    bw, bh);
+	LLVMValueRef p[11];
+	LLVMGetParams(fn, p);
+	LLVMPositionBuilderAtEnd(cg->b, bw);
+	LLVMBuildCall2(cg->b, fty, wide, p, 11, "");
+	LLVMBuildRetVoid(cg->b);
+	LLVMPositionBuilderAtEnd(cg->b, bh);
+	LLVMBuildCall2(cg->b, fty, half, p, 11, "");
+	LLVMBuildRetVoid(cg->b);
+}
+
 void
 intrin_cpu_runtime_kernels(Cg *cg)
 {
 	LLVMTypeRef fty;
 	int64_t s[4];
-	for (size_t i = 0; i < sizeof rt_shapes / sizeof rt_shapes[0]; i++)
+	for (size_t i = 0; i < RT_SHAPES; i++)
 		for (int f = 0; f < RT_FORMS; f++) {
 			rt_form(f, rt_shapes[i][0], rt_shapes[i][1], s);
-			kernel_fn(cg, 8, rt_shapes[i][0], rt_shapes[i][1], s, true, &fty);
+			kernel_fn(cg, 8, rt_shapes[i][0], rt_shapes[i][1], s, true, &fty, NULL);
+		}
+	for (size_t i = 0; i < RT_SHAPES; i++)
+		for (int f = 0; f < RT_FORMS; f++) {
+			rt_form(f, rt_shapes_zmm[i][0], rt_shapes_zmm[i][1], s);
+			zmm_dispatch(cg, rt_shapes_zmm[i][0], rt_shapes_zmm[i][1], s);
 		}
 }
 
@@ -584,12 +673,12 @@ fma_outer(Cg *cg, IrExpr *e, int lanes)
 	LLVMTypeRef fty;
 	LLVMValueRef fn;
 	int64_t rt[4];
-	if (lanes == 8 && cg->runtime_kernels && rt_kernel((int)mr, (int)nr, cst, rt)) {
+	if (cg->runtime_kernels && rt_kernel(lanes, (int)mr, (int)nr, cst, rt)) {
 		char name[80];
 		kernel_name(name, sizeof name, true, lanes, (int)mr, (int)nr, rt);
 		fn = kernel_decl(cg, name, true, lanes, &fty);
 	} else {
-		fn = kernel_fn(cg, lanes, (int)mr, (int)nr, cst, false, &fty);
+		fn = kernel_fn(cg, lanes, (int)mr, (int)nr, cst, false, &fty, NULL);
 	}
 	LLVMValueRef first = cg_index(cg, x[12], 1);
 	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);

@@ -419,7 +419,9 @@ llvm_optimise(LLVMModuleRef mod, const LlvmOptions *o, LLVMTargetMachineRef tm)
 
 /* ---- libtxrt's prebuilt micro-kernels (intrin_cpu.c) --------------------
  * txc --runtime-kernels builds them for x86-64-v3 (AVX2, FMA, BMI2 and
- * the rest of that level) with prefetchw; an object calls them only when
+ * the rest of that level) with prefetchw, the AVX-512 tables' twice
+ * (x86-64-v4 and v3, chosen by the CPU: intrin_cpu.c's zmm_dispatch), so
+ * they too run on any such machine; an object calls them only when
  * it is compiled for a machine that has every one of those features: the
  * host (no cross triple, no --cpu), when it has them all and --features
  * takes none away.  Otherwise, and with --local-intrinsics, the module

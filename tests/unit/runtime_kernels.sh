@@ -1,9 +1,11 @@
 #!/bin/sh
 # runtime_kernels.sh: libtxrt's prebuilt micro-kernels.
 #
-#   - `txc --runtime-kernels` writes the fifteen txrt_fma_outer_* functions
-#     that libtxrt holds, static and shared, and refuses an input file,
-#     --cpu and a non-native --emit;
+#   - `txc --runtime-kernels` writes the fifteen AVX2 txrt_fma_outer_*
+#     functions and the fifteen AVX-512 txrt_fma_outer_zmm_* ones (each
+#     choosing its zmm or its ymm copy by txrt_cpu_has) that libtxrt
+#     holds, static and shared, and refuses an input file, --cpu and a
+#     non-native --emit;
 #   - on a machine with every feature they need, a tensorized object calls
 #     libtxrt's copy instead of defining its own; --local-intrinsics,
 #     --cpu and a --features list that takes AVX2 away make it build its
@@ -26,9 +28,11 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # ---- what --runtime-kernels writes, and what libtxrt exports --------------
 "$TXC" --runtime-kernels -o k.o || { echo "FAIL: txc --runtime-kernels"; exit 1; }
 nm k.o | sed -n 's/.* T \(txrt_fma_outer_.*\)/\1/p' | sort >k.syms
-[ "$(wc -l <k.syms)" -eq 15 ] || fail "--runtime-kernels defines $(wc -l <k.syms) kernels, not 15"
+[ "$(wc -l <k.syms)" -eq 30 ] || fail "--runtime-kernels defines $(wc -l <k.syms) kernels, not 30"
+[ "$(grep -c '^txrt_fma_outer_zmm_' k.syms)" -eq 15 ] || fail "--runtime-kernels: not 15 zmm kernels"
 for s in txrt_fma_outer_6x16_i1_k6_b16 txrt_fma_outer_6x16_k1_b16 txrt_fma_outer_6x16_k1 \
-    txrt_fma_outer_4x24_i1_k4_b24 txrt_fma_outer_12x8_k1 txrt_fma_outer_1x64_k1; do
+    txrt_fma_outer_4x24_i1_k4_b24 txrt_fma_outer_12x8_k1 txrt_fma_outer_1x64_k1 \
+    txrt_fma_outer_zmm_14x32_i1_k14_b32 txrt_fma_outer_zmm_1x128_k1 txrt_fma_outer_zmm_8x48_k1; do
 	grep -qx "$s" k.syms || fail "--runtime-kernels: no $s"
 done
 nm "$libs/libtxrt.a" | sed -n 's/.* T \(txrt_fma_outer_.*\)/\1/p' | sort >a.syms
@@ -39,6 +43,12 @@ if [ -f "$libs/libtxrt.so" ]; then
 fi
 "$TXC" --runtime-kernels -S -o k.s && grep -q vfmadd231ps k.s ||
 	fail "--runtime-kernels -S: no FMA in the assembly"
+# the zmm kernels' two copies: zmm registers in one, none in the other
+zmm() { sed -n "/^$1:/,/^\.Lfunc_end/p" k.s | grep -c '%zmm'; }
+[ "$(zmm txrt_fma_outer_zmm_14x32_i1_k14_b32_avx512)" -gt 28 ] ||
+	fail "txrt_fma_outer_zmm_14x32_i1_k14_b32_avx512: no zmm code"
+[ "$(zmm txrt_fma_outer_zmm_14x32_i1_k14_b32_avx2)" -eq 0 ] ||
+	fail "txrt_fma_outer_zmm_14x32_i1_k14_b32_avx2: zmm code"
 
 refuse() {  # expected-message-part args...
 	want=$1
@@ -135,5 +145,21 @@ for o in def loc; do
 		fail "$o.o computes the wrong product"
 	fi
 done
+# an object with the AVX-512 tables calls libtxrt's dispatching copies
+# where the AVX2 ones fit (they run here in their ymm copy) and computes
+# the product: bench/kernels/sgemm_zmm.tx in all its forms
+if [ $fits = yes ]; then
+	TXC_STDLIB=$abs_top_srcdir/stdlib "$TXC" "$abs_top_srcdir/bench/kernels/sgemm_zmm.tx" -o zmm.o ||
+	    fail "txc sgemm_zmm.tx"
+	u=$(nm zmm.o | grep -c ' U txrt_fma_outer_zmm_')
+	t=$(nm zmm.o | grep -c ' t txc\.fma_outer_zmm\.')
+	[ "$u" -ge 2 ] && [ "$t" -eq 0 ] || fail "sgemm_zmm.tx: U $u, t $t (not libtxrt's zmm kernels)"
+	if ! ${CC:-cc} -I"$abs_top_srcdir/rt" main.c zmm.o -L"$libs" -ltxrt -lm -o run_zmm >link.log 2>&1; then
+		fail "zmm.o does not link with -ltxrt"
+		cat link.log
+	elif ! LD_LIBRARY_PATH=$libs ./run_zmm; then
+		fail "zmm.o computes the wrong product"
+	fi
+fi
 [ $fails -eq 0 ] || exit 1
 echo "runtime kernels: $(wc -l <k.syms) in libtxrt; tuned matmul calls them: $(calls def.o)"
