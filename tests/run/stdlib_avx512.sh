@@ -1,6 +1,7 @@
 #!/bin/sh
 # stdlib_avx512.sh: the stdlib schedules whose isa knob picks an AVX-512
-# plan (matmul, dense, batch_matmul, the NCHW and NCHW8c convolutions):
+# plan (matmul, dense, batch_matmul, the NCHW and NCHW8c convolutions,
+# and make bench's 3x3 and 1x1 convolutions):
 #   - the AVX-512 plan forced on this machine (txc -K isa=avx512: the
 #     512-bit vectors are legalised where AVX-512 is missing) against the
 #     unscheduled kernel through tests/run/diffcheck.sh, odd sizes;
@@ -35,6 +36,14 @@ for k in conv2d_nchw conv2d_nchw_s2 conv2d_bias_relu conv2d_1x1; do
 	run conv2d.tx $k "$conv_caps"
 done
 run nchwc.tx conv2d_nchw8c "$conv_caps C=1:20 K=1:20 CB=1:2 KB=1:2 W=1:30"
+# make bench's convolutions (bench/kernels/conv3x3.tx and conv1x1.tx:
+# gemm_28x16_f32 on their 16-wide weight and pixel panels)
+for k in conv3x3 conv1x1; do
+	printf 'bench/kernels/%s.tx (-K isa=avx512): ' $k
+	TXC=$tmp/txc512 $SHELL "$srcdir/tests/run/diffcheck.sh" -k conv -r 2 \
+	    -c 'N=1:2 C=1:9 H=1:9 W=1:40 K=1:40' -e 'N=1 C=5 H=3 W=57 K=33' -e 'N=1 C=3 H=2 W=29 K=17' \
+	    "$srcdir/bench/kernels/$k.tx" || fails=$((fails + 1))
+done
 # the default point follows the target
 cd "$tmp" || exit 99
 tile() { # FLAGS...: the first tile line of matmul's loop nest

@@ -105,3 +105,10 @@ grep -q '^txc\.fma_outer_zmm\.14x32\.i1\.k14\.b32:' s.s || fail "sgemm_zmm: no p
 sed -n '/^txc\.fma_outer_zmm\.14x32\.i1\.k14\.b32:/,/^\.Lfunc_end/p' s.s >p.s
 loops p.s | grep -qx "28 0" || fail "sgemm_zmm: the packed kernel's k loop spills"
 echo "ok: sgemm_zmm.tx for sapphirerapids: packed 14x32 kernel in zmm"
+# make bench's 3x3 convolution: its isa knob takes gemm_28x16_f32 there
+# (28 accumulators, 1 vector of b, k unrolled by 4) without spills
+"$TXC" --cpu=sapphirerapids -S -o c.s "$src/bench/kernels/conv3x3.tx" 2>err || { cat err; fail "conv3x3.tx"; }
+sed -n '/^txc\.fma_outer_zmm\.28x16\..*:$/,/^\.Lfunc_end/p' c.s >q.s
+[ -s q.s ] || fail "conv3x3 for sapphirerapids: no 28x16 zmm kernel"
+loops q.s | grep -qx "112 0" || fail "conv3x3: the 28x16 kernel's k loop spills"
+echo "ok: conv3x3.tx for sapphirerapids: 28x16 kernel in zmm"
