@@ -466,9 +466,13 @@ bench(Bench *b)
 	for (int i = 0; i < k->nparams; i++)
 		if (k->params[i].is_size)
 			printf(" %s=%lld", k->params[i].name, (long long)sizes[i]);
-	printf(", %d thread%s, %s (%s)\n", txrt_get_num_threads(),
+	printf(", %d thread%s, %s (%s)", txrt_get_num_threads(),
 	    txrt_get_num_threads() == 1 ? "" : "s",
 	    b->llvm.cpu ? b->llvm.cpu : llvm_host_cpu(), llvm_host_triple());
+	/* the micro-kernel tables a template's isa knob takes (tx.5, txc-schedule.7) */
+	if (knobs_isa() && !b->cuda && !b->vta)
+		printf(", %s tables", knobs_isa());
+	putchar('\n');
 	if (b->cuda)
 		printf(b->emulated ? "  cuda schedules in libtxrt's emulator (results checked, not timed)\n" :
 		    "  cuda schedules on %s\n", txrt_cuda_device_name());

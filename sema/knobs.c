@@ -71,6 +71,15 @@ knobs_set_isa(const char *isa)
 	target_isa = isa;
 }
 
+const char *
+knobs_isa(void)
+{
+	for (int r = nreqs - 1; r >= 0; r--)
+		if (!strcmp(reqs[r].name, "isa"))
+			return reqs[r].value;
+	return target_isa;
+}
+
 static int
 isa_level(const char *name)
 {

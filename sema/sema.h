@@ -223,6 +223,9 @@ bool knobs_request_arg(const char *arg);
  * isa: "avx512", "avx2", "sse2", "neon" or "generic" (auto_machine's
  * name); NULL (the default): the knob's first value. */
 void knobs_set_isa(const char *isa);
+/* The instruction sets the isa knobs take: -K isa=VALUE's, else the
+ * target's (NULL when not set). */
+const char *knobs_isa(void);
 /* After sema_check: an error for each -K no schedule declared. */
 bool knobs_check_requests(void);
 /* s->prims := the primitives of a point (an index into each knob's

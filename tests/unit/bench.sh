@@ -26,6 +26,8 @@ fail() { echo "FAIL: $*"; cat out.txt err.txt 2>/dev/null; exit 1; }
 "$TXC" bench mm.tx -D M=37 -D N=29 -D K=13 --runs=3 --threads=2 \
 	--schedules=default,serial >out.txt 2>err.txt || fail "txc bench exited $?"
 grep -q '^mm: M=37 N=29 K=13, 2 threads' out.txt || fail "no header line"
+grep -Eq '^mm: .*\), (avx512|avx2|sse2|neon|generic) tables$' out.txt ||
+	fail "the header does not name the micro-kernel tables"
 grep -q '(unscheduled)' out.txt || fail "no reference row"
 for s in default serial; do
 	grep -E "^  $s +[0-9.]+ ms +[0-9.]+ GFLOP/s +[0-9.e+-]+  \(median of 3\)\$" out.txt >/dev/null ||
