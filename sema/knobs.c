@@ -477,10 +477,8 @@ resolve_into(Schedule *s, SchedPrim *prims, int n, Out *o)
 	}
 }
 
-/* A knob's default value: the first, but for the isa knob the first
- * instruction set the target has (the last value when it has none). */
-static int
-default_value(SchedPrim *kn)
+int
+knobs_default(SchedPrim *kn)
 {
 	if (strcmp(kn->knob, "isa") != 0 || !target_isa)
 		return 0;
@@ -496,7 +494,7 @@ knobs_resolve(Schedule *s, const int *point)
 	if (!s->tmpl)
 		return;
 	for (int i = 0; i < s->nknobs; i++)
-		s->point[i] = point ? point[i] : default_value(s->knobs[i]);
+		s->point[i] = point ? point[i] : knobs_default(s->knobs[i]);
 	Out o = { 0 };
 	resolve_into(s, s->tmpl, s->ntmpl, &o);
 	s->prims = o.v;

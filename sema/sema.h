@@ -226,6 +226,9 @@ void knobs_set_isa(const char *isa);
 /* The instruction sets the isa knobs take: -K isa=VALUE's, else the
  * target's (NULL when not set). */
 const char *knobs_isa(void);
+/* A knob's default value (an index): the first, but for the isa knob the
+ * first instruction set the target has (the last value when it has none). */
+int knobs_default(SchedPrim *kn);
 /* After sema_check: an error for each -K no schedule declared. */
 bool knobs_check_requests(void);
 /* s->prims := the primitives of a point (an index into each knob's

@@ -553,7 +553,7 @@ tune(Tune *t, int mpi_rank)
 				}
 				space_point(&r.sp, order[n], point);
 			} else if (n == 0) {
-				memset(point, 0, sizeof point);
+				space_point(&r.sp, 0, point);   /* the default point */
 			} else if (!search_next(x, point)) {   /* a point not tried yet (search.c) */
 				done = true;   /* the space is exhausted */
 				break;

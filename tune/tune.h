@@ -25,6 +25,8 @@ typedef struct {
 	Schedule *s;
 	int nknobs;
 	int *nvalues;          /* per knob */
+	int *base;             /* per knob: the index of its first value in the space
+	                          (the isa knob: the target's set, its only value) */
 	double size;           /* the number of points (may exceed 2^53: a double) */
 } Space;
 

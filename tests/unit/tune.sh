@@ -100,4 +100,29 @@ sed -e 's/knob mr in \[.*\];/knob mr in [6];/' -e 's/knob nr in \[.*\];/knob nr 
 	--trials=1 --samples=3 --min-sample-ms=0.02 --top=1 --threads=1 --timeout=3.5 --model=none \
 	>out.txt 2>err.txt || fail "txc tune with a slow reference exited $?"
 grep -q ' 0 failed; ' out.txt || fail "a candidate failed with a slow reference"
+# the knob isa is the target's, not searched: every point keeps the value
+# the target (here --cpu=znver3: avx2) takes, the default point included
+cat >isa.tx <<'TX'
+kernel ax(N) {
+  in  x: f32[N];
+  out z: f32[N];
+  z[i] = x[i] * 2.0;
+}
+schedule ax for cpu {
+  knob isa in [avx512, avx2];
+  knob f in [2, 4, 8];
+  when (isa == avx512) {
+    z.split(i, 16) -> (io, ii);
+  }
+  when (isa == avx2) {
+    z.split(i, 8) -> (io, ii);
+  }
+  z.vectorize(ii);
+  z.split(io, f) -> (ioo, ioi);
+}
+TX
+"$TXC" tune isa.tx --cpu=znver3 -D N=1000 --trials=5 --samples=3 --min-sample-ms=0.02 --top=1 \
+	--threads=1 --model=none --log=isa.jsonl >out.txt 2>err.txt || fail "txc tune isa.tx exited $?"
+[ "$(grep -c '"isa":"avx2"' isa.jsonl)" -ge 3 ] || fail "the isa knob: not avx2 at every point"
+grep -q '"isa":"avx512"' isa.jsonl && fail "the isa knob was searched (avx512 on znver3)"
 exit 0
