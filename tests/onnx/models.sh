@@ -14,7 +14,9 @@
 # BatchNormalizations must be folded into its Convs; examples/onnx's
 # Makefile runs in a copy.  Skips (77) where
 # /usr/bin/python3 lacks onnx or numpy.  MODELS="mlp lenet" runs those
-# only.
+# only.  MODELS_TARGET=cuda compiles them with --target=cuda and runs them
+# in libtxrt's GPU emulator (tests/onnx/cuda.sh), without the checks of
+# the CPU's code that follow the runs.
 set -u
 : "${TXC:?TXC must name the txc binary}"
 CC=${CC:-cc}
@@ -29,25 +31,33 @@ trap 'rm -rf "$work"' EXIT
 "$PY" "$src/tests/onnx/genmodels.py" "$work" ${MODELS:-} || { echo "FAIL: genmodels.py"; exit 1; }
 $CC -std=c11 -O1 -c -o "$work/models.o" "$src/tests/onnx/models.c" ||
 	{ echo "FAIL: models.c does not build"; exit 1; }
+target=${MODELS_TARGET:-cpu}
+[ "$target" = cuda ] && { TXRT_CUDA=emulate; export TXRT_CUDA; }
 pass=0 fail=0
 for meta in "$work"/*.meta; do
 	name=$(basename "$meta" .meta)
 	call=$(sed -n 's/^call //p' "$meta")
 	printf '#include <stdint.h>\n#include "%s.h"\nint run_model(const int64_t *s, void *const *in, void *const *out)\n{\n\t(void)s;\n\treturn %s;\n}\n' \
 	    "$name" "$call" >"$work/$name.call.c"
-	if "$TXC" -o "$work/$name.o" -H "$work/$name.h" "$work/$name.onnx" >"$work/log" 2>&1 &&
+	if "$TXC" --target="$target" -o "$work/$name.o" -H "$work/$name.h" "$work/$name.onnx" \
+	    >"$work/log" 2>&1 &&
 	    $CC -std=c11 -Wall -Werror -c -o "$work/$name.call.o" "$work/$name.call.c" >>"$work/log" 2>&1 &&
 	    $CC -o "$work/$name.run" "$work/models.o" "$work/$name.call.o" "$work/$name.o" "$txrt" \
 	    -lpthread -ldl -lm >>"$work/log" 2>&1 &&
 	    "$work/$name.run" "$meta" >>"$work/log" 2>&1; then
 		pass=$((pass + 1))
-		echo "ok: $name: $(tail -1 "$work/log")"
+		echo "ok: $name ($target): $(tail -1 "$work/log")"
 	else
 		fail=$((fail + 1))
-		echo "FAIL: $name"
+		echo "FAIL: $name ($target)"
 		head -20 "$work/log"
 	fi
 done
+if [ "$target" != cpu ]; then
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
+fi
 # resnet_nchwc's convolutions and what they feed run in NCHW16c
 # (onnx/layout.c): weights packed at compile time, no transform back; its
 # 8 x 8 layers with rows and columns as one axis of 64
