@@ -140,10 +140,9 @@ up_resize(Graph *g, OnnxNode *n, bool *unsupported)
 		graph_error(g, n, "nearest_mode '%s' is not supported", how);
 		return false;
 	}
+	OnnxAttr *kp = model_attr(n, "keep_aspect_ratio_policy");
 	if (model_attr_int(n, "antialias", 0) || model_attr(n, "axes") ||
-	    strcmp(model_attr(n, "keep_aspect_ratio_policy") &&
-	    model_attr(n, "keep_aspect_ratio_policy")->s ?
-	    model_attr(n, "keep_aspect_ratio_policy")->s : "stretch", "stretch")) {
+	    (kp && kp->s && strcmp(kp->s, "stretch"))) {
 		graph_error(g, n, "antialias, axes and keep_aspect_ratio_policy are not supported");
 		return false;
 	}
