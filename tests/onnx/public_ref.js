@@ -56,7 +56,7 @@ async function main() {
 	const meta = ['call ' + call];
 	for (let i = 0; i < runs.length; i++) {
 		const [sizes, shapes, kind] = runs[i].split(':');
-		const sz = sizes.split(',');
+		const sz = sizes ? sizes.split(',') : [];
 		meta.push(`sizes ${sz.length} ${sz.join(' ')}`);
 		const feeds = {};
 		shapes.split(';').forEach((sh, j) => {
