@@ -769,13 +769,18 @@ infer_rounded(Lower *L)
 /* First without guards (no root stage relies on its consumers' facts),
  * quietly; where that fails, again with them: guards appear only in a
  * kernel whose proofs need them (facts.c), and the diagnostics are the
- * second run's.  Off the CPU (a GPU kernel per root stage), no guards. */
+ * second run's.  On cuda a guard is a condition on the sizes alone, the
+ * same for every thread: around a root stage it stays on the host and
+ * skips the stage's kernel launches; at a loop inside a kernel no thread
+ * diverges from another at its barriers.  (A Reshape that flattens a
+ * pooled H * W reads (q / W') % H' of a map of H' rows, in bounds only
+ * where W' >= 1.)  VTA's instruction streams take none. */
 bool
 bounds_infer_stages(Lower *L)
 {
 	const char *target = L->opt && L->opt->target ? L->opt->target : "cpu";
 	L->guards = false;
-	if (strcmp(target, "cpu"))
+	if (strcmp(target, "cpu") && strcmp(target, "cuda"))
 		return infer_rounded(L);
 	VarRange *ranges = L->ranges;
 	int nchecks = L->nchecks;
