@@ -1,7 +1,8 @@
 /* arena.c: bump allocation in large chunks, freed all at once.
  *
  * Every AST node, name and IR node comes from an arena; no stage frees
- * single objects.  Chunks grow geometrically, and a request larger than a
+ * single objects, but a question whose answer points into nothing it
+ * built (a proof: lower/lin_prove.c) returns the arena to a mark.  Chunks grow geometrically, and a request larger than a
  * chunk gets a chunk of its own.
  */
 #include <stdio.h>
@@ -68,6 +69,26 @@ arena_alloc(Arena *a, size_t size)
 	c->used += size;
 	memset(p, 0, size);
 	return p;
+}
+
+ArenaMark
+arena_mark(Arena *a)
+{
+	return (ArenaMark){ a->head, a->head ? a->head->used : 0 };
+}
+
+/* Everything allocated since m is dropped: the chunks begun since are
+ * freed and the one that was current is cut back. */
+void
+arena_release(Arena *a, ArenaMark m)
+{
+	while (a->head && a->head != m.chunk) {
+		Chunk *n = a->head->next;
+		free(a->head);
+		a->head = n;
+	}
+	if (a->head)
+		a->head->used = m.used;
 }
 
 char *

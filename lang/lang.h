@@ -22,6 +22,11 @@ typedef struct Arena Arena;
 Arena *arena_new(void);
 void arena_free(Arena *a);
 void *arena_alloc(Arena *a, size_t size);            /* zeroed, 16-aligned */
+/* A point in an arena to return to, dropping what was allocated since
+ * (a question whose answer holds no pointer into it: lower/lin_prove.c) */
+typedef struct { void *chunk; size_t used; } ArenaMark;
+ArenaMark arena_mark(Arena *a);
+void arena_release(Arena *a, ArenaMark m);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...) TXC_PRINTF(2, 3);

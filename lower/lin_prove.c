@@ -267,6 +267,10 @@ lin_prove_le(IrExpr *a, IrExpr *b, VarRange *r)
 		return false;
 	bool was = lin_distribute, ovf_was = lin_ovf, exh_was = exhausted;
 	int steps_was = steps;
+	/* the answer is a bool: what the proof builds is dropped after it
+	 * (a MobileNet's fused GPU indices made gigabytes of proof trees) */
+	Arena *ar = ir_arena;
+	ArenaMark mark = ar ? arena_mark(ar) : (ArenaMark){ 0 };
 	lin_enter();
 	lin_ovf = false;
 	lin_distribute = true;
@@ -282,6 +286,8 @@ lin_prove_le(IrExpr *a, IrExpr *b, VarRange *r)
 	steps = steps_was;
 	exhausted = exh_was;
 	lin_leave();
+	if (ar)
+		arena_release(ar, mark);
 	return ok;
 }
 
@@ -376,6 +382,8 @@ lin_prove_order(Tree *a, Tree *b)
 	bool was = exhausted;
 	int was_steps = steps;
 	int o = 0;
+	Arena *ar = ir_arena;     /* an int: the trees are dropped after */
+	ArenaMark mark = ar ? arena_mark(ar) : (ArenaMark){ 0 };
 	Tree *d = lin_combine(b, a, -1);    /* b - a */
 	if (prove_nonneg(d, NULL, 2))       /* a <= b */
 		o = -1;
@@ -383,5 +391,7 @@ lin_prove_order(Tree *a, Tree *b)
 		o = 1;
 	exhausted = was;
 	steps = was_steps;
+	if (ar)
+		arena_release(ar, mark);
 	return o;
 }
