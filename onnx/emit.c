@@ -169,6 +169,25 @@ unary(OnnxNode *n, const char *x, bool *ok)
 	if (!strcmp(op, "HardSwish"))
 		return arena_printf(perm, "%s * max(min(%s / 6.0 + 0.5, 1.0), 0.0)", x, x);
 	if (!strcmp(op, "Softplus")) return arena_printf(perm, "log(exp(%s) + 1.0)", x);
+	if (!strcmp(op, "Softsign")) return arena_printf(perm, "%s / (1.0 + abs(%s))", x, x);
+	if (!strcmp(op, "Sin")) return arena_printf(perm, "sin(%s)", x);
+	if (!strcmp(op, "Cos")) return arena_printf(perm, "cos(%s)", x);
+	if (!strcmp(op, "Sign"))
+		return arena_printf(perm, "%s > 0.0 ? 1.0 : (%s < 0.0 ? -1.0 : 0.0)", x, x);
+	if (!strcmp(op, "Mish"))
+		return arena_printf(perm, "%s * tanh(log(exp(%s) + 1.0))", x, x);
+	if (!strcmp(op, "ThresholdedRelu"))
+		return arena_printf(perm, "%s > %s ? %s : 0.0", x,
+		    graph_float(model_attr_float(n, "alpha", 1.0)), x);
+	if (!strcmp(op, "Selu"))
+		return arena_printf(perm, "%s * (%s > 0.0 ? %s : %s * (exp(%s) - 1.0))",
+		    graph_float(model_attr_float(n, "gamma", 1.05070102214813232421875)), x, x,
+		    graph_float(model_attr_float(n, "alpha", 1.67326319217681884765625)), x);
+	if (!strcmp(op, "Celu")) {
+		const char *a = graph_float(model_attr_float(n, "alpha", 1.0));
+		return arena_printf(perm, "max(%s, 0.0) + min(%s * (exp(%s / %s) - 1.0), 0.0)", x, a,
+		    x, a);
+	}
 	*ok = false;
 	return NULL;
 }
@@ -195,7 +214,7 @@ elementwise(Graph *g, OnnxNode *n, bool *unsupported)
 	const char *op = n->op;
 	bool isbin = !strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") ||
 	    !strcmp(op, "Div") || !strcmp(op, "Pow") || !strcmp(op, "Max") || !strcmp(op, "Min") ||
-	    !strcmp(op, "Sum") || !strcmp(op, "Mean");
+	    !strcmp(op, "Sum") || !strcmp(op, "Mean") || !strcmp(op, "PRelu");
 	Val *x = emit_in(g, n, 0);
 	if (isbin) {
 		int r = 0;
@@ -237,6 +256,8 @@ elementwise(Graph *g, OnnxNode *n, bool *unsupported)
 				e = arena_printf(perm, "max(%s, %s)", e, b);
 			else if (!strcmp(op, "Min"))
 				e = arena_printf(perm, "min(%s, %s)", e, b);
+			else if (!strcmp(op, "PRelu"))   /* b the slope */
+				e = arena_printf(perm, "(%s) >= 0.0 ? (%s) : (%s) * (%s)", e, e, b, e);
 			else    /* Add, Sum, Mean */
 				e = arena_printf(perm, "%s + %s", e, b);
 		}

@@ -623,6 +623,21 @@ plain(Graph *g, Val *x, const char **idx, void *ctx)
 	return emit_at(g, x, idx);
 }
 
+/* the element a reduction adds up: ReduceL1's |x|, ReduceL2's and
+ * ReduceSumSquare's x * x, ReduceLogSumExp's exp(x) */
+static const char *
+elem_of(Graph *g, Val *x, const char **idx, void *ctx)
+{
+	const char *op = ctx, *v = emit_at(g, x, idx);
+	if (!strcmp(op, "ReduceL1"))
+		return arena_printf(perm, "abs(%s)", v);
+	if (!strcmp(op, "ReduceL2") || !strcmp(op, "ReduceSumSquare"))
+		return arena_printf(perm, "(%s * %s)", v, v);
+	if (!strcmp(op, "ReduceLogSumExp"))
+		return arena_printf(perm, "exp(%s)", v);
+	return v;
+}
+
 bool
 nn_reduce(Graph *g, OnnxNode *n, bool *unsupported)
 {
@@ -669,10 +684,20 @@ nn_reduce(Graph *g, OnnxNode *n, bool *unsupported)
 			cnt = arena_printf(perm, "%s * %s", cnt, x->dim[d]);
 	}
 	const char *op = !strcmp(n->op, "ReduceMax") ? "maximum" : !strcmp(n->op, "ReduceMin") ?
-	    "minimum" : "sum";
+	    "minimum" : !strcmp(n->op, "ReduceProd") ? "prod" : "sum";
+	/* the sum's last step: ReduceL2's root, the logs */
+	const char *after = !strcmp(n->op, "ReduceL2") ? "sqrt" :
+	    !strcmp(n->op, "ReduceLogSum") || !strcmp(n->op, "ReduceLogSumExp") ? "log" : NULL;
 	Val *y = emit_result(g, n, 0, x->dtype, r);
-	if (strcmp(n->op, "ReduceMean")) {
-		reduce_stage(g, x, red, keep, op, NULL, plain, NULL, y);
+	if (strcmp(n->op, "ReduceMean") && !after) {
+		reduce_stage(g, x, red, keep, op, NULL, elem_of, (void *)n->op, y);
+		return true;
+	}
+	if (after) {
+		Val *s = reduce_stage(g, x, red, keep, "sum", arena_printf(perm, "%s_sum", y->tx),
+		    elem_of, (void *)n->op, NULL);
+		emit_copy_dims(y, s);
+		emit_rule(g, y, arena_printf(perm, "%s(%s)", after, emit_bread(g, s, y)));
 		return true;
 	}
 	Val *s = reduce_stage(g, x, red, keep, "sum", arena_printf(perm, "%s_sum", y->tx), plain,

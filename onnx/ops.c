@@ -285,6 +285,9 @@ ops_node(Graph *g, OnnxNode *n, bool *unsupported, bool *handled)
 		{ "GlobalMaxPool", nn_gpool }, { "BatchNormalization", nn_bn },
 		{ "Softmax", nn_softmax }, { "LogSoftmax", nn_softmax }, { "ReduceMean", nn_reduce },
 		{ "ReduceSum", nn_reduce }, { "ReduceMax", nn_reduce }, { "ReduceMin", nn_reduce },
+		{ "ReduceProd", nn_reduce }, { "ReduceL1", nn_reduce }, { "ReduceL2", nn_reduce },
+		{ "ReduceSumSquare", nn_reduce }, { "ReduceLogSum", nn_reduce },
+		{ "ReduceLogSumExp", nn_reduce },
 		{ "Resize", up_resize }, { "Upsample", up_resize }, { "ConvTranspose", up_convtranspose },
 	};
 	bool ok = norm_node(g, n, unsupported, handled);

@@ -49,7 +49,8 @@ seeds = {}
 x4 = [vi("x", [1, 2, 4, 4])]
 y4 = [vi("y", None)]
 for op in ["Relu", "Sigmoid", "Tanh", "Exp", "Sqrt", "Abs", "Neg", "Erf", "HardSwish",
-           "Floor", "Ceil", "Reciprocal", "Softplus", "Identity", "Dropout"]:
+           "Floor", "Ceil", "Reciprocal", "Softplus", "Identity", "Dropout", "Softsign",
+           "Sign", "Sin", "Cos", "Selu", "Celu", "ThresholdedRelu", "Mish"]:
     seeds["un_" + op] = model([N(op, ["x"], ["y"])], x4, y4)
 seeds["leaky"] = model([N("LeakyRelu", ["x"], ["y"], alpha=0.2)], x4, y4)
 seeds["hsig"] = model([N("HardSigmoid", ["x"], ["y"], alpha=0.3, beta=0.4)], x4, y4)
@@ -80,6 +81,10 @@ seeds["gap"] = model([N("GlobalAveragePool", ["x"], ["y"])], x4, y4)
 seeds["gmp"] = model([N("GlobalMaxPool", ["x"], ["y"])], x4, y4)
 seeds["rmean"] = model([N("ReduceMean", ["x"], ["y"], axes=[-1, 1], keepdims=0)], x4, y4)
 seeds["rsum"] = model([N("ReduceSum", ["x", "ax"], ["y"])], x4, y4, [ints("ax", [2])])
+for op in ["ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
+           "ReduceLogSumExp"]:
+    seeds["r_" + op] = model([N(op, ["x"], ["y"], axes=[2, 3], keepdims=1)], x4, y4)
+seeds["prelu"] = model([N("PRelu", ["x", "s"], ["y"])], x4, y4, [w("s", 2, 1, 1)])
 seeds["softmax"] = model([N("Softmax", ["x"], ["y"], axis=-1)], x4, y4)
 seeds["logsoftmax"] = model([N("LogSoftmax", ["x"], ["y"], axis=1)], x4, y4, opset=11)
 seeds["flatten"] = model([N("Flatten", ["x"], ["y"], axis=2)], x4, y4)
