@@ -1,5 +1,5 @@
-/* norm.c: LayerNormalization, Gelu and MatMul with a vector operand as
- * .tx stages.
+/* norm.c: LayerNormalization, InstanceNormalization, Gelu and MatMul
+ * with a vector operand as .tx stages.
  *
  * LayerNormalization normalizes over the axes from `axis` on: a stage of
  * means, one of variances about them, then the result, scaled and shifted
@@ -103,6 +103,39 @@ op_layernorm(Graph *g, OnnxNode *n)
 	return true;
 }
 
+/* InstanceNormalization: x [N, C, D...] normalized over D... for each
+ * sample and channel, then scaled and shifted by channel */
+static bool
+op_instancenorm(Graph *g, OnnxNode *n)
+{
+	Val *x = emit_in(g, n, 0), *sc = emit_in(g, n, 1), *b = emit_in(g, n, 2);
+	double eps = model_attr_float(n, "epsilon", 1e-5);
+	if (!x || x->ndims < 3 || !sc || !b || sc->ndims != 1 || b->ndims != 1 ||
+	    !graph_float(eps) || (x->dtype != OT_FLOAT && x->dtype != OT_DOUBLE)) {
+		graph_error(g, n, "needs a float input [N, C, D...] and a scale and B of [C]");
+		return false;
+	}
+	Val *y = emit_result(g, n, 0, x->dtype, x->ndims);
+	emit_copy_dims(y, x);
+	const char *cnt = "1";
+	for (int d = 2; d < x->ndims; d++)
+		cnt = arena_printf(perm, "%s * %s", cnt, x->dim[d]);
+	const char *T = graph_type(x->dtype);
+	Val *s = reduced(g, x, 2, arena_printf(perm, "%s_sum", y->tx), "%s", NULL);
+	Val *m = graph_new_val(g, arena_printf(perm, "%s_mean", y->tx), x->dtype, x->ndims);
+	emit_copy_dims(m, s);
+	emit_rule(g, m, arena_printf(perm, "%s[%s] / %s(%s)", graph_use(g, s), emit_axes(x->ndims),
+	    T, cnt));
+	Val *v = reduced(g, x, 2, arena_printf(perm, "%s_var", y->tx), "(%s - %s) * (%s - %s)", m);
+	const char *xi[8], *ci[1] = { "_a1" };
+	for (int d = 0; d < x->ndims; d++)
+		xi[d] = ax(d);
+	emit_rule(g, y, arena_printf(perm, "(%s - %s) / sqrt(%s / %s(%s) + %s) * %s + %s",
+	    emit_at(g, x, xi), emit_bread(g, m, y), emit_bread(g, v, y), T, cnt, graph_float(eps),
+	    emit_at(g, sc, ci), emit_at(g, b, ci)));
+	return true;
+}
+
 static bool
 op_gelu(Graph *g, OnnxNode *n)
 {
@@ -180,6 +213,8 @@ norm_node(Graph *g, OnnxNode *n, bool *unsupported, bool *handled)
 		return op_layernorm(g, n);
 	if (!strcmp(n->op, "Gelu"))
 		return op_gelu(g, n);
+	if (!strcmp(n->op, "InstanceNormalization"))
+		return op_instancenorm(g, n);
 	Val *b = emit_in(g, n, 1);
 	if (!strcmp(n->op, "MatMul") && b && (emit_in(g, n, 0)->ndims == 1 || b->ndims == 1) &&
 	    emit_in(g, n, 0)->ndims >= 1 && b->ndims >= 1)

@@ -84,6 +84,8 @@ seeds["rsum"] = model([N("ReduceSum", ["x", "ax"], ["y"])], x4, y4, [ints("ax", 
 for op in ["ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
            "ReduceLogSumExp"]:
     seeds["r_" + op] = model([N(op, ["x"], ["y"], axes=[2, 3], keepdims=1)], x4, y4)
+seeds["inorm"] = model([N("InstanceNormalization", ["x", "s", "b"], ["y"], epsilon=1e-3)],
+                       x4, y4, [w("s", 2), w("b", 2)])
 seeds["prelu"] = model([N("PRelu", ["x", "s"], ["y"])], x4, y4, [w("s", 2, 1, 1)])
 seeds["softmax"] = model([N("Softmax", ["x"], ["y"], axis=-1)], x4, y4)
 seeds["logsoftmax"] = model([N("LogSoftmax", ["x"], ["y"], axis=1)], x4, y4, opset=11)

@@ -143,6 +143,8 @@ echo "$pass passed, $fail failed"
 #T test_hardswish
 #T test_hardswish_expanded
 #T test_identity
+#T test_instancenorm_epsilon
+#T test_instancenorm_example
 #T test_layer_normalization_2d_axis0
 #T test_layer_normalization_3d_axis1_epsilon
 #T test_layer_normalization_4d_axis_negative_2
