@@ -42,6 +42,10 @@ dynamic dimensions (references checked against onnxruntime 1.30 too):
                  BatchNormalization + Relu, MaxPool over time, a Slice
                  whose end is Shape - 1, AveragePool, ReduceMean over time,
                  Gemm, an L2 norm of Mul, ReduceSum, Sqrt, Div
+    logmel_cnn   an audio embedding CNN on a waveform [B, T]: a log-mel
+                 front end (the STFT as a Conv1d of stride 16 with a DFT
+                 basis, Slice, Pow, Add, Transpose, MatMul, Log), Conv,
+                 Relu, MaxPool, ReduceMean, Gemm, ReduceL2, Div
     mlp_dyn      x.view(x.size(0), -1) of [batch, 4, 5], MatMul + Add,
                  Relu twice, Gemm, Softmax
     mobilenet_v2 input [N, 3, H, W]: inverted residual blocks (1x1 Conv,
@@ -504,6 +508,52 @@ def audio_cnn():
     return m, "audio_cnn(s[0], s[1], in[0], out[0])", runs
 
 
+def logmel_cnn():
+    """An audio embedding CNN on a raw waveform, as PyTorch exports a
+    log-mel front end: the STFT as a strided Conv1d of a windowed DFT basis,
+    the power spectrum of Slice, Pow, Add, a mel MatMul after a Transpose,
+    Log; then a 2-D CNN, a global mean and an L2-normalised embedding."""
+    t = Net()
+    nfft, hop, nmel = 64, 16, 8
+    F = nfft // 2 + 1
+    k = np.arange(nfft)
+    win = 0.5 - 0.5 * np.cos(2 * np.pi * k / nfft)
+    f = np.arange(F)[:, None]
+    basis = np.concatenate([np.cos(2 * np.pi * f * k / nfft) * win,
+                            -np.sin(2 * np.pi * f * k / nfft) * win]).astype(np.float32)
+    mel = np.abs(rand(F, nmel, scale=0.2))
+    w1, b1 = rand(8, 1, 3, 3, scale=0.4), rand(8, scale=0.1)
+    fw, fb = rand(6, 8, scale=0.3), rand(6, scale=0.1)
+    runs_x = [rand(1, 300, scale=0.5), rand(2, 237, scale=0.5)]
+    h = t.op("Unsqueeze", ["x", t.ints([1], "ax")])
+    h = t.op("Conv", [h, t.const(basis[:, None, :])], strides=[hop])
+    re = t.op("Slice", [h, t.ints([0]), t.ints([F]), t.ints([1])])
+    im = t.op("Slice", [h, t.ints([F]), t.ints([2 * F]), t.ints([1])])
+    two = t.const(np.float32(2.0), "two")
+    h = t.op("Add", [t.op("Pow", [re, two]), t.op("Pow", [im, two])])
+    h = t.op("MatMul", [t.op("Transpose", [h], perm=[0, 2, 1]), t.const(mel)])
+    h = t.op("Log", [t.op("Add", [h, t.const(np.float32(1e-6), "eps")])])
+    h = t.op("Unsqueeze", [h, t.ints([1], "ax")])
+    h = t.op("Relu", [t.op("Conv", [h, t.const(w1), t.const(b1)], pads=[1, 1, 1, 1])])
+    h = t.op("MaxPool", [h], kernel_shape=[2, 2], strides=[2, 2])
+    h = t.op("ReduceMean", [h], axes=[2, 3], keepdims=0)
+    e = t.op("Gemm", [h, t.const(fw), t.const(fb)], transB=1)
+    t.op("Div", [e, t.op("ReduceL2", [e], axes=[1], keepdims=1)])
+    t.nodes[-1].output[0] = "emb"
+    runs = []
+    for xr in runs_x:
+        x = xr.astype(np.float64)
+        s = np_convg(x[:, None, :], basis[:, None, :].astype(np.float64), None, stride=hop)
+        pw = s[:, :F] ** 2 + s[:, F:] ** 2
+        lm = np.log(pw.transpose(0, 2, 1) @ mel + 1e-6)[:, None]
+        r = np_maxpool(relu(np_convg(lm, w1, b1, pad=1)), 2, 2, 0).mean(axis=(2, 3))
+        r = r @ fw.T + fb
+        ref = r / np.sqrt((r * r).sum(axis=1, keepdims=True))
+        runs.append((list(xr.shape), [xr], [ref]))
+    m = t.model([vi("x", ["B", "T"])], [vi("emb", ["B", 6])])
+    return m, "logmel_cnn(s[0], s[1], in[0], out[0])", runs
+
+
 def mlp_dyn():
     t = Net()
     w1, b1 = rand(20, 32, scale=0.22), rand(32, scale=0.1)
@@ -749,7 +799,7 @@ MODELS = {"mlp": mlp, "lenet": lenet, "resnet_tiny": resnet_tiny, "gated-mlp": g
           "bn_runtime": bn_runtime, "outputs": outputs, "dynamic": dynamic,
           "ocr_cls": ocr_cls, "audio_cnn": audio_cnn, "mlp_dyn": mlp_dyn,
           "mobilenet_v2": mobilenet_v2, "gated_norm": gated_norm, "shape_ops": shape_ops,
-          "resnet_nchwc": resnet_nchwc, "upsample": upsample}
+          "resnet_nchwc": resnet_nchwc, "upsample": upsample, "logmel_cnn": logmel_cnn}
 
 
 def write(out, name):

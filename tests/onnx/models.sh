@@ -7,7 +7,8 @@
 # at small size in NCHW16c, and models shaped like exporters' output with
 # dynamic dimensions and shape arithmetic: an OCR classifier, an audio
 # CNN, an MLP, a MobileNetV2, a gated MLP with norms, a model of shape
-# operators),
+# operators, an audio embedding CNN with a log-mel front end on the
+# waveform),
 # compiled by txc with -H, run by models.c on the inputs numpy ran, and
 # compared with numpy's outputs.  The dynamic model runs at two sizes
 # given at run time, then compiled with -D; the residual network's
