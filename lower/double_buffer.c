@@ -111,6 +111,7 @@ doubled(Buffer *b, int64_t half, int64_t extra)
 	two->scope = b->scope;
 	two->flat = true;
 	two->tensor = b->tensor;
+	two->swizzle_row = b->swizzle_row;   /* slots of whole rows: the same layout */
 	return two;
 }
 

@@ -112,8 +112,10 @@ flatten_buffers(IrStmt *s)
  * (tensorize.c wrote them from the old extents) are rewritten for the new
  * layout; a 16-bit shared tile of the tensor cores' mma also gets 8 more
  * elements a row (16 bytes), so that the 8 rows an ldmatrix reads fall in
- * different banks (cuda_ptx.c).  Where a stride does not decompose over
- * the old extents, the buffer keeps them. */
+ * different banks (cuda_ptx.c), unless it is swizzled: swizzle() is checked
+ * here, where the row's width is fixed, and replaces that padding
+ * (target/cuda/gpu_swizzle.c permutes the rows' pieces instead).  Where a
+ * stride does not decompose over the old extents, the buffer keeps them. */
 typedef struct {
 	IrVisitor v;
 	Buffer *b;
@@ -209,8 +211,83 @@ restride_call(IrMutator *m, IrExpr *e)
 	return changed ? ir_call_intrinsic_like(e, args) : e;
 }
 
+/* Whether swizzle() can apply to b, whose last extent will be `last`
+ * (0: not a constant): a shared buffer of at least two dimensions whose
+ * rows are 2, 4 or a multiple of 8 pieces of 16 bytes (the XOR of a row's
+ * bits into the piece index then stays inside the row; gpu_swizzle.c).
+ * Diagnosed at the primitive, once. */
+static bool
+swizzle_ok(Buffer *b, int64_t last)
+{
+	b->swizzle = false;
+	if (b->scope != SCOPE_SHARED) {
+		diag_error(b->swizzle_loc, "swizzle of '%s', which is in %s memory: only a shared "
+		    "buffer's layout is swizzled (bank conflicts are shared memory's)", b->name,
+		    ir_scope_name(b->scope));
+		if (b->scope_loc.file)
+			diag_note(b->scope_loc, "its scope is chosen here");
+		return false;
+	}
+	if (b->ndims < 2) {
+		diag_error(b->swizzle_loc, "swizzle of '%s', which has one dimension: swizzle "
+		    "permutes the 16-byte pieces of each row by the row's index, so a buffer needs "
+		    "rows (two dimensions or more)", b->name);
+		return false;
+	}
+	int64_t bytes = last * ir_bits(b->elem) / 8;
+	if (last <= 0) {
+		diag_error(b->swizzle_loc, "swizzle of '%s': its rows (last dimension, %s "
+		    "elements) have no constant bound, so the layout is not fixed", b->name,
+		    ir_expr_str(b->extent[b->ndims - 1]));
+		return false;
+	}
+	if (bytes % 16 || bytes < 32) {
+		diag_error(b->swizzle_loc, "swizzle of '%s', whose rows are %lld bytes (%lld x %s): "
+		    "swizzle permutes the 16-byte pieces of a row, so a row must be a multiple of 16 "
+		    "bytes and at least 32", b->name, (long long)bytes, (long long)last,
+		    ir_type_str(ir_scalar(b->elem)));
+		diag_note(b->swizzle_loc, "tile the stage so that its last dimension spans 32, 64 "
+		    "or 128 bytes (or leave it unswizzled)");
+		return false;
+	}
+	int64_t pieces = bytes / 16;
+	if (pieces != 2 && pieces != 4 && pieces % 8) {
+		diag_error(b->swizzle_loc, "swizzle of '%s', whose rows are %lld pieces of 16 "
+		    "bytes: a swizzled row is 2, 4 or a multiple of 8 pieces (32, 64 or 128n bytes)",
+		    b->name, (long long)pieces);
+		return false;
+	}
+	return true;
+}
+
+static IrStmt *pad_layout(IrMutator *m, IrStmt *s);
+
 static IrStmt *
 pad_alloc(IrMutator *m, IrStmt *s)
+{
+	Buffer *b = s->alloc.buf;
+	if (!b->swizzle || b->stride)
+		return pad_layout(m, s);
+	int64_t last = 0, c;
+	IrExpr *e = b->ndims ? b->extent[b->ndims - 1] : NULL;
+	if (e && !(ir_is_const(e, &last) || (bounds_const_max(e, &c) && (last = c) > 0)))
+		last = 0;
+	if (swizzle_ok(b, last))
+		b->swizzle_row = last;
+	IrStmt *r = pad_layout(m, s);
+	/* the rows keep a run-time width where a call's strides do not
+	 * decompose over the constant extents (the layout stayed as it was) */
+	if (b->swizzle_row && !(ir_is_const(b->extent[b->ndims - 1], &c) && c == b->swizzle_row)) {
+		diag_error(b->swizzle_loc, "swizzle of '%s': its rows keep the run-time width %s "
+		    "(an intrinsic's strides over it do not decompose over the constant bounds)",
+		    b->name, ir_expr_str(b->extent[b->ndims - 1]));
+		b->swizzle_row = 0;
+	}
+	return r;
+}
+
+static IrStmt *
+pad_layout(IrMutator *m, IrStmt *s)
 {
 	Buffer *b = s->alloc.buf;
 	if ((b->scope != SCOPE_LOCAL && b->scope != SCOPE_SHARED) || b->stride)
@@ -230,8 +307,8 @@ pad_alloc(IrMutator *m, IrStmt *s)
 	}
 	int64_t last;
 	int n = b->ndims;
-	if (ic.mma && b->scope == SCOPE_SHARED && n >= 2 && ir_bits(b->elem) == 16 &&
-	    ir_is_const(to[n - 1], &last) && last % 8 == 0) {
+	if (ic.mma && !b->swizzle_row && b->scope == SCOPE_SHARED && n >= 2 &&
+	    ir_bits(b->elem) == 16 && ir_is_const(to[n - 1], &last) && last % 8 == 0) {
 		to[n - 1] = ir_i64c(last + 8);
 		changed = true;
 	}

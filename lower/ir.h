@@ -111,6 +111,12 @@ typedef struct Buffer {
 	int pipeline;              /* pipeline(S): S slots, async copies (0: none) */
 	Loc pipeline_loc;          /* the primitive */
 	Loc scope_loc;             /* the primitive that chose its scope, if any */
+	/* swizzle(): requested at swizzle_loc; flatten.c checks it and sets
+	 * swizzle_row, the row in elements whose 16-byte pieces are permuted
+	 * (0: plain layout; gpu_swizzle.c applies it to every access) */
+	bool swizzle;
+	Loc swizzle_loc;
+	int64_t swizzle_row;
 	/* storage_fold.c: dimension fold_dim is a ring of `fold` rows (0: not
 	 * folded), indexed modulo fold; fold_min and fold_extent are the rows
 	 * it stands for, for tools that draw it (txc viz) */

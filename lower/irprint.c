@@ -295,7 +295,10 @@ ir_print_stmt(FILE *fp, IrStmt *s, int indent)
 			fputs(" * ", fp);
 			pexpr(fp, b->extent[d], 10);
 		}
-		fprintf(fp, "] in %s {\n", ir_scope_name(b->scope));
+		fprintf(fp, "] in %s", ir_scope_name(b->scope));
+		if (b->swizzle_row)   /* rows of this many elements, pieces permuted */
+			fprintf(fp, " swizzled(%lld)", (long long)b->swizzle_row);
+		fputs(" {\n", fp);
 		ir_print_stmt(fp, s->alloc.body, indent + 1);
 		close_brace(fp, indent);
 		break;

@@ -508,6 +508,23 @@ apply(Lower *L, SchedPrim *sp)
 		s->buf->double_buffer_loc = sp->loc;
 		break;
 	}
+	case PRIM_SWIZZLE:
+		/* checked where its layout is fixed: flatten.c */
+		if (s->input || s->output) {
+			diag_error(sp->loc, "swizzle applies to a stage the kernel keeps in shared "
+			    "memory; %s '%s' is the caller's buffer", s->input ? "input" : "output",
+			    s->name);
+			return;
+		}
+		if (!L->opt || !L->opt->target || strcmp(L->opt->target, "cuda")) {
+			diag_error(sp->loc, "swizzle of '%s': a layout of GPU shared memory, for "
+			    "schedules of the cuda target (this one is for %s)", s->name,
+			    L->opt && L->opt->target ? L->opt->target : "cpu");
+			return;
+		}
+		s->buf->swizzle = true;
+		s->buf->swizzle_loc = sp->loc;
+		break;
 	case PRIM_SET_SCOPE:
 		if (s->input || s->output) {
 			diag_error(sp->loc, "set_scope applies to a stage the kernel computes inside; "

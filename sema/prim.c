@@ -100,6 +100,12 @@ const PrimInfo prim_table[PRIM_COUNT] = {
 	[PRIM_PIPELINE] = { "pipeline", PRIM_PIPELINE, "a number of stages, at least 2",
 	    { { PARG_INT, "a number of stages (an integer, at least 2)", NULL, false } }, 1, 1,
 	    NULL, OUTS_NONE, 0, NULL, false },
+	/* the 16-byte pieces of each row of a shared buffer permuted by an XOR
+	 * with the row (CUTLASS's Swizzle<3, 4, 3>, TVM's permuted_layout), so
+	 * that ldmatrix's 8 rows and a warp's 16-byte copies fall in distinct
+	 * banks without padding: lower/flatten.c, target/cuda/gpu_swizzle.c */
+	[PRIM_SWIZZLE] = { "swizzle", PRIM_SWIZZLE, "no arguments",
+	    { { 0 } }, 0, 0, NULL, OUTS_NONE, 0, NULL, false },
 };
 
 const PrimInfo *

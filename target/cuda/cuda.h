@@ -16,6 +16,7 @@
  *                 threads as a tree in shared memory
  *   gpu_fragment.c  a warp's fragments (cache_write(fragment)) as each
  *                 lane's registers, the tensor-core calls on them checked
+ *   gpu_swizzle.c the accesses of swizzled shared buffers permuted
  *   gpu_shared.c  the block's shared allocations packed into one dynamic
  *                 arena, local ones checked to fit in registers
  *   cuda_ptx.c    the kernels through LLVM's NVPTX backend to PTX
@@ -152,6 +153,20 @@ IrStmt *gpu_copy_scalar(IrExpr *call);
 bool gpu_fragment(GpuKernel *k);
 /* Whether s allocates a fragment (before gpu_fragment). */
 bool gpu_fragment_in(IrStmt *s);
+
+/* ---- gpu_swizzle.c ------------------------------------------------------ */
+/* k's accesses of swizzled shared buffers permuted; false after diagnostics
+ * (another intrinsic takes one). */
+bool gpu_swizzle(GpuKernel *k);
+/* The element where flat index x of b lives (x itself when b is not a
+ * swizzled shared buffer): the map every emitter of an address applies. */
+IrExpr *gpu_swizzle_index(const Buffer *b, IrExpr *x);
+/* b's swizzle: row W elements, pieces of E elements, XOR of (row >> s)
+ * & (P - 1); false when b is not swizzled. */
+bool gpu_swizzle_params(const Buffer *b, int64_t *w, int64_t *e, int64_t *p, int *s);
+/* Whether e is a multiple of m for every value of its variables (sums and
+ * products with a constant multiple; gpu_mma.c). */
+bool gpu_multiple_of(IrExpr *e, int64_t m);
 
 /* ---- gpu_split.c -------------------------------------------------------- */
 /* The host function and kernels of f; NULL after diagnostics. */

@@ -45,24 +45,28 @@ dim_of(IrExpr *e)
 static const char mma_helper[] =
 "/* c[16][16] += a[16][16] * b[16][16] (%s products, f32 sums) by the 32\n"
 " * threads of a warp together: each loads its fragments, two mma.sync */\n"
-"static __device__ void txc_mma_16x16x16_%s(float *c, int64_t ci, int64_t cj,\n"
-"    const uint16_t *a, int64_t ai, int64_t ak, const uint16_t *b, int64_t bk, int64_t bj)\n"
+"static __device__ void txc_mma_16x16x16_%s(float *c, int64_t c0, int64_t cw, int64_t ci,\n"
+"    int64_t cj, const uint16_t *a, int64_t a0, int64_t aw, int64_t ai, int64_t ak,\n"
+"    const uint16_t *b, int64_t b0, int64_t bw, int64_t bk, int64_t bj)\n"
 "{\n"
 "\tunsigned l = threadIdx.x & 31u, g = l >> 2, t = l & 3u;\n"
 "\tuint32_t A[4], B[2];\n"
 "\tfor (int rs = 0; rs < 4; rs++) {\n"
 "\t\tint64_t i = g + 8 * (rs & 1), k = 2 * t + 8 * (rs >> 1);\n"
-"\t\tA[rs] = (uint32_t)a[i * ai + k * ak] | (uint32_t)a[i * ai + (k + 1) * ak] << 16;\n"
+"\t\tA[rs] = (uint32_t)a[txc_swz(a0 + i * ai + k * ak, aw, 8)] |\n"
+"\t\t    (uint32_t)a[txc_swz(a0 + i * ai + (k + 1) * ak, aw, 8)] << 16;\n"
 "\t}\n"
 "\tfor (int h = 0; h < 2; h++) {\n"
 "\t\tint64_t j = 8 * h + g;\n"
 "\t\tfor (int s = 0; s < 2; s++) {\n"
 "\t\t\tint64_t k = 2 * t + 8 * s;\n"
-"\t\t\tB[s] = (uint32_t)b[k * bk + j * bj] | (uint32_t)b[(k + 1) * bk + j * bj] << 16;\n"
+"\t\t\tB[s] = (uint32_t)b[txc_swz(b0 + k * bk + j * bj, bw, 8)] |\n"
+"\t\t\t    (uint32_t)b[txc_swz(b0 + (k + 1) * bk + j * bj, bw, 8)] << 16;\n"
 "\t\t}\n"
 "\t\tfloat *p[4], d[4];\n"
 "\t\tfor (int x = 0; x < 4; x++) {\n"
-"\t\t\tp[x] = &c[(g + 8 * (x >> 1)) * ci + (8 * h + 2 * t + (x & 1)) * cj];\n"
+"\t\t\tp[x] = &c[txc_swz(c0 + (g + 8 * (x >> 1)) * ci + (8 * h + 2 * t + (x & 1)) * cj,\n"
+"\t\t\t    cw, 4)];\n"
 "\t\t\td[x] = *p[x];\n"
 "\t\t}\n"
 "\t\tasm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32 \"\n"
@@ -109,22 +113,23 @@ static const char copy_helper[] =
 
 static const char mma_frag_helper[] =
 "static __device__ void txc_mma_frag_16x16x16_%s(float *c, int64_t m, int64_t n, int64_t kk,\n"
-"    const uint16_t *a, int64_t ai, int64_t ak, const uint16_t *b, int64_t bk, int64_t bj)\n"
+"    const uint16_t *a, int64_t a0, int64_t aw, int64_t ai, int64_t ak,\n"
+"    const uint16_t *b, int64_t b0, int64_t bw, int64_t bk, int64_t bj)\n"
 "{\n"
 "\tunsigned l = threadIdx.x & 31u, g = l >> 2, t = l & 3u;\n"
 "\tuint32_t A[4], B[2];\n"
 "\tfor (int rs = 0; rs < 4; rs++) {\n"
 "\t\tint64_t i = g + 8 * (rs & 1), k = 2 * t + 8 * (rs >> 1);\n"
-"\t\tuint32_t lo = i < m && k < kk ? a[i * ai + k * ak] : 0;\n"
-"\t\tuint32_t hi = i < m && k + 1 < kk ? a[i * ai + (k + 1) * ak] : 0;\n"
+"\t\tuint32_t lo = i < m && k < kk ? a[txc_swz(a0 + i * ai + k * ak, aw, 8)] : 0;\n"
+"\t\tuint32_t hi = i < m && k + 1 < kk ? a[txc_swz(a0 + i * ai + (k + 1) * ak, aw, 8)] : 0;\n"
 "\t\tA[rs] = lo | hi << 16;\n"
 "\t}\n"
 "\tfor (int h = 0; h < 2; h++) {\n"
 "\t\tint64_t j = 8 * h + g;\n"
 "\t\tfor (int s = 0; s < 2; s++) {\n"
 "\t\t\tint64_t k = 2 * t + 8 * s;\n"
-"\t\t\tuint32_t lo = j < n && k < kk ? b[k * bk + j * bj] : 0;\n"
-"\t\t\tuint32_t hi = j < n && k + 1 < kk ? b[(k + 1) * bk + j * bj] : 0;\n"
+"\t\t\tuint32_t lo = j < n && k < kk ? b[txc_swz(b0 + k * bk + j * bj, bw, 8)] : 0;\n"
+"\t\t\tuint32_t hi = j < n && k + 1 < kk ? b[txc_swz(b0 + (k + 1) * bk + j * bj, bw, 8)] : 0;\n"
 "\t\t\tB[s] = lo | hi << 16;\n"
 "\t\t}\n"
 "\t\tfloat *d = c + 4 * h;\n"
@@ -142,15 +147,26 @@ static const char frag_helpers[] =
 "\tfor (int s = 0; s < 8; s++)\n"
 "\t\tc[s] = 0.0f;\n"
 "}\n\n"
-"static __device__ void txc_mma_store(int64_t m, int64_t n, float *d, int64_t di, int64_t dj,\n"
-"    const float *c)\n"
+"static __device__ void txc_mma_store(int64_t m, int64_t n, float *d, int64_t d0, int64_t dw,\n"
+"    int64_t di, int64_t dj, const float *c)\n"
 "{\n"
 "\tunsigned l = threadIdx.x & 31u, g = l >> 2, t = l & 3u;\n"
 "\tfor (int s = 0; s < 8; s++) {\n"
 "\t\tint64_t i = g + 8 * (s >> 1 & 1), j = 8 * (s >> 2) + 2 * t + (s & 1);\n"
 "\t\tif (i < m && j < n)\n"
-"\t\t\td[i * di + j * dj] = c[s];\n"
+"\t\t\td[txc_swz(d0 + i * di + j * dj, dw, 4)] = c[s];\n"
 "\t}\n"
+"}\n\n";
+
+/* Element x of a tile whose rows of w elements are swizzled in pieces of
+ * e (gpu_swizzle.c; w = 0: x itself). */
+static const char swz_helper[] =
+"static __device__ __forceinline__ int64_t txc_swz(int64_t x, int64_t w, int64_t e)\n"
+"{\n"
+"\tif (!w)\n"
+"\t\treturn x;\n"
+"\tint64_t p = w / e < 8 ? w / e : 8, s = p == 2 ? 2 : p == 4 ? 1 : 0;\n"
+"\treturn x ^ ((x / w >> s & (p - 1)) * e);\n"
 "}\n\n";
 
 /* &buf[offset] of a load. */
@@ -160,6 +176,20 @@ address(CEmit *E, IrExpr *ld, const char *lane, bool hoist)
 	Buffer *b = ld->load.buf;
 	return arena_printf(E->a, "&%s[%s]", cname_get(E->names, b, b->name),
 	    cexpr_offset(E, b, ld->load.idx, ld->load.nidx, lane, hoist));
+}
+
+/* A helper's tile argument: "&buf[offset], 0, 0", or for a swizzled
+ * buffer "buf, offset, w" (the helper maps each element: txc_swz). */
+static char *
+tile(CEmit *E, IrExpr *ld, const char *lane, bool hoist)
+{
+	Buffer *b = ld->load.buf;
+	int64_t w, e, p;
+	int s;
+	if (!gpu_swizzle_params(b, &w, &e, &p, &s))
+		return arena_printf(E->a, "%s, 0, 0", address(E, ld, lane, hoist));
+	return arena_printf(E->a, "%s, %s, %lld", cname_get(E->names, b, b->name),
+	    cexpr_offset(E, b, ld->load.idx, ld->load.nidx, lane, hoist), (long long)w);
 }
 
 static char *
@@ -179,8 +209,11 @@ intrinsic(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 		int64_t w = 8, async = 0;
 		ir_is_const(x[2], &w);
 		ir_is_const(x[4], &async);
+		/* a swizzled destination's piece where it lives (whole: gpu_copy.c) */
+		IrExpr *di = gpu_swizzle_index(x[0]->load.buf, x[0]->load.idx[0]);
 		return arena_printf(E->a, "(txc_copy16(%s, %s, %s, %d, %s, %d), 0)",
-		    address(E, x[0], lane, hoist), address(E, x[1], lane, hoist),
+		    address(E, ir_load(x[0]->load.buf, &di, 1, NULL, 1), lane, hoist),
+		    address(E, x[1], lane, hoist),
 		    cname_get(E->names, sb, sb->name), (int)(16 / w), cexpr(E, x[3], lane, hoist),
 		    (int)async);
 	}
@@ -198,7 +231,7 @@ intrinsic(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 		IrExpr **x = e->call.args;
 		return arena_printf(E->a, "(txc_mma_store(%s, %s, %s, %s, %s, %s), 0)",
 		    cexpr(E, x[0], lane, hoist), cexpr(E, x[1], lane, hoist),
-		    address(E, x[2], lane, hoist), cexpr(E, x[3], lane, hoist),
+		    tile(E, x[2], lane, hoist), cexpr(E, x[3], lane, hoist),
 		    cexpr(E, x[4], lane, hoist), address(E, x[5], lane, hoist));
 	}
 	if (gpu_mma_is(e) && e->call.args[3]->load.buf->scope == SCOPE_FRAGMENT) {
@@ -207,16 +240,16 @@ intrinsic(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 		    type_name(gpu_mma_input_type(e)), address(E, x[3], lane, hoist),
 		    cexpr(E, x[0], lane, hoist), cexpr(E, x[1], lane, hoist), cexpr(E, x[2], lane, hoist));
 		for (int i = 6; i < GPU_MMA_NARGS; i++)
-			s = arena_printf(E->a, "%s, %s", s, i == 6 || i == 9 ? address(E, x[i], lane, hoist) :
+			s = arena_printf(E->a, "%s, %s", s, i == 6 || i == 9 ? tile(E, x[i], lane, hoist) :
 			    cexpr(E, x[i], lane, hoist));
 		return arena_printf(E->a, "%s), 0)", s);
 	}
 	if (gpu_mma_is(e)) {
 		IrExpr **x = e->call.args;
 		char *s = arena_printf(E->a, "(txc_mma_16x16x16_%s(%s",
-		    type_name(gpu_mma_input_type(e)), address(E, x[3], lane, hoist));
+		    type_name(gpu_mma_input_type(e)), tile(E, x[3], lane, hoist));
 		for (int i = 4; i < GPU_MMA_NARGS; i++)
-			s = arena_printf(E->a, "%s, %s", s, i == 6 || i == 9 ? address(E, x[i], lane, hoist) :
+			s = arena_printf(E->a, "%s, %s", s, i == 6 || i == 9 ? tile(E, x[i], lane, hoist) :
 			    cexpr(E, x[i], lane, hoist));
 		return arena_printf(E->a, "%s), 0)", s);
 	}
@@ -431,6 +464,12 @@ cuda_c_emit(FILE *out, GpuFunc **gf, int n, const char *source_name)
 		fputs("#include <cuda_runtime.h>\n#include <math.h>\n#include <stddef.h>\n"
 		    "#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n", out);
 		write_helpers(out, &help);
+		bool warp = false;
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < gf[i]->nk; j++)
+				warp |= gpu_mma_in_type(gf[i]->k[j]->fn->body, TY_ERROR);
+		if (warp)
+			fputs(swz_helper, out);
 		for (int ty = 0; ty < 2; ty++) {
 			ScalarType t = ty ? TY_BF16 : TY_F16;
 			bool mma = false;

@@ -177,7 +177,8 @@ emu_copy(Cg *cg, IrExpr *e)
 		Buffer *b = e->call.args[k]->load.buf;
 		args[4 * k] = LLVMConstInt(i32, (unsigned)buf_index(H, b), 0);
 		args[4 * k + 1] = cg_lookup_buf(cg, b);
-		args[4 * k + 2] = cg_index(cg, e->call.args[k]->load.idx[0], 1);
+		args[4 * k + 2] = cg_index(cg, simplify_expr(gpu_swizzle_index(b,
+		    e->call.args[k]->load.idx[0]), NULL), 1);
 		args[4 * k + 3] = cg_buffer_elems(cg, b);
 	}
 	args[8] = LLVMConstInt(i32, (unsigned long long)(16 / w), 0);

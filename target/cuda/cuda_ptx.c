@@ -133,7 +133,9 @@ ptx_ldmatrix(Cg *cg, IrExpr *e, int op, bool bf, LLVMValueRef out[4])
 	IrExpr *lane = gpu_id(GPU_TID, 0);
 	IrExpr *g = ir_div(lane, ir_i64c(4)), *t = ir_mod(lane, ir_i64c(4));
 	LLVMValueRef base = cg_lookup_buf(cg, e->call.args[op]->load.buf);
-	LLVMValueRef idx = cg_index(cg, simplify_expr(gpu_ldmatrix_row(e, op, lane), NULL), 1);
+	Buffer *tile = e->call.args[op]->load.buf;
+	LLVMValueRef idx = cg_index(cg, simplify_expr(gpu_swizzle_index(tile,
+	    gpu_ldmatrix_row(e, op, lane)), NULL), 1);
 	LLVMValueRef p = LLVMBuildGEP2(cg->b, i16, base, &idx, 1, "");
 	p = LLVMBuildAddrSpaceCast(cg->b, p, p3, "");
 	/* b stored n-major: plain, register m is (n half m & 1, k half m >> 1) */
@@ -248,7 +250,8 @@ ptx_mma(Cg *cg, IrExpr *e)
 /* A piece of a tile's copy (gpu_copy.c): one 16-byte load and store, or
  * cp.async.cg.shared.global.16 with the src-size operand (the bytes past
  * it zero-filled) when async, if both addresses are 16-byte aligned;
- * scalar copies otherwise. */
+ * scalar copies otherwise.  A swizzled destination's piece is moved whole
+ * (gpu_swizzle.c keeps the order inside a piece). */
 static void
 ptx_copy(Cg *cg, IrExpr *e)
 {
@@ -261,7 +264,10 @@ ptx_copy(Cg *cg, IrExpr *e)
 	ir_is_const(e->call.args[2], &w);
 	ir_is_const(e->call.args[4], &async);
 	int64_t esize = 16 / w;
-	LLVMValueRef doff = cg_index(cg, simplify_expr(ir_mul(d->load.idx[0], ir_i64c(esize)), NULL), 1);
+	/* a swizzled tile's piece: where its first element lives (the piece
+	 * starts at a multiple of w there: gpu_copy_spread) */
+	LLVMValueRef doff = cg_index(cg, simplify_expr(ir_mul(gpu_swizzle_index(d->load.buf,
+	    d->load.idx[0]), ir_i64c(esize)), NULL), 1);
 	LLVMValueRef soff = cg_index(cg, simplify_expr(ir_mul(s->load.idx[0], ir_i64c(esize)), NULL), 1);
 	LLVMValueRef dp = LLVMBuildGEP2(cg->b, i8, cg_lookup_buf(cg, d->load.buf), &doff, 1, "");
 	LLVMValueRef sp = LLVMBuildGEP2(cg->b, i8, cg_lookup_buf(cg, s->load.buf), &soff, 1, "");

@@ -3,6 +3,7 @@
  *   gpu_split    kernels out of the block-loop nests     gpu_split.c
  *   gpu_spmd     one SPMD body per kernel, barriers      gpu_spmd.c
  *   gpu_fragment fragments as each lane's registers     gpu_fragment.c
+ *   gpu_swizzle  swizzled shared buffers' accesses       gpu_swizzle.c
  *   gpu_shared   the shared arena, local buffers         gpu_shared.c
  *   ptx          the kernels through NVPTX               cuda_ptx.c
  *   host         entry points, emulator kernels, module  cuda_host.c

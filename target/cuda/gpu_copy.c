@@ -24,7 +24,9 @@
  * operand, when both addresses are 16-byte aligned at run time, and W
  * scalar copies otherwise (a row of an odd K); the emulator (cuda_host.c,
  * rt/cuda_emu.c) copies element by element, an async copy landing at its
- * thread's wait (ASYNC_WAIT, lower/double_buffer.c).
+ * thread's wait (ASYNC_WAIT, lower/double_buffer.c).  Into a swizzled
+ * tile (gpu_swizzle.c) the pieces must start at multiples of W, so that
+ * each is one piece of the permuted layout.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +144,12 @@ gpu_copy_spread(Spmd *S, IrStmt *s, IrExpr *nthreads, IrExpr *tid)
 	for (int i = 0; i < n - 1; i++)
 		if (ir_uses_var(chain[i]->loop.extent, v))
 			return NULL;
+	/* a swizzled tile is copied in whole pieces of its layout: each piece
+	 * starts at a multiple of W (or the stores stay scalar, each mapped) */
+	if (dst->swizzle_row && !gpu_multiple_of(simplify_expr(ir_substitute(di, v,
+	    gpu_spmd_as_type(ir_add(gpu_spmd_as_type(in->loop.min, ir_i64),
+	    ir_mul(ir_var(v), ir_i64c(W))), v->type)), NULL), W))
+		return NULL;
 
 	/* the nest over the pieces: the inner position j stands for W elements */
 	Var *j = ir_new_var("piece", ir_i64);
@@ -212,7 +220,8 @@ gpu_copy_scalar(IrExpr *call)
 {
 	IrExpr *d = call->call.args[0], *s = call->call.args[1];
 	Var *e = ir_new_var("elem", ir_i64);
-	IrExpr *di = ir_add(d->load.idx[0], ir_var(e)), *si = ir_add(s->load.idx[0], ir_var(e));
+	IrExpr *di = gpu_swizzle_index(d->load.buf, ir_add(d->load.idx[0], ir_var(e)));
+	IrExpr *si = ir_add(s->load.idx[0], ir_var(e));
 	IrStmt *copy = ir_store(d->load.buf, &di, 1, ir_load(s->load.buf, &si, 1, NULL, 1), NULL);
 	IrStmt *zero = ir_store(d->load.buf, &di, 1, ir_make_const(ir_scalar(d->load.buf->elem), 0),
 	    NULL);

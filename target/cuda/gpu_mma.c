@@ -228,6 +228,7 @@ at(IrExpr *load, IrExpr *i, IrExpr *si, IrExpr *j, IrExpr *sj, IrExpr *pred)
 {
 	IrExpr *idx = ir_add(load->load.idx[0], ir_add(ir_mul(i, gpu_spmd_as_type(si, ir_i64)),
 	    ir_mul(j, gpu_spmd_as_type(sj, ir_i64))));
+	idx = gpu_swizzle_index(load->load.buf, idx);
 	return ir_load(load->load.buf, &idx, 1, pred, 1);
 }
 
@@ -377,9 +378,8 @@ gpu_mma_lanes(IrExpr *call)
 
 /* ---- ldmatrix ------------------------------------------------------------ */
 
-/* Whether e is a multiple of m for every value of its variables. */
-static bool
-multiple_of(IrExpr *e, int64_t m)
+bool
+gpu_multiple_of(IrExpr *e, int64_t m)
 {
 	int64_t c;
 	if (ir_is_const(e, &c))
@@ -387,11 +387,11 @@ multiple_of(IrExpr *e, int64_t m)
 	switch (e->kind) {
 	case IR_ADD:
 	case IR_SUB:
-		return multiple_of(e->a, m) && multiple_of(e->b, m);
+		return gpu_multiple_of(e->a, m) && gpu_multiple_of(e->b, m);
 	case IR_MUL:
-		return multiple_of(e->a, m) || multiple_of(e->b, m);
+		return gpu_multiple_of(e->a, m) || gpu_multiple_of(e->b, m);
 	case IR_CAST:
-		return multiple_of(e->a, m);
+		return gpu_multiple_of(e->a, m);
 	default:
 		return false;
 	}
@@ -406,7 +406,7 @@ ldmatrix_tile(IrExpr **x, int op, int swap)
 	int64_t rs, cs;
 	return b->scope == SCOPE_SHARED && ir_bits(b->elem) == 16 && x[op]->load.nidx == 1 &&
 	    ir_is_const(x[op + 1 + swap], &rs) && rs >= 8 && rs % 8 == 0 &&
-	    ir_is_const(x[op + 2 - swap], &cs) && cs == 1 && multiple_of(x[op]->load.idx[0], 8);
+	    ir_is_const(x[op + 2 - swap], &cs) && cs == 1 && gpu_multiple_of(x[op]->load.idx[0], 8);
 }
 
 bool
@@ -456,7 +456,7 @@ ldmatrix_element(IrExpr *call, int op, IrExpr *row, IrExpr *col)
 	}
 	IrExpr *m = ir_add(ir_div(row, ir_i64c(8)), ir_mul(ir_div(col, ir_i64c(8)), ir_i64c(2)));
 	IrExpr *giver = ir_add(ir_mul(m, ir_i64c(8)), ir_mod(row, ir_i64c(8)));
-	IrExpr *idx = simplify_expr(ir_add(gpu_ldmatrix_row(call, op, giver),
-	    ir_mod(col, ir_i64c(8))), NULL);
+	IrExpr *idx = simplify_expr(gpu_swizzle_index(call->call.args[op]->load.buf,
+	    ir_add(gpu_ldmatrix_row(call, op, giver), ir_mod(col, ir_i64c(8)))), NULL);
 	return ir_load(call->call.args[op]->load.buf, &idx, 1, inside, 1);
 }

@@ -485,7 +485,7 @@ gpu_lower(IrFunc **funcs, int n)
 		}
 		for (int j = 0; j < out[i]->nk; j++)
 			if (!gpu_spmd(out[i]->k[j]) || !gpu_fragment(out[i]->k[j]) ||
-			    !gpu_shared(out[i]->k[j]))
+			    !gpu_swizzle(out[i]->k[j]) || !gpu_shared(out[i]->k[j]))
 				ok = false;
 	}
 	return ok ? out : NULL;
