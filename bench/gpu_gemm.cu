@@ -7,7 +7,9 @@
  * through libtxrt) and cublasSgemm; then cuBLAS's HGEMM (fp16 inputs, fp32
  * accumulation, tensor cores) beside txc's tensor-core kernel
  * (bench/kernels/hgemm_cuda.tx), and the same with bf16 inputs
- * (cublasGemmEx on CUDA_R_16BF; bench/kernels/bgemm_cuda.tx).  Each prints the best of `runs` timed runs (each followed by
+ * (cublasGemmEx on CUDA_R_16BF; bench/kernels/bgemm_cuda.tx), each also
+ * in its 128 x 128 tile of 8 warps (hgemm128_cuda.tx, bgemm128_cuda.tx).
+ * Each prints the best of `runs` timed runs (each followed by
  * a device synchronisation; txc's entry point waits for its kernels
  * itself) in TFLOP/s, the ratio to cuBLAS, and txc's largest
  * relative difference from cuBLAS.  The GPU's name comes first.  Built
@@ -32,6 +34,10 @@ extern "C" int sgemm_cuda(int64_t M, int64_t N, int64_t K, const float *A, const
 extern "C" int hgemm_cuda(int64_t M, int64_t N, int64_t K, const uint16_t *A,
     const uint16_t *B, float *C);
 extern "C" int bgemm_cuda(int64_t M, int64_t N, int64_t K, const uint16_t *A,
+    const uint16_t *B, float *C);
+extern "C" int hgemm128_cuda(int64_t M, int64_t N, int64_t K, const uint16_t *A,
+    const uint16_t *B, float *C);
+extern "C" int bgemm128_cuda(int64_t M, int64_t N, int64_t K, const uint16_t *A,
     const uint16_t *B, float *C);
 
 #define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
@@ -100,6 +106,28 @@ run_txc_b(void *arg)
 	Gemm *g = (Gemm *)arg;
 	if (bgemm_cuda(g->M, g->N, g->K, (const uint16_t *)g->Ab, (const uint16_t *)g->Bb, g->C) != 0) {
 		fprintf(stderr, "gpu_gemm: bgemm_cuda: %s\n", txrt_last_error());
+		exit(1);
+	}
+}
+
+static void
+run_txc_h128(void *arg)
+{
+	Gemm *g = (Gemm *)arg;
+	if (hgemm128_cuda(g->M, g->N, g->K, (const uint16_t *)g->Ah, (const uint16_t *)g->Bh,
+	    g->C) != 0) {
+		fprintf(stderr, "gpu_gemm: hgemm128_cuda: %s\n", txrt_last_error());
+		exit(1);
+	}
+}
+
+static void
+run_txc_b128(void *arg)
+{
+	Gemm *g = (Gemm *)arg;
+	if (bgemm128_cuda(g->M, g->N, g->K, (const uint16_t *)g->Ab, (const uint16_t *)g->Bb,
+	    g->C) != 0) {
+		fprintf(stderr, "gpu_gemm: bgemm128_cuda: %s\n", txrt_last_error());
 		exit(1);
 	}
 }
@@ -203,6 +231,8 @@ main(int argc, char **argv)
 	double ts, tt, err = pair(runs, run_sgemm, run_txc, &g, c1, c2, nc, &ts, &tt);
 	double th, tth, errh = pair(runs, run_hgemm, run_txc_h, &g, c1, c2, nc, &th, &tth);
 	double tb, ttb, errb = pair(runs, run_bgemm, run_txc_b, &g, c1, c2, nc, &tb, &ttb);
+	double th2, tth2, errh2 = pair(runs, run_hgemm, run_txc_h128, &g, c1, c2, nc, &th2, &tth2);
+	double tb2, ttb2, errb2 = pair(runs, run_bgemm, run_txc_b128, &g, c1, c2, nc, &tb2, &ttb2);
 	printf("  %-28s %10.3f ms %8.2f TFLOP/s\n", "cuBLAS SGEMM (fp32)", ts * 1e3, flop / ts * 1e-12);
 	printf("  %-28s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
 	    "txc sgemm_cuda (fp32 SIMT)", tt * 1e3, flop / tt * 1e-12, ts / tt, err);
@@ -214,6 +244,11 @@ main(int argc, char **argv)
 	    flop / tb * 1e-12);
 	printf("  %-28s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
 	    "txc bgemm_cuda (tensor cores)", ttb * 1e3, flop / ttb * 1e-12, tb / ttb, errb);
+	/* the 128 x 128 tiles, each beside cuBLAS's second run */
+	printf("  %-28s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
+	    "txc hgemm128_cuda (8 warps)", tth2 * 1e3, flop / tth2 * 1e-12, th2 / tth2, errh2);
+	printf("  %-28s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
+	    "txc bgemm128_cuda (8 warps)", ttb2 * 1e3, flop / ttb2 * 1e-12, tb2 / ttb2, errb2);
 	cublasDestroy(g.h);
-	return err > 1e-3 || errh > 1e-2 || errb > 1e-2;
+	return err > 1e-3 || errh > 1e-2 || errb > 1e-2 || errh2 > 1e-2 || errb2 > 1e-2;
 }

@@ -19,7 +19,8 @@
 #      beside cuBLAS SGEMM at 4096^3, and txc's tensor-core hgemm
 #      (bench/kernels/hgemm_cuda.tx) beside cuBLAS HGEMM, and its bf16
 #      twin (bench/kernels/bgemm_cuda.tx) beside cuBLAS's bf16 GemmEx,
-#      with the GPU's name (GPU_GEMM_SIZES='M N K' changes the size);
+#      and both in 128 x 128 tiles of 8 warps (hgemm128_cuda.tx,
+#      bgemm128_cuda.tx), with the GPU's name (GPU_GEMM_SIZES='M N K' changes the size);
 #      twice: the kernels as `txc -o` writes them for any size, and
 #      compiled with the sizes fixed (-D), as a user may when they are known.
 #   4. txc tune --target=cuda on examples/template_cuda.tx (the template
@@ -58,11 +59,11 @@ want() { case " ${GPU_CHECK_PARTS:-1 2 3 4} " in *" $1 "*) return 0 ;; esac; ret
 
 # ---- part 3's program, and a device harness (built everywhere it can be) --
 # build_gemm [NAME TXC-FLAGS...]: $work/NAME (default gpu_gemm) from
-# bench/gpu_gemm.cu and the three kernels compiled with TXC-FLAGS
+# bench/gpu_gemm.cu and its kernels compiled with TXC-FLAGS
 build_gemm() {
 	prog=${1:-gpu_gemm}
 	[ $# -gt 0 ] && shift
-	for g in sgemm hgemm bgemm; do
+	for g in sgemm hgemm bgemm hgemm128 bgemm128; do
 		"$TXC" --target=cuda "$@" "$srcdir/bench/kernels/${g}_cuda.tx" -o "$work/$prog-$g.o" ||
 		    { fail "txc --target=cuda $* bench/kernels/${g}_cuda.tx"; return 1; }
 	done
@@ -70,7 +71,7 @@ build_gemm() {
 	"$nvcc" -O2 -I"$srcdir/rt" -c -o "$work/gpu_gemm.o" "$srcdir/bench/gpu_gemm.cu" \
 	    >"$work/nvcc.log" 2>&1 &&
 	    $CC -o "$work/$prog" "$work/gpu_gemm.o" "$work/$prog-sgemm.o" "$work/$prog-hgemm.o" \
-	    "$work/$prog-bgemm.o" "$txrt" \
+	    "$work/$prog-bgemm.o" "$work/$prog-hgemm128.o" "$work/$prog-bgemm128.o" "$txrt" \
 	    -L"$cuda/lib64" -lcublas -lcudart -lstdc++ -lpthread -ldl -lm >>"$work/nvcc.log" 2>&1 ||
 	    { fail "bench/gpu_gemm.cu does not build"; cat "$work/nvcc.log"; return 1; }
 	"$TXC" -k sgemm_cuda --emit=harness -o "$work/h.c" "$srcdir/bench/kernels/sgemm_cuda.tx" &&

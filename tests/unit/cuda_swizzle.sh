@@ -1,8 +1,10 @@
 #!/bin/sh
 # cuda_swizzle.sh: the tensor-core GEMMs the project ships (bench/kernels
-# hgemm_cuda, bgemm_cuda; stdlib matmul_f16, matmul_bf16) keep their tiles
-# of A and B swizzled (swizzle(): no padding, 24576 bytes of shared memory
-# a 64 x 64 block rather than 29184), and their PTX, built
+# hgemm_cuda, bgemm_cuda; stdlib matmul_f16, matmul_bf16; the 128 x 128
+# tiles of 8 warps, hgemm128_cuda and bgemm128_cuda) keep their tiles of A
+# and B swizzled (swizzle(): no padding, 24576 bytes of shared memory a
+# 64 x 64 block rather than 29184; 49152 a 128 x 128 one with pipeline(3),
+# within the 48 KiB a block gets without opting in), and their PTX, built
 # for sm_80, sm_90 and sm_90a, assembles with ptxas for that architecture
 # with no spills and no scalar shared loads, loads each fragment with one
 # ldmatrix a k step, fills the tiles with cp.async and maps addresses with
@@ -19,7 +21,9 @@ top=$abs_top_srcdir
 set -- "$top/bench/kernels/hgemm_cuda.tx" hgemm_cuda 24576 6144 32 64 8 \
     "$top/bench/kernels/bgemm_cuda.tx" bgemm_cuda 24576 6144 32 64 8 \
     "$top/stdlib/matmul.tx" matmul_f16 24576 6144 32 64 8 \
-    "$top/stdlib/matmul.tx" matmul_bf16 24576 6144 32 64 8
+    "$top/stdlib/matmul.tx" matmul_bf16 24576 6144 32 64 8 \
+    "$top/bench/kernels/hgemm128_cuda.tx" hgemm128_cuda 49152 12288 32 128 12 \
+    "$top/bench/kernels/bgemm128_cuda.tx" bgemm128_cuda 49152 12288 32 128 12
 while [ $# -gt 0 ]; do
 	f=$1 k=$2 bytes=$3 elems=$4 arow=$5 brow=$6 nldm=$7
 	shift 7
