@@ -58,6 +58,8 @@ typedef struct {
 	long l1, l2;         /* data cache bytes (0: unknown; 32 KiB and 1 MiB assumed) */
 	int threads;         /* the thread pool's size */
 	const char *isa;     /* "avx2", "avx512", "sse2", "neon", "generic" */
+	const char *exts;    /* its extensions the isa knob names, LLVM's names
+	                        comma-separated: "avx512vnni,avxvnni,avx512bf16" */
 } AutoMachine;
 
 /* The machine for --cpu/--features (NULL: the host).  Deterministic for a

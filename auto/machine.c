@@ -26,6 +26,23 @@ static const char *const avx512_cpus[] = {
 	"knl", "knm", NULL
 };
 
+/* The extensions the isa knob names (sema/knobs.c) and the CPUs LLVM 19
+ * knows by name that have each. */
+static const struct {
+	const char *ext;
+	const char *const cpus[20];
+} ext_cpus[] = {
+	{ "avx512vnni", { "cascadelake", "cooperlake", "icelake-client", "icelake-server",
+	    "tigerlake", "rocketlake", "sapphirerapids", "emeraldrapids", "graniterapids",
+	    "graniterapids-d", "diamondrapids", "znver4", "znver5", NULL } },
+	{ "avxvnni", { "alderlake", "raptorlake", "meteorlake", "arrowlake", "arrowlake-s",
+	    "lunarlake", "gracemont", "sierraforest", "grandridge", "clearwaterforest",
+	    "pantherlake", "sapphirerapids", "emeraldrapids", "graniterapids", "graniterapids-d",
+	    "diamondrapids", "znver5", NULL } },
+	{ "avx512bf16", { "cooperlake", "sapphirerapids", "emeraldrapids", "graniterapids",
+	    "graniterapids-d", "diamondrapids", "znver4", "znver5", NULL } },
+};
+
 /* The sign of the last item of list naming f: 1 "+f", -1 "-f", 0 none
  * ("+avx512f,...,-avx512f": the host's features, then
  * --features=-avx512f, has no AVX-512). */
@@ -114,6 +131,21 @@ auto_machine(AutoMachine *m, const char *cpu, const char *features)
 			avx512 = s512 > 0;
 		avx2 |= feature_sign(feat, "avx2") > 0 || feature_sign(feat, "avx") > 0;
 	}
+	/* the extensions: the CPU's, then what the features add or remove
+	 * (the host's features name them all) */
+	const char *exts = "";
+	for (size_t e = 0; x86 && e < sizeof ext_cpus / sizeof *ext_cpus; e++) {
+		bool on = false;
+		for (int i = 0; cpu && ext_cpus[e].cpus[i]; i++)
+			on |= !strcmp(cpu, ext_cpus[e].cpus[i]);
+		int sg = feat ? feature_sign(feat, ext_cpus[e].ext) : 0;
+		if (sg)
+			on = sg > 0;
+		/* the zmm extensions need AVX-512 itself */
+		if (on && (avx2 || avx512) && (avx512 || strncmp(ext_cpus[e].ext, "avx512", 6)))
+			exts = arena_printf(perm, "%s%s%s", exts, *exts ? "," : "", ext_cpus[e].ext);
+	}
+	m->exts = exts;
 	if (avx512) {
 		m->vbytes = 64;
 		m->vregs = 32;
@@ -151,10 +183,10 @@ auto_target_isa(const char *triple, const char *cpu, const char *features)
 	const char *host = llvm_host_triple(), *dash = strchr(host, '-');
 	size_t arch = dash ? (size_t)(dash - host) : strlen(host);
 	if (triple && *triple && strncmp(triple, host, arch) != 0) {
-		knobs_set_isa("generic");
+		knobs_set_isa("generic", NULL);
 		return;
 	}
 	AutoMachine m;
 	auto_machine(&m, cpu, features);
-	knobs_set_isa(m.isa);
+	knobs_set_isa(m.isa, m.exts);
 }

@@ -290,8 +290,11 @@ IrExpr *ir_call_intrinsic_like(IrExpr *e, IrExpr **args);
  * constant full shape MR, NR, which only the LLVM emitter reads. */
 enum { FMA_OUTER_ARGS = 13, FMA_OUTER_NARGS = FMA_OUTER_ARGS + 2 };
 /* The f32 lanes of one vector of an fma_outer emitter: 8 for
- * "fma_outer" (AVX2), 16 for "fma_outer_zmm" (AVX-512); 0 for any other
- * name.  Every pass that treats the two alike asks this. */
+ * "fma_outer" (AVX2), 16 for "fma_outer_zmm" (AVX-512); likewise the
+ * 32-bit lanes of the i8 and bf16 ones, which take the same call
+ * ("i8_madd", "i8_vnni", "bf16_widen": 8; "i8_vnni_zmm", "bf16_dp_zmm":
+ * 16); 0 for any other name.  Every pass that treats them alike asks
+ * this. */
 int ir_fma_outer_lanes(const char *emit);
 IrExpr *ir_let(Var *v, IrExpr *value, IrExpr *body);
 /* Shorthands for index arithmetic (no folding). */

@@ -11,6 +11,14 @@
  *                    broadcast of a fitting the 16 AVX2 registers.
  *   fma_outer_zmm    the same on AVX-512: NR a multiple of 16, the block
  *     (cpu)          fitting the 32 zmm registers (e.g. 14 x 32, 8 x 48).
+ *   i8_madd, i8_vnni c[i, j] = sum(k < K) i32(a[i, k]) * i32(b[k, j]), a and
+ *     i8_vnni_zmm    b i8, c i32 [MR, NR]: AVX2 (vpmaddwd), AVX-VNNI and
+ *     (cpu)          AVX512-VNNI (vpdpbusd); NR a multiple of 8 (16 for
+ *                    zmm), the block fitting the registers with the
+ *                    vectors of b and (VNNI) their compensation sums.
+ *   bf16_widen,      c[i, j] = sum(k < K) f32(a[i, k]) * f32(b[k, j]), a and
+ *     bf16_dp_zmm    b bf16, c f32: AVX2 (widened, FMA) and AVX512_BF16
+ *     (cpu)          (vdpbf16ps).
  *
  *   gemm (vta)       c[j] = sum(k < 16) i32(a[k]) * i32(b[j, k]): one VTA
  *                    GEMM micro-op, a row of 16 int8 activations times a
@@ -41,6 +49,15 @@ typedef struct {
 static const IntrinsicKind intrinsic_kinds[] = {
 	{ "cpu", "fma_outer", "c[i, j] = sum(k < K) a[i, k] * b[k, j] in f32" },
 	{ "cpu", "fma_outer_zmm", "c[i, j] = sum(k < K) a[i, k] * b[k, j] in f32, 16-wide rows" },
+	{ "cpu", "i8_madd", "c[i, j] = sum(k < K) i32(a[i, k]) * i32(b[k, j]), a and b i8, c i32 (AVX2)" },
+	{ "cpu", "i8_vnni", "c[i, j] = sum(k < K) i32(a[i, k]) * i32(b[k, j]), a and b i8, c i32 "
+	    "(AVX-VNNI)" },
+	{ "cpu", "i8_vnni_zmm", "c[i, j] = sum(k < K) i32(a[i, k]) * i32(b[k, j]), a and b i8, "
+	    "c i32 (AVX512-VNNI, 16-wide rows)" },
+	{ "cpu", "bf16_widen", "c[i, j] = sum(k < K) f32(a[i, k]) * f32(b[k, j]), a and b bf16, "
+	    "c f32 (AVX2)" },
+	{ "cpu", "bf16_dp_zmm", "c[i, j] = sum(k < K) f32(a[i, k]) * f32(b[k, j]), a and b bf16, "
+	    "c f32 (AVX512_BF16, 16-wide rows)" },
 	{ "vta", "gemm", "c[j] = sum(k < 16) i32(a[k]) * i32(b[j, k]), a and b i8, c i32" },
 	{ "cuda", "mma", "c[i, j] = sum(k < 16) f32(a[i, k]) * f32(b[k, j]), a and b f16 or bf16, c f32" },
 	{ "cuda", "mma_fill", "c[i, j] = 0.0, c f32[16, 16] (a fragment's tile set to zero)" },
@@ -74,20 +91,53 @@ const_dim(Tensor *t, int d)
 	return e && e->kind == EXPR_INT ? e->ival : -1;
 }
 
-/* fma_outer and fma_outer_zmm (zmm): the form in the header comment. */
+/* The register-blocked micro-kernels of the cpu table: fma_outer and
+ * fma_outer_zmm (f32), i8_* (i8 -> i32) and bf16_* (bf16 -> f32), the
+ * forms in the header comment. */
+typedef struct {
+	const char *kind;
+	ScalarType in, out;
+	int lanes, regs;
+	bool comp;             /* VNNI: one more register per vector of b, and the ones */
+} OuterKind;
+
+static const OuterKind outer_kinds[] = {
+	{ "fma_outer", TY_F32, TY_F32, 8, 16, false },
+	{ "fma_outer_zmm", TY_F32, TY_F32, 16, 32, false },
+	{ "i8_madd", TY_I8, TY_I32, 8, 16, false },
+	{ "i8_vnni", TY_I8, TY_I32, 8, 16, true },
+	{ "i8_vnni_zmm", TY_I8, TY_I32, 16, 32, true },
+	{ "bf16_widen", TY_BF16, TY_F32, 8, 16, false },
+	{ "bf16_dp_zmm", TY_BF16, TY_F32, 16, 32, false },
+};
+
+static const OuterKind *
+outer_kind(const char *kind)
+{
+	for (size_t i = 0; i < sizeof outer_kinds / sizeof *outer_kinds; i++)
+		if (!strcmp(outer_kinds[i].kind, kind))
+			return &outer_kinds[i];
+	return NULL;
+}
+
 static void
-check_fma_outer(Kernel *k, Rule *r, bool zmm)
+check_fma_outer(Kernel *k, Rule *r, const OuterKind *ok)
 {
 	Tensor *c = r->tensor;
 	Expr *v = r->value;
-	if (!c || c->ndims != 2 || c->elem != TY_F32 || r->naxes != 2) {
-		diag_error(r->loc, "intrinsic '%s' (fma_outer) must define a 2-d f32 output "
-		    "c[i, j]", k->name);
+	const char *kind = ok->in == TY_F32 ? "fma_outer" : ok->kind;
+	const char *ot = type_name(ok->out), *it = type_name(ok->in);
+	bool wide = ok->in != ok->out;
+	const char *cast = wide ? arena_printf(perm, "%s(", ot) : "";
+	if (!c || c->ndims != 2 || c->elem != ok->out || r->naxes != 2) {
+		diag_error(r->loc, "intrinsic '%s' (%s) must define a 2-d %s output "
+		    "c[i, j]", k->name, kind, ot);
 		return;
 	}
 	if (v->kind != EXPR_REDUCE || v->reduce.op != RED_SUM || v->reduce.naxes != 1) {
-		diag_error(v->loc, "intrinsic '%s' (fma_outer) must be a sum over one reduction "
-		    "axis: c[i, j] = sum(k < K) a[i, k] * b[k, j]", k->name);
+		diag_error(v->loc, "intrinsic '%s' (%s) must be a sum over one reduction "
+		    "axis: c[i, j] = sum(k < K) %sa[i, k]%s * %sb[k, j]%s", k->name, kind,
+		    cast, wide ? ")" : "", cast, wide ? ")" : "");
 		return;
 	}
 	Expr *body = v->reduce.body;
@@ -96,38 +146,44 @@ check_fma_outer(Kernel *k, Rule *r, bool zmm)
 	const char *i = r->axes[0], *j = r->axes[1], *kk = v->reduce.axes[0].name;
 	if (!a || !b || a->call.nargs != 2 || b->call.nargs != 2 ||
 	    a->call.tensor->role != ROLE_IN || b->call.tensor->role != ROLE_IN) {
-		diag_error(body->loc, "the body of intrinsic '%s' (fma_outer) must be the product "
-		    "of two input accesses a[%s, %s] * b[%s, %s]", k->name, i, kk, kk, j);
+		diag_error(body->loc, "the body of intrinsic '%s' (%s) must be the product "
+		    "of two input accesses a[%s, %s] * b[%s, %s]", k->name, kind, i, kk, kk, j);
 		return;
 	}
 	if (!is_axis(a->call.args[0], i) || !is_axis(a->call.args[1], kk) ||
 	    !is_axis(b->call.args[0], kk) || !is_axis(b->call.args[1], j)) {
-		diag_error(body->loc, "intrinsic '%s' (fma_outer) must read a[%s, %s] and b[%s, %s] "
-		    "(each index a plain axis)", k->name, i, kk, kk, j);
+		diag_error(body->loc, "intrinsic '%s' (%s) must read a[%s, %s] and b[%s, %s] "
+		    "(each index a plain axis)", k->name, kind, i, kk, kk, j);
 		return;
 	}
-	if (a->call.tensor->elem != TY_F32 || b->call.tensor->elem != TY_F32) {
-		diag_error(body->loc, "intrinsic '%s' (fma_outer) works on f32 inputs", k->name);
+	if (a->call.tensor->elem != ok->in || b->call.tensor->elem != ok->in) {
+		diag_error(body->loc, "intrinsic '%s' (%s) works on %s inputs", k->name, kind, it);
 		return;
 	}
 	int64_t mr = const_dim(c, 0), nr = const_dim(c, 1);
 	if (mr <= 0 || nr <= 0) {
 		diag_error(c->loc, "the output of intrinsic '%s' needs a constant shape (the register "
-		    "block), e.g. f32[6, 16]", k->name);
+		    "block), e.g. %s[6, 16]", k->name, ot);
 		return;
 	}
 	/* b's vectors stay in registers to be reused by every row; with one
 	 * row each is read once, straight into its FMA */
-	int lanes = zmm ? 16 : 8, regs = zmm ? 32 : 16;
-	int64_t nv = (nr + lanes - 1) / lanes, bregs = mr > 1 ? nv : 0;
+	bool zmm = ok->lanes == 16;
+	int lanes = ok->lanes, regs = ok->regs;
+	int64_t nv = (nr + lanes - 1) / lanes, bregs = mr > 1 || ok->comp ? nv : 0;
+	if (ok->comp)
+		bregs += nv + 1;
 	if (nr % lanes != 0)
 		diag_error(c->loc, "the %lld columns of intrinsic '%s' are not whole %d-wide %s "
 		    "vectors", (long long)nr, k->name, lanes, zmm ? "zmm" : "ymm");
 	else if (mr * nv + bregs + 1 > regs)
 		diag_error(c->loc, "register block %lld x %lld of intrinsic '%s' does not fit the %d "
-		    "%s registers in %d-wide rows (%lld accumulators + %lld for b + 1 for a)",
+		    "%s registers in %d-wide rows (%lld accumulators + %lld for b%s + 1 for a)",
 		    (long long)mr, (long long)nr, k->name, regs, zmm ? "AVX-512" : "AVX2", lanes,
-		    (long long)(mr * nv), (long long)bregs);
+		    (long long)(mr * nv), (long long)bregs, ok->comp ? " and its sums" : "");
+	else if (mr > 32 || nv > 8)
+		diag_error(c->loc, "register block %lld x %lld of intrinsic '%s' is larger than "
+		    "the emitter's 32 rows and 8 vectors", (long long)mr, (long long)nr, k->name);
 }
 
 /* v as sum(k) a * b over one reduction axis: the two accesses (through a
@@ -365,8 +421,8 @@ check_one(Kernel *k)
 		    "output", k->name);
 		return;
 	}
-	if (!strncmp(ik->kind, "fma_outer", 9))
-		check_fma_outer(k, r, !strcmp(ik->kind, "fma_outer_zmm"));
+	if (outer_kind(ik->kind))
+		check_fma_outer(k, r, outer_kind(ik->kind));
 	else if (!strcmp(ik->kind, "gemm"))
 		check_vta_gemm(k, r);
 	else if (!strcmp(ik->kind, "mma"))

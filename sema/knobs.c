@@ -54,21 +54,27 @@ knobs_request_arg(const char *arg)
 /* ---- the target's instruction sets (knob isa) ----------------------------- */
 
 /* The knob values the isa knob takes, each with what it needs: an x86
- * level (a machine of that level or above has it), or another family. */
+ * level (a machine of that level or above has it), or another family;
+ * an extension (VNNI, BF16) also needs the target to have that set. */
 static const struct {
 	const char *name;
 	int level;             /* x86: 1 sse2, 2 avx2, 3 avx512; 0 other */
+	const char *ext;       /* LLVM's name of the extension, or NULL */
 } isa_values[] = {
-	{ "avx512", 3 }, { "avx2", 2 }, { "sse2", 1 }, { "neon", 0 }, { "generic", 0 },
+	{ "avx512", 3, NULL }, { "avx2", 2, NULL }, { "sse2", 1, NULL }, { "neon", 0, NULL },
+	{ "generic", 0, NULL }, { "avx512vnni", 3, "avx512vnni" },
+	{ "avx512bf16", 3, "avx512bf16" }, { "avxvnni", 2, "avxvnni" },
 };
 #define NISA_VALUES (sizeof isa_values / sizeof isa_values[0])
 
 static const char *target_isa;   /* NULL: the isa knob defaults to its first value */
+static const char *target_exts;  /* the extensions the target has, comma-separated */
 
 void
-knobs_set_isa(const char *isa)
+knobs_set_isa(const char *isa, const char *exts)
 {
 	target_isa = isa;
+	target_exts = exts;
 }
 
 const char *
@@ -81,22 +87,66 @@ knobs_isa(void)
 }
 
 static int
-isa_level(const char *name)
+isa_index(const char *name)
 {
 	for (size_t i = 0; name && i < NISA_VALUES; i++)
 		if (!strcmp(isa_values[i].name, name))
-			return isa_values[i].level;
+			return (int)i;
 	return -1;
+}
+
+static int
+isa_level(const char *name)
+{
+	int i = isa_index(name);
+	return i < 0 ? -1 : isa_values[i].level;
+}
+
+static bool
+in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* Whether a machine of instruction sets isa with extensions exts has
+ * value v of the isa knob. */
+static bool
+machine_has(const char *v, const char *isa, const char *exts)
+{
+	if (!strcmp(v, "generic") || !strcmp(v, isa))
+		return true;
+	int i = isa_index(v), have = isa_level(isa);
+	if (i < 0 || isa_values[i].level <= 0 || have < isa_values[i].level)
+		return false;
+	return !isa_values[i].ext || in_list(exts, isa_values[i].ext);
 }
 
 /* Whether the target has instruction set v (a value of the isa knob). */
 static bool
 target_has(const char *v)
 {
-	if (!strcmp(v, "generic") || !strcmp(v, target_isa))
-		return true;
-	int need = isa_level(v), have = isa_level(target_isa);
-	return need > 0 && have >= need;
+	return machine_has(v, target_isa, target_exts);
+}
+
+/* The first value of isa knob kn a machine of isa (a value, with the
+ * extension it names) has; the last when it has none. */
+static int
+isa_pick(SchedPrim *kn, const char *isa)
+{
+	int i = isa_index(isa);
+	const char *exts = i >= 0 && isa_values[i].ext ? isa_values[i].ext : "";
+	const char *lvl = isa;
+	for (size_t j = 0; i >= 0 && isa_values[i].ext && j < NISA_VALUES; j++)
+		if (!isa_values[j].ext && isa_values[j].level == isa_values[i].level)
+			lvl = isa_values[j].name;    /* avx512vnni: an avx512 machine */
+	for (int a = 0; a < kn->nargs; a++)
+		if (kn->args[a].kind == ARG_NAME && machine_has(kn->args[a].str, lvl, exts))
+			return a;
+	return kn->nargs - 1;
 }
 
 /* ---- values ------------------------------------------------------------- */
@@ -203,7 +253,7 @@ check_decl(Schedule *s, SchedPrim *kn)
 	for (int i = 0; i < kn->nargs && !strcmp(kn->knob, "isa"); i++)
 		if (kn->args[i].kind != ARG_NAME || isa_level(kn->args[i].str) < 0) {
 			diag_error(kn->args[i].loc, "knob 'isa' lists instruction sets, widest "
-			    "first: avx512, avx2, sse2, neon or generic");
+			    "first: avx512vnni, avx512bf16, avx512, avxvnni, avx2, sse2, neon or generic");
 			break;
 		}
 	for (int i = 0; i < kn->nargs; i++) {
@@ -563,7 +613,13 @@ apply_requests(Schedule *s)
 		for (int i = 0; i < kn->nargs && at < 0; i++)
 			if (!strcmp(knobs_value_text(&kn->args[i]), reqs[r].value))
 				at = i;
-		if (at < 0) {
+		if (at < 0 && kn->knob == intern_cstr("isa") && isa_index(reqs[r].value) >= 0) {
+			/* an instruction set this knob does not list: the first
+			 * value a machine with it has (-K isa=avx512 takes a
+			 * gemm_i8 knob's avx2 table, -K isa=avx512vnni matmul's
+			 * avx512 one) */
+			s->point[k] = isa_pick(kn, reqs[r].value);
+		} else if (at < 0) {
 			bad_request = true;
 			diag_error(kn->knob_loc, "-K %s=%s: knob '%s' takes %s", reqs[r].name,
 			    reqs[r].value, kn->knob, value_list(kn));

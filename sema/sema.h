@@ -221,8 +221,10 @@ void knobs_program(Program *p);
 bool knobs_request_arg(const char *arg);
 /* The compile target's instruction sets, for the default of the knob
  * isa: "avx512", "avx2", "sse2", "neon" or "generic" (auto_machine's
- * name); NULL (the default): the knob's first value. */
-void knobs_set_isa(const char *isa);
+ * name); NULL (the default): the knob's first value.  exts: the
+ * extensions it has among those the knob names (LLVM's names
+ * "avx512vnni", "avxvnni", "avx512bf16", comma-separated), or NULL. */
+void knobs_set_isa(const char *isa, const char *exts);
 /* The instruction sets the isa knobs take: -K isa=VALUE's, else the
  * target's (NULL when not set). */
 const char *knobs_isa(void);

@@ -748,8 +748,10 @@ ex(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 			/* tensorize (lower/tensorize.c): tensors pass as
 			 * addresses; the block's full shape, the last arguments,
 			 * only chooses the LLVM backend's micro-kernel */
-			chelp_use(E, H_FMA_OUTER);
-			char *s = "txc_fma_outer(";
+			const char *nm = e->call.name;
+			bool i8 = !strncmp(nm, "i8_", 3), bf = !strncmp(nm, "bf16_", 5);
+			chelp_use(E, i8 ? H_DOT_I8 : bf ? H_DOT_BF16 : H_FMA_OUTER);
+			char *s = i8 ? "txc_dot_i8(" : bf ? "txc_dot_bf16(" : "txc_fma_outer(";
 			for (int i = 0; i < FMA_OUTER_ARGS; i++) {
 				IrExpr *x = e->call.args[i];
 				const char *t = x->kind == IR_LOAD ?

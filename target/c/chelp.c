@@ -19,6 +19,8 @@ chelp_use(CEmit *E, int h)
 		E->help->used[H_F16_TO_F32] = true;
 		E->help->used[H_F16_BITS] = true;
 	}
+	if (h == H_DOT_BF16)
+		E->help->used[H_BF16_TO_F32] = true;
 	if (h == H_BF16_ROUND) {
 		E->help->used[H_BF16_TO_F32] = true;
 		E->help->used[H_BF16_BITS] = true;
@@ -322,6 +324,37 @@ static const char fma_outer[] =
     "\t\t\t\tc[i * csi + j * csj] += a[i * asi + k * ask] * b[k * bsk + j * bsj];\n"
     "\treturn 0;\n}\n\n";
 
+/* The i8 and bf16 micro-kernels likewise (their sums widened: i32 that
+ * wraps, f32). */
+static const char dot_i8[] =
+    "/* tensorize i8_*: c += i32(a) * i32(b) over an mr x nr block (wrapping). */\n"
+    "static int\ntxc_dot_i8(int64_t mr, int64_t nr, int64_t kk, int32_t *c, int64_t csi,\n"
+    "    int64_t csj, const int8_t *a, int64_t asi, int64_t ask, const int8_t *b,\n"
+    "    int64_t bsk, int64_t bsj, int64_t first)\n{\n"
+    "\tfor (int64_t i = 0; i < mr; i++)\n"
+    "\t\tfor (int64_t j = 0; j < nr; j++) {\n"
+    "\t\t\tuint32_t s = first ? 0 : (uint32_t)c[i * csi + j * csj];\n"
+    "\t\t\tfor (int64_t k = 0; k < kk; k++)\n"
+    "\t\t\t\ts += (uint32_t)(a[i * asi + k * ask] * b[k * bsk + j * bsj]);\n"
+    "\t\t\tc[i * csi + j * csj] = (int32_t)s;\n"
+    "\t\t}\n"
+    "\treturn 0;\n}\n\n";
+
+static const char dot_bf16[] =
+    "/* tensorize bf16_*: c += f32(a) * f32(b) over an mr x nr block. */\n"
+    "static int\ntxc_dot_bf16(int64_t mr, int64_t nr, int64_t kk, float *c, int64_t csi,\n"
+    "    int64_t csj, const uint16_t *a, int64_t asi, int64_t ask, const uint16_t *b,\n"
+    "    int64_t bsk, int64_t bsj, int64_t first)\n{\n"
+    "\tfor (int64_t i = 0; i < mr; i++)\n"
+    "\t\tfor (int64_t j = 0; j < nr; j++) {\n"
+    "\t\t\tfloat s = first ? 0 : c[i * csi + j * csj];\n"
+    "\t\t\tfor (int64_t k = 0; k < kk; k++)\n"
+    "\t\t\t\ts += txc_bf16_to_f32(a[i * asi + k * ask]) * "
+    "txc_bf16_to_f32(b[k * bsk + j * bsj]);\n"
+    "\t\t\tc[i * csi + j * csj] = s;\n"
+    "\t\t}\n"
+    "\treturn 0;\n}\n\n";
+
 void
 chelp_write(FILE *out, const CHelpers *h)
 {
@@ -331,7 +364,7 @@ chelp_write(FILE *out, const CHelpers *h)
 		[H_BF16_BITS] = bf16_bits, [H_BF16_ROUND] = bf16_round, [H_ALLOC] = alloc,
 		[H_DIV_I64] = div_i64, [H_MOD_I64] = mod_i64,
 		[H_DIV_U64] = div_u64, [H_MOD_U64] = mod_u64,
-		[H_FMA_OUTER] = fma_outer,
+		[H_FMA_OUTER] = fma_outer, [H_DOT_I8] = dot_i8, [H_DOT_BF16] = dot_bf16,
 	};
 	for (int i = 0; i < H_COUNT; i++)
 		if (h->used[i])

@@ -69,6 +69,11 @@ typedef struct {
 	 * comma-separated), which every entry point asks the CPU for first
 	 * (txrt_cpu_require); NULL: no check */
 	const char *isa;
+	/* the instruction sets the target CPU has (as isa, also where the
+	 * module does not check them: the JIT's), NULL off x86-64; set
+	 * through cg_set_features before cg_module */
+	const char *features;
+	unsigned dot_errors;           /* intrin_dot.c: kinds reported missing */
 	/* alias scopes: one per buffer of the kernel */
 	Buffer **scoped; LLVMMetadataRef *scopes; int nscoped;
 	LLVMMetadataRef scope_domain;
@@ -117,6 +122,9 @@ bool cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs,
 /* The entry points of funcs in cg's module (cg->b set): as cg_module
  * makes them, with cg's hooks. */
 void cg_entries(Cg *cg, IrFunc **funcs, int n);
+/* The instruction sets (LLVM's names, comma-separated) the next
+ * cg_module of this thread compiles for: Cg.features.  Not copied. */
+void cg_set_features(const char *list);
 /* As cg_module with a target's hooks (hook_ctx for them), no -g. */
 bool cg_module_hooked(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs,
     int n, LLVMTargetDataRef td, const char *triple, bool contract,
@@ -197,6 +205,11 @@ LLVMValueRef intrin_cpu_emit(Cg *cg, IrExpr *e);
 /* Defines libtxrt's prebuilt micro-kernels (external, named
  * CG_RUNTIME_KERNEL_PREFIX "fma_outer_...") in cg's module. */
 void intrin_cpu_runtime_kernels(Cg *cg);
+
+/* ---- intrin_dot.c: the i8 and bf16 micro-kernels -------------------------- */
+/* Emits the tensorize call e if its emitter is one of intrin_dot.c's
+ * (i8_madd, i8_vnni, i8_vnni_zmm, bf16_widen, bf16_dp_zmm); false if not. */
+bool intrin_dot_emit(Cg *cg, IrExpr *e);
 /* micro-kernel functions are named CG_KERNEL_PREFIX "NAME...";
  * llvm_emit.c gives them their own pass pipeline */
 #define CG_KERNEL_PREFIX "txc."

@@ -612,6 +612,14 @@ wide_vectors(Cg *cg)
 			    LLVMCreateStringAttribute(cg->ctx, k, sizeof k - 1, v, sizeof v - 1));
 }
 
+static _Thread_local const char *next_features;
+
+void
+cg_set_features(const char *list)
+{
+	next_features = list;
+}
+
 bool
 cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs, int n,
     LLVMTargetDataRef td, const char *triple, bool debug, bool contract,
@@ -621,6 +629,8 @@ cg_module(Cg *cg, LLVMContextRef ctx, const char *name, IrFunc **funcs, int n,
 
 	memset(cg, 0, sizeof *cg);
 	cg->isa = isa && *isa ? isa : NULL;
+	cg->features = next_features;
+	next_features = NULL;
 	cg->ctx = ctx;
 	cg->mod = LLVMModuleCreateWithNameInContext(name, ctx);
 	cg->b = LLVMCreateBuilderInContext(ctx);

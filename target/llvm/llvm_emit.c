@@ -610,10 +610,11 @@ build_module(LLVMContextRef ctx, IrFunc **funcs, int n, const LlvmOptions *o,
 	double t0 = now_ms();
 	/* an object (not the JIT's module, which runs where it is made) asks
 	 * the CPU for what it is compiled for */
-	char *isa = packed ? NULL : isa_of(tm, triple);
+	char *isa = isa_of(tm, triple);
 
+	cg_set_features(isa);   /* the micro-kernels' instruction sets (intrin_dot.c) */
 	bool built = cg_module(&cg, ctx, "txc", funcs, n, td, triple, o->debug, !o->no_contract,
-	    runtime_kernels_fit(o), !o->no_vector_math, isa);
+	    runtime_kernels_fit(o), !o->no_vector_math, packed ? NULL : isa);
 	free(isa);
 	if (!built) {
 		LLVMDisposeModule(cg.mod);

@@ -1,0 +1,650 @@
+/* intrin_dot.c: the CPU's integer and bf16 micro-kernels of
+ * stdlib/intrinsics/cpu.tx, emitted as LLVM vector code.
+ *
+ * Each computes c[i, j] (+)= sum(k < K) a[i, k] * b[k, j] over an MR x NR
+ * block, the products widened (i8 to i32, bf16 to f32), with the call of
+ * fma_outer (lower/ir.h: mr, nr, K, c, strides, a, strides, b, strides,
+ * first, MR, NR).  The hardware's dot-product instructions sum a group
+ * of G consecutive k into each 32-bit lane of the accumulator, so each
+ * k step takes G rows of b, interleaved in registers so that lane j holds
+ * b[k .. k+G-1, j], and G elements of a row of a broadcast as one 32-bit
+ * value:
+ *
+ *   i8_madd      AVX2, G 2: a and b sign-extended to i16, vpmaddwd (two
+ *                i16 products summed into i32: exact, no saturation),
+ *                vpaddd into the accumulators.
+ *   i8_vnni      AVX-VNNI (ymm) and AVX512-VNNI (zmm), G 4: vpdpbusd
+ *   i8_vnni_zmm  multiplies unsigned bytes by signed ones.  a is made
+ *                unsigned by adding 128 (a xor 0x80), so each lane sums
+ *                (a + 128) * b = a * b + 128 * b; the same instruction
+ *                with a = 1 sums b's column over k into one compensation
+ *                vector per vector of b (1/MR more instructions), and
+ *                128 times it is subtracted at the end.  Every step is
+ *                modulo 2^32, as the i32 sum the kernel declares.
+ *   bf16_widen   AVX2, G 1: bf16 widened to f32 (a 16-bit shift), FMA.
+ *   bf16_dp_zmm  AVX512_BF16, G 2: vdpbf16ps.
+ *
+ * A K that is no multiple of G ends with one step whose missing rows of
+ * a and b are zero (addresses clamped to the last row: nothing outside
+ * the operands is read).  The full block (mr = MR, nr = NR) runs the
+ * vector code; partial blocks at the edges of C run scalar loops.  One
+ * internal function per kind, shape and set of constant strides
+ * (txc.dot.KIND.MRxNR...), as intrin_cpu.c's.  The target CPU must have
+ * the kind's instruction set (Cg.features): otherwise an error, never an
+ * instruction the CPU lacks.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/llvm/cg.h"
+
+typedef struct {
+	const char *emit;
+	int lanes;              /* 32-bit lanes of a vector: 8 ymm, 16 zmm */
+	int group;              /* k summed into one lane per instruction */
+	bool bf16;              /* bf16 -> f32 (else i8 -> i32) */
+	const char *need;       /* LLVM's name of the instruction set */
+} DotKind;
+
+static const DotKind kinds[] = {
+	{ "i8_madd", 8, 2, false, "avx2" },
+	{ "i8_vnni", 8, 4, false, "avxvnni" },
+	{ "i8_vnni_zmm", 16, 4, false, "avx512vnni" },
+	{ "bf16_widen", 8, 1, true, "fma" },
+	{ "bf16_dp_zmm", 16, 2, true, "avx512bf16" },
+};
+
+enum { MAXV = 8, MAXR = 32 };
+
+typedef struct {
+	const DotKind *k;
+	LLVMValueRef fn;
+	LLVMTypeRef i64, i32, e, acc;   /* e: an input element (i8 or i16), acc: the accumulator vector */
+	int mr, nv;
+	bool emulate;           /* TXC_DOT_EMULATE: see emulated() */
+	LLVMValueRef c, a, b, csi, asi, ask, bsk, first;
+} Dot;
+
+const char *
+intrin_dot_needs(const char *emit)
+{
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+		if (!strcmp(kinds[i].emit, emit))
+			return kinds[i].need;
+	return NULL;
+}
+
+static LLVMValueRef
+c64(Dot *d, int64_t v)
+{
+	return LLVMConstInt(d->i64, (unsigned long long)v, 1);
+}
+
+static LLVMValueRef
+c32(Dot *d, int64_t v)
+{
+	return LLVMConstInt(d->i32, (unsigned long long)v, 1);
+}
+
+static LLVMValueRef
+gep(Cg *cg, LLVMTypeRef t, LLVMValueRef p, LLVMValueRef off)
+{
+	return LLVMBuildGEP2(cg->b, t, p, &off, 1, "");
+}
+
+static LLVMValueRef
+mul(Cg *cg, LLVMValueRef a, LLVMValueRef b)
+{
+	return LLVMBuildMul(cg->b, a, b, "");
+}
+
+static LLVMBasicBlockRef
+bb(Cg *cg, Dot *d, const char *name)
+{
+	return LLVMAppendBasicBlockInContext(cg->ctx, d->fn, name);
+}
+
+static LLVMValueRef
+load(Cg *cg, LLVMTypeRef t, LLVMValueRef p)
+{
+	LLVMValueRef v = LLVMBuildLoad2(cg->b, t, p, "");
+	LLVMSetAlignment(v, 1);
+	return v;
+}
+
+/* shufflevector x, y by the constant mask m[0..n-1] */
+static LLVMValueRef
+shuffle(Cg *cg, LLVMValueRef x, LLVMValueRef y, const int *m, int n)
+{
+	LLVMValueRef v[64];
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+	for (int i = 0; i < n; i++)
+		v[i] = LLVMConstInt(i32, (unsigned)m[i], 0);
+	return LLVMBuildShuffleVector(cg->b, x, y, LLVMConstVector(v, (unsigned)n), "");
+}
+
+/* x and y (n lanes each) interleaved in groups of g: x's first g, y's
+ * first g, x's next g... */
+static LLVMValueRef
+interleave(Cg *cg, LLVMValueRef x, LLVMValueRef y, int n, int g)
+{
+	int m[64];
+	for (int i = 0; i < 2 * n; i++) {
+		int grp = i / g, in = i % g;
+		m[i] = (grp / 2) * g + in + (grp % 2 ? n : 0);
+	}
+	return shuffle(cg, x, y, m, 2 * n);
+}
+
+/* f32 lanes of bf16 bits (i16 or a vector of them): the bits shifted up */
+static LLVMValueRef
+widen_bf16(Cg *cg, Dot *d, LLVMValueRef x, int lanes)
+{
+	LLVMTypeRef f32 = LLVMFloatTypeInContext(cg->ctx);
+	LLVMTypeRef it = lanes ? LLVMVectorType(d->i32, (unsigned)lanes) : d->i32;
+	LLVMValueRef sh = lanes ? cg_broadcast(cg, c32(d, 16), lanes) : c32(d, 16);
+	LLVMValueRef w = LLVMBuildShl(cg->b, LLVMBuildZExt(cg->b, x, it, ""), sh, "");
+	return LLVMBuildBitCast(cg->b, w, lanes ? LLVMVectorType(f32, (unsigned)lanes) : f32, "");
+}
+
+/* Row k + q of b, or (valid false) zero, its address clamped to row
+ * last so that it is never out of the operand. */
+static LLVMValueRef
+row_index(Cg *cg, Dot *d, LLVMValueRef k, int q, LLVMValueRef last, LLVMValueRef *valid)
+{
+	LLVMValueRef kq = LLVMBuildAdd(cg->b, k, c64(d, q), "");
+	if (!last) {
+		*valid = NULL;
+		return kq;
+	}
+	*valid = LLVMBuildICmp(cg->b, LLVMIntSLE, kq, last, "");
+	return LLVMBuildSelect(cg->b, *valid, kq, last, "");
+}
+
+/* The nv vectors of b for the k group at k (last: the tail's last row,
+ * NULL in the main loop), in the lanes the kind's instruction takes. */
+static void
+pack_b(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *pb)
+{
+	int L = d->k->lanes, G = d->k->group;
+	LLVMTypeRef rowt = LLVMVectorType(d->e, (unsigned)L);
+	for (int v = 0; v < d->nv; v++) {
+		LLVMValueRef rows[4];
+		for (int q = 0; q < G; q++) {
+			LLVMValueRef valid;
+			LLVMValueRef kq = row_index(cg, d, k, q, last, &valid);
+			LLVMValueRef p = gep(cg, d->e, d->b, LLVMBuildAdd(cg->b, mul(cg, kq, d->bsk),
+			    c64(d, v * L), ""));
+			rows[q] = load(cg, rowt, p);
+			if (valid)
+				rows[q] = LLVMBuildSelect(cg->b, valid, rows[q], LLVMConstNull(rowt), "");
+		}
+		LLVMValueRef x;
+		if (G == 1) {
+			x = widen_bf16(cg, d, rows[0], L);
+		} else if (G == 2 && !d->k->bf16) {
+			LLVMTypeRef w = LLVMVectorType(LLVMInt16TypeInContext(cg->ctx), (unsigned)L);
+			x = interleave(cg, LLVMBuildSExt(cg->b, rows[0], w, ""),
+			    LLVMBuildSExt(cg->b, rows[1], w, ""), L, 1);
+		} else if (G == 2) {
+			x = interleave(cg, rows[0], rows[1], L, 1);
+			x = LLVMBuildBitCast(cg->b, x, LLVMVectorType(LLVMBFloatTypeInContext(cg->ctx),
+			    (unsigned)(2 * L)), "");
+		} else {
+			LLVMValueRef r01 = interleave(cg, rows[0], rows[1], L, 1);
+			LLVMValueRef r23 = interleave(cg, rows[2], rows[3], L, 1);
+			x = LLVMBuildBitCast(cg->b, interleave(cg, r01, r23, 2 * L, 2), d->acc, "");
+		}
+		pb[v] = x;
+	}
+}
+
+/* a[r, k .. k+G-1] broadcast to every lane, as pack_b's lanes are. */
+static LLVMValueRef
+pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
+{
+	int L = d->k->lanes, G = d->k->group;
+	LLVMValueRef row = gep(cg, d->e, d->a, mul(cg, c64(d, r), d->asi));
+	LLVMValueRef el[4];
+	for (int q = 0; q < G; q++) {
+		LLVMValueRef valid;
+		LLVMValueRef kq = row_index(cg, d, k, q, last, &valid);
+		el[q] = load(cg, d->e, gep(cg, d->e, row, mul(cg, kq, d->ask)));
+		if (valid)
+			el[q] = LLVMBuildSelect(cg->b, valid, el[q], LLVMConstNull(d->e), "");
+	}
+	if (G == 1)
+		return cg_broadcast(cg, widen_bf16(cg, d, el[0], 0), L);
+	/* the G elements packed into one i32 by shifts (a vector built by
+	 * insertelement became a chain of vpinsrw per lane), then broadcast */
+	int bits = 32 / G;
+	LLVMTypeRef et = LLVMIntTypeInContext(cg->ctx, (unsigned)bits);
+	LLVMValueRef word = NULL;
+	for (int q = 0; q < G; q++) {
+		LLVMValueRef x = el[q];
+		if (!d->k->bf16 && G == 2)        /* i8 pairs as i16 pairs */
+			x = LLVMBuildSExt(cg->b, x, et, "");
+		x = LLVMBuildZExt(cg->b, x, d->i32, "");
+		if (q)
+			x = LLVMBuildShl(cg->b, x, c32(d, q * bits), "");
+		word = word ? LLVMBuildOr(cg->b, word, x, "") : x;
+	}
+	if (G == 4)    /* vpdpbusd's unsigned a: each byte + 128 (one load of a's
+	                * four bytes when they are adjacent) */
+		word = LLVMBuildXor(cg->b, word, c32(d, (int64_t)0x80808080u), "");
+	LLVMValueRef bc = cg_broadcast(cg, word, L);
+	if (G == 2 && !d->k->bf16)
+		return LLVMBuildBitCast(cg->b, bc, LLVMVectorType(et, (unsigned)(2 * L)), "");
+	if (d->k->bf16)
+		return LLVMBuildBitCast(cg->b, bc, LLVMVectorType(LLVMBFloatTypeInContext(cg->ctx),
+		    (unsigned)(2 * L)), "");
+	return bc;
+}
+
+/* Lanes q, q+g, q+2g... of x (n of them) */
+static LLVMValueRef
+every(Cg *cg, LLVMValueRef x, int q, int g, int n)
+{
+	int m[64];
+	for (int i = 0; i < n; i++)
+		m[i] = i * g + q;
+	return shuffle(cg, x, LLVMGetUndef(LLVMTypeOf(x)), m, n);
+}
+
+/* TXC_DOT_EMULATE=1: vpdpbusd and vdpbf16ps as plain vector code, which
+ * any x86-64 runs (slowly): a test switch, so that the VNNI and BF16
+ * kernels' packing, tails and compensation are checked by running them
+ * on CPUs without those instructions (tests/run/stdlib_int8.sh).  Their
+ * arithmetic as Intel documents it: vpdpbusd adds the four products of
+ * unsigned bytes of a and signed bytes of b (modulo 2^32); vdpbf16ps
+ * adds the odd pair's product, then the even one's. */
+static LLVMValueRef
+emulated(Cg *cg, Dot *d, LLVMValueRef acc, LLVMValueRef pa, LLVMValueRef pb)
+{
+	int L = d->k->lanes, G = d->k->group;
+	if (!d->k->bf16) {
+		LLVMTypeRef b8 = LLVMVectorType(LLVMInt8TypeInContext(cg->ctx), (unsigned)(G * L));
+		LLVMTypeRef w = LLVMVectorType(d->i32, (unsigned)(G * L));
+		LLVMValueRef x = LLVMBuildZExt(cg->b, LLVMBuildBitCast(cg->b, pa, b8, ""), w, "");
+		LLVMValueRef y = LLVMBuildSExt(cg->b, LLVMBuildBitCast(cg->b, pb, b8, ""), w, "");
+		LLVMValueRef p = LLVMBuildMul(cg->b, x, y, "");
+		for (int q = 0; q < G; q++)
+			acc = LLVMBuildAdd(cg->b, acc, every(cg, p, q, G, L), "");
+		return acc;
+	}
+	LLVMTypeRef h = LLVMVectorType(LLVMInt16TypeInContext(cg->ctx), (unsigned)(G * L));
+	LLVMValueRef x = widen_bf16(cg, d, LLVMBuildBitCast(cg->b, pa, h, ""), G * L);
+	LLVMValueRef y = widen_bf16(cg, d, LLVMBuildBitCast(cg->b, pb, h, ""), G * L);
+	LLVMValueRef p = LLVMBuildFMul(cg->b, x, y, "");
+	for (int q = G - 1; q >= 0; q--)
+		acc = LLVMBuildFAdd(cg->b, acc, every(cg, p, q, G, L), "");
+	return acc;
+}
+
+/* acc + the dot products of pa and pb's lane groups */
+static LLVMValueRef
+dot(Cg *cg, Dot *d, LLVMValueRef acc, LLVMValueRef pa, LLVMValueRef pb)
+{
+	LLVMValueRef args[3] = { acc, pa, pb };
+	bool zmm = d->k->lanes == 16;
+	if (d->emulate && d->k->group > 1 && (d->k->group == 4 || d->k->bf16))
+		return emulated(cg, d, acc, pa, pb);
+	if (d->k->group == 1) {
+		LLVMValueRef f[3] = { pa, pb, acc };
+		LLVMTypeRef t = d->acc;
+		return cg_call_intrinsic(cg, "llvm.fma", &t, 1, f, 3);
+	}
+	if (d->k->bf16)
+		return cg_call_intrinsic(cg, "llvm.x86.avx512bf16.dpbf16ps.512", NULL, 0, args, 3);
+	if (d->k->group == 4)
+		return cg_call_intrinsic(cg, zmm ? "llvm.x86.avx512.vpdpbusd.512" :
+		    "llvm.x86.avx512.vpdpbusd.256", NULL, 0, args, 3);
+	LLVMValueRef m = cg_call_intrinsic(cg, zmm ? "llvm.x86.avx512.pmaddw.d.512" :
+	    "llvm.x86.avx2.pmadd.wd", NULL, 0, args + 1, 2);
+	return LLVMBuildAdd(cg->b, acc, m, "");
+}
+
+/* One k group at k: acc[r * nv + v] and comp[v] (VNNI's sums of b) */
+static void
+step(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *acc, LLVMValueRef *comp)
+{
+	LLVMValueRef pb[MAXV];
+	pack_b(cg, d, k, last, pb);
+	if (comp) {
+		LLVMValueRef ones = cg_broadcast(cg, c32(d, 0x01010101), d->k->lanes);
+		for (int v = 0; v < d->nv; v++)
+			comp[v] = dot(cg, d, comp[v], ones, pb[v]);
+	}
+	for (int r = 0; r < d->mr; r++) {
+		LLVMValueRef pa = pack_a(cg, d, r, k, last);
+		for (int v = 0; v < d->nv; v++)
+			acc[r * d->nv + v] = dot(cg, d, acc[r * d->nv + v], pa, pb[v]);
+	}
+}
+
+/* The full block: the k loop over whole groups with the accumulators as
+ * phis, the tail group, the compensation, c added unless first, stored. */
+static void
+full_block(Cg *cg, Dot *d, LLVMValueRef K)
+{
+	int G = d->k->group, n = d->mr * d->nv, nc = G == 4 ? d->nv : 0;
+	LLVMValueRef init[MAXR * MAXV + MAXV], *acc = init, *comp = init + n;
+	for (int i = 0; i < n + nc; i++)
+		init[i] = LLVMConstNull(d->acc);
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
+	LLVMBasicBlockRef head = bb(cg, d, "k"), body = bb(cg, d, "kbody"), exit = bb(cg, d, "kdone");
+	LLVMBuildBr(cg->b, head);
+	LLVMPositionBuilderAtEnd(cg->b, head);
+	LLVMValueRef k = LLVMBuildPhi(cg->b, d->i64, "k"), zero = c64(d, 0);
+	LLVMAddIncoming(k, &zero, &pre, 1);
+	LLVMValueRef phis[MAXR * MAXV + MAXV], cur[MAXR * MAXV + MAXV];
+	for (int i = 0; i < n + nc; i++) {
+		phis[i] = LLVMBuildPhi(cg->b, d->acc, "acc");
+		LLVMAddIncoming(phis[i], &init[i], &pre, 1);
+		cur[i] = phis[i];
+	}
+	LLVMValueRef next = LLVMBuildAdd(cg->b, k, c64(d, G), "");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, next, K, ""), body, exit);
+	LLVMPositionBuilderAtEnd(cg->b, body);
+	step(cg, d, k, NULL, cur, nc ? cur + n : NULL);
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
+	LLVMAddIncoming(k, &next, &latch, 1);
+	for (int i = 0; i < n + nc; i++)
+		LLVMAddIncoming(phis[i], &cur[i], &latch, 1);
+	LLVMBuildBr(cg->b, head);
+	LLVMPositionBuilderAtEnd(cg->b, exit);
+	for (int i = 0; i < n + nc; i++)
+		acc[i] = phis[i];
+	if (G > 1) {   /* the rows k .. K-1 of a last, partial group */
+		LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
+		LLVMBasicBlockRef tail = bb(cg, d, "ktail"), join = bb(cg, d, "ktaildone");
+		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, k, K, ""), tail, join);
+		LLVMPositionBuilderAtEnd(cg->b, tail);
+		for (int i = 0; i < n + nc; i++)
+			cur[i] = acc[i];
+		step(cg, d, k, LLVMBuildSub(cg->b, K, c64(d, 1), ""), cur, nc ? cur + n : NULL);
+		LLVMBasicBlockRef tend = LLVMGetInsertBlock(cg->b);
+		LLVMBuildBr(cg->b, join);
+		LLVMPositionBuilderAtEnd(cg->b, join);
+		for (int i = 0; i < n + nc; i++) {
+			LLVMValueRef phi = LLVMBuildPhi(cg->b, d->acc, "acc");
+			LLVMValueRef in[2] = { acc[i], cur[i] };
+			LLVMBasicBlockRef bbs[2] = { from, tend };
+			LLVMAddIncoming(phi, in, bbs, 2);
+			acc[i] = phi;
+		}
+	}
+	if (nc) {      /* (a + 128) * b summed: less 128 * b summed */
+		LLVMValueRef seven = cg_broadcast(cg, c32(d, 7), d->k->lanes);
+		for (int i = 0; i < n; i++)
+			acc[i] = LLVMBuildSub(cg->b, acc[i],
+			    LLVMBuildShl(cg->b, comp[i % d->nv], seven, ""), "");
+	}
+	LLVMValueRef cptr[MAXR * MAXV];
+	for (int r = 0; r < d->mr; r++)
+		for (int v = 0; v < d->nv; v++)
+			cptr[r * d->nv + v] = gep(cg, LLVMGetElementType(d->acc), d->c,
+			    LLVMBuildAdd(cg->b, mul(cg, c64(d, r), d->csi), c64(d, v * d->k->lanes), ""));
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
+	LLVMBasicBlockRef add = bb(cg, d, "cload"), store = bb(cg, d, "cstore");
+	LLVMBuildCondBr(cg->b, d->first, store, add);
+	LLVMPositionBuilderAtEnd(cg->b, add);
+	LLVMValueRef sum[MAXR * MAXV];
+	for (int i = 0; i < n; i++) {
+		LLVMValueRef old = LLVMBuildLoad2(cg->b, d->acc, cptr[i], "");
+		LLVMSetAlignment(old, 4);
+		sum[i] = d->k->bf16 ? LLVMBuildFAdd(cg->b, old, acc[i], "") :
+		    LLVMBuildAdd(cg->b, old, acc[i], "");
+	}
+	LLVMBuildBr(cg->b, store);
+	LLVMPositionBuilderAtEnd(cg->b, store);
+	for (int i = 0; i < n; i++) {
+		LLVMValueRef phi = LLVMBuildPhi(cg->b, d->acc, "c");
+		LLVMValueRef in[2] = { acc[i], sum[i] };
+		LLVMBasicBlockRef bbs[2] = { from, add };
+		LLVMAddIncoming(phi, in, bbs, 2);
+		acc[i] = phi;
+	}
+	for (int i = 0; i < n; i++) {
+		LLVMValueRef st = LLVMBuildStore(cg->b, acc[i], cptr[i]);
+		LLVMSetAlignment(st, 4);
+	}
+}
+
+/* for (v = 0; v < n; v++) ...: the loop's header, v in *var; loop_end
+ * closes it. */
+typedef struct {
+	LLVMBasicBlockRef head, exit;
+	LLVMValueRef var, next;
+} Loop;
+
+static void
+loop_begin(Cg *cg, Dot *d, Loop *l, LLVMValueRef n)
+{
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b), body = bb(cg, d, "body");
+	l->head = bb(cg, d, "loop");
+	l->exit = bb(cg, d, "loopdone");
+	LLVMBuildBr(cg->b, l->head);
+	LLVMPositionBuilderAtEnd(cg->b, l->head);
+	l->var = LLVMBuildPhi(cg->b, d->i64, "");
+	LLVMValueRef zero = c64(d, 0);
+	LLVMAddIncoming(l->var, &zero, &pre, 1);
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, l->var, n, ""), body, l->exit);
+	LLVMPositionBuilderAtEnd(cg->b, body);
+}
+
+static void
+loop_end(Cg *cg, Dot *d, Loop *l)
+{
+	LLVMValueRef next = LLVMBuildAdd(cg->b, l->var, c64(d, 1), "");
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
+	LLVMAddIncoming(l->var, &next, &latch, 1);
+	LLVMBuildBr(cg->b, l->head);
+	LLVMPositionBuilderAtEnd(cg->b, l->exit);
+}
+
+/* An input element widened to the sum's type */
+static LLVMValueRef
+widen(Cg *cg, Dot *d, LLVMValueRef x)
+{
+	return d->k->bf16 ? widen_bf16(cg, d, x, 0) : LLVMBuildSExt(cg->b, x, d->i32, "");
+}
+
+/* A partial block (the edges of C): scalar loops, k innermost. */
+static void
+edge_block(Cg *cg, Dot *d, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K)
+{
+	LLVMTypeRef st = LLVMGetElementType(d->acc);
+	Loop li, lj, lk;
+	loop_begin(cg, d, &li, mr);
+	loop_begin(cg, d, &lj, nr);
+	LLVMValueRef cp = gep(cg, st, d->c, LLVMBuildAdd(cg->b, mul(cg, li.var, d->csi), lj.var, ""));
+	LLVMValueRef old = LLVMBuildLoad2(cg->b, st, cp, "");
+	LLVMSetAlignment(old, 4);
+	LLVMValueRef s0 = LLVMBuildSelect(cg->b, d->first, LLVMConstNull(st), old, "");
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
+	loop_begin(cg, d, &lk, K);
+	/* the sum is a phi of the k loop, in its header */
+	LLVMBasicBlockRef kbody = LLVMGetInsertBlock(cg->b);
+	LLVMPositionBuilderBefore(cg->b, LLVMGetFirstInstruction(lk.head));
+	LLVMValueRef s = LLVMBuildPhi(cg->b, st, "s");
+	LLVMAddIncoming(s, &s0, &pre, 1);
+	LLVMPositionBuilderAtEnd(cg->b, kbody);
+	LLVMValueRef x = load(cg, d->e, gep(cg, d->e, d->a, LLVMBuildAdd(cg->b,
+	    mul(cg, li.var, d->asi), mul(cg, lk.var, d->ask), "")));
+	LLVMValueRef y = load(cg, d->e, gep(cg, d->e, d->b, LLVMBuildAdd(cg->b,
+	    mul(cg, lk.var, d->bsk), lj.var, "")));
+	x = widen(cg, d, x);
+	y = widen(cg, d, y);
+	LLVMValueRef s1 = d->k->bf16 ? LLVMBuildFAdd(cg->b, s, LLVMBuildFMul(cg->b, x, y, ""), "") :
+	    LLVMBuildAdd(cg->b, s, LLVMBuildMul(cg->b, x, y, ""), "");
+	LLVMBasicBlockRef kl = LLVMGetInsertBlock(cg->b);
+	LLVMAddIncoming(s, &s1, &kl, 1);
+	loop_end(cg, d, &lk);
+	LLVMValueRef out = LLVMBuildStore(cg->b, s, cp);
+	LLVMSetAlignment(out, 4);
+	loop_end(cg, d, &lj);
+	loop_end(cg, d, &li);
+}
+
+/* txc.dot.KIND.MRxNR, then the strides built in (tags c, i, k, b) */
+static void
+kernel_name(char *name, size_t size, const DotKind *k, int MR, int NR, const int64_t *cst)
+{
+	static const char tag[4] = { 'c', 'i', 'k', 'b' };
+	int len = snprintf(name, size, "%sdot.%s.%dx%d", CG_KERNEL_PREFIX, k->emit, MR, NR);
+	for (int i = 0; i < 4 && len > 0 && (size_t)len < size; i++)
+		if (cst[i] >= 0)
+			len += snprintf(name + len, size - (size_t)len, ".%c%lld", tag[i],
+			    (long long)cst[i]);
+}
+
+static void
+attr(Cg *cg, LLVMValueRef fn, const char *name)
+{
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(cg->ctx,
+	    LLVMGetEnumAttributeKindForName(name, strlen(name)), 0));
+}
+
+/* void NAME(c, csi, a, asi, ask, b, bsk, K, mr, nr, first), built once */
+static LLVMValueRef
+kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emulate,
+    LLVMTypeRef *fty)
+{
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0), i64 = LLVMInt64TypeInContext(cg->ctx);
+	LLVMTypeRef pt[11] = { ptr, i64, ptr, i64, i64, ptr, i64, i64, i64, i64,
+	    LLVMInt1TypeInContext(cg->ctx) };
+	*fty = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), pt, 11, 0);
+	char name[96];
+	kernel_name(name, sizeof name, k, MR, NR, cst);
+	if (emulate)
+		strncat(name, ".emulated", sizeof name - strlen(name) - 1);
+	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
+	if (fn)
+		return fn;
+	fn = LLVMAddFunction(cg->mod, name, *fty);
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	attr(cg, fn, "noinline");
+	attr(cg, fn, "nounwind");
+	if (k->lanes == 16) {   /* zmm stays whole (intrin_cpu.c's kernel_decl) */
+		static const char key[] = "min-legal-vector-width", v[] = "512";
+		LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+		    LLVMCreateStringAttribute(cg->ctx, key, sizeof key - 1, v, sizeof v - 1));
+	}
+	LLVMBasicBlockRef saved = LLVMGetInsertBlock(cg->b);
+	LLVMMetadataRef saved_loc = LLVMGetCurrentDebugLocation2(cg->b);
+	LLVMSetCurrentDebugLocation2(cg->b, NULL);
+	Dot d;
+	memset(&d, 0, sizeof d);
+	d.k = k;
+	d.fn = fn;
+	d.emulate = emulate;
+	d.i64 = i64;
+	d.i32 = LLVMInt32TypeInContext(cg->ctx);
+	d.e = k->bf16 ? LLVMInt16TypeInContext(cg->ctx) : LLVMInt8TypeInContext(cg->ctx);
+	d.acc = LLVMVectorType(k->bf16 ? LLVMFloatTypeInContext(cg->ctx) : d.i32, (unsigned)k->lanes);
+	d.mr = MR;
+	d.nv = NR / k->lanes;
+	LLVMValueRef p[11];
+	LLVMGetParams(fn, p);
+	d.c = p[0], d.csi = p[1], d.a = p[2], d.asi = p[3], d.ask = p[4];
+	d.b = p[5], d.bsk = p[6], d.first = p[10];
+	LLVMValueRef *strides[4] = { &d.csi, &d.asi, &d.ask, &d.bsk };
+	for (int i = 0; i < 4; i++)
+		if (cst[i] >= 0)
+			*strides[i] = c64(&d, cst[i]);
+	LLVMValueRef K = p[7], vm = p[8], vn = p[9];
+	LLVMPositionBuilderAtEnd(cg->b, bb(cg, &d, "entry"));
+	LLVMBasicBlockRef bfull = bb(cg, &d, "full"), bedge = bb(cg, &d, "edge");
+	LLVMBasicBlockRef done = bb(cg, &d, "done");
+	LLVMValueRef isfull = LLVMBuildAnd(cg->b,
+	    LLVMBuildICmp(cg->b, LLVMIntEQ, vm, c64(&d, MR), ""),
+	    LLVMBuildICmp(cg->b, LLVMIntEQ, vn, c64(&d, NR), ""), "");
+	LLVMBuildCondBr(cg->b, isfull, bfull, bedge);
+	LLVMPositionBuilderAtEnd(cg->b, bfull);
+	full_block(cg, &d, K);
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, bedge);
+	edge_block(cg, &d, vm, vn, K);
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
+	LLVMBuildRetVoid(cg->b);
+	if (saved)
+		LLVMPositionBuilderAtEnd(cg->b, saved);
+	else
+		LLVMClearInsertionPosition(cg->b);
+	LLVMSetCurrentDebugLocation2(cg->b, saved_loc);
+	return fn;
+}
+
+/* The address of a scalar load (flat index after flatten.c). */
+static LLVMValueRef
+address_of(Cg *cg, IrExpr *ld)
+{
+	if (ld->kind != IR_LOAD || ld->load.nidx != 1)
+		ICE("intrinsic argument is not a flat load");
+	Buffer *b = ld->load.buf;
+	LLVMTypeRef et = cg_elem_mem_type(cg, b->elem);
+	LLVMValueRef off = cg_index(cg, ld->load.idx[0], 1);
+	return LLVMBuildGEP2(cg->b, et, cg_lookup_buf(cg, b), &off, 1, "tile");
+}
+
+static bool
+has_feature(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+bool
+intrin_dot_emit(Cg *cg, IrExpr *e)
+{
+	const DotKind *k = NULL;
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+		if (!strcmp(kinds[i].emit, e->call.name))
+			k = &kinds[i];
+	if (!k)
+		return false;
+	const char *em = getenv("TXC_DOT_EMULATE");
+	bool emulate = em && *em == '1' && strcmp(k->need, "avx2") && strcmp(k->need, "fma");
+	if (!emulate && (!cg->features || !has_feature(cg->features, k->need))) {
+		unsigned bit = 1u << (k - kinds);
+		if (cg->dot_errors & bit)
+			return true;   /* said once a module */
+		cg->dot_errors |= bit;
+		diag_error(e->loc, "the micro-kernel (emit \"%s\") needs the instruction set %s, "
+		    "which the target CPU %s", k->emit, k->need,
+		    cg->features ? "lacks" : "does not have (an x86-64 target is needed)");
+		diag_note(e->loc, "choose a CPU that has it (--cpu, --features=+%s), or leave the "
+		    "isa knob at its default, the widest table the target has", k->need);
+		return true;
+	}
+	IrExpr **x = e->call.args;
+	int64_t mr = -1, nr = -1;
+	if (e->call.nargs != FMA_OUTER_NARGS || !ir_is_const(x[FMA_OUTER_ARGS], &mr) ||
+	    !ir_is_const(x[FMA_OUTER_ARGS + 1], &nr) || mr <= 0 || nr <= 0 ||
+	    nr % k->lanes != 0 || mr > MAXR || nr / k->lanes > MAXV)
+		ICE("%s: malformed call", k->emit);
+	int64_t cst[4];
+	IrExpr *sx[4] = { x[4], x[7], x[8], x[10] };
+	for (int i = 0; i < 4; i++)
+		if (!ir_is_const(sx[i], &cst[i]) || cst[i] < 0 || cst[i] > (1 << 20))
+			cst[i] = -1;
+	LLVMTypeRef fty;
+	LLVMValueRef fn = kernel_fn(cg, k, (int)mr, (int)nr, cst, emulate, &fty);
+	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
+	LLVMValueRef first = cg_index(cg, x[12], 1);
+	LLVMValueRef args[11] = {
+		address_of(cg, x[3]), cg_index(cg, x[4], 1),
+		address_of(cg, x[6]), cg_index(cg, x[7], 1), cg_index(cg, x[8], 1),
+		address_of(cg, x[9]), cg_index(cg, x[10], 1),
+		cg_index(cg, x[2], 1), cg_index(cg, x[0], 1), cg_index(cg, x[1], 1),
+		LLVMBuildICmp(cg->b, LLVMIntNE, first, LLVMConstInt(i64, 0, 0), "first"),
+	};
+	LLVMBuildCall2(cg->b, fty, fn, args, 11, "");
+	return true;
+}

@@ -1,0 +1,163 @@
+#!/bin/sh
+# stdlib_int8.sh: the stdlib's int8 and bf16 GEMMs (gemm_i8, matmul_bf16)
+# through each micro-kernel table the isa knob takes, on the whole range
+# of the inputs (i8: -128 and 127 included, rows and columns of them,
+# where vpmaddubsw would saturate and the VNNI compensation is largest;
+# bf16: random values), at sizes that leave partial tiles and a K no
+# multiple of 2 or 4, compared with a plain C product in the driver
+# (exact for i8; bf16's f32 sums within 1e-4 of the sum of the
+# products' magnitudes).  Each table is
+# compiled for a CPU that has its instruction set (avx2: the host;
+# avxvnni: the host plus +avxvnni; avx512vnni and avx512bf16:
+# sapphirerapids); where this CPU lacks it, the object must return
+# libtxrt's TXRT_ERR_CPU (8) naming the missing set, never die of
+# SIGILL, and that table counts as not run.  Then the VNNI and BF16
+# tables once more for this CPU with TXC_DOT_EMULATE=1 (txc builds their
+# vpdpbusd and vdpbf16ps from plain vector code): their packing, K
+# tails and compensation run and are checked everywhere.  Skips (77) off
+# x86-64 and where the CPU lacks AVX2 (no table runs).
+: "${TXC:?TXC must name the txc binary}" "${abs_top_builddir:?}"
+srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+TXC_STDLIB=$srcdir/stdlib; export TXC_STDLIB
+lib=$abs_top_builddir/rt/.libs/libtxrt.a
+[ -f "$lib" ] || { echo "SKIP: no static libtxrt"; exit 77; }
+case $(uname -m) in x86_64) ;; *) echo "SKIP: not x86-64"; exit 77 ;; esac
+grep -qw avx2 /proc/cpuinfo 2>/dev/null || { echo "SKIP: the CPU has no AVX2"; exit 77; }
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 99
+fail() { echo "FAIL: stdlib_int8: $*"; cat run.log 2>/dev/null; exit 1; }
+cat >main.c <<'C'
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "g.h"
+#include "txrt.h"
+static uint64_t seed = 88172645463325252ull;
+static uint64_t
+next(void)
+{
+	seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+	return seed;
+}
+static float
+bf(uint16_t h)
+{
+	uint32_t u = (uint32_t)h << 16;
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+int
+main(void)
+{
+	static const int64_t sizes[][3] = {
+		{ 13, 35, 19 }, { 8, 32, 1 }, { 1, 1, 1 }, { 29, 97, 131 }, { 16, 64, 64 },
+		{ 9, 49, 0 }, { 8, 32, 4 }, { 8, 32, 5 }, { 33, 70, 257 }, { 24, 96, 6 },
+		{ 12, 32, 7 }, { 4, 16, 3 },
+	};
+	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+		int64_t M = sizes[s][0], N = sizes[s][1], K = sizes[s][2];
+		int8_t *A = malloc((size_t)(M * K + 1)), *B = malloc((size_t)(K * N + 1));
+		int32_t *C = malloc((size_t)(M * N) * 4);
+		uint16_t *Ah = malloc((size_t)(M * K + 1) * 2), *Bh = malloc((size_t)(K * N + 1) * 2);
+		float *Cf = malloc((size_t)(M * N) * 4);
+		for (int64_t i = 0; i < M * K; i++) {
+			A[i] = (int8_t)(next() % 256 - 128);
+			Ah[i] = (uint16_t)(0x3c00 + next() % 0x600) ^ (next() & 1 ? 0x8000 : 0);
+		}
+		for (int64_t i = 0; i < K * N; i++) {
+			B[i] = (int8_t)(next() % 256 - 128);
+			Bh[i] = (uint16_t)(0x3c00 + next() % 0x600) ^ (next() & 1 ? 0x8000 : 0);
+		}
+		/* extremes: A's first row -128, its last 127; B's first column
+		 * -128, its last 127 */
+		for (int64_t k = 0; k < K; k++) {
+			A[k] = -128, A[(M - 1) * K + k] = 127;
+			B[k * N] = -128, B[k * N + N - 1] = 127;
+		}
+		int rc = gemm_i8(M, N, K, A, B, C);
+		if (rc) {
+			printf("gemm_i8 %d %s\n", rc, txrt_last_error());
+			return rc == 8 ? 8 : 1;
+		}
+		for (int64_t i = 0; i < M; i++)
+			for (int64_t j = 0; j < N; j++) {
+				uint32_t r = 0;
+				for (int64_t k = 0; k < K; k++)
+					r += (uint32_t)(A[i * K + k] * B[k * N + j]);
+				if ((int32_t)r != C[i * N + j]) {
+					printf("gemm_i8 M=%lld N=%lld K=%lld: C[%lld, %lld] = %d, not %d\n",
+					    (long long)M, (long long)N, (long long)K, (long long)i,
+					    (long long)j, C[i * N + j], (int32_t)r);
+					return 1;
+				}
+			}
+#ifdef BF16
+		rc = matmul_bf16(M, N, K, Ah, Bh, Cf);
+		if (rc) {
+			printf("matmul_bf16 %d %s\n", rc, txrt_last_error());
+			return rc == 8 ? 8 : 1;
+		}
+		for (int64_t i = 0; i < M; i++)
+			for (int64_t j = 0; j < N; j++) {
+				double r = 0, m = 0;
+				for (int64_t k = 0; k < K; k++) {
+					double p = (double)bf(Ah[i * K + k]) * bf(Bh[k * N + j]);
+					r += p;
+					m += fabs(p);
+				}
+				if (fabs(r - Cf[i * N + j]) > 1e-4 * m + 1e-30) {
+					printf("matmul_bf16 M=%lld N=%lld K=%lld: C[%lld, %lld] = %g, not %g\n",
+					    (long long)M, (long long)N, (long long)K, (long long)i,
+					    (long long)j, Cf[i * N + j], r);
+					return 1;
+				}
+			}
+#endif
+		free(A), free(B), free(C), free(Ah), free(Bh), free(Cf);
+	}
+	printf("ok\n");
+	return 0;
+}
+C
+ran=0
+# ISA FLAGS...: gemm_i8 (and matmul_bf16) with -K isa=ISA for a CPU that has it
+try() {
+	isa=$1
+	shift
+	kernels="-k gemm_i8 -k matmul_bf16"
+	def=-DBF16
+	"$TXC" -K isa="$isa" "$@" $kernels "$srcdir/stdlib/matmul.tx" -o g.o -H g.h \
+	    >run.log 2>&1 || fail "txc -K isa=$isa $*"
+	table=$("$TXC" -K isa="$isa" "$@" $kernels --print-loops "$srcdir/stdlib/matmul.tx" 2>&1 |
+	    grep -o -E '(i8|bf16)_[a-z_]+\(' | sort -u | tr -d '(' | tr '\n' ' ')
+	${CC:-cc} -O1 $def -I"$abs_top_srcdir/rt" -I"$abs_top_builddir/rt" -o g main.c g.o "$lib" \
+	    -lpthread -ldl -lm >run.log 2>&1 || fail "cc ($isa)"
+	./g >run.log 2>&1
+	rc=$?
+	[ $rc -lt 128 ] || fail "isa=$isa: died of signal $((rc - 128))"
+	if [ $rc -eq 8 ]; then
+		grep -q "compiled for a CPU with instructions this CPU lacks (.*$isa" run.log ||
+		    fail "isa=$isa: TXRT_ERR_CPU without naming $isa"
+		echo "ok: isa=$isa ($table): not run here, $(sed -n 's/^[a-z_0-9]* 8 //p' run.log)"
+		return
+	fi
+	[ $rc -eq 0 ] || fail "isa=$isa ($table): exit $rc"
+	echo "ok: isa=$isa ($table): every size exact"
+	ran=$((ran + 1))
+}
+try avx2
+try avxvnni --features=+avxvnni
+try avx512vnni --cpu=sapphirerapids
+try avx512bf16 --cpu=sapphirerapids
+TXC_DOT_EMULATE=1
+export TXC_DOT_EMULATE
+for isa in avxvnni avx512vnni avx512bf16; do
+	printf 'emulated: '
+	try $isa
+done
+[ $ran -gt 0 ] || { echo "SKIP: no table ran"; exit 77; }
+exit 0

@@ -1,0 +1,109 @@
+#!/bin/sh
+# vnni_asm.sh: the int8 and bf16 micro-kernels of stdlib/intrinsics/cpu.tx
+# in the assembly for CPUs that have their instruction sets, checked
+# without running it (this machine may lack them: tests/run/stdlib_int8.sh
+# runs them where it can, emulated where not): compiled for
+# sapphirerapids (and znver4, and alderlake for AVX-VNNI), each kernel's
+# full block has a k loop issuing one instruction per accumulator (and
+# VNNI's one per vector of b for its column sums) without any stack
+# access: vpdpbusd zmm for gemm_8x32_i8_vnni (16 + 2), vpdpbusd ymm in
+# its VEX form for gemm_4x16_i8_avxvnni (8 + 2), vdpbf16ps zmm for
+# gemm_12x32_bf16 (24); the AVX2 tables' loops (vpmaddwd, vfmadd) for
+# znver3.  The stdlib's gemm_i8 and matmul_bf16 pick those tables for
+# those CPUs.  Skips (77) where txc has no x86 target.
+set -u
+: "${TXC:?TXC must name the txc binary}"
+srcdir=${abs_top_srcdir:-${srcdir:-.}}
+TXC_STDLIB=$srcdir/stdlib; export TXC_STDLIB
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 99
+fail() { echo "FAIL: vnni_asm: $*"; exit 1; }
+cat >m.tx <<'TX'
+import "intrinsics/cpu.tx";
+kernel gi8(M, N, K) {
+  in  A: i8[M, K];
+  in  B: i8[K, N];
+  out C: i32[M, N];
+  C[i, j] = sum(k < K) i32(A[i, k]) * i32(B[k, j]);
+}
+schedule gi8 as vnni for cpu {
+  C.tile(i, j, 8, 32) -> (io, jo, ii, ji);
+  C.reorder(io, jo, k, ii, ji);
+  C.tensorize(k, gemm_8x32_i8_vnni);
+}
+schedule gi8 as avxvnni for cpu {
+  C.tile(i, j, 4, 16) -> (io, jo, ii, ji);
+  C.reorder(io, jo, k, ii, ji);
+  C.tensorize(k, gemm_4x16_i8_avxvnni);
+}
+schedule gi8 as madd for cpu {
+  C.tile(i, j, 4, 16) -> (io, jo, ii, ji);
+  C.reorder(io, jo, k, ii, ji);
+  C.tensorize(k, gemm_4x16_i8);
+}
+kernel gbf(M, N, K) {
+  in  A: bf16[M, K];
+  in  B: bf16[K, N];
+  out C: f32[M, N];
+  C[i, j] = sum(k < K) f32(A[i, k]) * f32(B[k, j]);
+}
+schedule gbf as dp for cpu {
+  C.tile(i, j, 12, 32) -> (io, jo, ii, ji);
+  C.reorder(io, jo, k, ii, ji);
+  C.tensorize(k, gemm_12x32_bf16);
+}
+schedule gbf as widen for cpu {
+  C.tile(i, j, 6, 16) -> (io, jo, ii, ji);
+  C.reorder(io, jo, k, ii, ji);
+  C.tensorize(k, gemm_6x16_bf16);
+}
+TX
+# The innermost loops of the micro-kernel (txc.dot.*) in $1 (a label, a
+# later jump back to it, no such loop inside): "N STACK-ACCESSES" a line,
+# N the lines matching the pattern $2.
+loops() {
+	awk -v PAT="$2" '/^[^ \t#].*dot\..*:$/ { on = 1 } on && /^\.Lfunc_end/ { exit }
+	on && /^\.L[A-Za-z0-9_]+:/ { l = $1; sub(/:$/, "", l); at[l] = NR }
+	on { line[NR] = $0 }
+	on && /^[ \t]+j[a-z]+[ \t]+\.L/ { if (($2 in at) && at[$2] > last) { f = 0; r = 0
+		for (i = at[$2]; i <= NR; i++) { if (line[i] ~ PAT) f++; if (line[i] ~ /rsp/) r++ }
+		print f, r; last = NR } }' "$1"
+}
+asm() { # CPU KERNEL SCHEDULE: m.s
+	"$TXC" --cpu="$1" -k "$2" -s "$3" -S -o m.s m.tx 2>err || {
+		grep -q "unknown target\|cannot generate" err && { echo "SKIP: no x86 target"; exit 77; }
+		cat err; fail "txc --cpu=$1 -k $2 -s $3"; }
+}
+check() { # CPU KERNEL SCHEDULE PATTERN COUNT WHAT
+	asm "$1" "$2" "$3"
+	loops m.s "$4" >loops.txt
+	grep -qx "$5 0" loops.txt ||
+	    fail "--cpu=$1 $6: no k loop of $5 '$4' without stack accesses ($(tr '\n' ' ' <loops.txt))"
+	echo "ok: --cpu=$1 $6: k loops ('$4', stack accesses): $(tr '\n' ' ' <loops.txt)"
+}
+for cpu in sapphirerapids znver4; do
+	check $cpu gi8 vnni 'vpdpbusd[ \t]+%zmm' 18 gemm_8x32_i8_vnni
+	check $cpu gbf dp 'vdpbf16ps[ \t]+%zmm' 24 gemm_12x32_bf16
+done
+for cpu in alderlake sapphirerapids; do
+	check $cpu gi8 avxvnni '\{vex\}[ \t]+vpdpbusd[ \t]+%ymm' 10 gemm_4x16_i8_avxvnni
+done
+check znver3 gi8 madd 'vpmaddwd[ \t]+%ymm' 8 gemm_4x16_i8
+check znver3 gbf widen 'vfmadd[0-9]+ps[ \t]+%ymm' 12 gemm_6x16_bf16
+# the stdlib's schedules take them where the CPU has them
+pick() { # CPU KERNEL EMITTER
+	"$TXC" --cpu="$1" -k "$2" --print-loops "$srcdir/stdlib/matmul.tx" 2>err | grep -q "$3(" ||
+	    { cat err; fail "--cpu=$1: $2 does not call $3"; }
+}
+pick sapphirerapids gemm_i8 i8_vnni_zmm
+pick znver4 gemm_i8 i8_vnni_zmm
+pick alderlake gemm_i8 i8_vnni
+pick znver3 gemm_i8 i8_madd
+pick sapphirerapids matmul_bf16 bf16_dp_zmm
+pick znver3 matmul_bf16 bf16_widen
+"$TXC" --cpu=sapphirerapids -k gemm_i8 -S -o s.s "$srcdir/stdlib/matmul.tx" || fail "stdlib gemm_i8 for sapphirerapids"
+grep -q 'vpdpbusd.*%zmm' s.s || fail "stdlib gemm_i8 for sapphirerapids: no vpdpbusd"
+"$TXC" --cpu=sapphirerapids -k matmul_bf16 -S -o s.s "$srcdir/stdlib/matmul.tx" || fail "stdlib matmul_bf16 for sapphirerapids"
+grep -q 'vdpbf16ps.*%zmm' s.s || fail "stdlib matmul_bf16 for sapphirerapids: no vdpbf16ps"
+echo "ok: the stdlib's gemm_i8 and matmul_bf16 pick them"
