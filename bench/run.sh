@@ -3,8 +3,9 @@
 #
 #   bench/run.sh [BUILD_DIR]     (make bench runs it from the build tree)
 #
-# Builds the references (OpenBLAS sgemm, oneDNN conv, Halide 14 matmul,
-# 3x3 conv and blur) and the txc kernels of bench/kernels/, runs every case
+# Builds the references (OpenBLAS sgemm, oneDNN conv and int8 and bf16
+# GEMM, Halide 14 matmul, 3x3 conv and blur) and the txc kernels of
+# bench/kernels/ (and the stdlib's gemm_i8 and matmul_bf16), runs every case
 # in its own process with 1 and 2 threads, and prints one table: GFLOP/s of
 # txc and of the reference, their ratio, txc's share of the FMA peak
 # measured in the same run, and the error of each against a plain
@@ -73,6 +74,8 @@ avx2)
 	export OPENBLAS_CORETYPE=Haswell DNNL_MAX_CPU_ISA=AVX2 ONEDNN_MAX_CPU_ISA=AVX2
 	halide_target=x86-64-linux-avx-avx2-f16c-fma-sse41
 	txcflags=--features=-avx512f
+	# oneDNN held to AVX2 has no AVX-VNNI either
+	lowpflags=--features=-avx512f,-avxvnni
 	;;
 native)
 	# OpenBLAS's own detection misses recent AVX-512 models: name the
@@ -80,6 +83,7 @@ native)
 	[ $has_avx512 = 1 ] && export OPENBLAS_CORETYPE=SkylakeX
 	halide_target=host
 	txcflags=
+	lowpflags=
 	;;
 *) log "BENCH_ISA must be avx2 or native, not '$isa'"; exit 2 ;;
 esac
@@ -90,6 +94,22 @@ log "instruction set: $isa (this CPU has AVX-512: $([ $has_avx512 = 1 ] && echo 
 tables=$(TXC_STDLIB=$srcdir/stdlib "$TXC" $txcflags -k matmul --print-auto-schedule \
     "$srcdir/stdlib/matmul.tx" 2>/dev/null | sed -n '1s/.* for cpu (\([a-z0-9]*\),.*/\1/p')
 log "txc's micro-kernel tables and vectors: ${tables:-unknown}"
+# the CPU and the instruction sets the int8 and bf16 cases may use, and
+# the tables txc's gemm_i8 and matmul_bf16 take here (the isa knob)
+cpuname=$(sed -n 's/^model name[ \t]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
+cpusets=
+for f in avx2 fma avx512f avx512bw avx512_vnni avx_vnni avx512_bf16 amx_int8 amx_bf16; do
+	grep -qw "$f" /proc/cpuinfo 2>/dev/null && cpusets="$cpusets $f"
+done
+log "CPU: ${cpuname:-unknown}; instruction sets:${cpusets:- unknown}"
+lowp_table() { # KERNEL: the emitter its schedule calls here
+	# shellcheck disable=SC2086
+	TXC_STDLIB=$srcdir/stdlib "$TXC" $lowpflags -k "$1" --print-loops "$srcdir/stdlib/matmul.tx" \
+	    2>/dev/null | grep -o -m1 -E '(i8|bf16)_[a-z_]+\(' | tr -d '('
+}
+itable=$(lowp_table gemm_i8)
+btable=$(lowp_table matmul_bf16)
+log "txc's int8 GEMM table: ${itable:-none (generic)}; bf16 GEMM table: ${btable:-none (generic)}"
 
 # ---- the machine's peak -----------------------------------------------------
 $CC -O2 -mavx2 -mfma -pthread "$srcdir/bench/peak.c" -o peak || exit 1
@@ -115,6 +135,11 @@ else missing OpenBLAS libopenblas-dev; noref sgemm_openblas; fi
 if [ -f /usr/include/dnnl.h ] &&
 	$CC $CFLAGS -DIMPL_DNNL "$srcdir/bench/conv.c" -o conv_onednn -ldnnl -lm; then :
 else missing oneDNN libdnnl-dev; noref conv_onednn; fi
+# oneDNN's int8 GEMM (dnnl_gemm_s8s8s32) and bf16 matmul; a case its
+# build or this CPU cannot run says why (errors.txt, printed below)
+if [ -f /usr/include/dnnl.h ] &&
+	$CC $CFLAGS -DIMPL_DNNL "$srcdir/bench/lowp_gemm.c" -o lowp_onednn -ldnnl -lm; then :
+else missing "oneDNN (int8 and bf16 GEMM)" libdnnl-dev; noref lowp_onednn; fi
 if [ -f /usr/include/halide14/Halide.h ] && [ -f /usr/src/halide14/GenGen.cpp ] &&
 	c++ -O1 -std=c++17 -I/usr/include/halide14 "$srcdir/bench/halide_gen.cpp" \
 	/usr/src/halide14/GenGen.cpp -o halide_gen -lHalide14 -lpthread -ldl; then
@@ -189,6 +214,17 @@ drvflags=-DTXC_BLOCKED
 txc_build dwconv_txc dwconv3x3.tx conv.c && have_dw=1
 drvflags=
 txc_build blur_txc blur.tx blur.c && have_blur=1
+# the stdlib's int8 and bf16 GEMMs, their tables chosen by the isa knob
+have_lowp=0
+# shellcheck disable=SC2086
+if best=$(best_ms lowp.err "$TXC" "$srcdir/stdlib/matmul.tx" -k gemm_i8 -k matmul_bf16 \
+	-o lowp_txc.o $lowpflags); then
+	echo "gemm_i8+matmul_bf16 txc $best" >>"$ctimes"
+	$CC $CFLAGS -DIMPL_TXC "$srcdir/bench/lowp_gemm.c" lowp_txc.o "$RTLIB" -o lowp_txc \
+		-lpthread -lm && have_lowp=1
+else
+	log "txc could not compile gemm_i8 and matmul_bf16: $(head -1 lowp.err)"
+fi
 
 # ---- compile time of every stdlib kernel ------------------------------------------
 # Each kernel of stdlib/ (and the tuned matmul with -s fast) compiled
@@ -228,9 +264,11 @@ run() { # threads impl-binary args...
 		log "failed: $*"
 }
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
+	lowp_sizes="256"
 	sizes="256 1024"
 	convs="64 56"
 else
+	lowp_sizes="256 512 1024"
 	sizes="256 512 1024 2048"
 	convs="64 56
 128 28
@@ -268,10 +306,17 @@ while [ "$round" -lt "$rounds" ]; do
 		[ $have_dw = 1 ] && run $th ./dwconv_txc 1 128 56 56 128 3 3 1 1 128
 		run $th ./halide_run blur 2048 2048
 		[ $have_blur = 1 ] && run $th ./blur_txc 2048 2048
+		for s in $lowp_sizes; do
+			for t in i8 bf16; do
+				run $th ./lowp_onednn $t "$s" "$s" "$s"
+				[ $have_lowp = 1 ] && run $th ./lowp_txc $t "$s" "$s" "$s"
+			done
+		done
 	done
 done
 
 peaks
+sed -n 's/^onednn: //p' "$out/errors.txt" | sort -u | while read -r l; do log "oneDNN: $l"; done
 core=$(sed -n "s/^openblas core: //p" "$out/errors.txt" | head -1)
 [ -n "$core" ] && log "OpenBLAS ran its $core kernels"
 
@@ -305,6 +350,8 @@ END {
 	printf "\nFMA peak measured in this run: %s GFLOP/s (1 thread), %s GFLOP/s (2 threads)\n", p1, p2
 }' "$results"
 echo "instruction set: $isa (OpenBLAS kernels: ${core:-none}; txc flags: ${txcflags:-none}; txc tables: ${tables:-unknown})"
+echo "CPU: ${cpuname:-unknown}; instruction sets:${cpusets:- unknown}"
+echo "igemm (int8 x int8 -> int32) and bgemm (bf16 x bf16 -> f32): the stdlib's gemm_i8 and matmul_bf16, txc tables ${itable:-generic} and ${btable:-generic} (txc flags: ${lowpflags:-none}); oneDNN's dnnl_gemm_s8s8s32 and bf16 matmul (a '-' where it has none for this CPU; its int8 error column is not 0 where its AVX2 kernel saturates)"
 echo "GFLOP/s from the fastest of each process's repeated runs, best of $rounds sweeps"
 echo
 echo "compile time (ms): kernel, implementation, milliseconds"

@@ -239,6 +239,63 @@ typedef struct {
 	Packed fn;
 } Variant;
 
+/* ---- which micro-kernel table a schedule runs --------------------------------
+ * The tensorize primitives of the schedule as resolved at this knob point
+ * (the isa knob's table), specialize bodies included, named with their
+ * emitter and what it runs on: printed under the schedule's row. */
+static const struct {
+	const char *emit, *what;
+} emit_words[] = {
+	{ "fma_outer", "AVX2 FMA, ymm" }, { "fma_outer_zmm", "AVX-512 FMA, zmm" },
+	{ "i8_madd", "AVX2 vpmaddwd, ymm" }, { "i8_vnni", "AVX-VNNI vpdpbusd, ymm" },
+	{ "i8_vnni_zmm", "AVX512-VNNI vpdpbusd, zmm" }, { "bf16_widen", "AVX2 bf16 widened, FMA, ymm" },
+	{ "bf16_dp_zmm", "AVX512_BF16 vdpbf16ps, zmm" },
+};
+
+static const char *
+tables_in(Program *p, SchedPrim *prims, int n, const char *list)
+{
+	for (int i = 0; i < n; i++) {
+		SchedPrim *q = &prims[i];
+		if (q->body)
+			list = tables_in(p, q->body, q->nbody, list);
+		if (!q->prim || strcmp(q->prim, "tensorize") != 0 || q->nargs < 2 || !q->args[1].str)
+			continue;
+		Kernel *in = intrinsic_find(p, intern_cstr(q->args[1].str));
+		if (!in || !in->intr_emit || strcmp(in->intr_target, "cpu") != 0)
+			continue;
+		const char *what = in->intr_emit;
+		for (size_t w = 0; w < sizeof emit_words / sizeof *emit_words; w++)
+			if (!strcmp(emit_words[w].emit, in->intr_emit))
+				what = emit_words[w].what;
+		const char *one = arena_printf(perm, "%s (%s)", in->name, what);
+		if (!strstr(list, one))
+			list = arena_printf(perm, "%s%s%s", list, *list ? ", " : "", one);
+	}
+	return list;
+}
+
+/* The tables schedule sched (NULL: the unnamed one) of kernel k runs,
+ * "" for none. */
+static const char *
+tables_of(Program *p, Kernel *k, const char *sched)
+{
+	for (int i = 0; p && i < p->nschedules; i++) {
+		Schedule *s = p->schedules[i];
+		if (!s || s->kernel != k->name || (s->target && strcmp(s->target, "cpu") != 0))
+			continue;
+		if (sched ? !s->name || strcmp(s->name, sched) != 0 : s->name != NULL)
+			continue;
+		return tables_in(p, s->prims, s->nprims, "");
+	}
+	for (int i = 0; p && i < p->nimports; i++) {
+		const char *t = p->imports[i] ? tables_of(p->imports[i]->prog, k, sched) : "";
+		if (*t)
+			return t;
+	}
+	return "";
+}
+
 static bool
 build(Bench *b, Program *p, Kernel *k, bool none, const char *sched, Variant *v,
     bool jit)
@@ -544,6 +601,9 @@ bench(Bench *b)
 		print_rate(ops, med, fl);
 		printf("  %10.3g  (%s of %d)%s\n", err, b->best ? "best" : "median", runs,
 		    err > b->tolerance ? "  MISMATCH" : "");
+		const char *tables = b->cuda || b->vta ? "" : tables_of(prog, k, b->scheds[s]);
+		if (*tables)
+			printf("  %-16s micro-kernel: %s\n", "", tables);
 		if (dev != out)
 			benchdata_free_device(v.f, dev);
 		if (err > b->tolerance)

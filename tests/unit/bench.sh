@@ -123,6 +123,22 @@ if [ -n "${abs_top_srcdir:-}" ]; then
 		grep -q '^  fast ' out.txt || fail "no row for the tuned schedule (M=$m)"
 		! grep -q MISMATCH out.txt || fail "tuned matmul with M=$m disagrees"
 	done
+	# the micro-kernel tables a schedule runs, under its row: the tuned
+	# matmul's (both specializations'), and the stdlib's gemm_i8 and matmul_bf16 through
+	# their AVX2 tables (--cpu=znver3: AVX2 without VNNI or BF16, which
+	# every x86-64 with AVX2 runs)
+	grep -q '^ *micro-kernel: gemm_1x64_f32 (AVX2 FMA, ymm), gemm_6x16_f32 (AVX2 FMA, ymm)$' out.txt ||
+		fail "no micro-kernel line for the tensorized schedule"
+	if grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
+		for kt in "gemm_i8 gemm_4x16_i8 (AVX2 vpmaddwd, ymm)" \
+		    "matmul_bf16 gemm_6x16_bf16 (AVX2 bf16 widened, FMA, ymm)"; do
+			k=${kt%% *}
+			"$TXC" bench "$abs_top_srcdir/stdlib/matmul.tx" --cpu=znver3 -k $k -D M=13 -D N=35 \
+				-D K=19 --runs=1 >out.txt 2>err.txt || fail "$k exited $?"
+			grep -qF "micro-kernel: ${kt#* }" out.txt || fail "$k: no line naming ${kt#* }"
+			! grep -q MISMATCH out.txt || fail "$k disagrees"
+		done
+	fi
 fi
 # non-finite outputs: equal infinities (a maximum over no k is -inf) and
 # NaNs in the same places (log of bench's random inputs, some negative)
