@@ -24,6 +24,11 @@
  *   bf16_widen   AVX2, G 1: bf16 widened to f32 (a 16-bit shift), FMA.
  *   bf16_dp_zmm  AVX512_BF16, G 2: vdpbf16ps.
  *
+ * With G 2 and an even number of vectors of b, two rows of twice a
+ * vector's columns are interleaved within 128-bit blocks (vpunpcklwd and
+ * vpunpckhwd, no lane-crossing shuffle: pack_b_pairs), and the
+ * accumulators' column order is restored once after the k loop.
+ *
  * A K that is no multiple of G ends with one step whose missing rows of
  * a and b are zero (addresses clamped to the last row: nothing outside
  * the operands is read).  The full block (mr = MR, nr = NR) runs the
@@ -63,6 +68,7 @@ typedef struct {
 	LLVMTypeRef i64, i32, e, acc;   /* e: an input element (i8 or i16), acc: the accumulator vector */
 	int mr, nv;
 	bool emulate;           /* TXC_DOT_EMULATE: see emulated() */
+	bool perm;              /* b's columns in pack_b_pairs' order */
 	LLVMValueRef c, a, b, csi, asi, ask, bsk, first;
 } Dot;
 
@@ -162,6 +168,65 @@ row_index(Cg *cg, Dot *d, LLVMValueRef k, int q, LLVMValueRef last, LLVMValueRef
 	return LLVMBuildSelect(cg->b, *valid, kq, last, "");
 }
 
+/* Pairs of k (G 2) with an even number of vectors of b: each two
+ * vectors' 2L columns are loaded at once and interleaved within 128-bit
+ * blocks (vpunpcklwd and vpunpckhwd: no shuffle crosses a block), which
+ * leaves the columns in another order: lane 4l+m of the first vector is
+ * column 8l+m, of the second 8l+4+m.  unpermute() puts them back once,
+ * after the k loop. */
+static void
+pack_b_pairs(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *pb)
+{
+	int L = d->k->lanes;
+	LLVMTypeRef rowt = LLVMVectorType(d->e, (unsigned)(2 * L));
+	LLVMTypeRef w = LLVMVectorType(LLVMInt16TypeInContext(cg->ctx), (unsigned)(2 * L));
+	for (int v = 0; v < d->nv; v += 2) {
+		LLVMValueRef rows[2];
+		for (int q = 0; q < 2; q++) {
+			LLVMValueRef valid;
+			LLVMValueRef kq = row_index(cg, d, k, q, last, &valid);
+			LLVMValueRef p = gep(cg, d->e, d->b, LLVMBuildAdd(cg->b, mul(cg, kq, d->bsk),
+			    c64(d, v * L), ""));
+			rows[q] = load(cg, rowt, p);
+			if (valid)
+				rows[q] = LLVMBuildSelect(cg->b, valid, rows[q], LLVMConstNull(rowt), "");
+			if (!d->k->bf16)
+				rows[q] = LLVMBuildSExt(cg->b, rows[q], w, "");
+		}
+		for (int h = 0; h < 2; h++) {
+			int m[64];
+			for (int i = 0; i < 2 * L; i++) {
+				int blk = i / 8, t = i % 8;
+				m[i] = (t % 2 ? 2 * L : 0) + 8 * blk + 4 * h + t / 2;
+			}
+			LLVMValueRef x = shuffle(cg, rows[0], rows[1], m, 2 * L);
+			if (d->k->bf16)
+				x = LLVMBuildBitCast(cg->b, x, LLVMVectorType(LLVMBFloatTypeInContext(cg->ctx),
+				    (unsigned)(2 * L)), "");
+			pb[v + h] = x;
+		}
+	}
+}
+
+/* The accumulators of pack_b_pairs' column order back in order. */
+static void
+unpermute(Cg *cg, Dot *d, LLVMValueRef *acc)
+{
+	int L = d->k->lanes;
+	for (int r = 0; r < d->mr; r++)
+		for (int v = 0; v < d->nv; v += 2) {
+			LLVMValueRef a = acc[r * d->nv + v], b = acc[r * d->nv + v + 1];
+			for (int h = 0; h < 2; h++) {
+				int m[32];
+				for (int j = 0; j < L; j++) {
+					int c = h * L + j, blk = c / 8, t = c % 8;
+					m[j] = t < 4 ? 4 * blk + t : L + 4 * blk + t - 4;
+				}
+				acc[r * d->nv + v + h] = shuffle(cg, a, b, m, L);
+			}
+		}
+}
+
 /* The nv vectors of b for the k group at k (last: the tail's last row,
  * NULL in the main loop), in the lanes the kind's instruction takes. */
 static void
@@ -169,6 +234,10 @@ pack_b(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *pb)
 {
 	int L = d->k->lanes, G = d->k->group;
 	LLVMTypeRef rowt = LLVMVectorType(d->e, (unsigned)L);
+	if (d->perm) {
+		pack_b_pairs(cg, d, k, last, pb);
+		return;
+	}
 	for (int v = 0; v < d->nv; v++) {
 		LLVMValueRef rows[4];
 		for (int q = 0; q < G; q++) {
@@ -214,8 +283,26 @@ pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
 		if (valid)
 			el[q] = LLVMBuildSelect(cg->b, valid, el[q], LLVMConstNull(d->e), "");
 	}
-	if (G == 1)
-		return cg_broadcast(cg, widen_bf16(cg, d, el[0], 0), L);
+	if (G == 1) {
+		/* a broadcast as i16 to both halves of every lane, shifted up
+		 * as i32 (vpbroadcastw, vpslld): a's bits << 16, the f32 */
+		LLVMValueRef x = LLVMBuildBitCast(cg->b, cg_broadcast(cg, el[0], 2 * L),
+		    LLVMVectorType(d->i32, (unsigned)L), "");
+		x = LLVMBuildShl(cg->b, x, cg_broadcast(cg, c32(d, 16), L), "");
+		return LLVMBuildBitCast(cg->b, x, d->acc, "");
+	}
+	if (!d->k->bf16 && G == 2) {
+		/* the pair's two bytes as one i16 (one load when adjacent),
+		 * broadcast, then every byte sign-extended to i16: the pair in
+		 * every lane (vpbroadcastw, vpmovsxbw) */
+		LLVMTypeRef i16 = LLVMInt16TypeInContext(cg->ctx);
+		LLVMValueRef w = LLVMBuildOr(cg->b, LLVMBuildZExt(cg->b, el[0], i16, ""),
+		    LLVMBuildShl(cg->b, LLVMBuildZExt(cg->b, el[1], i16, ""),
+		    LLVMConstInt(i16, 8, 0), ""), "");
+		LLVMValueRef bytes = LLVMBuildBitCast(cg->b, cg_broadcast(cg, w, L),
+		    LLVMVectorType(d->e, (unsigned)(2 * L)), "");
+		return LLVMBuildSExt(cg->b, bytes, LLVMVectorType(i16, (unsigned)(2 * L)), "");
+	}
 	/* the G elements packed into one i32 by shifts (a vector built by
 	 * insertelement became a chain of vpinsrw per lane), then broadcast */
 	int bits = 32 / G;
@@ -375,6 +462,8 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 			acc[i] = phi;
 		}
 	}
+	if (d->perm)
+		unpermute(cg, d, acc);
 	if (nc) {      /* (a + 128) * b summed: less 128 * b summed */
 		LLVMValueRef seven = cg_broadcast(cg, c32(d, 7), d->k->lanes);
 		for (int i = 0; i < n; i++)
@@ -546,6 +635,7 @@ kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emu
 	d.acc = LLVMVectorType(k->bf16 ? LLVMFloatTypeInContext(cg->ctx) : d.i32, (unsigned)k->lanes);
 	d.mr = MR;
 	d.nv = NR / k->lanes;
+	d.perm = k->group == 2 && d.nv % 2 == 0;
 	LLVMValueRef p[11];
 	LLVMGetParams(fn, p);
 	d.c = p[0], d.csi = p[1], d.a = p[2], d.asi = p[3], d.ask = p[4];
