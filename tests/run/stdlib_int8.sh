@@ -78,10 +78,11 @@ main(void)
 			A[k] = -128, A[(M - 1) * K + k] = 127;
 			B[k * N] = -128, B[k * N + N - 1] = 127;
 		}
-		int rc = gemm_i8(M, N, K, A, B, C);
+		int rc = gemm_i8(M, N, K, A, B, C), bad = 0;
 		if (rc) {
 			printf("gemm_i8 %d %s\n", rc, txrt_last_error());
-			return rc == 8 ? 8 : 1;
+			bad = rc == 8 ? 8 : 1;
+			goto done;
 		}
 		for (int64_t i = 0; i < M; i++)
 			for (int64_t j = 0; j < N; j++) {
@@ -92,14 +93,16 @@ main(void)
 					printf("gemm_i8 M=%lld N=%lld K=%lld: C[%lld, %lld] = %d, not %d\n",
 					    (long long)M, (long long)N, (long long)K, (long long)i,
 					    (long long)j, C[i * N + j], (int32_t)r);
-					return 1;
+					bad = 1;
+					goto done;
 				}
 			}
 #ifdef BF16
 		rc = matmul_bf16(M, N, K, Ah, Bh, Cf);
 		if (rc) {
 			printf("matmul_bf16 %d %s\n", rc, txrt_last_error());
-			return rc == 8 ? 8 : 1;
+			bad = rc == 8 ? 8 : 1;
+			goto done;
 		}
 		for (int64_t i = 0; i < M; i++)
 			for (int64_t j = 0; j < N; j++) {
@@ -113,11 +116,15 @@ main(void)
 					printf("matmul_bf16 M=%lld N=%lld K=%lld: C[%lld, %lld] = %g, not %g\n",
 					    (long long)M, (long long)N, (long long)K, (long long)i,
 					    (long long)j, Cf[i * N + j], r);
-					return 1;
+					bad = 1;
+					goto done;
 				}
 			}
 #endif
+done:
 		free(A), free(B), free(C), free(Ah), free(Bh), free(Cf);
+		if (bad)
+			return bad;
 	}
 	printf("ok\n");
 	return 0;
