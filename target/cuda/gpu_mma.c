@@ -334,27 +334,28 @@ IrStmt *
 gpu_mma_lanes(IrExpr *call)
 {
 	if (call->call.args[3]->load.buf->scope == SCOPE_FRAGMENT) {
-		/* the registers: unrolled, constant slots */
+		/* the registers: unrolled, constant slots; the sum over k a
+		 * loop that adds into the slot (the same sums in the same
+		 * order as one expression, and a sixteenth of the code: the
+		 * emulator's copy of a 128 x 128 tile's kernel was 1.6 MB) */
 		IrStmt *out[8];
 		int n = 0;
+		bool ldm = gpu_mma_ldmatrix(call);
 		for (int r = 0; r < 2; r++)
 			for (int h = 0; h < 2; h++)
 				for (int q = 0; q < 2; q++) {
-					IrExpr *i, *j;
+					IrExpr *i, *j, *a, *b;
 					IrExpr *c = c_element(call, gpu_id(GPU_TID, 0), r, h, q, &i, &j);
-					IrExpr *sum = c;
-					bool ldm = gpu_mma_ldmatrix(call);
-					for (int k = 0; k < 16; k++) {
-						IrExpr *a, *b;
-						if (ldm) {
-							a = ldmatrix_element(call, 6, i, ir_i64c(k));
-							b = ldmatrix_element(call, 9, ir_i64c(k), j);
-						} else
-							gpu_mma_element(call, i, j, NULL, &a, &b, ir_i64c(k));
-						sum = ir_binop(IR_ADD, sum, ir_binop(IR_MUL, ir_cast(ir_f32, a),
-						    ir_cast(ir_f32, b)));
-					}
-					out[n++] = ir_store(c->load.buf, c->load.idx, 1, sum, NULL);
+					Var *k = ir_new_var("mma_k", ir_i64);
+					if (ldm) {
+						a = ldmatrix_element(call, 6, i, ir_var(k));
+						b = ldmatrix_element(call, 9, ir_var(k), j);
+					} else
+						gpu_mma_element(call, i, j, NULL, &a, &b, ir_var(k));
+					IrExpr *sum = ir_binop(IR_ADD, c, ir_binop(IR_MUL,
+					    ir_cast(ir_f32, a), ir_cast(ir_f32, b)));
+					out[n++] = ir_for(k, ir_i64c(0), ir_i64c(16), FOR_SERIAL,
+					    ir_store(c->load.buf, c->load.idx, 1, sum, NULL));
 				}
 		return ir_block(out, n);
 	}
