@@ -136,10 +136,14 @@ typedef enum { CALL_BUILTIN, CALL_INTRINSIC } IrCallKind;
  * type.  Then come c, a and b, each a load of its tile's first element
  * followed by one stride (in elements of the flat buffer) per index of the
  * intrinsic's access, whose axis is axis[t][d].  reset is the argument
- * that says "start from zero" (fma_outer's first), or -1. */
+ * that says "start from zero" (fma_outer's first), or -1.  An intrinsic
+ * whose rule is a copy (c = a: mma_store, DMA loads) has ntensors 2, one
+ * that sets a constant (c = value: mma_fill) has 1; a product, 3. */
 enum { IR_TZ_MAXDIMS = 8 };
 typedef struct {
 	int naxes;
+	int ntensors;                        /* 1: c = value, 2: c = a, 3: c += a * b */
+	double value;
 	int ndims[3];                        /* c, a, b */
 	int axis[3][IR_TZ_MAXDIMS];
 	int reset;

@@ -514,6 +514,7 @@ match_copy(Tz *t, IrStmt *st)
 		    str(v), want));
 		return false;
 	}
+	t->meaning.value = want;
 	return match_access(t, &ca, st->store.buf, st->store.idx, st->store.nidx);
 }
 
@@ -814,6 +815,7 @@ match_nest(Tz *t, IrStmt *loop)
 	IrTensorizeCall *meaning = arena_alloc(ir_arena, sizeof *meaning);
 	*meaning = t->meaning;
 	meaning->naxes = t->ni;
+	meaning->ntensors = t->nacc;
 	meaning->reset = -1;
 	if (ir_fma_outer_lanes(t->k->intr_emit)) {
 		meaning->reset = na;

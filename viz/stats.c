@@ -221,9 +221,10 @@ viz_print_stats(FILE *fp, VizTrace *t)
 		}
 	}
 	if (t->intrinsic_calls)
-		fprintf(fp, "  %lld call%s of the intrinsic '%s' (tensorize): one tick each, "
+		fprintf(fp, "  %lld call%s of the intrinsic%s '%s' (tensorize): one tick each, "
 		    "with all the elements it loads and stores\n", (long long)t->intrinsic_calls,
-		    t->intrinsic_calls == 1 ? "" : "s", t->intrinsic);
+		    t->intrinsic_calls == 1 ? "" : "s", strchr(t->intrinsic, ',') ? "s" : "",
+		    t->intrinsic);
 	if (t->intrinsic_undrawn)
 		fprintf(fp, "  %lld target call%s not drawn (their loads and stores are not in "
 		    "the trace)\n", (long long)t->intrinsic_undrawn,

@@ -240,6 +240,22 @@ fmath(Builtin bi, double a, double b, double c)
 	}
 }
 
+/* t->intrinsic: the names of the intrinsics called, in order of first
+ * call, joined by ", " (mma_fill, mma, mma_store) */
+static void
+intrinsic_named(VizTrace *t, const char *name)
+{
+	const char *p = t->intrinsic;
+	size_t n = strlen(name);
+	while (p && *p) {
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return;
+		p = strchr(p, ',');
+		p = p ? p + 2 : NULL;
+	}
+	t->intrinsic = t->intrinsic ? arena_printf(perm, "%s, %s", t->intrinsic, name) : name;
+}
+
 static Val
 call(Run *r, IrExpr *e)
 {
@@ -247,7 +263,7 @@ call(Run *r, IrExpr *e)
 	if (e->call.ck != CALL_BUILTIN) {
 		/* a tensorize intrinsic: one hardware operation, drawn from its
 		 * meaning; another target call is counted, not drawn */
-		r->t->intrinsic = e->call.name;
+		intrinsic_named(r->t, e->call.name);
 		r->t->intrinsic_calls++;
 		if (e->call.tz)
 			tr_intrinsic(r, e);

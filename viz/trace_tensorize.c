@@ -1,6 +1,7 @@
 /* trace_tensorize.c: a tensorize call in the trace (txc viz): the
  * hardware operation the call's meaning describes (lower/ir.h,
- * IrTensorizeCall), run for real, with every element it loads and stores.
+ * IrTensorizeCall: a product, a copy or a fill), run for real, with every
+ * element it loads and stores.
  */
 #include <string.h>
 
@@ -24,6 +25,46 @@ flat_event(Run *r, VizKind kind, Store *st, int64_t off, const char *what)
 	return e;
 }
 
+/* A copy (c = a) or a fill (c = value) intrinsic (mma_store, mma_fill):
+ * every point of c's axes, a's element loaded (a copy) and c's stored,
+ * each element a lane. */
+static void
+tr_copy(Run *r, IrExpr *e, const IrTensorizeCall *m, const int64_t *ext, Store **st,
+    const int64_t *base, int64_t stride[][IR_TZ_MAXDIMS])
+{
+	int64_t pt[IR_TZ_MAXDIMS] = { 0 };
+	for (int a = 0; a < m->naxes; a++)
+		if (ext[a] <= 0)
+			return;
+	for (;;) {
+		int64_t o[2] = { base[0], m->ntensors > 1 ? base[1] : 0 };
+		for (int t = 0; t < m->ntensors; t++)
+			for (int d = 0; d < m->ndims[t]; d++)
+				o[t] += stride[t][d] * pt[m->axis[t][d]];
+		Val v = { 0 };
+		ScalarType ct = st[0]->buf->elem;
+		if (m->ntensors > 1) {
+			flat_event(r, VIZ_LOAD, st[1], o[1], e->call.name);
+			v = tr_convert(st[1]->buf->elem, ct, st[1]->data[o[1]]);
+		} else if (type_is_float(ct))
+			v.f = m->value;
+		else
+			v.i = (int64_t)m->value;
+		VizEvent *s = flat_event(r, VIZ_STORE, st[0], o[0], e->call.name);
+		s->by = -1;
+		s->iter = arena_alloc(perm, (r->nloops + 1) * sizeof *s->iter);
+		if (r->nloops)
+			memcpy(s->iter, r->loops, r->nloops * sizeof *s->iter);
+		st[0]->data[o[0]] = v;
+		r->lane++;
+		int a = m->naxes - 1;
+		while (a >= 0 && ++pt[a] == ext[a])
+			pt[a--] = 0;
+		if (a < 0)
+			return;
+	}
+}
+
 /* A tensorize call: the hardware operation its meaning says (lower/ir.h,
  * IrTensorizeCall), with every element it loads and stores, all at one
  * tick as one instruction; each element of c is a lane of it. */
@@ -36,9 +77,12 @@ tr_intrinsic(Run *r, IrExpr *e)
 	int pos = m->naxes;
 	if (m->naxes > IR_TZ_MAXDIMS)
 		tr_fail(r, "the intrinsic '%s' has too many axes to draw", e->call.name);
+	if (m->ntensors < 1 || m->ntensors > 3 ||
+	    pos + m->ntensors + m->ndims[0] + m->ndims[1] + m->ndims[2] > e->call.nargs)
+		tr_fail(r, "the intrinsic '%s' (an IR form txc viz does not run)", e->call.name);
 	for (int a = 0; a < m->naxes; a++)
 		ext[a] = tr_eval_int(r, e->call.args[a]);
-	for (int t = 0; t < 3; t++) {
+	for (int t = 0; t < m->ntensors; t++) {
 		IrExpr *ld = e->call.args[pos++];
 		if (ld->kind != IR_LOAD)
 			tr_fail(r, "the intrinsic '%s' (an IR form txc viz does not run)", e->call.name);
@@ -48,6 +92,15 @@ tr_intrinsic(Run *r, IrExpr *e)
 			base[t] = base[t] * st[t]->ext[d] + (tr_eval_int(r, ld->load.idx[d]) - st[t]->min[d]);
 		for (int d = 0; d < m->ndims[t]; d++)
 			stride[t][d] = tr_eval_int(r, e->call.args[pos++]);
+	}
+	if (m->ntensors < 3) {
+		int saved = r->store_tensor, lane0 = r->lane;
+		r->store_tensor = st[0]->tensor;
+		r->lane = 0;
+		tr_copy(r, e, m, ext, st, base, stride);
+		r->store_tensor = saved;
+		r->lane = lane0;
+		return;
 	}
 	bool reset = m->reset >= 0 && tr_eval_int(r, e->call.args[m->reset]);
 	ScalarType ct = st[0]->buf->elem;

@@ -79,7 +79,8 @@ typedef struct {
 	int64_t steps;            /* loop iterations and statements run */
 	const double *params;     /* the values it ran with (f->params order) */
 	/* calls of tensorize intrinsics: one tick each, their accesses drawn
-	 * from the call's meaning; calls without one (none today) are not */
+	 * from the call's meaning; calls without one (none today) are not;
+	 * intrinsic: their names, in order of first call, joined by ", " */
 	const char *intrinsic; int64_t intrinsic_calls, intrinsic_undrawn;
 } VizTrace;
 

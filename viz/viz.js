@@ -129,7 +129,7 @@ function Panel(tr, parent, width) {
     (tr.threads === 1 ? " thread" : " threads"));
   box.appendChild(this.sub);
   if (tr.intrinsicCalls)
-    box.appendChild(el("div", "sub", tr.intrinsicCalls + " calls of the intrinsic '" + tr.intrinsic +
+    box.appendChild(el("div", "sub", tr.intrinsicCalls + " calls of the intrinsic" + (tr.intrinsic.indexOf(",") >= 0 ? "s" : "") + " '" + tr.intrinsic +
       "' (tensorize), one tick each: a call lights all the elements it loads and stores" +
       (tr.intrinsicUndrawn ? "; " + tr.intrinsicUndrawn + " target calls are not drawn" : "")));
   var row = el("div", "row"), left = el("div", "tensors"), right = el("div", "nest");
