@@ -220,11 +220,37 @@ reads_plainly(AutoStage *r, AutoStage *s)
 	return w.plain;
 }
 
+/* Whether an operand's shared tile (access x, 16-bit: half_access) can
+ * be swizzled: its rows, x's last index across the tile, are 32, 64 or a
+ * multiple of 128 bytes (flatten.c's rule).  A row along k spans the
+ * step of 32 (or K where K is a smaller constant); along the tile's rows
+ * or columns, bm or bn (or the extent where smaller). */
+static bool
+swizzle_fits(const AutoStage *s, const Mma *m, const Expr *x, int bm, int bn)
+{
+	const Expr *ix = x->call.args[x->call.nargs - 1];
+	int64_t ext, step;
+	if (ix->id.ref == REF_RED_AXIS) {
+		ext = s->rext[0];
+		step = 32;
+	} else if (ix->id.axis == m->row) {
+		ext = s->pext[m->row];
+		step = bm;
+	} else {
+		ext = s->pext[m->col];
+		step = bn;
+	}
+	int64_t bytes = (ext > 0 && ext < step ? ext : step) * 2;
+	return bytes == 32 || bytes == 64 || (bytes >= 128 && bytes % 128 == 0);
+}
+
 /* G5 on stage si; R: its element-wise consumer the sums go into (si when
  * none).  issue 34's plan: the sums of a warp's 32 x 32 in its registers
  * (a fragment), zeroed, accumulated and stored by the tensor cores; the
  * operands' tiles of 32 along k in shared memory, 3 slots filled two steps
- * ahead by asynchronous copies (pipeline(3)).  With a
+ * ahead by asynchronous copies (pipeline(3)), their rows swizzled where
+ * their length allows (swizzle(): ldmatrix's 8 rows in distinct banks
+ * without padding).  With a
  * consumer the sums are stored to shared memory at the consumer's block,
  * where its threads read them. */
 static void
@@ -242,6 +268,9 @@ g5(Gpu *c, int si, const Mma *m, int R)
 	    "its sums in registers (a fragment), the operands' tiles of 32 along %s "
 	    "in shared memory, 3 slots filled by cp.async", s->name, type_name(m->a->call.tensor->elem),
 	    m->intr->name, bm, bn, bm / 32, bn / 32, s->red[0]);
+	bool swa = swizzle_fits(s, m, m->a, bm, bn), swb = swizzle_fits(s, m, m->b, bm, bn);
+	if (swa || swb)
+		fprintf(fp, ", %s", swa && swb ? "both swizzled" : swa ? "a's swizzled" : "b's swizzled");
 	if (R != si)
 		fprintf(fp, "; the sums stored to shared memory for %s's threads", r->name);
 	fputc('\n', fp);
@@ -319,9 +348,13 @@ g5(Gpu *c, int si, const Mma *m, int R)
 	}
 	fprintf(fp, "  %s.compute_at(%s, %s);\n", as, frag, ko);
 	fprintf(fp, "  %s.pipeline(3);\n", as);
+	if (swa)
+		fprintf(fp, "  %s.swizzle();\n", as);
 	if (bs != as) {
 		fprintf(fp, "  %s.compute_at(%s, %s);\n", bs, frag, ko);
 		fprintf(fp, "  %s.pipeline(3);\n", bs);
+		if (swb)
+			fprintf(fp, "  %s.swizzle();\n", bs);
 	}
 	if (R != si) {
 		/* the consumer: the same warps, a warp's 32 lanes along a row */
