@@ -215,6 +215,41 @@ bool intrin_dot_emit(Cg *cg, IrExpr *e);
 #define CG_KERNEL_PREFIX "txc."
 #define CG_RUNTIME_KERNEL_PREFIX "txrt_"
 
+/* ---- intrin.c: what intrin_cpu.c's and intrin_dot.c's micro-kernels share */
+/* One-line builders: a GEP of one index, a product, i64 and i32
+ * constants, a block appended to the function being built. */
+LLVMValueRef intrin_gep(Cg *cg, LLVMTypeRef t, LLVMValueRef p, LLVMValueRef off);
+LLVMValueRef intrin_mul(Cg *cg, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef intrin_i64(Cg *cg, int64_t v);
+LLVMValueRef intrin_i32(Cg *cg, int64_t v);
+LLVMBasicBlockRef intrin_block(Cg *cg, const char *name);
+/* A call with fma_outer's arguments (lower/ir.h) whose block MR x NR
+ * (*mr, *nr) is constant, positive and NR a multiple of lanes (false if
+ * not); cst: the strides csi, asi, ask, bsk where constant, else -1. */
+bool intrin_decode(IrExpr *e, int lanes, int64_t *mr, int64_t *nr, int64_t *cst);
+/* Appends the constant strides of cst to a kernel's name: SEP + tag
+ * (c, i, k, b) + value each, e.g. ".i1.k6.b16". */
+void intrin_name_strides(char *name, size_t size, char sep, const int64_t *cst);
+/* The kernel NAME, declared once: void NAME(c, csi, a, asi, ask, b, bsk,
+ * K, mr, nr, first), internal or not, with the function attributes attrs
+ * (NULL-terminated); 16 lanes: its 512-bit vectors kept whole. */
+LLVMValueRef intrin_decl(Cg *cg, const char *name, bool internal, int lanes,
+    const char *const *attrs, LLVMTypeRef *fty);
+/* Where the builder was before intrin_begin. */
+typedef struct {
+	LLVMBasicBlockRef block;
+	LLVMMetadataRef loc;
+} IntrinSaved;
+/* Moves the builder into the new block "entry" of fn (no debug
+ * location: the kernel has no subprogram), saving where it was in s; p
+ * gets fn's 11 parameters, the strides constant in cst replaced by their
+ * values.  intrin_end moves it back. */
+void intrin_begin(Cg *cg, IntrinSaved *s, LLVMValueRef fn, const int64_t *cst, LLVMValueRef *p);
+void intrin_end(Cg *cg, const IntrinSaved *s);
+/* Calls fn (of type fty) with the arguments of e, each tensor's the
+ * address of its tile. */
+void intrin_call(Cg *cg, IrExpr *e, LLVMValueRef fn, LLVMTypeRef fty);
+
 /* ---- vmath.c: exp, log, tanh, sigmoid, erf, pow of f32 (f16) vectors -- */
 /* The builtin (BI_...) of type t on args (already emitted; a scalar
  * argument is broadcast) as inline vector code, or NULL where libm and

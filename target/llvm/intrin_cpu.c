@@ -47,21 +47,8 @@
 /* accumulators (14 x 32 in zmm: 28), rows, interleaved sets, k unroll */
 enum { MAXACC = 32, MAXSET = 4, UNROLL = 4 };
 
-/* The address of a scalar load (flat index after flatten.c). */
-static LLVMValueRef
-address_of(Cg *cg, IrExpr *ld)
-{
-	if (ld->kind != IR_LOAD || ld->load.nidx != 1)
-		ICE("intrinsic argument is not a flat load");
-	Buffer *b = ld->load.buf;
-	LLVMTypeRef et = cg_elem_mem_type(cg, b->elem);
-	LLVMValueRef off = cg_index(cg, ld->load.idx[0], 1);
-	return LLVMBuildGEP2(cg->b, et, cg_lookup_buf(cg, b), &off, 1, "tile");
-}
-
 typedef struct {
 	LLVMTypeRef f32, vt, i64, i1, ptr;   /* vt: <lanes x float> */
-	LLVMValueRef fn;        /* the micro-kernel function being built */
 	int lanes;              /* f32 lanes of a vector register: 8 (ymm) or 16 (zmm) */
 	int mr, nv;             /* register rows and vectors per row */
 	int sets;               /* interleaved accumulator sets (1, 2 or 4) */
@@ -71,30 +58,6 @@ typedef struct {
 	LLVMValueRef arow[MAXACC], bmask[MAXACC], cmask[MAXACC][MAXACC];
 	bool masked;
 } Fma;
-
-static LLVMValueRef
-gep(Cg *cg, LLVMTypeRef t, LLVMValueRef p, LLVMValueRef off)
-{
-	return LLVMBuildGEP2(cg->b, t, p, &off, 1, "");
-}
-
-static LLVMValueRef
-mul(Cg *cg, LLVMValueRef a, LLVMValueRef b)
-{
-	return LLVMBuildMul(cg->b, a, b, "");
-}
-
-static LLVMValueRef
-c64(Fma *f, int64_t v)
-{
-	return LLVMConstInt(f->i64, (unsigned long long)v, 1);
-}
-
-static LLVMBasicBlockRef
-bb(Cg *cg, Fma *f, const char *name)
-{
-	return LLVMAppendBasicBlockInContext(cg->ctx, f->fn, name);
-}
 
 static LLVMValueRef
 vload(Cg *cg, Fma *f, LLVMValueRef p, LLVMValueRef mask)
@@ -130,12 +93,13 @@ step(Cg *cg, Fma *f, LLVMValueRef k, LLVMValueRef *acc)
 {
 	LLVMValueRef bv[MAXACC], fma_args[3];
 	LLVMTypeRef over = f->vt;
-	LLVMValueRef brow = gep(cg, f->f32, f->b, mul(cg, k, f->bsk));
+	LLVMValueRef brow = intrin_gep(cg, f->f32, f->b, intrin_mul(cg, k, f->bsk));
 	for (int v = 0; v < f->nv; v++)
-		bv[v] = vload(cg, f, gep(cg, f->f32, brow, c64(f, v * f->lanes)), f->bmask[v]);
-	LLVMValueRef acol = gep(cg, f->f32, f->a, mul(cg, k, f->ask));
+		bv[v] = vload(cg, f, intrin_gep(cg, f->f32, brow, intrin_i64(cg, v * f->lanes)),
+		    f->bmask[v]);
+	LLVMValueRef acol = intrin_gep(cg, f->f32, f->a, intrin_mul(cg, k, f->ask));
 	for (int r = 0; r < f->mr; r++) {
-		LLVMValueRef ap = gep(cg, f->f32, acol, mul(cg, f->arow[r], f->asi));
+		LLVMValueRef ap = intrin_gep(cg, f->f32, acol, intrin_mul(cg, f->arow[r], f->asi));
 		LLVMValueRef s = LLVMBuildLoad2(cg->b, f->f32, ap, "");
 		LLVMSetAlignment(s, 4);
 		LLVMValueRef bc = cg_broadcast(cg, s, f->lanes);
@@ -178,7 +142,8 @@ kloop(Cg *cg, Fma *f, LLVMValueRef from, LLVMValueRef end, int by, LLVMValueRef 
 {
 	int per = f->mr * f->nv, n = per * f->sets;
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
-	LLVMBasicBlockRef head = bb(cg, f, "k"), body = bb(cg, f, "kbody"), exit = bb(cg, f, "kdone");
+	LLVMBasicBlockRef head = intrin_block(cg, "k"), body = intrin_block(cg, "kbody");
+	LLVMBasicBlockRef exit = intrin_block(cg, "kdone");
 	LLVMBuildBr(cg->b, head);
 	LLVMPositionBuilderAtEnd(cg->b, head);
 	LLVMValueRef k = LLVMBuildPhi(cg->b, f->i64, "k");
@@ -188,13 +153,14 @@ kloop(Cg *cg, Fma *f, LLVMValueRef from, LLVMValueRef end, int by, LLVMValueRef 
 		phis[i] = LLVMBuildPhi(cg->b, f->vt, "acc");
 		LLVMAddIncoming(phis[i], &acc[i], &pre, 1);
 	}
-	LLVMValueRef last = LLVMBuildAdd(cg->b, k, c64(f, by), "");
+	LLVMValueRef last = LLVMBuildAdd(cg->b, k, intrin_i64(cg, by), "");
 	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, last, end, ""), body, exit);
 	LLVMPositionBuilderAtEnd(cg->b, body);
 	LLVMValueRef cur[MAXACC * MAXSET];
 	memcpy(cur, phis, sizeof(LLVMValueRef) * (size_t)n);
 	for (int u = 0; u < by; u++)
-		step(cg, f, LLVMBuildAdd(cg->b, k, c64(f, u), ""), cur + per * (u % f->sets));
+		step(cg, f, LLVMBuildAdd(cg->b, k, intrin_i64(cg, u), ""),
+		    cur + per * (u % f->sets));
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
 	LLVMAddIncoming(k, &last, &latch, 1);
 	for (int i = 0; i < n; i++)
@@ -228,7 +194,7 @@ finish(Cg *cg, Fma *f, LLVMValueRef *acc, LLVMValueRef *cptr)
 {
 	int n = f->mr * f->nv;
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
-	LLVMBasicBlockRef load = bb(cg, f, "cload"), join = bb(cg, f, "cstore");
+	LLVMBasicBlockRef load = intrin_block(cg, "cload"), join = intrin_block(cg, "cstore");
 	LLVMBuildCondBr(cg->b, f->first, join, load);
 	LLVMPositionBuilderAtEnd(cg->b, load);
 	LLVMValueRef sum[MAXACC];
@@ -256,13 +222,15 @@ block(Cg *cg, Fma *f, LLVMValueRef K, int by)
 	LLVMValueRef acc[MAXACC * MAXSET], cptr[MAXACC], k;
 	for (int r = 0; r < f->mr; r++)
 		for (int v = 0; v < f->nv; v++) {
-			LLVMValueRef row = gep(cg, f->f32, f->c, mul(cg, f->arow[r], f->csi));
-			cptr[r * f->nv + v] = gep(cg, f->f32, row, c64(f, v * f->lanes));
+			LLVMValueRef row = intrin_gep(cg, f->f32, f->c,
+			    intrin_mul(cg, f->arow[r], f->csi));
+			cptr[r * f->nv + v] = intrin_gep(cg, f->f32, row,
+			    intrin_i64(cg, v * f->lanes));
 		}
 	prefetch_c(cg, f, cptr);
 	for (int i = 0; i < per * f->sets; i++)
 		acc[i] = LLVMConstNull(f->vt);
-	kloop(cg, f, c64(f, 0), K, by, acc, &k);
+	kloop(cg, f, intrin_i64(cg, 0), K, by, acc, &k);
 	if (by > 1) {
 		int sets = f->sets;
 		f->sets = 1;
@@ -284,16 +252,16 @@ masked_block(Cg *cg, Fma *f, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K)
 {
 	unsigned w = (unsigned)f->lanes;
 	LLVMValueRef nrv = cg_broadcast(cg, nr, f->lanes), ones = LLVMConstAllOnes(LLVMVectorType(f->i1, w));
-	LLVMValueRef last = LLVMBuildSub(cg->b, mr, c64(f, 1), "");
+	LLVMValueRef last = LLVMBuildSub(cg->b, mr, intrin_i64(cg, 1), "");
 	for (int v = 0; v < f->nv; v++) {
 		LLVMValueRef lane[16];
 		for (int l = 0; l < f->lanes; l++)
-			lane[l] = c64(f, v * f->lanes + l);
+			lane[l] = intrin_i64(cg, v * f->lanes + l);
 		f->bmask[v] = LLVMBuildICmp(cg->b, LLVMIntSLT, LLVMConstVector(lane, w), nrv, "cols");
 	}
 	for (int r = 0; r < f->mr; r++) {
-		LLVMValueRef in = LLVMBuildICmp(cg->b, LLVMIntSLT, c64(f, r), mr, "");
-		f->arow[r] = LLVMBuildSelect(cg->b, in, c64(f, r), last, "row");
+		LLVMValueRef in = LLVMBuildICmp(cg->b, LLVMIntSLT, intrin_i64(cg, r), mr, "");
+		f->arow[r] = LLVMBuildSelect(cg->b, in, intrin_i64(cg, r), last, "row");
 		LLVMValueRef rowm = LLVMBuildSelect(cg->b, in, ones,
 		    LLVMConstNull(LLVMVectorType(f->i1, w)), "");
 		for (int v = 0; v < f->nv; v++)
@@ -322,14 +290,14 @@ rows_at(Cg *cg, Fma *f, LLVMValueRef r, int rows, LLVMValueRef K)
 {
 	plain(f, rows);
 	for (int i = 0; i < rows; i++)
-		f->arow[i] = LLVMBuildAdd(cg->b, r, c64(f, i), "");
+		f->arow[i] = LLVMBuildAdd(cg->b, r, intrin_i64(cg, i), "");
 	f->sets = rows * f->nv >= 8 ? 1 : (8 + rows * f->nv - 1) / (rows * f->nv);
 	if (f->sets > MAXSET)
 		f->sets = MAXSET;
 	block(cg, f, K, f->sets);
 	f->sets = 1;
 	for (int i = 0; i < rows; i++)
-		f->arow[i] = c64(f, i);
+		f->arow[i] = intrin_i64(cg, i);
 }
 
 /* Fewer than MR rows with full columns (the bottom edge): two rows at a
@@ -341,14 +309,14 @@ static void
 row_loop(Cg *cg, Fma *f, LLVMValueRef mr, LLVMValueRef K)
 {
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
-	LLVMBasicBlockRef head = bb(cg, f, "rows"), body = bb(cg, f, "rowpair");
-	LLVMBasicBlockRef exit = bb(cg, f, "rowlast"), one = bb(cg, f, "rowone");
-	LLVMBasicBlockRef done = bb(cg, f, "rowdone");
+	LLVMBasicBlockRef head = intrin_block(cg, "rows"), body = intrin_block(cg, "rowpair");
+	LLVMBasicBlockRef exit = intrin_block(cg, "rowlast"), one = intrin_block(cg, "rowone");
+	LLVMBasicBlockRef done = intrin_block(cg, "rowdone");
 	LLVMBuildBr(cg->b, head);
 	LLVMPositionBuilderAtEnd(cg->b, head);
-	LLVMValueRef r = LLVMBuildPhi(cg->b, f->i64, "r"), zero = c64(f, 0);
+	LLVMValueRef r = LLVMBuildPhi(cg->b, f->i64, "r"), zero = intrin_i64(cg, 0);
 	LLVMAddIncoming(r, &zero, &pre, 1);
-	LLVMValueRef next = LLVMBuildAdd(cg->b, r, c64(f, 2), "");
+	LLVMValueRef next = LLVMBuildAdd(cg->b, r, intrin_i64(cg, 2), "");
 	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, next, mr, ""), body, exit);
 	LLVMPositionBuilderAtEnd(cg->b, body);
 	rows_at(cg, f, r, 2, K);
@@ -370,46 +338,20 @@ row_loop(Cg *cg, Fma *f, LLVMValueRef mr, LLVMValueRef K)
 static void
 kernel_name(char *name, size_t size, bool runtime, int lanes, int MR, int NR, const int64_t *cst)
 {
-	static const char tag[4] = { 'c', 'i', 'k', 'b' };
 	char sep = runtime ? '_' : '.';
-	int len = snprintf(name, size, "%sfma_outer%s%c%dx%d",
+	snprintf(name, size, "%sfma_outer%s%c%dx%d",
 	    runtime ? CG_RUNTIME_KERNEL_PREFIX : CG_KERNEL_PREFIX, lanes == 16 ? "_zmm" : "", sep,
 	    MR, NR);
-	for (int i = 0; i < 4 && len > 0 && (size_t)len < size; i++)
-		if (cst[i] >= 0)
-			len += snprintf(name + len, size - (size_t)len, "%c%c%lld", sep, tag[i],
-			    (long long)cst[i]);
+	intrin_name_strides(name, size, sep, cst);
 }
 
-/* The declaration of a micro-kernel:
- *     void NAME(c, csi, a, asi, ask, b, bsk, K, mr, nr, first)
- * internal to the module, or libtxrt's (runtime). */
+/* The declaration of a micro-kernel (intrin_decl), internal to the
+ * module, or libtxrt's (runtime). */
 static LLVMValueRef
 kernel_decl(Cg *cg, const char *name, bool runtime, int lanes, LLVMTypeRef *fty)
 {
-	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0), i64 = LLVMInt64TypeInContext(cg->ctx);
-	LLVMTypeRef pt[11] = { ptr, i64, ptr, i64, i64, ptr, i64, i64, i64, i64,
-	    LLVMInt1TypeInContext(cg->ctx) };
-	*fty = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), pt, 11, 0);
-	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
-	if (fn)
-		return fn;
-	fn = LLVMAddFunction(cg->mod, name, *fty);
-	if (!runtime)
-		LLVMSetLinkage(fn, LLVMInternalLinkage);
-	static const char *const attrs[] = { "noinline", "nounwind", "nofree", "nosync" };
-	for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
-		LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(cg->ctx,
-		    LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i])), 0));
-	if (lanes == 16) {
-		/* 512-bit vectors stay whole on CPUs whose tuning prefers 256-bit
-		 * ones (Skylake-X, Ice Lake, Sapphire Rapids): without this X86
-		 * splits every <16 x float> into two ymm halves */
-		static const char k[] = "min-legal-vector-width", v[] = "512";
-		LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-		    LLVMCreateStringAttribute(cg->ctx, k, sizeof k - 1, v, sizeof v - 1));
-	}
-	return fn;
+	static const char *const attrs[] = { "noinline", "nounwind", "nofree", "nosync", NULL };
+	return intrin_decl(cg, name, !runtime, lanes, attrs, fty);
 }
 
 /* The micro-kernel MR x NR of vectors of `lanes` f32 with the strides cst
@@ -426,14 +368,11 @@ kernel_fn(Cg *cg, int lanes, int MR, int NR, const int64_t *cst, bool runtime, L
 	LLVMValueRef fn = kernel_decl(cg, name, runtime, lanes, fty);
 	if (LLVMCountBasicBlocks(fn))
 		return fn;
-	/* build it with the builder moved into it (and no debug location:
-	 * the function has no subprogram) */
-	LLVMBasicBlockRef saved = LLVMGetInsertBlock(cg->b);
-	LLVMMetadataRef saved_loc = LLVMGetCurrentDebugLocation2(cg->b);
-	LLVMSetCurrentDebugLocation2(cg->b, NULL);
+	IntrinSaved saved;
+	LLVMValueRef p[11];
+	intrin_begin(cg, &saved, fn, cst, p);
 	Fma f;
 	memset(&f, 0, sizeof f);
-	f.fn = fn;
 	f.f32 = LLVMFloatTypeInContext(cg->ctx);
 	f.lanes = lanes;
 	f.vt = LLVMVectorType(f.f32, (unsigned)lanes);
@@ -441,25 +380,16 @@ kernel_fn(Cg *cg, int lanes, int MR, int NR, const int64_t *cst, bool runtime, L
 	f.i1 = LLVMInt1TypeInContext(cg->ctx);
 	f.nv = NR / lanes;
 	f.sets = 1;
-	LLVMValueRef p[11];
-	LLVMGetParams(fn, p);
 	f.c = p[0], f.csi = p[1], f.a = p[2], f.asi = p[3], f.ask = p[4];
 	f.b = p[5], f.bsk = p[6], f.first = p[10];
-	LLVMValueRef *strides[4] = { &f.csi, &f.asi, &f.ask, &f.bsk };
-	for (int i = 0; i < 4; i++)
-		if (cst[i] >= 0)
-			*strides[i] = c64(&f, cst[i]);
 	LLVMValueRef K = p[7], vm = p[8], vn = p[9];
 	for (int r = 0; r < MAXACC; r++)
-		f.arow[r] = c64(&f, r);
-
-	LLVMPositionBuilderAtEnd(cg->b, bb(cg, &f, "entry"));
-	LLVMBasicBlockRef bfull = bb(cg, &f, "full"), bedge = bb(cg, &f, "edge");
-	LLVMBasicBlockRef bmask = bb(cg, &f, "masked");
-	LLVMBasicBlockRef done = bb(cg, &f, "done");
-	LLVMValueRef colsfull = LLVMBuildICmp(cg->b, LLVMIntEQ, vn, c64(&f, NR), "");
+		f.arow[r] = intrin_i64(cg, r);
+	LLVMBasicBlockRef bfull = intrin_block(cg, "full"), bedge = intrin_block(cg, "edge");
+	LLVMBasicBlockRef bmask = intrin_block(cg, "masked"), done = intrin_block(cg, "done");
+	LLVMValueRef colsfull = LLVMBuildICmp(cg->b, LLVMIntEQ, vn, intrin_i64(cg, NR), "");
 	LLVMValueRef isfull = LLVMBuildAnd(cg->b,
-	    LLVMBuildICmp(cg->b, LLVMIntEQ, vm, c64(&f, MR), ""), colsfull, "");
+	    LLVMBuildICmp(cg->b, LLVMIntEQ, vm, intrin_i64(cg, MR), ""), colsfull, "");
 	LLVMBuildCondBr(cg->b, isfull, bfull, bedge);
 	/* the full block */
 	LLVMPositionBuilderAtEnd(cg->b, bfull);
@@ -475,15 +405,15 @@ kernel_fn(Cg *cg, int lanes, int MR, int NR, const int64_t *cst, bool runtime, L
 	/* an empty block does nothing; full columns: a kernel per row count */
 	LLVMPositionBuilderAtEnd(cg->b, bedge);
 	LLVMValueRef some = LLVMBuildAnd(cg->b,
-	    LLVMBuildICmp(cg->b, LLVMIntSGT, vm, c64(&f, 0), ""),
-	    LLVMBuildICmp(cg->b, LLVMIntSGT, vn, c64(&f, 0), ""), "");
-	LLVMBasicBlockRef bsome = bb(cg, &f, "some");
+	    LLVMBuildICmp(cg->b, LLVMIntSGT, vm, intrin_i64(cg, 0), ""),
+	    LLVMBuildICmp(cg->b, LLVMIntSGT, vn, intrin_i64(cg, 0), ""), "");
+	LLVMBasicBlockRef bsome = intrin_block(cg, "some");
 	LLVMBuildCondBr(cg->b, some, bsome, done);
 	LLVMPositionBuilderAtEnd(cg->b, bsome);
 	if (MR > 1) {   /* one row: the block is full or masked */
 		LLVMBasicBlockRef brows = LLVMInsertBasicBlockInContext(cg->ctx, bmask, "rows");
 		LLVMBuildCondBr(cg->b, LLVMBuildAnd(cg->b, colsfull,
-		    LLVMBuildICmp(cg->b, LLVMIntSLT, vm, c64(&f, MR), ""), ""), brows, bmask);
+		    LLVMBuildICmp(cg->b, LLVMIntSLT, vm, intrin_i64(cg, MR), ""), ""), brows, bmask);
 		LLVMPositionBuilderAtEnd(cg->b, brows);
 		row_loop(cg, &f, vm, K);
 		LLVMBuildBr(cg->b, done);
@@ -497,12 +427,7 @@ kernel_fn(Cg *cg, int lanes, int MR, int NR, const int64_t *cst, bool runtime, L
 	LLVMBuildBr(cg->b, done);
 	LLVMPositionBuilderAtEnd(cg->b, done);
 	LLVMBuildRetVoid(cg->b);
-
-	if (saved)
-		LLVMPositionBuilderAtEnd(cg->b, saved);
-	else
-		LLVMClearInsertionPosition(cg->b);
-	LLVMSetCurrentDebugLocation2(cg->b, saved_loc);
+	intrin_end(cg, &saved);
 	return fn;
 }
 
@@ -654,20 +579,10 @@ intrin_cpu_runtime_kernels(Cg *cg)
 static void
 fma_outer(Cg *cg, IrExpr *e, int lanes)
 {
-	IrExpr **x = e->call.args;
-	int64_t mr = -1, nr = -1;
-	if (e->call.nargs != FMA_OUTER_NARGS || !ir_is_const(x[FMA_OUTER_ARGS], &mr) ||
-	    !ir_is_const(x[FMA_OUTER_ARGS + 1], &nr) ||
-	    mr <= 0 || nr <= 0 || nr % lanes != 0 || mr * (nr / lanes) > MAXACC || mr > MAXACC ||
-	    nr / lanes > MAXACC)
+	int64_t mr, nr, cst[4];
+	if (!intrin_decode(e, lanes, &mr, &nr, cst) || mr * (nr / lanes) > MAXACC ||
+	    mr > MAXACC || nr / lanes > MAXACC)
 		ICE("fma_outer: malformed call");
-	/* strides known here are built into the kernel (one per set of them):
-	 * constant offsets address a and b without integer arithmetic */
-	int64_t cst[4];
-	IrExpr *sx[4] = { x[4], x[7], x[8], x[10] };
-	for (int i = 0; i < 4; i++)
-		if (!ir_is_const(sx[i], &cst[i]) || cst[i] < 0 || cst[i] > (1 << 20))
-			cst[i] = -1;
 	if (mr == 1)    /* one row: the row strides of c and a are never used */
 		cst[0] = cst[1] = -1;
 	LLVMTypeRef fty;
@@ -680,16 +595,7 @@ fma_outer(Cg *cg, IrExpr *e, int lanes)
 	} else {
 		fn = kernel_fn(cg, lanes, (int)mr, (int)nr, cst, false, &fty, NULL);
 	}
-	LLVMValueRef first = cg_index(cg, x[12], 1);
-	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
-	LLVMValueRef args[11] = {
-		address_of(cg, x[3]), cg_index(cg, x[4], 1),
-		address_of(cg, x[6]), cg_index(cg, x[7], 1), cg_index(cg, x[8], 1),
-		address_of(cg, x[9]), cg_index(cg, x[10], 1),
-		cg_index(cg, x[2], 1), cg_index(cg, x[0], 1), cg_index(cg, x[1], 1),
-		LLVMBuildICmp(cg->b, LLVMIntNE, first, LLVMConstInt(i64, 0, 0), "first"),
-	};
-	LLVMBuildCall2(cg->b, fty, fn, args, 11, "");
+	intrin_call(cg, e, fn, fty);
 }
 
 LLVMValueRef

@@ -64,7 +64,6 @@ enum { MAXV = 8, MAXR = 32 };
 
 typedef struct {
 	const DotKind *k;
-	LLVMValueRef fn;
 	LLVMTypeRef i64, i32, e, acc;   /* e: an input element (i8 or i16), acc: the accumulator vector */
 	int mr, nv;
 	bool emulate;           /* TXC_DOT_EMULATE: see emulated() */
@@ -79,36 +78,6 @@ intrin_dot_needs(const char *emit)
 		if (!strcmp(kinds[i].emit, emit))
 			return kinds[i].need;
 	return NULL;
-}
-
-static LLVMValueRef
-c64(Dot *d, int64_t v)
-{
-	return LLVMConstInt(d->i64, (unsigned long long)v, 1);
-}
-
-static LLVMValueRef
-c32(Dot *d, int64_t v)
-{
-	return LLVMConstInt(d->i32, (unsigned long long)v, 1);
-}
-
-static LLVMValueRef
-gep(Cg *cg, LLVMTypeRef t, LLVMValueRef p, LLVMValueRef off)
-{
-	return LLVMBuildGEP2(cg->b, t, p, &off, 1, "");
-}
-
-static LLVMValueRef
-mul(Cg *cg, LLVMValueRef a, LLVMValueRef b)
-{
-	return LLVMBuildMul(cg->b, a, b, "");
-}
-
-static LLVMBasicBlockRef
-bb(Cg *cg, Dot *d, const char *name)
-{
-	return LLVMAppendBasicBlockInContext(cg->ctx, d->fn, name);
 }
 
 static LLVMValueRef
@@ -149,7 +118,7 @@ widen_bf16(Cg *cg, Dot *d, LLVMValueRef x, int lanes)
 {
 	LLVMTypeRef f32 = LLVMFloatTypeInContext(cg->ctx);
 	LLVMTypeRef it = lanes ? LLVMVectorType(d->i32, (unsigned)lanes) : d->i32;
-	LLVMValueRef sh = lanes ? cg_broadcast(cg, c32(d, 16), lanes) : c32(d, 16);
+	LLVMValueRef sh = lanes ? cg_broadcast(cg, intrin_i32(cg, 16), lanes) : intrin_i32(cg, 16);
 	LLVMValueRef w = LLVMBuildShl(cg->b, LLVMBuildZExt(cg->b, x, it, ""), sh, "");
 	return LLVMBuildBitCast(cg->b, w, lanes ? LLVMVectorType(f32, (unsigned)lanes) : f32, "");
 }
@@ -157,9 +126,9 @@ widen_bf16(Cg *cg, Dot *d, LLVMValueRef x, int lanes)
 /* Row k + q of b, or (valid false) zero, its address clamped to row
  * last so that it is never out of the operand. */
 static LLVMValueRef
-row_index(Cg *cg, Dot *d, LLVMValueRef k, int q, LLVMValueRef last, LLVMValueRef *valid)
+row_index(Cg *cg, LLVMValueRef k, int q, LLVMValueRef last, LLVMValueRef *valid)
 {
-	LLVMValueRef kq = LLVMBuildAdd(cg->b, k, c64(d, q), "");
+	LLVMValueRef kq = LLVMBuildAdd(cg->b, k, intrin_i64(cg, q), "");
 	if (!last) {
 		*valid = NULL;
 		return kq;
@@ -184,9 +153,9 @@ pack_b_pairs(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *pb
 		LLVMValueRef rows[2];
 		for (int q = 0; q < 2; q++) {
 			LLVMValueRef valid;
-			LLVMValueRef kq = row_index(cg, d, k, q, last, &valid);
-			LLVMValueRef p = gep(cg, d->e, d->b, LLVMBuildAdd(cg->b, mul(cg, kq, d->bsk),
-			    c64(d, v * L), ""));
+			LLVMValueRef kq = row_index(cg, k, q, last, &valid);
+			LLVMValueRef p = intrin_gep(cg, d->e, d->b,
+			    LLVMBuildAdd(cg->b, intrin_mul(cg, kq, d->bsk), intrin_i64(cg, v * L), ""));
 			rows[q] = load(cg, rowt, p);
 			if (valid)
 				rows[q] = LLVMBuildSelect(cg->b, valid, rows[q], LLVMConstNull(rowt), "");
@@ -242,9 +211,9 @@ pack_b(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *pb)
 		LLVMValueRef rows[4];
 		for (int q = 0; q < G; q++) {
 			LLVMValueRef valid;
-			LLVMValueRef kq = row_index(cg, d, k, q, last, &valid);
-			LLVMValueRef p = gep(cg, d->e, d->b, LLVMBuildAdd(cg->b, mul(cg, kq, d->bsk),
-			    c64(d, v * L), ""));
+			LLVMValueRef kq = row_index(cg, k, q, last, &valid);
+			LLVMValueRef p = intrin_gep(cg, d->e, d->b,
+			    LLVMBuildAdd(cg->b, intrin_mul(cg, kq, d->bsk), intrin_i64(cg, v * L), ""));
 			rows[q] = load(cg, rowt, p);
 			if (valid)
 				rows[q] = LLVMBuildSelect(cg->b, valid, rows[q], LLVMConstNull(rowt), "");
@@ -274,12 +243,12 @@ static LLVMValueRef
 pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
 {
 	int L = d->k->lanes, G = d->k->group;
-	LLVMValueRef row = gep(cg, d->e, d->a, mul(cg, c64(d, r), d->asi));
+	LLVMValueRef row = intrin_gep(cg, d->e, d->a, intrin_mul(cg, intrin_i64(cg, r), d->asi));
 	LLVMValueRef el[4];
 	for (int q = 0; q < G; q++) {
 		LLVMValueRef valid;
-		LLVMValueRef kq = row_index(cg, d, k, q, last, &valid);
-		el[q] = load(cg, d->e, gep(cg, d->e, row, mul(cg, kq, d->ask)));
+		LLVMValueRef kq = row_index(cg, k, q, last, &valid);
+		el[q] = load(cg, d->e, intrin_gep(cg, d->e, row, intrin_mul(cg, kq, d->ask)));
 		if (valid)
 			el[q] = LLVMBuildSelect(cg->b, valid, el[q], LLVMConstNull(d->e), "");
 	}
@@ -288,7 +257,7 @@ pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
 		 * as i32 (vpbroadcastw, vpslld): a's bits << 16, the f32 */
 		LLVMValueRef x = LLVMBuildBitCast(cg->b, cg_broadcast(cg, el[0], 2 * L),
 		    LLVMVectorType(d->i32, (unsigned)L), "");
-		x = LLVMBuildShl(cg->b, x, cg_broadcast(cg, c32(d, 16), L), "");
+		x = LLVMBuildShl(cg->b, x, cg_broadcast(cg, intrin_i32(cg, 16), L), "");
 		return LLVMBuildBitCast(cg->b, x, d->acc, "");
 	}
 	if (!d->k->bf16 && G == 2) {
@@ -314,12 +283,12 @@ pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
 			x = LLVMBuildSExt(cg->b, x, et, "");
 		x = LLVMBuildZExt(cg->b, x, d->i32, "");
 		if (q)
-			x = LLVMBuildShl(cg->b, x, c32(d, q * bits), "");
+			x = LLVMBuildShl(cg->b, x, intrin_i32(cg, q * bits), "");
 		word = word ? LLVMBuildOr(cg->b, word, x, "") : x;
 	}
 	if (G == 4)    /* vpdpbusd's unsigned a: each byte + 128 (one load of a's
 	                * four bytes when they are adjacent) */
-		word = LLVMBuildXor(cg->b, word, c32(d, (int64_t)0x80808080u), "");
+		word = LLVMBuildXor(cg->b, word, intrin_i32(cg, (int64_t)0x80808080u), "");
 	LLVMValueRef bc = cg_broadcast(cg, word, L);
 	if (G == 2 && !d->k->bf16)
 		return LLVMBuildBitCast(cg->b, bc, LLVMVectorType(et, (unsigned)(2 * L)), "");
@@ -399,7 +368,7 @@ step(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *acc, LLVMV
 	LLVMValueRef pb[MAXV];
 	pack_b(cg, d, k, last, pb);
 	if (comp) {
-		LLVMValueRef ones = cg_broadcast(cg, c32(d, 0x01010101), d->k->lanes);
+		LLVMValueRef ones = cg_broadcast(cg, intrin_i32(cg, 0x01010101), d->k->lanes);
 		for (int v = 0; v < d->nv; v++)
 			comp[v] = dot(cg, d, comp[v], ones, pb[v]);
 	}
@@ -420,10 +389,11 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 	for (int i = 0; i < n + nc; i++)
 		init[i] = LLVMConstNull(d->acc);
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
-	LLVMBasicBlockRef head = bb(cg, d, "k"), body = bb(cg, d, "kbody"), exit = bb(cg, d, "kdone");
+	LLVMBasicBlockRef head = intrin_block(cg, "k"), body = intrin_block(cg, "kbody");
+	LLVMBasicBlockRef exit = intrin_block(cg, "kdone");
 	LLVMBuildBr(cg->b, head);
 	LLVMPositionBuilderAtEnd(cg->b, head);
-	LLVMValueRef k = LLVMBuildPhi(cg->b, d->i64, "k"), zero = c64(d, 0);
+	LLVMValueRef k = LLVMBuildPhi(cg->b, d->i64, "k"), zero = intrin_i64(cg, 0);
 	LLVMAddIncoming(k, &zero, &pre, 1);
 	LLVMValueRef phis[MAXR * MAXV + MAXV], cur[MAXR * MAXV + MAXV];
 	for (int i = 0; i < n + nc; i++) {
@@ -431,7 +401,7 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 		LLVMAddIncoming(phis[i], &init[i], &pre, 1);
 		cur[i] = phis[i];
 	}
-	LLVMValueRef next = LLVMBuildAdd(cg->b, k, c64(d, G), "");
+	LLVMValueRef next = LLVMBuildAdd(cg->b, k, intrin_i64(cg, G), "");
 	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, next, K, ""), body, exit);
 	LLVMPositionBuilderAtEnd(cg->b, body);
 	step(cg, d, k, NULL, cur, nc ? cur + n : NULL);
@@ -445,12 +415,14 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 		acc[i] = phis[i];
 	if (G > 1) {   /* the rows k .. K-1 of a last, partial group */
 		LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
-		LLVMBasicBlockRef tail = bb(cg, d, "ktail"), join = bb(cg, d, "ktaildone");
+		LLVMBasicBlockRef tail = intrin_block(cg, "ktail");
+		LLVMBasicBlockRef join = intrin_block(cg, "ktaildone");
 		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, k, K, ""), tail, join);
 		LLVMPositionBuilderAtEnd(cg->b, tail);
 		for (int i = 0; i < n + nc; i++)
 			cur[i] = acc[i];
-		step(cg, d, k, LLVMBuildSub(cg->b, K, c64(d, 1), ""), cur, nc ? cur + n : NULL);
+		step(cg, d, k, LLVMBuildSub(cg->b, K, intrin_i64(cg, 1), ""), cur,
+		    nc ? cur + n : NULL);
 		LLVMBasicBlockRef tend = LLVMGetInsertBlock(cg->b);
 		LLVMBuildBr(cg->b, join);
 		LLVMPositionBuilderAtEnd(cg->b, join);
@@ -465,7 +437,7 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 	if (d->perm)
 		unpermute(cg, d, acc);
 	if (nc) {      /* (a + 128) * b summed: less 128 * b summed */
-		LLVMValueRef seven = cg_broadcast(cg, c32(d, 7), d->k->lanes);
+		LLVMValueRef seven = cg_broadcast(cg, intrin_i32(cg, 7), d->k->lanes);
 		for (int i = 0; i < n; i++)
 			acc[i] = LLVMBuildSub(cg->b, acc[i],
 			    LLVMBuildShl(cg->b, comp[i % d->nv], seven, ""), "");
@@ -473,10 +445,11 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 	LLVMValueRef cptr[MAXR * MAXV];
 	for (int r = 0; r < d->mr; r++)
 		for (int v = 0; v < d->nv; v++)
-			cptr[r * d->nv + v] = gep(cg, LLVMGetElementType(d->acc), d->c,
-			    LLVMBuildAdd(cg->b, mul(cg, c64(d, r), d->csi), c64(d, v * d->k->lanes), ""));
+			cptr[r * d->nv + v] = intrin_gep(cg, LLVMGetElementType(d->acc), d->c,
+			    LLVMBuildAdd(cg->b, intrin_mul(cg, intrin_i64(cg, r), d->csi),
+			    intrin_i64(cg, v * d->k->lanes), ""));
 	LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
-	LLVMBasicBlockRef add = bb(cg, d, "cload"), store = bb(cg, d, "cstore");
+	LLVMBasicBlockRef add = intrin_block(cg, "cload"), store = intrin_block(cg, "cstore");
 	LLVMBuildCondBr(cg->b, d->first, store, add);
 	LLVMPositionBuilderAtEnd(cg->b, add);
 	LLVMValueRef sum[MAXR * MAXV];
@@ -511,22 +484,22 @@ typedef struct {
 static void
 loop_begin(Cg *cg, Dot *d, Loop *l, LLVMValueRef n)
 {
-	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b), body = bb(cg, d, "body");
-	l->head = bb(cg, d, "loop");
-	l->exit = bb(cg, d, "loopdone");
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b), body = intrin_block(cg, "body");
+	l->head = intrin_block(cg, "loop");
+	l->exit = intrin_block(cg, "loopdone");
 	LLVMBuildBr(cg->b, l->head);
 	LLVMPositionBuilderAtEnd(cg->b, l->head);
 	l->var = LLVMBuildPhi(cg->b, d->i64, "");
-	LLVMValueRef zero = c64(d, 0);
+	LLVMValueRef zero = intrin_i64(cg, 0);
 	LLVMAddIncoming(l->var, &zero, &pre, 1);
 	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, l->var, n, ""), body, l->exit);
 	LLVMPositionBuilderAtEnd(cg->b, body);
 }
 
 static void
-loop_end(Cg *cg, Dot *d, Loop *l)
+loop_end(Cg *cg, Loop *l)
 {
-	LLVMValueRef next = LLVMBuildAdd(cg->b, l->var, c64(d, 1), "");
+	LLVMValueRef next = LLVMBuildAdd(cg->b, l->var, intrin_i64(cg, 1), "");
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
 	LLVMAddIncoming(l->var, &next, &latch, 1);
 	LLVMBuildBr(cg->b, l->head);
@@ -548,7 +521,8 @@ edge_block(Cg *cg, Dot *d, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K)
 	Loop li, lj, lk;
 	loop_begin(cg, d, &li, mr);
 	loop_begin(cg, d, &lj, nr);
-	LLVMValueRef cp = gep(cg, st, d->c, LLVMBuildAdd(cg->b, mul(cg, li.var, d->csi), lj.var, ""));
+	LLVMValueRef cp = intrin_gep(cg, st, d->c,
+	    LLVMBuildAdd(cg->b, intrin_mul(cg, li.var, d->csi), lj.var, ""));
 	LLVMValueRef old = LLVMBuildLoad2(cg->b, st, cp, "");
 	LLVMSetAlignment(old, 4);
 	LLVMValueRef s0 = LLVMBuildSelect(cg->b, d->first, LLVMConstNull(st), old, "");
@@ -560,97 +534,60 @@ edge_block(Cg *cg, Dot *d, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K)
 	LLVMValueRef s = LLVMBuildPhi(cg->b, st, "s");
 	LLVMAddIncoming(s, &s0, &pre, 1);
 	LLVMPositionBuilderAtEnd(cg->b, kbody);
-	LLVMValueRef x = load(cg, d->e, gep(cg, d->e, d->a, LLVMBuildAdd(cg->b,
-	    mul(cg, li.var, d->asi), mul(cg, lk.var, d->ask), "")));
-	LLVMValueRef y = load(cg, d->e, gep(cg, d->e, d->b, LLVMBuildAdd(cg->b,
-	    mul(cg, lk.var, d->bsk), lj.var, "")));
+	LLVMValueRef x = load(cg, d->e, intrin_gep(cg, d->e, d->a, LLVMBuildAdd(cg->b,
+	    intrin_mul(cg, li.var, d->asi), intrin_mul(cg, lk.var, d->ask), "")));
+	LLVMValueRef y = load(cg, d->e, intrin_gep(cg, d->e, d->b, LLVMBuildAdd(cg->b,
+	    intrin_mul(cg, lk.var, d->bsk), lj.var, "")));
 	x = widen(cg, d, x);
 	y = widen(cg, d, y);
 	LLVMValueRef s1 = d->k->bf16 ? LLVMBuildFAdd(cg->b, s, LLVMBuildFMul(cg->b, x, y, ""), "") :
 	    LLVMBuildAdd(cg->b, s, LLVMBuildMul(cg->b, x, y, ""), "");
 	LLVMBasicBlockRef kl = LLVMGetInsertBlock(cg->b);
 	LLVMAddIncoming(s, &s1, &kl, 1);
-	loop_end(cg, d, &lk);
+	loop_end(cg, &lk);
 	LLVMValueRef out = LLVMBuildStore(cg->b, s, cp);
 	LLVMSetAlignment(out, 4);
-	loop_end(cg, d, &lj);
-	loop_end(cg, d, &li);
+	loop_end(cg, &lj);
+	loop_end(cg, &li);
 }
 
-/* txc.dot.KIND.MRxNR, then the strides built in (tags c, i, k, b) */
-static void
-kernel_name(char *name, size_t size, const DotKind *k, int MR, int NR, const int64_t *cst)
-{
-	static const char tag[4] = { 'c', 'i', 'k', 'b' };
-	int len = snprintf(name, size, "%sdot.%s.%dx%d", CG_KERNEL_PREFIX, k->emit, MR, NR);
-	for (int i = 0; i < 4 && len > 0 && (size_t)len < size; i++)
-		if (cst[i] >= 0)
-			len += snprintf(name + len, size - (size_t)len, ".%c%lld", tag[i],
-			    (long long)cst[i]);
-}
-
-static void
-attr(Cg *cg, LLVMValueRef fn, const char *name)
-{
-	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(cg->ctx,
-	    LLVMGetEnumAttributeKindForName(name, strlen(name)), 0));
-}
-
-/* void NAME(c, csi, a, asi, ask, b, bsk, K, mr, nr, first), built once */
+/* The kernel txc.dot.KIND.MRxNR, then the strides built in (tags c, i,
+ * k, b: intrin_name_strides), built once */
 static LLVMValueRef
 kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emulate,
     LLVMTypeRef *fty)
 {
-	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0), i64 = LLVMInt64TypeInContext(cg->ctx);
-	LLVMTypeRef pt[11] = { ptr, i64, ptr, i64, i64, ptr, i64, i64, i64, i64,
-	    LLVMInt1TypeInContext(cg->ctx) };
-	*fty = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), pt, 11, 0);
+	static const char *const attrs[] = { "noinline", "nounwind", NULL };
 	char name[96];
-	kernel_name(name, sizeof name, k, MR, NR, cst);
+	snprintf(name, sizeof name, "%sdot.%s.%dx%d", CG_KERNEL_PREFIX, k->emit, MR, NR);
+	intrin_name_strides(name, sizeof name, '.', cst);
 	if (emulate)
 		strncat(name, ".emulated", sizeof name - strlen(name) - 1);
-	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
-	if (fn)
+	LLVMValueRef fn = intrin_decl(cg, name, true, k->lanes, attrs, fty);
+	if (LLVMCountBasicBlocks(fn))
 		return fn;
-	fn = LLVMAddFunction(cg->mod, name, *fty);
-	LLVMSetLinkage(fn, LLVMInternalLinkage);
-	attr(cg, fn, "noinline");
-	attr(cg, fn, "nounwind");
-	if (k->lanes == 16) {   /* zmm stays whole (intrin_cpu.c's kernel_decl) */
-		static const char key[] = "min-legal-vector-width", v[] = "512";
-		LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-		    LLVMCreateStringAttribute(cg->ctx, key, sizeof key - 1, v, sizeof v - 1));
-	}
-	LLVMBasicBlockRef saved = LLVMGetInsertBlock(cg->b);
-	LLVMMetadataRef saved_loc = LLVMGetCurrentDebugLocation2(cg->b);
-	LLVMSetCurrentDebugLocation2(cg->b, NULL);
+	IntrinSaved saved;
+	LLVMValueRef p[11];
+	intrin_begin(cg, &saved, fn, cst, p);
 	Dot d;
 	memset(&d, 0, sizeof d);
 	d.k = k;
-	d.fn = fn;
 	d.emulate = emulate;
-	d.i64 = i64;
+	d.i64 = LLVMInt64TypeInContext(cg->ctx);
 	d.i32 = LLVMInt32TypeInContext(cg->ctx);
 	d.e = k->bf16 ? LLVMInt16TypeInContext(cg->ctx) : LLVMInt8TypeInContext(cg->ctx);
 	d.acc = LLVMVectorType(k->bf16 ? LLVMFloatTypeInContext(cg->ctx) : d.i32, (unsigned)k->lanes);
 	d.mr = MR;
 	d.nv = NR / k->lanes;
 	d.perm = k->group == 2 && d.nv % 2 == 0;
-	LLVMValueRef p[11];
-	LLVMGetParams(fn, p);
 	d.c = p[0], d.csi = p[1], d.a = p[2], d.asi = p[3], d.ask = p[4];
 	d.b = p[5], d.bsk = p[6], d.first = p[10];
-	LLVMValueRef *strides[4] = { &d.csi, &d.asi, &d.ask, &d.bsk };
-	for (int i = 0; i < 4; i++)
-		if (cst[i] >= 0)
-			*strides[i] = c64(&d, cst[i]);
 	LLVMValueRef K = p[7], vm = p[8], vn = p[9];
-	LLVMPositionBuilderAtEnd(cg->b, bb(cg, &d, "entry"));
-	LLVMBasicBlockRef bfull = bb(cg, &d, "full"), bedge = bb(cg, &d, "edge");
-	LLVMBasicBlockRef done = bb(cg, &d, "done");
+	LLVMBasicBlockRef bfull = intrin_block(cg, "full"), bedge = intrin_block(cg, "edge");
+	LLVMBasicBlockRef done = intrin_block(cg, "done");
 	LLVMValueRef isfull = LLVMBuildAnd(cg->b,
-	    LLVMBuildICmp(cg->b, LLVMIntEQ, vm, c64(&d, MR), ""),
-	    LLVMBuildICmp(cg->b, LLVMIntEQ, vn, c64(&d, NR), ""), "");
+	    LLVMBuildICmp(cg->b, LLVMIntEQ, vm, intrin_i64(cg, MR), ""),
+	    LLVMBuildICmp(cg->b, LLVMIntEQ, vn, intrin_i64(cg, NR), ""), "");
 	LLVMBuildCondBr(cg->b, isfull, bfull, bedge);
 	LLVMPositionBuilderAtEnd(cg->b, bfull);
 	full_block(cg, &d, K);
@@ -660,24 +597,8 @@ kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emu
 	LLVMBuildBr(cg->b, done);
 	LLVMPositionBuilderAtEnd(cg->b, done);
 	LLVMBuildRetVoid(cg->b);
-	if (saved)
-		LLVMPositionBuilderAtEnd(cg->b, saved);
-	else
-		LLVMClearInsertionPosition(cg->b);
-	LLVMSetCurrentDebugLocation2(cg->b, saved_loc);
+	intrin_end(cg, &saved);
 	return fn;
-}
-
-/* The address of a scalar load (flat index after flatten.c). */
-static LLVMValueRef
-address_of(Cg *cg, IrExpr *ld)
-{
-	if (ld->kind != IR_LOAD || ld->load.nidx != 1)
-		ICE("intrinsic argument is not a flat load");
-	Buffer *b = ld->load.buf;
-	LLVMTypeRef et = cg_elem_mem_type(cg, b->elem);
-	LLVMValueRef off = cg_index(cg, ld->load.idx[0], 1);
-	return LLVMBuildGEP2(cg->b, et, cg_lookup_buf(cg, b), &off, 1, "tile");
 }
 
 static bool
@@ -713,28 +634,11 @@ intrin_dot_emit(Cg *cg, IrExpr *e)
 		    "isa knob at its default, the widest table the target has", k->need);
 		return true;
 	}
-	IrExpr **x = e->call.args;
-	int64_t mr = -1, nr = -1;
-	if (e->call.nargs != FMA_OUTER_NARGS || !ir_is_const(x[FMA_OUTER_ARGS], &mr) ||
-	    !ir_is_const(x[FMA_OUTER_ARGS + 1], &nr) || mr <= 0 || nr <= 0 ||
-	    nr % k->lanes != 0 || mr > MAXR || nr / k->lanes > MAXV)
+	int64_t mr, nr, cst[4];
+	if (!intrin_decode(e, k->lanes, &mr, &nr, cst) || mr > MAXR || nr / k->lanes > MAXV)
 		ICE("%s: malformed call", k->emit);
-	int64_t cst[4];
-	IrExpr *sx[4] = { x[4], x[7], x[8], x[10] };
-	for (int i = 0; i < 4; i++)
-		if (!ir_is_const(sx[i], &cst[i]) || cst[i] < 0 || cst[i] > (1 << 20))
-			cst[i] = -1;
 	LLVMTypeRef fty;
 	LLVMValueRef fn = kernel_fn(cg, k, (int)mr, (int)nr, cst, emulate, &fty);
-	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
-	LLVMValueRef first = cg_index(cg, x[12], 1);
-	LLVMValueRef args[11] = {
-		address_of(cg, x[3]), cg_index(cg, x[4], 1),
-		address_of(cg, x[6]), cg_index(cg, x[7], 1), cg_index(cg, x[8], 1),
-		address_of(cg, x[9]), cg_index(cg, x[10], 1),
-		cg_index(cg, x[2], 1), cg_index(cg, x[0], 1), cg_index(cg, x[1], 1),
-		LLVMBuildICmp(cg->b, LLVMIntNE, first, LLVMConstInt(i64, 0, 0), "first"),
-	};
-	LLVMBuildCall2(cg->b, fty, fn, args, 11, "");
+	intrin_call(cg, e, fn, fty);
 	return true;
 }

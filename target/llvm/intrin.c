@@ -1,0 +1,153 @@
+/* intrin.c: what the CPU's micro-kernel emitters (intrin_cpu.c's f32
+ * fma_outer, intrin_dot.c's i8 and bf16 kernels) share: the decoding of
+ * the call (lower/ir.h's fma_outer arguments), the kernel's signature
+ *     void NAME(c, csi, a, asi, ask, b, bsk, K, mr, nr, first)
+ * and its call, the builder moved into a kernel and back, and a few
+ * one-line LLVM builders.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "target/llvm/cg.h"
+
+LLVMValueRef
+intrin_gep(Cg *cg, LLVMTypeRef t, LLVMValueRef p, LLVMValueRef off)
+{
+	return LLVMBuildGEP2(cg->b, t, p, &off, 1, "");
+}
+
+LLVMValueRef
+intrin_mul(Cg *cg, LLVMValueRef a, LLVMValueRef b)
+{
+	return LLVMBuildMul(cg->b, a, b, "");
+}
+
+LLVMValueRef
+intrin_i64(Cg *cg, int64_t v)
+{
+	return LLVMConstInt(LLVMInt64TypeInContext(cg->ctx), (unsigned long long)v, 1);
+}
+
+LLVMValueRef
+intrin_i32(Cg *cg, int64_t v)
+{
+	return LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), (unsigned long long)v, 1);
+}
+
+LLVMBasicBlockRef
+intrin_block(Cg *cg, const char *name)
+{
+	LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(cg->b));
+	return LLVMAppendBasicBlockInContext(cg->ctx, fn, name);
+}
+
+bool
+intrin_decode(IrExpr *e, int lanes, int64_t *mr, int64_t *nr, int64_t *cst)
+{
+	IrExpr **x = e->call.args;
+	*mr = *nr = -1;
+	if (e->call.nargs != FMA_OUTER_NARGS || !ir_is_const(x[FMA_OUTER_ARGS], mr) ||
+	    !ir_is_const(x[FMA_OUTER_ARGS + 1], nr) || *mr <= 0 || *nr <= 0 || *nr % lanes != 0)
+		return false;
+	/* strides known here are built into the kernel (one per set of them):
+	 * constant offsets address a and b without integer arithmetic */
+	IrExpr *sx[4] = { x[4], x[7], x[8], x[10] };
+	for (int i = 0; i < 4; i++)
+		if (!ir_is_const(sx[i], &cst[i]) || cst[i] < 0 || cst[i] > (1 << 20))
+			cst[i] = -1;
+	return true;
+}
+
+void
+intrin_name_strides(char *name, size_t size, char sep, const int64_t *cst)
+{
+	static const char tag[4] = { 'c', 'i', 'k', 'b' };
+	size_t len = strlen(name);
+	for (int i = 0; i < 4 && len < size; i++)
+		if (cst[i] >= 0) {
+			int n = snprintf(name + len, size - len, "%c%c%lld", sep, tag[i],
+			    (long long)cst[i]);
+			if (n < 0)
+				return;
+			len += (size_t)n;
+		}
+}
+
+LLVMValueRef
+intrin_decl(Cg *cg, const char *name, bool internal, int lanes, const char *const *attrs,
+    LLVMTypeRef *fty)
+{
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0), i64 = LLVMInt64TypeInContext(cg->ctx);
+	LLVMTypeRef pt[11] = { ptr, i64, ptr, i64, i64, ptr, i64, i64, i64, i64,
+	    LLVMInt1TypeInContext(cg->ctx) };
+	*fty = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), pt, 11, 0);
+	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
+	if (fn)
+		return fn;
+	fn = LLVMAddFunction(cg->mod, name, *fty);
+	if (internal)
+		LLVMSetLinkage(fn, LLVMInternalLinkage);
+	for (; *attrs; attrs++)
+		cg_attr(cg, fn, LLVMAttributeFunctionIndex, *attrs);
+	if (lanes == 16) {
+		/* 512-bit vectors stay whole on CPUs whose tuning prefers 256-bit
+		 * ones (Skylake-X, Ice Lake, Sapphire Rapids): without this X86
+		 * splits every <16 x float> into two ymm halves */
+		static const char k[] = "min-legal-vector-width", v[] = "512";
+		LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+		    LLVMCreateStringAttribute(cg->ctx, k, sizeof k - 1, v, sizeof v - 1));
+	}
+	return fn;
+}
+
+void
+intrin_begin(Cg *cg, IntrinSaved *s, LLVMValueRef fn, const int64_t *cst, LLVMValueRef *p)
+{
+	s->block = LLVMGetInsertBlock(cg->b);
+	s->loc = LLVMGetCurrentDebugLocation2(cg->b);
+	LLVMSetCurrentDebugLocation2(cg->b, NULL);
+	LLVMGetParams(fn, p);
+	static const int at[4] = { 1, 3, 4, 6 };   /* csi, asi, ask, bsk */
+	for (int i = 0; i < 4; i++)
+		if (cst[i] >= 0)
+			p[at[i]] = intrin_i64(cg, cst[i]);
+	LLVMPositionBuilderAtEnd(cg->b, LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry"));
+}
+
+void
+intrin_end(Cg *cg, const IntrinSaved *s)
+{
+	if (s->block)
+		LLVMPositionBuilderAtEnd(cg->b, s->block);
+	else
+		LLVMClearInsertionPosition(cg->b);
+	LLVMSetCurrentDebugLocation2(cg->b, s->loc);
+}
+
+/* The address of a scalar load (flat index after flatten.c). */
+static LLVMValueRef
+address_of(Cg *cg, IrExpr *ld)
+{
+	if (ld->kind != IR_LOAD || ld->load.nidx != 1)
+		ICE("intrinsic argument is not a flat load");
+	Buffer *b = ld->load.buf;
+	LLVMTypeRef et = cg_elem_mem_type(cg, b->elem);
+	LLVMValueRef off = cg_index(cg, ld->load.idx[0], 1);
+	return LLVMBuildGEP2(cg->b, et, cg_lookup_buf(cg, b), &off, 1, "tile");
+}
+
+void
+intrin_call(Cg *cg, IrExpr *e, LLVMValueRef fn, LLVMTypeRef fty)
+{
+	IrExpr **x = e->call.args;
+	LLVMValueRef first = cg_index(cg, x[12], 1);
+	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
+	LLVMValueRef args[11] = {
+		address_of(cg, x[3]), cg_index(cg, x[4], 1),
+		address_of(cg, x[6]), cg_index(cg, x[7], 1), cg_index(cg, x[8], 1),
+		address_of(cg, x[9]), cg_index(cg, x[10], 1),
+		cg_index(cg, x[2], 1), cg_index(cg, x[0], 1), cg_index(cg, x[1], 1),
+		LLVMBuildICmp(cg->b, LLVMIntNE, first, LLVMConstInt(i64, 0, 0), "first"),
+	};
+	LLVMBuildCall2(cg->b, fty, fn, args, 11, "");
+}
