@@ -137,6 +137,22 @@ row_index(Cg *cg, LLVMValueRef k, int q, LLVMValueRef last, LLVMValueRef *valid)
 	return LLVMBuildSelect(cg->b, *valid, kq, last, "");
 }
 
+/* Row k + q of b from column col on, n elements (row_index: zero past
+ * last). */
+static LLVMValueRef
+b_row(Cg *cg, Dot *d, LLVMValueRef k, int q, LLVMValueRef last, int col, int n)
+{
+	LLVMTypeRef rowt = LLVMVectorType(d->e, (unsigned)n);
+	LLVMValueRef valid;
+	LLVMValueRef kq = row_index(cg, k, q, last, &valid);
+	LLVMValueRef p = intrin_gep(cg, d->e, d->b, LLVMBuildAdd(cg->b, intrin_mul(cg, kq, d->bsk),
+	    intrin_i64(cg, col), ""));
+	LLVMValueRef row = load(cg, rowt, p);
+	if (valid)
+		row = LLVMBuildSelect(cg->b, valid, row, LLVMConstNull(rowt), "");
+	return row;
+}
+
 /* Pairs of k (G 2) with an even number of vectors of b: each two
  * vectors' 2L columns are loaded at once and interleaved within 128-bit
  * blocks (vpunpcklwd and vpunpckhwd: no shuffle crosses a block), which
@@ -147,18 +163,11 @@ static void
 pack_b_pairs(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *pb)
 {
 	int L = d->k->lanes;
-	LLVMTypeRef rowt = LLVMVectorType(d->e, (unsigned)(2 * L));
 	LLVMTypeRef w = LLVMVectorType(LLVMInt16TypeInContext(cg->ctx), (unsigned)(2 * L));
 	for (int v = 0; v < d->nv; v += 2) {
 		LLVMValueRef rows[2];
 		for (int q = 0; q < 2; q++) {
-			LLVMValueRef valid;
-			LLVMValueRef kq = row_index(cg, k, q, last, &valid);
-			LLVMValueRef p = intrin_gep(cg, d->e, d->b,
-			    LLVMBuildAdd(cg->b, intrin_mul(cg, kq, d->bsk), intrin_i64(cg, v * L), ""));
-			rows[q] = load(cg, rowt, p);
-			if (valid)
-				rows[q] = LLVMBuildSelect(cg->b, valid, rows[q], LLVMConstNull(rowt), "");
+			rows[q] = b_row(cg, d, k, q, last, v * L, 2 * L);
 			if (!d->k->bf16)
 				rows[q] = LLVMBuildSExt(cg->b, rows[q], w, "");
 		}
@@ -202,22 +211,14 @@ static void
 pack_b(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *pb)
 {
 	int L = d->k->lanes, G = d->k->group;
-	LLVMTypeRef rowt = LLVMVectorType(d->e, (unsigned)L);
 	if (d->perm) {
 		pack_b_pairs(cg, d, k, last, pb);
 		return;
 	}
 	for (int v = 0; v < d->nv; v++) {
 		LLVMValueRef rows[4];
-		for (int q = 0; q < G; q++) {
-			LLVMValueRef valid;
-			LLVMValueRef kq = row_index(cg, k, q, last, &valid);
-			LLVMValueRef p = intrin_gep(cg, d->e, d->b,
-			    LLVMBuildAdd(cg->b, intrin_mul(cg, kq, d->bsk), intrin_i64(cg, v * L), ""));
-			rows[q] = load(cg, rowt, p);
-			if (valid)
-				rows[q] = LLVMBuildSelect(cg->b, valid, rows[q], LLVMConstNull(rowt), "");
-		}
+		for (int q = 0; q < G; q++)
+			rows[q] = b_row(cg, d, k, q, last, v * L, L);
 		LLVMValueRef x;
 		if (G == 1) {
 			x = widen_bf16(cg, d, rows[0], L);
