@@ -19,7 +19,9 @@ tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 99
 fail() { echo "FAIL: vnni_asm: $*"; exit 1; }
-cat >m.tx <<'TX'
+. "$srcdir/tests/unit/asm_loop.sh"
+{
+	cat <<'TX'
 import "intrinsics/cpu.tx";
 kernel gi8(M, N, K) {
   in  A: i8[M, K];
@@ -27,57 +29,24 @@ kernel gi8(M, N, K) {
   out C: i32[M, N];
   C[i, j] = sum(k < K) i32(A[i, k]) * i32(B[k, j]);
 }
-schedule gi8 as vnni for cpu {
-  C.tile(i, j, 8, 32) -> (io, jo, ii, ji);
-  C.reorder(io, jo, k, ii, ji);
-  C.tensorize(k, gemm_8x32_i8_vnni);
-}
-schedule gi8 as avxvnni for cpu {
-  C.tile(i, j, 4, 16) -> (io, jo, ii, ji);
-  C.reorder(io, jo, k, ii, ji);
-  C.tensorize(k, gemm_4x16_i8_avxvnni);
-}
-schedule gi8 as madd for cpu {
-  C.tile(i, j, 4, 16) -> (io, jo, ii, ji);
-  C.reorder(io, jo, k, ii, ji);
-  C.tensorize(k, gemm_4x16_i8);
-}
+TX
+	tile_schedule gi8 vnni 8 32 gemm_8x32_i8_vnni
+	tile_schedule gi8 avxvnni 4 16 gemm_4x16_i8_avxvnni
+	tile_schedule gi8 madd 4 16 gemm_4x16_i8
+	cat <<'TX'
 kernel gbf(M, N, K) {
   in  A: bf16[M, K];
   in  B: bf16[K, N];
   out C: f32[M, N];
   C[i, j] = sum(k < K) f32(A[i, k]) * f32(B[k, j]);
 }
-schedule gbf as dp for cpu {
-  C.tile(i, j, 12, 32) -> (io, jo, ii, ji);
-  C.reorder(io, jo, k, ii, ji);
-  C.tensorize(k, gemm_12x32_bf16);
-}
-schedule gbf as widen for cpu {
-  C.tile(i, j, 6, 16) -> (io, jo, ii, ji);
-  C.reorder(io, jo, k, ii, ji);
-  C.tensorize(k, gemm_6x16_bf16);
-}
 TX
-# The innermost loops of the micro-kernel (txc.dot.*) in $1 (a label, a
-# later jump back to it, no such loop inside): "N STACK-ACCESSES" a line,
-# N the lines matching the pattern $2.
-loops() {
-	awk -v PAT="$2" '/^[^ \t#].*dot\..*:$/ { on = 1 } on && /^\.Lfunc_end/ { exit }
-	on && /^\.L[A-Za-z0-9_]+:/ { l = $1; sub(/:$/, "", l); at[l] = NR }
-	on { line[NR] = $0 }
-	on && /^[ \t]+j[a-z]+[ \t]+\.L/ { if (($2 in at) && at[$2] > last) { f = 0; r = 0
-		for (i = at[$2]; i <= NR; i++) { if (line[i] ~ PAT) f++; if (line[i] ~ /rsp/) r++ }
-		print f, r; last = NR } }' "$1"
-}
-asm() { # CPU KERNEL SCHEDULE: m.s
-	"$TXC" --cpu="$1" -k "$2" -s "$3" -S -o m.s m.tx 2>err || {
-		grep -q "unknown target\|cannot generate" err && { echo "SKIP: no x86 target"; exit 77; }
-		cat err; fail "txc --cpu=$1 -k $2 -s $3"; }
-}
+	tile_schedule gbf dp 12 32 gemm_12x32_bf16
+	tile_schedule gbf widen 6 16 gemm_6x16_bf16
+} >m.tx
 check() { # CPU KERNEL SCHEDULE PATTERN COUNT WHAT
-	asm "$1" "$2" "$3"
-	loops m.s "$4" >loops.txt
+	asm "$1" -k "$2" -s "$3"
+	loops m.s "$4" 'dot[.]' >loops.txt
 	grep -qx "$5 0" loops.txt ||
 	    fail "--cpu=$1 $6: no k loop of $5 '$4' without stack accesses ($(tr '\n' ' ' <loops.txt))"
 	echo "ok: --cpu=$1 $6: k loops ('$4', stack accesses): $(tr '\n' ' ' <loops.txt)"

@@ -10,12 +10,15 @@
 # Skips (77) where txc has no x86 target.
 set -u
 : "${TXC:?TXC must name the txc binary}"
-TXC_STDLIB=${abs_top_srcdir:-${srcdir:-.}}/stdlib; export TXC_STDLIB
+src=${abs_top_srcdir:-${srcdir:-.}}
+TXC_STDLIB=$src/stdlib; export TXC_STDLIB
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 99
 fail() { echo "FAIL: zmm_asm: $*"; exit 1; }
-cat >m.tx <<'TX'
+. "$src/tests/unit/asm_loop.sh"
+{
+	cat <<'TX'
 import "intrinsics/cpu.tx";
 kernel matmul(M, N, K) {
   in  A: f32[M, K];
@@ -23,50 +26,24 @@ kernel matmul(M, N, K) {
   out C: f32[M, N];
   C[i, j] = sum(k < K) A[i, k] * B[k, j];
 }
-schedule matmul as t14x32 for cpu {
-  C.tile(i, j, 14, 32) -> (io, jo, ii, ji);
-  C.reorder(io, jo, k, ii, ji);
-  C.tensorize(k, gemm_14x32_f32);
-}
-schedule matmul as t8x48 for cpu {
-  C.tile(i, j, 8, 48) -> (io, jo, ii, ji);
-  C.reorder(io, jo, k, ii, ji);
-  C.tensorize(k, gemm_8x48_f32);
-}
-schedule matmul as t6x64 for cpu {
-  C.tile(i, j, 6, 64) -> (io, jo, ii, ji);
-  C.reorder(io, jo, k, ii, ji);
-  C.tensorize(k, gemm_6x64_f32);
-}
-schedule matmul as t6x16 for cpu {
-  C.tile(i, j, 6, 16) -> (io, jo, ii, ji);
-  C.reorder(io, jo, k, ii, ji);
-  C.tensorize(k, gemm_6x16_f32);
-}
 TX
-# The innermost loops of the micro-kernel in $1 (a label, a later jump
-# back to it, no such loop inside): "FMAS STACK-ACCESSES" a line.
-loops() {
-	awk '/^[^ \t#].*fma_outer.*:$/ { on = 1 } on && /^\.Lfunc_end/ { exit }
-	on && /^\.L[A-Za-z0-9_]+:/ { l = $1; sub(/:$/, "", l); at[l] = NR }
-	on { line[NR] = $0 }
-	on && /^[ \t]+j[a-z]+[ \t]+\.L/ { if (($2 in at) && at[$2] > last) { f = 0; r = 0
-		for (i = at[$2]; i <= NR; i++) { if (line[i] ~ /vfmadd/) f++; if (line[i] ~ /rsp/) r++ }
-		print f, r; last = NR } }' "$1"
-}
-asm() { # CPU SCHEDULE: m.s
-	"$TXC" --cpu="$1" -s "$2" -S -o m.s m.tx 2>err || {
-		grep -q "unknown target\|cannot generate" err && { echo "SKIP: no x86 target"; exit 77; }
-		cat err; fail "txc --cpu=$1 -s $2"; }
+	tile_schedule matmul t14x32 14 32 gemm_14x32_f32
+	tile_schedule matmul t8x48 8 48 gemm_8x48_f32
+	tile_schedule matmul t6x64 6 64 gemm_6x64_f32
+	tile_schedule matmul t6x16 6 16 gemm_6x16_f32
+} >m.tx
+# the FMAs of the micro-kernel's innermost loops in $1 (asm_loop.sh)
+fmas() {
+	loops "$1" vfmadd fma_outer
 }
 for cpu in skylake-avx512 sapphirerapids znver4; do
 	for t in "t14x32 28 14x32" "t8x48 96 8x48" "t6x64 96 6x64"; do
 		set -- $t
-		asm "$cpu" "$1"
+		asm "$cpu" -s "$1"
 		grep -q "^txc\.fma_outer_zmm\.$3[.:]" m.s || fail "$cpu $1: no txc.fma_outer_zmm.$3 kernel"
 		regs=$(sed -n '/^txc\.fma_outer_zmm/,/^\.Lfunc_end/p' m.s | grep -o '%zmm[0-9]*' | sort -u | wc -l)
 		[ "$regs" -ge 28 ] || fail "$cpu $1: the kernel uses $regs zmm registers, not 28 or more"
-		loops m.s >loops.txt
+		fmas m.s >loops.txt
 		grep -qx "$2 0" loops.txt ||
 		    fail "$cpu $1: no k loop of $2 FMAs without stack accesses ($(tr '\n' ' ' <loops.txt))"
 		fmas=$(sed -n '/^txc\.fma_outer_zmm/,/^\.Lfunc_end/p' m.s | grep -c 'vfmadd[0-9]*ps.*%zmm')
@@ -75,11 +52,11 @@ for cpu in skylake-avx512 sapphirerapids znver4; do
 	done
 done
 # AVX2's table for a CPU without AVX-512: ymm only, as before
-asm znver3 t6x16
+asm znver3 -s t6x16
 sed -n '/^txc\.fma_outer\.6x16/,/^\.Lfunc_end/p' m.s >k.s
 grep -q '%ymm' k.s || fail "znver3 6x16: no ymm code"
 ! grep -q '%zmm' k.s || fail "znver3 6x16: zmm code"
-loops m.s | grep -qx "48 0" || fail "znver3 6x16: no k loop of 48 FMAs without stack accesses"
+fmas m.s | grep -qx "48 0" || fail "znver3 6x16: no k loop of 48 FMAs without stack accesses"
 echo "ok: --cpu=znver3 6x16 in ymm"
 # --features adding AVX-512 to an AVX2 CPU: +avx512vl comes with it (LLVM
 # 19 failed selecting masked 256-bit operations without it, exit 2); the
@@ -87,7 +64,7 @@ echo "ok: --cpu=znver3 6x16 in ymm"
 for f in +avx512f +avx512bw; do
 	"$TXC" --cpu=haswell --features=$f -s t6x16 -S -o m.s m.tx 2>err || { cat err; fail "--cpu=haswell --features=$f"; }
 	"$TXC" --cpu=znver3 --features=$f -s t14x32 -S -o m.s m.tx 2>err || { cat err; fail "--cpu=znver3 --features=$f"; }
-	loops m.s | grep -qx "28 0" || fail "--cpu=znver3 --features=$f: 14x32 not in zmm without spills"
+	fmas m.s | grep -qx "28 0" || fail "--cpu=znver3 --features=$f: 14x32 not in zmm without spills"
 done
 "$TXC" --cpu=haswell --features=+avx512f,-avx512vl -s t6x16 -S -o m.s m.tx 2>err
 rc=$?
@@ -99,16 +76,15 @@ echo "ok: --features=+avx512f on AVX2 CPUs; -avx512vl refused on haswell, taken 
 # make bench's AVX-512 sgemm (bench/kernels/sgemm_zmm.tx): its packed
 # 14 x 32 kernel (a in 14-row panels, b in 32-wide ones: constant
 # strides) runs its k loop in zmm without stack accesses
-src=${abs_top_srcdir:-${srcdir:-.}}
 "$TXC" --cpu=sapphirerapids -S -o s.s "$src/bench/kernels/sgemm_zmm.tx" 2>err || { cat err; fail "sgemm_zmm.tx"; }
 grep -q '^txc\.fma_outer_zmm\.14x32\.i1\.k14\.b32:' s.s || fail "sgemm_zmm: no packed 14x32 kernel"
 sed -n '/^txc\.fma_outer_zmm\.14x32\.i1\.k14\.b32:/,/^\.Lfunc_end/p' s.s >p.s
-loops p.s | grep -qx "28 0" || fail "sgemm_zmm: the packed kernel's k loop spills"
+fmas p.s | grep -qx "28 0" || fail "sgemm_zmm: the packed kernel's k loop spills"
 echo "ok: sgemm_zmm.tx for sapphirerapids: packed 14x32 kernel in zmm"
 # make bench's 3x3 convolution: its isa knob takes gemm_28x16_f32 there
 # (28 accumulators, 1 vector of b, k unrolled by 4) without spills
 "$TXC" --cpu=sapphirerapids -S -o c.s "$src/bench/kernels/conv3x3.tx" 2>err || { cat err; fail "conv3x3.tx"; }
 sed -n '/^txc\.fma_outer_zmm\.28x16\..*:$/,/^\.Lfunc_end/p' c.s >q.s
 [ -s q.s ] || fail "conv3x3 for sapphirerapids: no 28x16 zmm kernel"
-loops q.s | grep -qx "112 0" || fail "conv3x3: the 28x16 kernel's k loop spills"
+fmas q.s | grep -qx "112 0" || fail "conv3x3: the 28x16 kernel's k loop spills"
 echo "ok: conv3x3.tx for sapphirerapids: 28x16 kernel in zmm"
