@@ -405,6 +405,30 @@ ast_strip(Expr *e)
 	return e && e->kind == EXPR_CAST ? e->call.args[0] : e;
 }
 
+/* The rule's output as the access c[i, j...] of its axes' names, for
+ * match_access (built in o). */
+typedef struct {
+	Expr e;
+	Expr *idx[MAXL];
+	Expr names[MAXL];
+} OutAccess;
+
+static Expr *
+out_access(Tz *t, OutAccess *o)
+{
+	memset(o, 0, sizeof *o);
+	o->e.kind = EXPR_ACCESS;
+	o->e.call.tensor = t->rule->tensor;
+	for (int d = 0; d < t->rule->naxes && d < MAXL; d++) {
+		o->names[d].kind = EXPR_NAME;
+		o->names[d].id.name = t->rule->axes[d];
+		o->idx[d] = &o->names[d];
+	}
+	o->e.call.args = o->idx;
+	o->e.call.nargs = t->rule->naxes;
+	return &o->e;
+}
+
 /* The update store against `c[...] = sum(...) a * b`. */
 static bool
 match_update(Tz *t, IrStmt *st, bool swap)
@@ -456,21 +480,8 @@ match_update(Tz *t, IrStmt *st, bool swap)
 		return false;
 	}
 	/* the output first: c[i, j] */
-	Tensor *c = t->rule->tensor;
-	Expr ca = { 0 };
-	ca.kind = EXPR_ACCESS;
-	ca.call.tensor = c;
-	Expr *cidx[MAXL];
-	Expr names[MAXL];
-	for (int d = 0; d < t->rule->naxes && d < MAXL; d++) {
-		memset(&names[d], 0, sizeof names[d]);
-		names[d].kind = EXPR_NAME;
-		names[d].id.name = t->rule->axes[d];
-		cidx[d] = &names[d];
-	}
-	ca.call.args = cidx;
-	ca.call.nargs = t->rule->naxes;
-	return match_access(t, &ca, st->store.buf, st->store.idx, st->store.nidx) &&
+	OutAccess ca;
+	return match_access(t, out_access(t, &ca), st->store.buf, st->store.idx, st->store.nidx) &&
 	    match_access(t, ia, xa->load.buf, xa->load.idx, xa->load.nidx) &&
 	    match_access(t, ib, xb->load.buf, xb->load.idx, xb->load.nidx);
 }
@@ -482,28 +493,15 @@ match_copy(Tz *t, IrStmt *st)
 {
 	Expr *rv = t->rule->value;
 	IrExpr *v = strip_cast(st->store.value);
-	Tensor *c = t->rule->tensor;
-	Expr ca = { 0 };
-	ca.kind = EXPR_ACCESS;
-	ca.call.tensor = c;
-	Expr *cidx[MAXL];
-	Expr names[MAXL];
-	for (int d = 0; d < t->rule->naxes && d < MAXL; d++) {
-		memset(&names[d], 0, sizeof names[d]);
-		names[d].kind = EXPR_NAME;
-		names[d].id.name = t->rule->axes[d];
-		cidx[d] = &names[d];
-	}
-	ca.call.args = cidx;
-	ca.call.nargs = t->rule->naxes;
+	OutAccess ca;
 	if (rv->kind == EXPR_ACCESS) {
 		if (v->kind != IR_LOAD) {
 			fail(t, arena_printf(ir_arena, "the nest stores %s, not a copy of a load as the "
 			    "intrinsic does", str(v)));
 			return false;
 		}
-		return match_access(t, &ca, st->store.buf, st->store.idx, st->store.nidx) &&
-		    match_access(t, rv, v->load.buf, v->load.idx, v->load.nidx);
+		return match_access(t, out_access(t, &ca), st->store.buf, st->store.idx,
+		    st->store.nidx) && match_access(t, rv, v->load.buf, v->load.idx, v->load.nidx);
 	}
 	double want = rv->kind == EXPR_FLOAT ? rv->fval : (double)rv->ival, have;
 	int64_t hi;
@@ -515,7 +513,7 @@ match_copy(Tz *t, IrStmt *st)
 		return false;
 	}
 	t->meaning.value = want;
-	return match_access(t, &ca, st->store.buf, st->store.idx, st->store.nidx);
+	return match_access(t, out_access(t, &ca), st->store.buf, st->store.idx, st->store.nidx);
 }
 
 /* Form checks of VTA's gemm: the operands are whole elements of the
