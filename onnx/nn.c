@@ -459,28 +459,6 @@ nn_gemm(Graph *g, OnnxNode *n, bool *unsupported)
 		b = bt;
 		tb = false;
 	}
-	if (few && !tb) {
-		const char *mm = c || alpha != 1.0 ? graph_fresh(g, arena_printf(perm, "%s_mm", y->tx)) :
-		    y->tx;
-		const char *ia[2] = { "_a0", "_r0" }, *ib[2] = { "_r0", "_a1" };
-		Val tmp = *y;
-		tmp.tx = mm;
-		tmp.declared = false;
-		tmp.is_output = mm == y->tx && y->is_output;
-		emit_rule(g, &tmp, arena_printf(perm, "sum(_r0 < %s) %s * %s", a->dim[1],
-		    emit_at(g, a, ia), emit_at(g, b, ib)));
-		if (mm == y->tx) {
-			y->declared = tmp.declared;
-			return true;
-		}
-		const char *e = arena_printf(perm, "%s[_a0, _a1]", mm);
-		if (alpha != 1.0)
-			e = arena_printf(perm, "%s * %s", graph_float(alpha), e);
-		if (c)
-			e = arena_printf(perm, "%s + %s * %s", e, graph_float(beta), emit_bread(g, c, y));
-		emit_rule(g, y, e);
-		return true;
-	}
 	if (!ta && tb && alpha == 1.0 && beta == 1.0 && c && c->ndims == 1 &&
 	    !strcmp(c->dim[0], y->dim[1])) {
 		g->imports[IMP_MATMUL] = true;
@@ -490,7 +468,7 @@ nn_gemm(Graph *g, OnnxNode *n, bool *unsupported)
 		return true;
 	}
 	const char *mm = c || alpha != 1.0 ? graph_fresh(g, arena_printf(perm, "%s_mm", y->tx)) : y->tx;
-	if (!ta && !tb) {
+	if (!few && !ta && !tb) {        /* a few rows: the rule below */
 		g->imports[IMP_MATMUL] = true;
 		fprintf(g->body, "  %s = matmul(%s, %s);\n", mm, graph_use(g, a), graph_use(g, b));
 		if (mm == y->tx)
