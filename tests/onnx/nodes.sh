@@ -20,6 +20,10 @@ done || { echo "FAIL: the harness does not build"; exit 1; }
 txrt=${abs_top_builddir:-../..}/rt/.libs/libtxrt.a
 [ -f "$txrt" ] || { echo "SKIP: no libtxrt.a"; exit 77; }
 tests=${NODE_TESTS:-$(sed -n 's/^#T //p' "$0")}
+# the sanitized run (TXC_E2E_LIGHT=1, .ci/run) checks txc, not what it
+# computes: every other case
+[ "${TXC_E2E_LIGHT:-0}" = 1 ] && [ -z "${NODE_TESTS:-}" ] &&
+	tests=$(echo "$tests" | awk 'NR % 2')
 pass=0 fail=0
 for t in $tests; do
 	d=$data/$t
