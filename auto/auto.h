@@ -70,6 +70,18 @@ void auto_machine(AutoMachine *m, const char *cpu, const char *features);
  * not the host's) counts as "generic". */
 void auto_target_isa(const char *triple, const char *cpu, const char *features);
 
+/* ---- caches.c: the target CPU's data cache sizes ----------------------
+ * caches_get fills out[] with the L1d, L2 and L3 sizes in bytes for
+ * --cpu cpu (NULL, "native" or "host": this machine, read from the OS)
+ * and returns where they came from ("sysfs", "table: znver3",
+ * "defaults", "--cache", or several joined by ", ").  caches_override
+ * takes txc's --cache=L1,L2[,L3] (sizes in bytes, or with K, M or G),
+ * which then wins; false, with a diagnostic, when arg is malformed.
+ * caches_sysfs: one level's data cache from Linux's sysfs, 0 if absent. */
+const char *caches_get(const char *cpu, long out[3]);
+bool caches_override(const char *arg);
+long caches_sysfs(int level);
+
 /* ---- graph.c: the stage graph ----------------------------------------
  * Also the stage graph of tests/gen/schedgen.c, the random schedule
  * generator, which reads the structural fields (names, constant extents,

@@ -57,45 +57,6 @@ feature_sign(const char *list, const char *f)
 	return sign;
 }
 
-static long
-cache_bytes(int level)
-{
-	for (int i = 0; i < 8; i++) {
-		char path[128], buf[64];
-		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			return 0;
-		int lv = fgets(buf, sizeof buf, f) ? atoi(buf) : 0;
-		fclose(f);
-		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-		f = fopen(path, "r");
-		bool instr = false;
-		if (f) {
-			instr = fgets(buf, sizeof buf, f) && !strncmp(buf, "Instruction", 11);
-			fclose(f);
-		}
-		if (lv != level || instr)
-			continue;
-		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-		f = fopen(path, "r");
-		if (!f)
-			return 0;
-		long v = 0;
-		if (fgets(buf, sizeof buf, f)) {
-			char *end;
-			v = strtol(buf, &end, 10);
-			if (*end == 'K')
-				v *= 1024;
-			else if (*end == 'M')
-				v *= 1024 * 1024;
-		}
-		fclose(f);
-		return v;
-	}
-	return 0;
-}
-
 void
 auto_machine(AutoMachine *m, const char *cpu, const char *features)
 {
@@ -167,8 +128,8 @@ auto_machine(AutoMachine *m, const char *cpu, const char *features)
 		m->vregs = 16;
 		m->isa = "generic";
 	}
-	m->l1 = cache_bytes(1);
-	m->l2 = cache_bytes(2);
+	m->l1 = caches_sysfs(1);
+	m->l2 = caches_sysfs(2);
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	const char *t = getenv("TXRT_NUM_THREADS");
 	if (t && atoi(t) > 0)
@@ -184,9 +145,15 @@ auto_target_isa(const char *triple, const char *cpu, const char *features)
 	size_t arch = dash ? (size_t)(dash - host) : strlen(host);
 	if (triple && *triple && strncmp(triple, host, arch) != 0) {
 		knobs_set_isa("generic", NULL);
+		long c[3];   /* not this machine's: the named CPU's, else the defaults */
+		caches_get(cpu ? cpu : "generic", c);
+		knobs_set_caches(c[0], c[1], c[2]);
 		return;
 	}
 	AutoMachine m;
 	auto_machine(&m, cpu, features);
 	knobs_set_isa(m.isa, m.exts);
+	long c[3];
+	caches_get(cpu, c);
+	knobs_set_caches(c[0], c[1], c[2]);
 }

@@ -76,6 +76,7 @@ usage(FILE *fp)
 	    "                       its statistics and modelled cycles (sizes fixed by -D)\n"
 	    "  --cuda-arch=SM       as for txc\n"
 	    "  --cpu=NAME --features=LIST -O0..3 -I DIR   as for txc\n"
+	    "  --cache=L1,L2[,L3]   as for txc: the cache sizes schedules read (l1_bytes...)\n"
 	    "  --no-vector-math     as for txc: libm per lane for vector exp, log, ...\n", fp);
 }
 
@@ -89,7 +90,7 @@ bad(const char *fmt, const char *arg)
 static int
 parse(Bench *b, int argc, char **argv)
 {
-	enum { O_SCHEDS = 256, O_RUNS, O_WARMUP, O_THREADS, O_SEED, O_TOL, O_CPU, O_FEAT,
+	enum { O_SCHEDS = 256, O_CACHE, O_RUNS, O_WARMUP, O_THREADS, O_SEED, O_TOL, O_CPU, O_FEAT,
 		O_BEST, O_COUNT, O_TARGET, O_ARCH, O_TLOG, O_NOVM };
 	static const struct option lo[] = {
 		{ "schedules", required_argument, NULL, O_SCHEDS },
@@ -101,6 +102,7 @@ parse(Bench *b, int argc, char **argv)
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "tolerance", required_argument, NULL, O_TOL },
 		{ "cpu", required_argument, NULL, O_CPU },
+		{ "cache", required_argument, NULL, O_CACHE },
 		{ "features", required_argument, NULL, O_FEAT },
 		{ "target", required_argument, NULL, O_TARGET },
 		{ "cuda-arch", required_argument, NULL, O_ARCH },
@@ -176,6 +178,10 @@ parse(Bench *b, int argc, char **argv)
 				return bad("bad --tolerance '%s': expected a non-negative number", optarg);
 			break;
 		case O_CPU: b->llvm.cpu = optarg; break;
+		case O_CACHE:
+			if (!caches_override(optarg))
+				return 1;
+			break;
 		case O_FEAT: b->llvm.features = optarg; break;
 		case O_TLOG: b->tuning_log = optarg; break;
 		case O_NOVM: b->llvm.no_vector_math = true; break;
@@ -334,6 +340,17 @@ build(Bench *b, Program *p, Kernel *k, bool none, const char *sched, Variant *v,
 	addr = llvm_jit_lookup(v->jit, arena_printf(perm, "%s__packed", k->name));
 	memcpy(&v->fn, &addr, sizeof addr);
 	return v->fn != NULL;
+}
+
+/* 512K, 32M, 1280K */
+static const char *
+size_text(long v)
+{
+	if (v % (1024 * 1024) == 0)
+		return arena_printf(perm, "%ldM", v / (1024 * 1024));
+	if (v % 1024 == 0)
+		return arena_printf(perm, "%ldK", v / 1024);
+	return arena_printf(perm, "%ld", v);
 }
 
 static bool
@@ -529,6 +546,13 @@ bench(Bench *b)
 	/* the micro-kernel tables a template's isa knob takes (tx.5, txc-schedule.7) */
 	if (knobs_isa() && !b->cuda && !b->vta)
 		printf(", %s tables", knobs_isa());
+	if (!b->cuda && !b->vta) {
+		/* what l1_bytes, l2_bytes and l3_bytes were (auto/caches.c) */
+		long c[3];
+		const char *from = caches_get(b->llvm.cpu, c);
+		printf(", caches L1d %s L2 %s L3 %s (%s)", size_text(c[0]), size_text(c[1]),
+		    size_text(c[2]), from);
+	}
 	putchar('\n');
 	if (b->cuda)
 		printf(b->emulated ? "  cuda schedules in libtxrt's emulator (results checked, not timed)\n" :

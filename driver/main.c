@@ -84,6 +84,8 @@ usage(FILE *fp)
 "Code generation:\n"
 "  --target=T           cpu (default), cuda or vta; or an LLVM target triple\n"
 "  --cpu=NAME           the CPU to tune for (default: this machine; 'generic')\n"
+"  --cache=L1,L2[,L3]   the data cache sizes schedules size blocks for (l1_bytes...;\n"
+"                       default: this machine's, from the OS, or --cpu's)\n"
 "  --features=LIST      LLVM target features, e.g. +avx2,+fma\n"
 "  --cuda-arch=SM       --target=cuda: the GPU architecture (default sm_80)\n""  -O0 -O1 -O2 -O3      optimisation level (default -O3)\n"
 "  -g                   map instructions to .tx lines (DWARF)\n"
@@ -105,7 +107,7 @@ usage(FILE *fp)
 
 enum {
 	OPT_EMIT = 256, OPT_CHECK, OPT_DUMP_AST, OPT_FORMAT, OPT_NO_SCHEDULE,
-	OPT_PRINT_LOOPS, OPT_TRACE, OPT_DUMP_AFTER, OPT_TARGET, OPT_CPU,
+	OPT_PRINT_LOOPS, OPT_TRACE, OPT_DUMP_AFTER, OPT_TARGET, OPT_CPU, OPT_CACHE,
 	OPT_FEATURES, OPT_COLOR, OPT_MAX_ERRORS, OPT_DLPACK, OPT_PREFIX, OPT_LOCAL_INTRINSICS,
 	OPT_RUNTIME_KERNELS, OPT_CODEGEN_THREADS, OPT_CUDA_ARCH, OPT_TUNING_LOG,
 	OPT_NO_AUTO, OPT_PRINT_AUTO, OPT_PRINT_FUSION,
@@ -126,6 +128,7 @@ static const struct option longopts[] = {
 	{ "dump-after", required_argument, NULL, OPT_DUMP_AFTER },
 	{ "target", required_argument, NULL, OPT_TARGET },
 	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "cache", required_argument, NULL, OPT_CACHE },
 	{ "features", required_argument, NULL, OPT_FEATURES },
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "max-errors", required_argument, NULL, OPT_MAX_ERRORS },
@@ -291,6 +294,10 @@ parse_args(int argc, char **argv, Options *o)
 				return bad_usage("unknown target '%s': use cpu, cuda, vta or an LLVM triple such as aarch64-linux-gnu", optarg);
 			break;
 		case OPT_CPU: o->cpu = optarg; break;
+		case OPT_CACHE:
+			if (!caches_override(optarg))
+				return 1;
+			break;
 		case OPT_TUNING_LOG: o->tuning_log = optarg; break;
 		case OPT_CUDA_ARCH:
 			if (strncmp(optarg, "sm_", 3) || !optarg[3] || strspn(optarg + 3, "0123456789a") != strlen(optarg + 3))

@@ -15,6 +15,11 @@
  * so one template picks the widest micro-kernel table there is; -K
  * isa=avx512 forces one (its code then runs on any x86-64 that LLVM
  * compiles it for, split to the target's width).
+ * Three more names are the target's: l1_bytes, l2_bytes and l3_bytes,
+ * its data cache sizes (knobs_set_caches: --cache, the OS, a table of
+ * --cpu names; auto/caches.c), integers a when condition may compute
+ * with (+ - * /) and compare, so that a template sizes its blocks for
+ * the machine: `when (isa == avx2 && 4 * 16 * 256 <= l1_bytes / 2)`.
  * Everything after sema (schedule validation, lowering) sees an ordinary
  * schedule.
  */
@@ -149,6 +154,29 @@ isa_pick(SchedPrim *kn, const char *isa)
 	return kn->nargs - 1;
 }
 
+/* ---- the target's caches (l1_bytes, l2_bytes, l3_bytes) ------------------ */
+
+static int64_t cache_sizes[3] = { 32 * 1024, 1024 * 1024, 32 * 1024 * 1024 };
+static const char *const cache_names[3] = { "l1_bytes", "l2_bytes", "l3_bytes" };
+
+void
+knobs_set_caches(long l1, long l2, long l3)
+{
+	cache_sizes[0] = l1;
+	cache_sizes[1] = l2;
+	cache_sizes[2] = l3;
+}
+
+/* The index of a cache name (l1_bytes...), or -1 */
+static int
+cache_name(const char *name)
+{
+	for (int i = 0; name && i < 3; i++)
+		if (!strcmp(name, cache_names[i]))
+			return i;
+	return -1;
+}
+
 /* ---- values ------------------------------------------------------------- */
 
 const char *
@@ -244,6 +272,9 @@ check_decl(Schedule *s, SchedPrim *kn)
 		diag_error(kn->knob_loc, "knob '%s' has the name of a memory scope or a tail "
 		    "strategy, which primitives take as arguments; give the knob another name",
 		    kn->knob);
+	else if (cache_name(kn->knob) >= 0)
+		diag_error(kn->knob_loc, "knob '%s' has the name of the target's cache size, "
+		    "which when conditions read; give the knob another name", kn->knob);
 	int prev = find_knob(s, kn->knob);
 	if (prev >= 0) {
 		diag_error(kn->knob_loc, "knob '%s' is declared twice", kn->knob);
@@ -290,7 +321,7 @@ when_type(Schedule *s, Expr *e, bool *used)
 	case EXPR_NAME: {
 		int k = find_knob(s, e->id.name);
 		if (k < 0)
-			return WT_NAME;
+			return cache_name(e->id.name) >= 0 ? WT_INT : WT_NAME;
 		used[k] = true;
 		return int_knob(s->knobs[k]) ? WT_INT : WT_NAME;
 	}
@@ -310,6 +341,19 @@ when_type(Schedule *s, Expr *e, bool *used)
 		if (a == WT_ERR || b == WT_ERR)
 			return WT_ERR;
 		switch (e->bin.op) {
+		case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV:
+			if (a == WT_INT && b == WT_INT) {
+				if (e->bin.op == OP_DIV && e->bin.b->kind == EXPR_INT && e->bin.b->ival == 0) {
+					diag_error(e->bin.op_loc, "division by zero in a when condition");
+					return WT_ERR;
+				}
+				return WT_INT;
+			}
+			diag_error(e->bin.op_loc, "'%s' in a when condition computes with integers "
+			    "(integer knobs, l1_bytes, l2_bytes, l3_bytes and numbers), not %s",
+			    op_spelling(e->bin.op), a == WT_INT ? (b == WT_BOOL ? "a condition" :
+			    "a name") : a == WT_BOOL ? "a condition" : "a name");
+			return WT_ERR;
 		case OP_AND: case OP_OR:
 			if (a == WT_BOOL && b == WT_BOOL)
 				return WT_BOOL;
@@ -318,8 +362,11 @@ when_type(Schedule *s, Expr *e, bool *used)
 		case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE: {
 			bool order = e->bin.op != OP_EQ && e->bin.op != OP_NE;
 			if (a != b || a == WT_BOOL || (order && a != WT_INT)) {
+				bool cache = (e->bin.a->kind == EXPR_NAME && cache_name(e->bin.a->id.name) >= 0) ||
+				    (e->bin.b->kind == EXPR_NAME && cache_name(e->bin.b->id.name) >= 0);
 				diag_error(e->bin.op_loc, "a when condition compares a knob with one "
-				    "of its values%s", order ? " (and orders integers only)" : "");
+				    "of its values%s%s", order ? " (and orders integers only)" : "",
+				    cache ? "; l1_bytes, l2_bytes and l3_bytes are integers" : "");
 				return WT_ERR;
 			}
 			if (a == WT_NAME) {
@@ -351,8 +398,8 @@ when_type(Schedule *s, Expr *e, bool *used)
 	default:
 		break;
 	}
-	diag_error(e->loc, "a when condition is made of knobs, their values, comparisons, "
-	    "'!', '&&' and '||'");
+	diag_error(e->loc, "a when condition is made of knobs, their values, the cache "
+	    "sizes l1_bytes, l2_bytes and l3_bytes, '+ - * /', comparisons, '!', '&&' and '||'");
 	return WT_ERR;
 }
 
@@ -438,6 +485,10 @@ eval(Schedule *s, Expr *e)
 	case EXPR_INT: case EXPR_BOOL: v.i = e->ival; return v;
 	case EXPR_NAME: {
 		int k = find_knob(s, e->id.name);
+		if (k < 0 && cache_name(e->id.name) >= 0) {
+			v.i = cache_sizes[cache_name(e->id.name)];
+			return v;
+		}
 		if (k < 0) {
 			v.is_name = true;
 			v.name = e->id.name;
@@ -465,6 +516,12 @@ eval(Schedule *s, Expr *e)
 		case OP_LE: v.i = a.i <= b.i; break;
 		case OP_GT: v.i = a.i > b.i; break;
 		case OP_GE: v.i = a.i >= b.i; break;
+		case OP_ADD: v.i = (int64_t)((uint64_t)a.i + (uint64_t)b.i); break;
+		case OP_SUB: v.i = (int64_t)((uint64_t)a.i - (uint64_t)b.i); break;
+		case OP_MUL: v.i = (int64_t)((uint64_t)a.i * (uint64_t)b.i); break;
+		/* as everywhere in tx: rounded toward negative infinity; a
+		 * divisor of 0 (a knob's value) gives 0 */
+		case OP_DIV: v.i = b.i == 0 ? 0 : b.i == -1 ? (int64_t)(0 - (uint64_t)a.i) : a.i / b.i - ((a.i % b.i != 0) && ((a.i < 0) != (b.i < 0))); break;
 		default: break;
 		}
 		return v;

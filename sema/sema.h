@@ -225,6 +225,10 @@ bool knobs_request_arg(const char *arg);
  * extensions it has among those the knob names (LLVM's names
  * "avx512vnni", "avxvnni", "avx512bf16", comma-separated), or NULL. */
 void knobs_set_isa(const char *isa, const char *exts);
+/* The target CPU's data cache sizes in bytes, which schedules name
+ * l1_bytes, l2_bytes and l3_bytes (integers in when conditions); until
+ * set, 32 KiB, 1 MiB and 32 MiB. */
+void knobs_set_caches(long l1, long l2, long l3);
 /* The instruction sets the isa knobs take: -K isa=VALUE's, else the
  * target's (NULL when not set). */
 const char *knobs_isa(void);

@@ -26,8 +26,18 @@ fail() { echo "FAIL: $*"; cat out.txt err.txt 2>/dev/null; exit 1; }
 "$TXC" bench mm.tx -D M=37 -D N=29 -D K=13 --runs=3 --threads=2 \
 	--schedules=default,serial >out.txt 2>err.txt || fail "txc bench exited $?"
 grep -q '^mm: M=37 N=29 K=13, 2 threads' out.txt || fail "no header line"
-grep -Eq '^mm: .*\), (avx512|avx2|sse2|neon|generic) tables$' out.txt ||
+grep -Eq '^mm: .*\), (avx512|avx2|sse2|neon|generic) tables, ' out.txt ||
 	fail "the header does not name the micro-kernel tables"
+# then the cache sizes the schedules read (l1_bytes ...) and their source
+grep -Eq ', caches L1d [0-9]+[KM]? L2 [0-9]+[KM]? L3 [0-9]+[KM]? \((sysfs|sysconf|defaults)' out.txt ||
+	fail "the header does not name the cache sizes"
+"$TXC" bench mm.tx -D M=37 -D N=29 -D K=13 --runs=1 --cache=4K,64K,1M >out2.txt 2>err2.txt ||
+	fail "txc bench --cache exited $?"
+grep -q ', caches L1d 4K L2 64K L3 1M (--cache)$' out2.txt || fail "--cache is not in the header"
+"$TXC" bench mm.tx -D M=37 -D N=29 -D K=13 --runs=1 --cache=64K,4K >out2.txt 2>err2.txt &&
+	fail "txc bench took --cache=64K,4K"
+grep -q 'error: --cache=64K,4K: the L2 size is smaller than the L1 size' err2.txt ||
+	fail "no message for a bad --cache"
 grep -q '(unscheduled)' out.txt || fail "no reference row"
 for s in default serial; do
 	grep -E "^  $s +[0-9.]+ ms +[0-9.]+ GFLOP/s +[0-9.e+-]+  \(median of 3\)\$" out.txt >/dev/null ||
