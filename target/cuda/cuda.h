@@ -19,6 +19,8 @@
  *   gpu_swizzle.c the accesses of swizzled shared buffers permuted
  *   gpu_shared.c  the block's shared allocations packed into one dynamic
  *                 arena, local ones checked to fit in registers
+ *   gpu_index32.c when a kernel's indices fit 32 bits: the condition on
+ *                 its sizes, and its 32-bit twin
  *   cuda_ptx.c    the kernels through LLVM's NVPTX backend to PTX
  *   cuda_c.c      --emit=cuda: the same kernels and entry points as CUDA C
  *   cuda_host.c   the host object: entry points that check, allocate and
@@ -73,7 +75,7 @@ typedef struct {
 	Loc loc;                  /* the primitive that placed it */
 } GpuShared;
 
-typedef struct {
+typedef struct GpuKernel {
 	const char *name;         /* "NAME_k0": the PTX entry */
 	Loc loc;                  /* the outer block loop's bind */
 	IrFunc *fn;               /* params: its variables, args: its buffers;
@@ -85,6 +87,13 @@ typedef struct {
 	GpuShared *shared; int nshared, capshared;
 	IrExpr *shared_bytes;     /* the arena's size, a host expression */
 	int64_t max_threads;      /* a constant bound of the block's threads, or 0 */
+	/* gpu_index32.c: its index arithmetic in 32 bits (every i64 of fn as
+	 * an i32 in the PTX and the emulator), or a twin that does it: a copy
+	 * of this kernel (same fn, name NAME_i32, index32 set) that the host
+	 * launches instead when i32_if, a host expression, holds */
+	bool index32;
+	struct GpuKernel *i32; IrExpr *i32_if;
+	int i32_slot;             /* the twin's index in the module's table */
 } GpuKernel;
 
 /* A kernel of the file split into host code and GPU kernels. */
@@ -198,6 +207,12 @@ IrStmt *gpu_allreduce(IrStmt *s, IrExpr *nthreads, IrExpr *tid, IrExpr *first);
 bool gpu_shared(GpuKernel *k);
 /* The shared placement of b in k, or NULL. */
 GpuShared *gpu_shared_find(GpuKernel *k, Buffer *b);
+
+/* ---- gpu_index32.c ------------------------------------------------------ */
+/* Sets k->index32, or gives k a 32-bit twin (k->i32, k->i32_if), where
+ * its index arithmetic fits 32 bits for all sizes or some.
+ * TXC_CUDA_NO_INDEX32 in the environment turns it off. */
+void gpu_index32(GpuKernel *k);
 
 /* The whole pipeline for the file's kernels (gpu_split, gpu_spmd,
  * gpu_shared); NULL after diagnostics. */

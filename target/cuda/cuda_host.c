@@ -15,6 +15,9 @@
  *     block arena it gives (txrt_emu_shared), and every load and store
  *     first calls txrt_emu_access with the buffer's index in the kernel's
  *     table, so the emulator checks bounds and shared-memory races;
+ *   - a kernel's 32-bit twin (gpu_index32.c), if it has one, in both forms
+ *     after all the others in the table; the launch picks it when its
+ *     condition on the sizes holds;
  *   - the module that ties them together (txrt_cuda_module of rt/txrt.h):
  *     { abi, ptx, kernels, nkernels, cache }, each kernel { name, emu,
  *     buffer names, buffer kinds, nbuffers }.
@@ -90,8 +93,13 @@ host_launch(Cg *cg, IrExpr *e)
 		LLVMValueRef at = LLVMConstInt(i64, (unsigned)i, 0);
 		LLVMBuildStore(cg->b, slot, LLVMBuildGEP2(cg->b, ptr, arr, &at, 1, ""));
 	}
+	/* the 32-bit twin where its condition holds (gpu_index32.c) */
+	LLVMValueRef which = LLVMConstInt(i32, (unsigned)(base + idx), 0);
+	if (k->i32)
+		which = LLVMBuildSelect(cg->b, cg_expr(cg, k->i32_if),
+		    LLVMConstInt(i32, (unsigned)k->i32_slot, 0), which, "kernel");
 	LLVMValueRef args[10] = {
-		H->module, LLVMConstInt(i32, (unsigned)(base + idx), 0),
+		H->module, which,
 		i64v(cg, k->grid[0]), i64v(cg, k->grid[1]), i64v(cg, k->grid[2]),
 		i64v(cg, k->block[0]), i64v(cg, k->block[1]), i64v(cg, k->block[2]),
 		i64v(cg, k->shared_bytes), arr,
@@ -177,12 +185,12 @@ emu_copy(Cg *cg, IrExpr *e)
 		Buffer *b = e->call.args[k]->load.buf;
 		args[4 * k] = LLVMConstInt(i32, (unsigned)buf_index(H, b), 0);
 		args[4 * k + 1] = cg_lookup_buf(cg, b);
-		args[4 * k + 2] = cg_index(cg, simplify_expr(gpu_swizzle_index(b,
-		    e->call.args[k]->load.idx[0]), NULL), 1);
-		args[4 * k + 3] = cg_buffer_elems(cg, b);
+		args[4 * k + 2] = LLVMBuildSExt(cg->b, cg_index(cg, simplify_expr(gpu_swizzle_index(b,
+		    e->call.args[k]->load.idx[0]), NULL), 1), i64, "");
+		args[4 * k + 3] = LLVMBuildSExt(cg->b, cg_buffer_elems(cg, b), i64, "");
 	}
 	args[8] = LLVMConstInt(i32, (unsigned long long)(16 / w), 0);
-	args[9] = cg_index(cg, e->call.args[3], 1);
+	args[9] = LLVMBuildSExt(cg->b, cg_index(cg, e->call.args[3], 1), i64, "");
 	emu_call(cg, "txrt_emu_copy_async", LLVMVoidTypeInContext(cg->ctx), pt, 10, args);
 	return true;
 }
@@ -194,7 +202,8 @@ emu_intrinsic(Cg *cg, IrExpr *e)
 	if (cuda_is(e, GPU_TID) || cuda_is(e, GPU_BID)) {
 		int which = cuda_dim_arg(e) + (cuda_is(e, GPU_BID) ? 3 : 0);
 		LLVMValueRef a = LLVMConstInt(i32, (unsigned)which, 0);
-		return emu_call(cg, "txrt_emu_id", i64, &i32, 1, &a);
+		return LLVMBuildTrunc(cg->b, emu_call(cg, "txrt_emu_id", i64, &i32, 1, &a),
+		    cg_index_type(cg), "");
 	}
 	if (cuda_is(e, GPU_BARRIER)) {
 		emu_call(cg, "txrt_emu_barrier", LLVMVoidTypeInContext(cg->ctx), NULL, 0, NULL);
@@ -265,7 +274,9 @@ emu_access(Cg *cg, Buffer *b, LLVMValueRef base, LLVMValueRef off, LLVMValueRef 
 	LLVMTypeRef pt[7] = { i32, ptr, i64, i64, i32, i32, i32 };
 	int bits = ir_bits(b->elem);
 	LLVMValueRef args[7] = {
-		LLVMConstInt(i32, (unsigned)buf_index(H, b), 0), base, off, cg_buffer_elems(cg, b),
+		LLVMConstInt(i32, (unsigned)buf_index(H, b), 0), base,
+		LLVMBuildSExt(cg->b, off, i64, ""),     /* i32 in a 32-bit kernel */
+		LLVMBuildSExt(cg->b, cg_buffer_elems(cg, b), i64, ""),
 		LLVMConstInt(i32, (unsigned)(bits < 8 ? 1 : bits / 8), 0),
 		LLVMConstInt(i32, write, 0),
 		active ? LLVMBuildZExt(cg->b, active, i32, "") : LLVMConstInt(i32, 1, 0),
@@ -354,11 +365,16 @@ cuda_host_emit(GpuFunc **gf, int n, const char *ptx, const LlvmOptions *o, EmitK
 	LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 0), i32 = LLVMInt32TypeInContext(ctx);
 	Host H = { gf, n, NULL, NULL, NULL, 0, 0 };
 	IrFunc **hosts = arena_alloc(ir_arena, (size_t)(n + 1) * sizeof *hosts);
-	int nk = 0;
+	int nk = 0, ntwins = 0;
 	for (int i = 0; i < n; i++) {
 		hosts[i] = gf[i]->host;
 		nk += gf[i]->nk;
 	}
+	/* the 32-bit twins after every kernel (their launches choose them) */
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < gf[i]->nk; j++)
+			if (gf[i]->k[j]->i32)
+				gf[i]->k[j]->i32_slot = nk + ntwins++;
 	Cg cg;
 	bool ok = cg_module(&cg, ctx, "txc", NULL, 0, td, triple, false, !o->no_contract, false,
 	    !o->no_vector_math, NULL);
@@ -381,15 +397,19 @@ cuda_host_emit(GpuFunc **gf, int n, const char *ptx, const LlvmOptions *o, EmitK
 	cg.dlpack_device = 2;     /* kDLCUDA */
 	for (int i = 0; o->dlpack && i < n; i++)
 		cg_dlpack_entry(&cg, hosts[i]);
-	LLVMValueRef *entries = arena_alloc(ir_arena, (size_t)(nk + 1) * sizeof *entries);
+	LLVMValueRef *entries = arena_alloc(ir_arena, (size_t)(nk + ntwins + 1) * sizeof *entries);
 	int at = 0;
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < gf[i]->nk; j++)
 			entries[at++] = kernel_entry(&cg, &H, gf[i]->k[j], kt);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < gf[i]->nk; j++)
+			if (gf[i]->k[j]->i32)
+				entries[at++] = kernel_entry(&cg, &H, gf[i]->k[j]->i32, kt);
 	LLVMValueRef fields[5] = {
 		LLVMConstInt(i32, 1, 0), cg_cstring(&cg, ptx),
-		cg_private_const(&cg, LLVMConstArray2(kt, entries, (uint64_t)nk), ".kernels"),
-		LLVMConstInt(i32, (unsigned)nk, 0), LLVMConstNull(ptr),
+		cg_private_const(&cg, LLVMConstArray2(kt, entries, (uint64_t)at), ".kernels"),
+		LLVMConstInt(i32, (unsigned)at, 0), LLVMConstNull(ptr),
 	};
 	LLVMSetInitializer(H.module, LLVMConstNamedStruct(mt, fields, 5));
 	LLVMDisposeBuilder(cg.b);

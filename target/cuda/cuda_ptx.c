@@ -31,6 +31,7 @@ cuda_kernel_fn(Cg *cg, GpuKernel *k, LLVMValueRef fn, bool packed)
 	IrFunc *f = k->fn;
 	CgFn cf;
 	cg->ir = f;
+	cg->index32 = k->index32;
 	cg_alias_scopes(cg, f);
 	cg_fn_begin(cg, &cf, fn);
 	LLVMBasicBlockRef body_bb = LLVMGetInsertBlock(cg->b);
@@ -64,6 +65,7 @@ cuda_kernel_fn(Cg *cg, GpuKernel *k, LLVMValueRef fn, bool packed)
 	cg->fn = cf.outer;
 	cg->nbinds = 0;
 	cg->nscoped = 0;
+	cg->index32 = false;
 }
 
 LLVMTypeRef
@@ -103,7 +105,7 @@ sreg(Cg *cg, const char *which, int d)
 	char name[64];
 	snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s.%c", which, "xyz"[d]);
 	LLVMValueRef v = cg_call_intrinsic(cg, name, NULL, 0, NULL, 0);
-	return LLVMBuildZExt(cg->b, v, LLVMInt64TypeInContext(cg->ctx), "");
+	return LLVMBuildZExt(cg->b, v, cg_index_type(cg), "");
 }
 
 /* Two elements of a or b for one register of an mma: <2 x half> for f16,
@@ -513,8 +515,12 @@ cuda_ptx(GpuFunc **gf, int n, const LlvmOptions *o, const CudaOptions *co)
 	cg.b = LLVMCreateBuilderInContext(ctx);
 	int errors = diag_errors();
 	for (int i = 0; ok && i < n; i++)
-		for (int j = 0; j < gf[i]->nk; j++) {
-			GpuKernel *k = gf[i]->k[j];
+		for (int j = 0; j < 2 * gf[i]->nk; j++) {
+			/* each kernel, then its 32-bit twin if it has one (not
+			 * after errors: they would be said twice) */
+			GpuKernel *k = j % 2 ? gf[i]->k[j / 2]->i32 : gf[i]->k[j / 2];
+			if (!k || (j % 2 && diag_errors() != errors))
+				continue;
 			LLVMValueRef fn = LLVMAddFunction(cg.mod, k->name, cuda_kernel_type(&cg, k));
 			LLVMSetFunctionCallConv(fn, PTX_KERNEL_CC);
 			cg_attr(&cg, fn, LLVMAttributeFunctionIndex, "nounwind");

@@ -35,7 +35,12 @@ dump(FILE *fp, GpuFunc **gf, int n)
 			}
 			fprintf(fp, "), shared bytes ");
 			ir_print_expr(fp, k->shared_bytes);
-			fprintf(fp, "\n");
+			fprintf(fp, "%s\n", k->index32 ? ", 32-bit indices" : "");
+			if (k->i32) {
+				fprintf(fp, "// kernel %s (32-bit indices) instead where ", k->i32->name);
+				ir_print_expr(fp, k->i32_if);
+				fprintf(fp, "\n");
+			}
 			ir_print_func(fp, k->fn);
 		}
 	}

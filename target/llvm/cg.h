@@ -89,6 +89,9 @@ typedef struct {
 	 * target's host code, which also takes kDLCUDAManaged, and kDLCPU while
 	 * libtxrt emulates the GPU on host memory) */
 	int dlpack_device;
+	/* the i64 values of the IR as i32 (target/cuda's 32-bit kernels, whose
+	 * entry condition says they fit): the index type, cg_index_type */
+	bool index32;
 } Cg;
 
 /* What a target built on this backend changes (target/cuda: GPU kernels
@@ -101,7 +104,7 @@ typedef struct CgHooks {
 	LLVMValueRef (*builtin)(Cg *cg, IrExpr *e, LLVMValueRef *args);
 	/* an allocation, its body included */
 	bool (*allocate)(Cg *cg, IrStmt *s);
-	/* before a scalar access of element off (i64) of b; active: an i1,
+	/* before a scalar access of element off (cg_index_type) of b; active: an i1,
 	 * or NULL when it always happens */
 	void (*access)(Cg *cg, Buffer *b, LLVMValueRef base, LLVMValueRef off,
 	    LLVMValueRef active, bool write);
@@ -193,6 +196,8 @@ LLVMTypeRef cg_elem_mem_type(Cg *cg, ScalarType t);
 LLVMValueRef cg_const_int(Cg *cg, IrType t, int64_t v);
 /* An index (any integer type, 1 or `lanes` lanes) as i64 (vector). */
 LLVMValueRef cg_index(Cg *cg, IrExpr *e, int lanes);
+/* The type of an index: i64, or i32 under Cg.index32. */
+LLVMTypeRef cg_index_type(Cg *cg);
 LLVMValueRef cg_broadcast(Cg *cg, LLVMValueRef v, int lanes);
 LLVMValueRef cg_call_intrinsic(Cg *cg, const char *name, LLVMTypeRef *over,
     int nover, LLVMValueRef *args, int nargs);

@@ -36,7 +36,9 @@ cg_type(Cg *cg, IrType t)
 	case TY_I8: case TY_U8: s = LLVMInt8TypeInContext(cg->ctx); break;
 	case TY_I16: case TY_U16: s = LLVMInt16TypeInContext(cg->ctx); break;
 	case TY_I32: case TY_U32: s = LLVMInt32TypeInContext(cg->ctx); break;
-	case TY_I64: case TY_U64: s = LLVMInt64TypeInContext(cg->ctx); break;
+	case TY_I64: s = cg->index32 ? LLVMInt32TypeInContext(cg->ctx) :
+	    LLVMInt64TypeInContext(cg->ctx); break;
+	case TY_U64: s = LLVMInt64TypeInContext(cg->ctx); break;
 	case TY_F16: s = LLVMHalfTypeInContext(cg->ctx); break;
 	case TY_BF16: s = LLVMInt16TypeInContext(cg->ctx); break;
 	case TY_F32: s = LLVMFloatTypeInContext(cg->ctx); break;
@@ -351,6 +353,12 @@ gen_cast(Cg *cg, IrType to, IrType from, LLVMValueRef v)
 	if (ir_is_bool(from) || ir_is_uint(from))
 		return LLVMBuildZExt(cg->b, v, tt, "");
 	return LLVMBuildSExt(cg->b, v, tt, "");
+}
+
+LLVMTypeRef
+cg_index_type(Cg *cg)
+{
+	return cg->index32 ? LLVMInt32TypeInContext(cg->ctx) : LLVMInt64TypeInContext(cg->ctx);
 }
 
 LLVMValueRef

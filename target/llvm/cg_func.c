@@ -318,6 +318,8 @@ cg_abi_type(Cg *cg, IrType t)
 		return LLVMInt16TypeInContext(cg->ctx);
 	if (t.code == TY_BOOL)
 		return LLVMInt8TypeInContext(cg->ctx);
+	if (t.code == TY_I64)     /* also under index32 */
+		return LLVMInt64TypeInContext(cg->ctx);
 	return cg_type(cg, t);
 }
 
@@ -329,6 +331,8 @@ cg_from_abi(Cg *cg, IrType t, LLVMValueRef v)
 		return LLVMBuildBitCast(cg->b, v, cg_type(cg, t), "");
 	if (t.code == TY_BOOL)
 		return LLVMBuildICmp(cg->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+	if (t.code == TY_I64 && cg->index32)
+		return LLVMBuildTrunc(cg->b, v, cg_type(cg, t), "");
 	return v;
 }
 

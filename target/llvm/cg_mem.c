@@ -100,7 +100,7 @@ const_of(IrExpr *e, int64_t *v)
 static LLVMValueRef
 i64c(Cg *cg, int64_t v)
 {
-	return LLVMConstInt(LLVMInt64TypeInContext(cg->ctx), (unsigned long long)v, 1);
+	return LLVMConstInt(cg_index_type(cg), (unsigned long long)v, 1);
 }
 
 /* The address computation of an access with `lanes` lanes: either

@@ -55,7 +55,7 @@ void
 cg_loop(Cg *cg, LLVMValueRef min, LLVMValueRef end, const char *name,
     CgLoopBody body, void *arg)
 {
-	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
+	LLVMTypeRef i64 = LLVMTypeOf(min);     /* cg_index_type */
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
 	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, name);
 	LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "body");

@@ -136,7 +136,7 @@ for nb in 0 1; do
 		[ $rc -eq 0 ] || fail "tiles with barriers: exit $rc: $(head -3 out)"
 	else
 		[ $rc -ne 0 ] || fail "tiles without barriers: the emulator saw nothing"
-		grep -q "txrt: emulator: kernel 'mm_k0'.*buffer '[AB]s'" out ||
+		grep -q "txrt: emulator: kernel 'mm_k0\\(_i32\\)\\{0,1\\}'.*buffer '[AB]s'" out ||
 		    fail "tiles without barriers: no report naming the kernel and buffer: $(head -3 out)"
 	fi
 done

@@ -40,8 +40,10 @@ while [ $# -gt 0 ]; do
 			continue
 		fi
 		grep -q " 0 bytes spill stores, 0 bytes spill loads" "$tmp/v" || fail "$k $a: spills: $(grep spill "$tmp/v")"
+		# in each kernel: the 64-bit one and its 32-bit twin (gpu_index32.c)
 		n=$(grep -c "ldmatrix.sync.aligned.m8n8.x4" "$tmp/$k.$a.ptx")
-		[ "$n" -eq "$nldm" ] || fail "$k $a: $n ldmatrix, $nldm expected (each fragment loaded once a k step)"
+		nk=$(grep -c "^\.visible \.entry" "$tmp/$k.$a.ptx")
+		[ "$n" -eq $((nk * nldm)) ] || fail "$k $a: $n ldmatrix in $nk kernels, $nldm a kernel expected (each fragment loaded once a k step)"
 		grep -q "cp.async.cg.shared.global" "$tmp/$k.$a.ptx" || fail "$k $a: no cp.async"
 		grep -q "xor.b" "$tmp/$k.$a.ptx" || fail "$k $a: no xor (swizzle) in the addresses"
 		! grep -q "ld.shared.f32\|ld.shared.b16\|ld.shared.u16" "$tmp/$k.$a.ptx" || fail "$k $a: scalar loads from shared memory"
