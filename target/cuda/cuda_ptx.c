@@ -9,7 +9,10 @@
  * barriers as bar.sync 0, shared buffers at their offset in one external
  * (dynamic) shared array, and math functions from the PTX instructions
  * (ex2, lg2, sin, cos approximations; tanh and erf built on them), which
- * are within a few ulp of the host's libm for f32.  A constant block size
+ * are within a few ulp of the host's libm for f32.  A kernel with
+ * GpuKernel.index32 (gpu_index32.c: the kernel itself, or the 32-bit twin
+ * that follows it) computes the IR's i64 values as i32 (Cg.index32),
+ * sign-extended only into the addresses.  A constant block size
  * becomes the kernel's .maxntid, so LLVM knows the ids' ranges.  The
  * module is optimised with txc's pipeline and printed as PTX; cuda_kernel_fn
  * is shared with the emulator's copy of the kernels (cuda_host.c).

@@ -5,6 +5,7 @@
  *   gpu_fragment fragments as each lane's registers     gpu_fragment.c
  *   gpu_swizzle  swizzled shared buffers' accesses       gpu_swizzle.c
  *   gpu_shared   the shared arena, local buffers         gpu_shared.c
+ *   gpu_index32  32-bit indices where the sizes allow    gpu_index32.c
  *   ptx          the kernels through NVPTX               cuda_ptx.c
  *   host         entry points, emulator kernels, module  cuda_host.c
  *
