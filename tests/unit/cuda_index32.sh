@@ -6,7 +6,8 @@
 # mostly 32-bit (the 64-bit kernel's mostly 64-bit), both assembling with
 # ptxas for sm_80 and sm_90 without spills; in the emulator (which
 # computes the twin's indices in i32 too, wrapping) hgemm at odd sizes
-# matches the unscheduled kernel and launches the twin; a kernel whose
+# matches the unscheduled kernel and launches the twin (with -D sizes,
+# the one 32-bit kernel, checked in the PTX above); a kernel whose
 # size S >= 2^31 only offsets a value (i + S, cheap to allocate) launches
 # the 64-bit kernel and is right, where the twin would compute i + S
 # wrapped.  Which kernel runs is seen by wrapping txrt_cuda_launch at the
@@ -104,14 +105,17 @@ schedule shift for cuda {
   y.bind(ti, threadIdx.x);
 }
 TX
-# build NAME FILE: the harness NAME.ref (unscheduled, CPU) and NAME.gpu
+# build NAME FILE [TXC-FLAGS...]: the harness NAME.ref (unscheduled,
+# CPU) and NAME.gpu, each kernel NAME's, made with the flags
 build() {
-	"$TXC" -k "$1" --emit=harness -o "$1.h.c" "$2" && ${CC:-cc} -O1 -DTXC_LLVM -c -o "$1.h.o" "$1.h.c" &&
-	${CC:-cc} -O1 -DTXC_LLVM -DTXC_CUDA_DEVICE -c -o "$1.hd.o" "$1.h.c" || return 1
-	"$TXC" -k "$1" --no-schedule "$2" -o "$1.ref.o" &&
-	${CC:-cc} -o "$1.ref" "$1.h.o" "$1.ref.o" "$lib" -lpthread -ldl -lm || return 1
-	"$TXC" -k "$1" --target=cuda "$2" -o "$1.gpu.o" &&
-	${CC:-cc} -Wl,--wrap=txrt_cuda_launch -o "$1.gpu" "$1.hd.o" wrap.o "$1.gpu.o" "$lib" -lpthread -ldl -lm
+	k=$1 f=$2
+	shift 2
+	"$TXC" -k "$k" "$@" --emit=harness -o "$k.h.c" "$f" && ${CC:-cc} -O1 -DTXC_LLVM -c -o "$k.h.o" "$k.h.c" &&
+	${CC:-cc} -O1 -DTXC_LLVM -DTXC_CUDA_DEVICE -c -o "$k.hd.o" "$k.h.c" || return 1
+	"$TXC" -k "$k" "$@" --no-schedule "$f" -o "$k.ref.o" &&
+	${CC:-cc} -o "$k.ref" "$k.h.o" "$k.ref.o" "$lib" -lpthread -ldl -lm || return 1
+	"$TXC" -k "$k" "$@" --target=cuda "$f" -o "$k.gpu.o" &&
+	${CC:-cc} -Wl,--wrap=txrt_cuda_launch -o "$k.gpu" "$k.hd.o" wrap.o "$k.gpu.o" "$lib" -lpthread -ldl -lm
 }
 # run NAME WANT SIZES...: the GPU build in the emulator launches WANT and
 # gives the unscheduled kernel's result
@@ -134,6 +138,12 @@ if build hgemm_cuda "$top/bench/kernels/hgemm_cuda.tx"; then
 	run hgemm_cuda hgemm_cuda_k0_i32 M=70 N=66 K=101
 else
 	fail "hgemm_cuda: build"
+fi
+# -D M=N=K=256: the only kernel, hgemm_cuda_k0, is the 32-bit one
+if build hgemm_cuda "$top/bench/kernels/hgemm_cuda.tx" -D M=256 -D N=256 -D K=256; then
+	run hgemm_cuda hgemm_cuda_k0 M=256 N=256 K=256
+else
+	fail "hgemm_cuda -D: build"
 fi
 if build shift shift.tx; then
 	# i < 1024 (16 blocks of 64: the bound does not use the guard i < N)
