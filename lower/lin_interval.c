@@ -380,3 +380,52 @@ lin_interval(IrExpr *e, VarRange *r, Fact *f, IrExpr **lo, IrExpr **hi)
 	*hi = h;
 	return l && h;
 }
+
+/* ---- constant ranges --------------------------------------------------- */
+
+bool
+lin_const_range(IrExpr *e, LinConstRange *sub, void *ctx, int64_t *lo, int64_t *hi)
+{
+	int64_t al, ah, bl, bh, k;
+	switch (e->kind) {
+	case IR_ADD: case IR_SUB: case IR_MIN: case IR_MAX:
+		if (!sub(ctx, e->a, &al, &ah) || !sub(ctx, e->b, &bl, &bh))
+			return false;
+		if (e->kind == IR_MIN || e->kind == IR_MAX) {
+			bool mn = e->kind == IR_MIN;
+			*lo = mn ? (al < bl ? al : bl) : (al > bl ? al : bl);
+			*hi = mn ? (ah < bh ? ah : bh) : (ah > bh ? ah : bh);
+			return true;
+		}
+		if (e->kind == IR_ADD)
+			return !__builtin_add_overflow(al, bl, lo) && !__builtin_add_overflow(ah, bh, hi);
+		return !__builtin_sub_overflow(al, bh, lo) && !__builtin_sub_overflow(ah, bl, hi);
+	case IR_MUL: {
+		if (!sub(ctx, e->a, &al, &ah) || !sub(ctx, e->b, &bl, &bh))
+			return false;
+		int64_t p[4];
+		if (__builtin_mul_overflow(al, bl, &p[0]) || __builtin_mul_overflow(al, bh, &p[1]) ||
+		    __builtin_mul_overflow(ah, bl, &p[2]) || __builtin_mul_overflow(ah, bh, &p[3]))
+			return false;
+		*lo = *hi = p[0];
+		for (int i = 1; i < 4; i++) {
+			*lo = p[i] < *lo ? p[i] : *lo;
+			*hi = p[i] > *hi ? p[i] : *hi;
+		}
+		return true;
+	}
+	case IR_DIV:     /* rounds toward -infinity */
+		if (!ir_is_const(e->b, &k) || k <= 0 || !sub(ctx, e->a, &al, &ah))
+			return false;
+		*lo = al / k - (al % k < 0);
+		*hi = ah / k - (ah % k < 0);
+		return true;
+	case IR_MOD:
+		if (!ir_is_const(e->b, &k) || k <= 0)
+			return false;
+		*lo = 0, *hi = k - 1;
+		return true;
+	default:
+		return false;
+	}
+}

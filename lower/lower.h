@@ -277,6 +277,14 @@ bool lin_is_static(IrExpr *e, VarRange *r);       /* only size parameters */
 bool lin_varies(IrExpr *e, VarRange *r);          /* uses a ranging variable of r */
 void lin_assume_ge(VarRange *r, IrExpr *e, int64_t lo);
 IrExpr *lin_extent(IrExpr *lo, IrExpr *hi);            /* hi - lo + 1 */
+/* Constant bounds [lo, hi] of e, a +, -, min, max, * of two operands or
+ * a division or modulo by a positive constant (rounding toward -inf),
+ * its operands bounded by sub(ctx, operand, ...); false for any other
+ * kind, an unbounded operand, or an end past 64 bits.  sizecheck.c and
+ * the cuda target's 32-bit twins (gpu_index32.c) bound their leaves in
+ * their own ways and share this. */
+typedef bool LinConstRange(void *ctx, IrExpr *e, int64_t *lo, int64_t *hi);
+bool lin_const_range(IrExpr *e, LinConstRange *sub, void *ctx, int64_t *lo, int64_t *hi);
 
 /* scan.c: the schedule of every scan checked (its scan loops serial and
  * in order, computed at root, cpu only) and the scans of a group computed

@@ -140,12 +140,13 @@ add_cond(Sc *c, IrExpr *cond)
 			}
 }
 
+static LinConstRange range_sub;
+
 /* Constant bounds of e from the sizes' ranges (the bounds checked so
  * far narrow them); false where one is not known or past 64 bits. */
 static bool
 range(Sc *c, IrExpr *e, int64_t *lo, int64_t *hi)
 {
-	int64_t al, ah, bl, bh, k;
 	if (!e || e->type.code != TY_I64 || e->type.lanes != 1)
 		return false;
 	switch (e->kind) {
@@ -157,46 +158,16 @@ range(Sc *c, IrExpr *e, int64_t *lo, int64_t *hi)
 			if (v->var == e->var)
 				return v->lo && v->hi && ir_is_const(v->lo, lo) && ir_is_const(v->hi, hi);
 		return false;
-	case IR_ADD: case IR_SUB: case IR_MIN: case IR_MAX:
-		if (!range(c, e->a, &al, &ah) || !range(c, e->b, &bl, &bh))
-			return false;
-		if (e->kind == IR_MIN || e->kind == IR_MAX) {
-			bool mn = e->kind == IR_MIN;
-			*lo = mn ? (al < bl ? al : bl) : (al > bl ? al : bl);
-			*hi = mn ? (ah < bh ? ah : bh) : (ah > bh ? ah : bh);
-			return true;
-		}
-		if (e->kind == IR_ADD)
-			return !__builtin_add_overflow(al, bl, lo) && !__builtin_add_overflow(ah, bh, hi);
-		return !__builtin_sub_overflow(al, bh, lo) && !__builtin_sub_overflow(ah, bl, hi);
-	case IR_MUL: {
-		if (!range(c, e->a, &al, &ah) || !range(c, e->b, &bl, &bh))
-			return false;
-		int64_t p[4];
-		if (__builtin_mul_overflow(al, bl, &p[0]) || __builtin_mul_overflow(al, bh, &p[1]) ||
-		    __builtin_mul_overflow(ah, bl, &p[2]) || __builtin_mul_overflow(ah, bh, &p[3]))
-			return false;
-		*lo = *hi = p[0];
-		for (int i = 1; i < 4; i++) {
-			*lo = p[i] < *lo ? p[i] : *lo;
-			*hi = p[i] > *hi ? p[i] : *hi;
-		}
-		return true;
-	}
-	case IR_DIV:     /* rounds toward -infinity */
-		if (!ir_is_const(e->b, &k) || k <= 0 || !range(c, e->a, &al, &ah))
-			return false;
-		*lo = al / k - (al % k < 0);
-		*hi = ah / k - (ah % k < 0);
-		return true;
-	case IR_MOD:
-		if (!ir_is_const(e->b, &k) || k <= 0)
-			return false;
-		*lo = 0, *hi = k - 1;
-		return true;
 	default:
-		return false;
+		return lin_const_range(e, range_sub, c, lo, hi);
 	}
+}
+
+/* range as lin_const_range bounds an operand */
+static bool
+range_sub(void *ctx, IrExpr *e, int64_t *lo, int64_t *hi)
+{
+	return range(ctx, e, lo, hi);
 }
 
 static IrExpr *
