@@ -8,9 +8,12 @@
  * check every access).  The nest is replaced in the host function by a
  * launch.  What else the host function keeps must be host work: checks,
  * lets, conditions, allocations of the stages computed at root (device
- * memory) and serial loops around launches.  A stage whose loops are not
- * bound to blocks, a thread loop outside every block loop and a parallel
- * loop are errors at their primitive, with the primitive that fixes them.
+ * memory) and serial loops around launches.  A stage with loops bound
+ * to threads but none to blocks, or a scalar stage with a few constant
+ * iterations (an rfactor's combination), runs as a grid of one block
+ * (one_block).  Any other stage whose loops are not bound to blocks, a
+ * thread loop outside a block loop and a parallel loop are errors at
+ * their primitive, with the primitive that fixes them.
  */
 #include <string.h>
 
@@ -334,6 +337,17 @@ first_loc(IrStmt *s)
 	}
 }
 
+/* Whether the stage named name is a scalar (a 0-d tensor). */
+static bool
+scalar_stage(Split *S, const char *name)
+{
+	Kernel *k = S->f->kernel;
+	for (int i = 0; k && name && i < k->ntensors; i++)
+		if (!strcmp(k->tensors[i]->name, name))
+			return k->tensors[i]->ndims == 0;
+	return false;
+}
+
 static void
 not_bound(Split *S, IrStmt *s, const char *what)
 {
@@ -347,9 +361,74 @@ not_bound(Split *S, IrStmt *s, const char *what)
 		return;
 	diag_error(at, "%s of '%s' is not inside a loop bound to GPU blocks: "
 	    "on the cuda target every stage runs in a kernel", what, st);
+	if (scalar_stage(S, S->stage)) {
+		diag_note(at, "'%s' is a scalar: split its reduction and rfactor the inner part "
+		    "onto threads (%s.split(AXIS, 256) -> (ko, ki); %s.rfactor(ki) -> %s_rf; "
+		    "%s_rf.bind(ki, threadIdx.x)); each part then runs as one block", st, st, st,
+		    st, st);
+		return;
+	}
 	diag_note(at, "bind its outer loop to the blocks (%s.bind(AXIS, "
 	    "blockIdx.x) and an inner one to threadIdx.x, or %s.gpu_tile(...)), or compute it "
 	    "at a loop of a stage that is bound (compute_at)", st, st);
+}
+
+/* The iterations of s's loops, if every extent is a constant (-1 if not;
+ * saturates at INT32_MAX). */
+static int64_t
+const_trips(IrStmt *s)
+{
+	if (!s)
+		return 1;
+	int64_t c, t;
+	switch (s->kind) {
+	case IS_FOR:
+		if (!ir_is_const(s->loop.extent, &c))
+			return -1;
+		t = const_trips(s->loop.body);
+		return t < 0 ? -1 : c > 0 && t > INT32_MAX / c ? INT32_MAX : c * t;
+	case IS_LET: return const_trips(s->let.body);
+	case IS_ALLOCATE: return const_trips(s->alloc.body);
+	case IS_PRODUCE: return const_trips(s->produce.body);
+	case IS_IF: {
+		int64_t a = const_trips(s->ifs.then_s), b = const_trips(s->ifs.else_s);
+		return a < 0 || b < 0 ? -1 : a > b ? a : b;
+	}
+	case IS_BLOCK: {
+		int64_t sum = 0;
+		for (int i = 0; i < s->block.n; i++) {
+			t = const_trips(s->block.stmts[i]);
+			if (t < 0)
+				return -1;
+			sum = sum + t > INT32_MAX ? INT32_MAX : sum + t;
+		}
+		return sum;
+	}
+	default:
+		return 1;
+	}
+}
+
+/* Whether produce s, which no block loop is in, runs as a grid of one
+ * block (txc-schedule.7, GPU schedules):
+ *  - when it has loops bound to threads: they are then all the
+ *    parallelism its schedule asks for (TVM's rule, threads without
+ *    blocks are one block), and its other loops are the block's;
+ *  - when the stage is a scalar, which has no axis to bind to blocks, and
+ *    its loops have constant extents of at most ONE_BLOCK_TRIPS
+ *    iterations in all: one thread combines an rfactor's partial results.
+ *    A scalar's reduction over a size stays an error (one thread would
+ *    run all of it): split it and rfactor the inner part onto threads. */
+#define ONE_BLOCK_TRIPS 4096
+static bool
+one_block(Split *S, IrStmt *s)
+{
+	if (find_loop(s->produce.body, FOR_GPU_BLOCK) || find_loop(s->produce.body, FOR_PARALLEL))
+		return false;
+	if (find_loop(s->produce.body, FOR_GPU_THREAD))
+		return true;
+	int64_t t = const_trips(s->produce.body);
+	return scalar_stage(S, s->produce.name) && t >= 0 && t <= ONE_BLOCK_TRIPS;
 }
 
 static IrStmt *
@@ -415,6 +494,14 @@ host(Split *S, IrStmt *s)
 		}
 		return s;
 	case IS_PRODUCE: {
+		if (one_block(S, s)) {
+			/* a grid of one block around the stage (the header's rule) */
+			IrStmt *b = ir_for(ir_new_var("block", ir_i64), ir_i64c(0), ir_i64c(1),
+			    FOR_GPU_BLOCK, s);
+			b->loop.gpu_dim = 0;
+			b->loc = s->loc;
+			return outline(S, b);
+		}
 		const char *saved = S->stage;
 		S->stage = s->produce.name;
 		IrStmt *b = host(S, s->produce.body);
