@@ -254,6 +254,12 @@ void intrin_end(Cg *cg, const IntrinSaved *s);
 /* Calls fn (of type fty) with the arguments of e, each tensor's the
  * address of its tile. */
 void intrin_call(Cg *cg, IrExpr *e, LLVMValueRef fn, LLVMTypeRef fty);
+/* A vector load (store) of type vt at p with the alignment given; with a
+ * lane mask, llvm.masked.load (zero in the lanes off) and
+ * llvm.masked.store, which touch no element outside the mask. */
+LLVMValueRef intrin_vload(Cg *cg, LLVMTypeRef vt, LLVMValueRef p, unsigned align,
+    LLVMValueRef mask);
+void intrin_vstore(Cg *cg, LLVMValueRef v, LLVMValueRef p, unsigned align, LLVMValueRef mask);
 
 /* ---- vmath.c: exp, log, tanh, sigmoid, erf, pow of f32 (f16) vectors -- */
 /* The builtin (BI_...) of type t on args (already emitted; a scalar

@@ -151,3 +151,29 @@ intrin_call(Cg *cg, IrExpr *e, LLVMValueRef fn, LLVMTypeRef fty)
 	};
 	LLVMBuildCall2(cg->b, fty, fn, args, 11, "");
 }
+
+LLVMValueRef
+intrin_vload(Cg *cg, LLVMTypeRef vt, LLVMValueRef p, unsigned align, LLVMValueRef mask)
+{
+	if (mask) {
+		LLVMTypeRef over[2] = { vt, LLVMTypeOf(p) };
+		LLVMValueRef args[4] = { p, intrin_i32(cg, align), mask, LLVMConstNull(vt) };
+		return cg_call_intrinsic(cg, "llvm.masked.load", over, 2, args, 4);
+	}
+	LLVMValueRef v = LLVMBuildLoad2(cg->b, vt, p, "");
+	LLVMSetAlignment(v, align);
+	return v;
+}
+
+void
+intrin_vstore(Cg *cg, LLVMValueRef v, LLVMValueRef p, unsigned align, LLVMValueRef mask)
+{
+	if (mask) {
+		LLVMTypeRef over[2] = { LLVMTypeOf(v), LLVMTypeOf(p) };
+		LLVMValueRef args[4] = { v, p, intrin_i32(cg, align), mask };
+		cg_call_intrinsic(cg, "llvm.masked.store", over, 2, args, 4);
+		return;
+	}
+	LLVMValueRef st = LLVMBuildStore(cg->b, v, p);
+	LLVMSetAlignment(st, align);
+}

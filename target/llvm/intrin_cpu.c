@@ -62,29 +62,14 @@ typedef struct {
 static LLVMValueRef
 vload(Cg *cg, Fma *f, LLVMValueRef p, LLVMValueRef mask)
 {
-	if (mask) {
-		LLVMTypeRef over[2] = { f->vt, LLVMTypeOf(p) };
-		LLVMValueRef args[4] = { p, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 4, 0),
-		    mask, LLVMConstNull(f->vt) };
-		return cg_call_intrinsic(cg, "llvm.masked.load", over, 2, args, 4);
-	}
-	LLVMValueRef v = LLVMBuildLoad2(cg->b, f->vt, p, "");
-	LLVMSetAlignment(v, 4);
-	return v;
+	return intrin_vload(cg, f->vt, p, 4, mask);
 }
 
 static void
 vstore(Cg *cg, Fma *f, LLVMValueRef v, LLVMValueRef p, LLVMValueRef mask)
 {
-	if (mask) {
-		LLVMTypeRef over[2] = { f->vt, LLVMTypeOf(p) };
-		LLVMValueRef args[4] = { v, p, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 4, 0),
-		    mask };
-		cg_call_intrinsic(cg, "llvm.masked.store", over, 2, args, 4);
-		return;
-	}
-	LLVMValueRef st = LLVMBuildStore(cg->b, v, p);
-	LLVMSetAlignment(st, 4);
+	(void)f;
+	intrin_vstore(cg, v, p, 4, mask);
 }
 
 /* One k step: acc[r][v] += a[r, k] * b[k, v*W .. v*W+W-1] (W lanes). */

@@ -166,15 +166,8 @@ b_row(Cg *cg, Dot *d, LLVMValueRef k, int q, LLVMValueRef last, int col, int n)
 	LLVMValueRef kq = row_index(cg, k, q, last, &valid);
 	LLVMValueRef p = intrin_gep(cg, d->e, d->b, LLVMBuildAdd(cg->b, intrin_mul(cg, kq, d->bsk),
 	    intrin_i64(cg, col), ""));
-	LLVMValueRef row;
-	if (d->nrv) {   /* columns col + i < nr only */
-		LLVMValueRef mask = lane_mask(cg, d, col, n);
-		LLVMTypeRef over[2] = { rowt, LLVMTypeOf(p) };
-		LLVMValueRef args[4] = { p, intrin_i32(cg, 1), mask, LLVMConstNull(rowt) };
-		row = cg_call_intrinsic(cg, "llvm.masked.load", over, 2, args, 4);
-	} else {
-		row = load(cg, rowt, p);
-	}
+	/* masked_block: columns col + i < nr only */
+	LLVMValueRef row = intrin_vload(cg, rowt, p, 1, d->nrv ? lane_mask(cg, d, col, n) : NULL);
 	if (valid)
 		row = LLVMBuildSelect(cg->b, valid, row, LLVMConstNull(rowt), "");
 	return row;
@@ -411,34 +404,6 @@ step(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *acc, LLVMV
 	}
 }
 
-/* c's vector at p (masked: zero outside mask) */
-static LLVMValueRef
-cvload(Cg *cg, Dot *d, LLVMValueRef p, LLVMValueRef mask)
-{
-	if (mask) {
-		LLVMTypeRef over[2] = { d->acc, LLVMTypeOf(p) };
-		LLVMValueRef args[4] = { p, intrin_i32(cg, 4), mask, LLVMConstNull(d->acc) };
-		return cg_call_intrinsic(cg, "llvm.masked.load", over, 2, args, 4);
-	}
-	LLVMValueRef v = LLVMBuildLoad2(cg->b, d->acc, p, "");
-	LLVMSetAlignment(v, 4);
-	return v;
-}
-
-static void
-cvstore(Cg *cg, Dot *d, LLVMValueRef v, LLVMValueRef p, LLVMValueRef mask)
-{
-	(void)d;
-	if (mask) {
-		LLVMTypeRef over[2] = { LLVMTypeOf(v), LLVMTypeOf(p) };
-		LLVMValueRef args[4] = { v, p, intrin_i32(cg, 4), mask };
-		cg_call_intrinsic(cg, "llvm.masked.store", over, 2, args, 4);
-		return;
-	}
-	LLVMValueRef st = LLVMBuildStore(cg->b, v, p);
-	LLVMSetAlignment(st, 4);
-}
-
 /* The full block: the k loop over whole groups with the accumulators as
  * phis, the tail group, the compensation, c added unless first, stored. */
 static void
@@ -519,7 +484,7 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 	LLVMBuildCondBr(cg->b, d->first, store, add);
 	LLVMPositionBuilderAtEnd(cg->b, add);
 	for (int i = 0; i < n; i++) {
-		LLVMValueRef old = cvload(cg, d, cptr[i], cmask[i]);
+		LLVMValueRef old = intrin_vload(cg, d->acc, cptr[i], 4, cmask[i]);
 		sum[i] = d->k->bf16 ? LLVMBuildFAdd(cg->b, old, acc[i], "") :
 		    LLVMBuildAdd(cg->b, old, acc[i], "");
 	}
@@ -533,7 +498,7 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 		acc[i] = phi;
 	}
 	for (int i = 0; i < n; i++)
-		cvstore(cg, d, acc[i], cptr[i], cmask[i]);
+		intrin_vstore(cg, acc[i], cptr[i], 4, cmask[i]);
 }
 
 /* A partial block (the edges of C: 0 < mr <= MR, nr <= NR, one of them

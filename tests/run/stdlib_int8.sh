@@ -16,17 +16,8 @@
 # vpdpbusd and vdpbf16ps from plain vector code): their packing, K
 # tails and compensation run and are checked everywhere.  Skips (77) off
 # x86-64 and where the CPU lacks AVX2 (no table runs).
-: "${TXC:?TXC must name the txc binary}" "${abs_top_builddir:?}"
-srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-TXC_STDLIB=$srcdir/stdlib; export TXC_STDLIB
-lib=$abs_top_builddir/rt/.libs/libtxrt.a
-[ -f "$lib" ] || { echo "SKIP: no static libtxrt"; exit 77; }
-case $(uname -m) in x86_64) ;; *) echo "SKIP: not x86-64"; exit 77 ;; esac
-grep -qw avx2 /proc/cpuinfo 2>/dev/null || { echo "SKIP: the CPU has no AVX2"; exit 77; }
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 99
-fail() { echo "FAIL: stdlib_int8: $*"; cat run.log 2>/dev/null; exit 1; }
+TRY_NAME=stdlib_int8
+. "$(dirname "$0")/isa_tables.sh"
 cat >main.c <<'C'
 #include <math.h>
 #include <stdint.h>
@@ -130,41 +121,16 @@ done:
 	return 0;
 }
 C
-ran=0
-# ISA FLAGS...: gemm_i8 (and matmul_bf16) with -K isa=ISA for a CPU that has it
-try() {
-	isa=$1
-	shift
-	kernels="-k gemm_i8 -k matmul_bf16"
-	def=-DBF16
-	"$TXC" -K isa="$isa" "$@" $kernels "$srcdir/stdlib/matmul.tx" -o g.o -H g.h \
-	    >run.log 2>&1 || fail "txc -K isa=$isa $*"
-	table=$("$TXC" -K isa="$isa" "$@" $kernels --print-loops "$srcdir/stdlib/matmul.tx" 2>&1 |
-	    grep -o -E '(i8|bf16)_[a-z_]+\(' | sort -u | tr -d '(' | tr '\n' ' ')
-	${CC:-cc} -O1 $def -I"$abs_top_srcdir/rt" -I"$abs_top_builddir/rt" -o g main.c g.o "$lib" \
-	    -lpthread -ldl -lm >run.log 2>&1 || fail "cc ($isa)"
-	./g >run.log 2>&1
-	rc=$?
-	[ $rc -lt 128 ] || fail "isa=$isa: died of signal $((rc - 128))"
-	if [ $rc -eq 8 ]; then
-		grep -q "compiled for a CPU with instructions this CPU lacks (.*$isa" run.log ||
-		    fail "isa=$isa: TXRT_ERR_CPU without naming $isa"
-		echo "ok: isa=$isa ($table): not run here, $(sed -n 's/^[a-z_0-9]* 8 //p' run.log)"
-		return
-	fi
-	[ $rc -eq 0 ] || fail "isa=$isa ($table): exit $rc"
-	echo "ok: isa=$isa ($table): every size exact"
-	ran=$((ran + 1))
-}
-try avx2
-try avxvnni --features=+avxvnni
-try avx512vnni --cpu=sapphirerapids
-try avx512bf16 --cpu=sapphirerapids
+TRY_FILE=$srcdir/stdlib/matmul.tx TRY_KERNELS="-k gemm_i8 -k matmul_bf16" TRY_CFLAGS=-DBF16
+isa_try avx2
+isa_try avxvnni --features=+avxvnni
+isa_try avx512vnni --cpu=sapphirerapids
+isa_try avx512bf16 --cpu=sapphirerapids
 TXC_DOT_EMULATE=1
 export TXC_DOT_EMULATE
 for isa in avxvnni avx512vnni avx512bf16; do
 	printf 'emulated: '
-	try $isa
+	isa_try $isa
 done
 [ $ran -gt 0 ] || { echo "SKIP: no table ran"; exit 77; }
 exit 0
