@@ -329,6 +329,33 @@ has_prefetch(IrStmt *s)
 	return false;
 }
 
+/* Whether s waits for asynchronous copies (async.wait): what they wrote
+ * lands there, and other threads read it in the next iteration, so the
+ * loop needs its tail barrier even when no prefetch is left in it (sizes
+ * fixed by -D can leave a pipeline's loop with its waits only). */
+static bool
+has_async_wait(IrStmt *s)
+{
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case IS_EVALUATE:
+		return s->eval.value->kind == IR_CALL && s->eval.value->call.ck == CALL_INTRINSIC &&
+		    !strcmp(s->eval.value->call.name, ASYNC_WAIT);
+	case IS_BLOCK:
+		for (int i = 0; i < s->block.n; i++)
+			if (has_async_wait(s->block.stmts[i]))
+				return true;
+		return false;
+	case IS_LET: return has_async_wait(s->let.body);
+	case IS_ALLOCATE: return has_async_wait(s->alloc.body);
+	case IS_PRODUCE: return has_async_wait(s->produce.body);
+	case IS_IF: return has_async_wait(s->ifs.then_s) || has_async_wait(s->ifs.else_s);
+	case IS_FOR: return has_async_wait(s->loop.body);
+	default: return false;
+	}
+}
+
 IrStmt *
 gpu_spmd_block_seq(Spmd *S, IrStmt *s)
 {
@@ -383,7 +410,7 @@ gpu_spmd_block_level(Spmd *S, IrStmt *s)
 		S->scope = bounds_push(S->scope, s->loop.var, iv);
 		IrStmt *body = gpu_spmd_level(S, s->loop.body);
 		S->scope = saved;
-		if (has_barrier(body) || has_prefetch(body))
+		if (has_barrier(body) || has_prefetch(body) || has_async_wait(body))
 			body = ir_seq(body, gpu_barrier());
 		/* a vthread or unrolled loop around thread loops: serial here */
 		return ir_for(s->loop.var, s->loop.min, s->loop.extent,

@@ -358,6 +358,13 @@ needs_block(Spmd *S, IrStmt *s)
 			if (needs_block(S, s->block.stmts[i]))
 				return true;
 		return false;
+	case IS_EVALUATE:
+		/* a pipeline's wait lands every thread's copies, which the
+		 * others read next: a loop left with its waits only (its
+		 * prefetch folded away by sizes fixed with -D) still runs in
+		 * step, with its tail barrier (gpu_spmd.c) */
+		return s->eval.value->kind == IR_CALL && s->eval.value->call.ck == CALL_INTRINSIC &&
+		    !strcmp(s->eval.value->call.name, ASYNC_WAIT);
 	default:
 		return false;
 	}

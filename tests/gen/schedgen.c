@@ -1554,7 +1554,12 @@ inj_ok(int si, int k)
 		nbig += gbig_ok(&s->loops[i]);
 	}
 	switch (k) {
-	case INJ_NO_BLOCK: case INJ_DUP_BLOCK: return npure > 0;
+	/* no longer illegal: a stage whose thread loops have no block loop
+	 * around them runs as a grid of one block (target/cuda/gpu_split.c,
+	 * txc-schedule.7); what stays illegal, a thread loop outside a block
+	 * loop, is tests/diag/cuda-thread-without-block.tx */
+	case INJ_NO_BLOCK: return false;
+	case INJ_DUP_BLOCK: return npure > 0;
 	case INJ_RED_THREAD: return s->reduction;
 	case INJ_BIG_BLOCK: return nbig > 0;
 	case INJ_PARALLEL: return s->nloops > 0;
