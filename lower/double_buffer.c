@@ -112,6 +112,8 @@ doubled(Buffer *b, int64_t half, int64_t extra)
 	two->flat = true;
 	two->tensor = b->tensor;
 	two->swizzle_row = b->swizzle_row;   /* slots of whole rows: the same layout */
+	two->tma = b->tma;
+	two->tma_loc = b->tma_loc;
 	return two;
 }
 
@@ -128,6 +130,16 @@ async_call(const char *name, int n)
 {
 	IrExpr *a = ir_i64c(n);
 	return ir_evaluate(ir_call_intrinsic(name, ir_i32, &a, n < 0 ? 0 : 1));
+}
+
+/* A TMA pipeline's ASYNC_WAIT(n, fill, fills): also the fill it waits for
+ * (0 is the first) and how many the loop makes (target/cuda/gpu_tma.c
+ * waits on that fill's mbarrier phase when fill < fills). */
+static IrStmt *
+tma_wait(int n, IrExpr *fill, IrExpr *fills)
+{
+	IrExpr *a[3] = { ir_i64c(n), fill, fills };
+	return ir_evaluate(ir_call_intrinsic(ASYNC_WAIT, ir_i32, a, 3));
 }
 
 bool
@@ -166,7 +178,7 @@ inject(Db *D, IrStmt *loop)
 	Buffer *from[MAXA], *to[MAXA];
 	int64_t sizes[MAXA];
 	int nd = 0, S = 0;
-	bool async = false;
+	bool async = false, tma = false;
 	Buffer *first = NULL;
 	bool *taken = arena_alloc(ir_arena, (size_t)(nst + 1) * sizeof *taken);
 	memset(taken, 0, (size_t)(nst + 1) * sizeof *taken);
@@ -214,6 +226,7 @@ inject(Db *D, IrStmt *loop)
 		if (!b->flat)
 			ICE("%s of '%s' before flatten", what, b->name);
 		taken[at] = true;
+		tma |= b->tma && async;
 		from[nd] = b;
 		to[nd] = doubled(b, sizes[nd] * (S / 2), S % 2 ? sizes[nd] : 0);
 		IrExpr *sz = ir_i64c(sizes[nd]);
@@ -258,7 +271,8 @@ inject(Db *D, IrStmt *loop)
 	IrStmt *prologue = NULL;
 	if (async) {
 		top = ir_seq(top, async_call(ASYNC_COMMIT, -1));
-		body = ir_seq(body, async_call(ASYNC_WAIT, S - 2));
+		body = ir_seq(body, tma ? tma_wait(S - 2, ir_add(ir_sub(ir_var(v), m), ir_i64c(1)),
+		    loop->loop.extent) : async_call(ASYNC_WAIT, S - 2));
 	}
 	body = ir_seq(top, body);
 	for (int k = 0; k < S - 1; k++) {
@@ -269,7 +283,8 @@ inject(Db *D, IrStmt *loop)
 			prologue = ir_seq(prologue, async_call(ASYNC_COMMIT, -1));
 	}
 	if (async)
-		prologue = ir_seq(prologue, async_call(ASYNC_WAIT, S - 2));
+		prologue = ir_seq(prologue, tma ? tma_wait(S - 2, ir_i64c(0), loop->loop.extent) :
+		    async_call(ASYNC_WAIT, S - 2));
 	IrStmt *out = ir_seq(ir_if(ir_binop(IR_GT, loop->loop.extent, ir_i64c(0)), prologue, NULL),
 	    ir_for_like(loop, loop->loop.min, loop->loop.extent, body));
 	out = simplify_stmt(out);

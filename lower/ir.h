@@ -117,6 +117,10 @@ typedef struct Buffer {
 	bool swizzle;
 	Loc swizzle_loc;
 	int64_t swizzle_row;
+	/* tma(): its pipeline's copies are TMA loads where the kernel's
+	 * sizes allow them (target/cuda/gpu_tma.c), requested at tma_loc */
+	bool tma;
+	Loc tma_loc;
 	/* storage_fold.c: dimension fold_dim is a ring of `fold` rows (0: not
 	 * folded), indexed modulo fold; fold_min and fold_extent are the rows
 	 * it stands for, for tools that draw it (txc viz) */
@@ -457,7 +461,9 @@ IrStmt *unroll_loop(IrStmt *loop);          /* one loop, whatever its kind */
  * pipeline(S) S slots filled S - 1 iterations ahead by `async` produces,
  * each followed by an Evaluate of ASYNC_COMMIT, with an Evaluate of
  * ASYNC_WAIT(S - 2) before the loop and at the end of its body (the copies
- * of the next iteration's slot are complete there); NULL after a
+ * of the next iteration's slot are complete there; in a loop with a tma()
+ * stage, ASYNC_WAIT(S - 2, fill, fills): the fill of the loop it waits for,
+ * 0 for the first, and the loop's extent); NULL after a
  * diagnostic (a stage that does not fit the pattern).  Targets without
  * asynchronous copies run async produces as they are and ignore the two
  * intrinsics. */

@@ -525,6 +525,24 @@ apply(Lower *L, SchedPrim *sp)
 		s->buf->swizzle = true;
 		s->buf->swizzle_loc = sp->loc;
 		break;
+	case PRIM_TMA:
+		/* the pipeline and the tile's shape are checked by the cuda
+		 * target, which sees the copy (target/cuda/gpu_tma.c) */
+		if (s->input || s->output) {
+			diag_error(sp->loc, "tma applies to a tile the kernel copies into shared "
+			    "memory (cache_read); %s '%s' is the caller's buffer",
+			    s->input ? "input" : "output", s->name);
+			return;
+		}
+		if (!L->opt || !L->opt->target || strcmp(L->opt->target, "cuda")) {
+			diag_error(sp->loc, "tma of '%s': copies by the Tensor Memory Accelerator of "
+			    "sm_90 GPUs, for schedules of the cuda target (this one is for %s)", s->name,
+			    L->opt && L->opt->target ? L->opt->target : "cpu");
+			return;
+		}
+		s->buf->tma = true;
+		s->buf->tma_loc = sp->loc;
+		break;
 	case PRIM_SET_SCOPE:
 		if (s->input || s->output) {
 			diag_error(sp->loc, "set_scope applies to a stage the kernel computes inside; "

@@ -677,6 +677,45 @@ txrt_cuda_memset(void *dev, int byte, size_t bytes)
 	}
 }
 
+/* ---- tensor maps (TMA) ---------------------------------------------------------- */
+
+int
+txrt_cuda_tensor_map(void *map, const void *base, int dtype, int esize, int64_t cols,
+    int64_t rows, int box_cols, int box_rows, int swizzle)
+{
+	/* the hardware's rules (cuTensorMapEncodeTiled's): a 16-byte aligned
+	 * base and row pitch, boxes of 1..256 with rows of 16n bytes, a
+	 * swizzled box row at most the swizzle's span */
+	int64_t pitch = cols * esize;
+	if (map && !((uintptr_t)map & 63))
+		memset(map, 0, 128);   /* not encoded: zeros, which the kernel never reads */
+	if (!map || ((uintptr_t)map & 63) || !base || ((uintptr_t)base & 15) || esize <= 0 ||
+	    cols < 1 || rows < 1 || cols > ((int64_t)1 << 32) || rows > ((int64_t)1 << 32) ||
+	    (rows > 1 && pitch % 16) || box_cols < 1 || box_cols > 256 || box_rows < 1 ||
+	    box_rows > 256 || (box_cols * esize) % 16 ||
+	    (swizzle && (box_cols * esize > swizzle || (swizzle != 32 && swizzle != 64 &&
+	    swizzle != 128))))
+		return 0;
+	if (txrt_cuda_mode() == TXRT_CUDA_EMULATE) {
+		CudaEmuMap m = { CUDA_EMU_MAP_MAGIC, esize, { box_cols, box_rows }, swizzle, 0,
+			{ cols, rows }, pitch, base };
+		memset(map, 0, 128);
+		memcpy(map, &m, sizeof m);
+		return 1;
+	}
+	if (txrt_cuda_mode() != TXRT_CUDA_DEVICE || driver_ready("txrt_cuda_tensor_map"))
+		return 0;   /* the launch says why */
+	const uint64_t dims[2] = { (uint64_t)cols, (uint64_t)rows };
+	const uint64_t strides[1] = { (uint64_t)pitch };
+	const uint32_t box[2] = { (uint32_t)box_cols, (uint32_t)box_rows }, one[2] = { 1, 1 };
+	/* CU_TENSOR_MAP_SWIZZLE_NONE, 32B, 64B, 128B = 0..3; interleave none,
+	 * L2 promotion 128B (2), out-of-bounds fill with zeros (0) */
+	unsigned sw = swizzle == 128 ? 3 : swizzle == 64 ? 2 : swizzle == 32 ? 1 : 0;
+	CuResult r = cu.cuTensorMapEncodeTiled(map, (unsigned)dtype, 2, (void *)base, dims,
+	    strides, box, one, 0, sw, 2, 0);
+	return r == TXCU_SUCCESS;
+}
+
 int
 txrt_cuda_synchronize(void)
 {

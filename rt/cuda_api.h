@@ -31,6 +31,7 @@ typedef struct CUstream_st *CuStream;     /* CUstream */
 typedef unsigned int CuDeviceAttr;        /* CUdevice_attribute */
 typedef unsigned int CuFuncAttr;          /* CUfunction_attribute */
 typedef unsigned int CuJitOption;         /* CUjit_option */
+struct CUtensorMap_st;                    /* CUtensorMap: 128 opaque bytes */
 
 /* CUresult values libtxrt names itself (cuGetErrorName may be missing or,
  * in the stub library, fail) */
@@ -112,12 +113,30 @@ enum { TXCU_CONSTANTS(TXCU_ENUMERATOR) };
 	X(cuMemFree_v2, (CuDevicePtr ptr)) \
 	X(cuMemcpyHtoD_v2, (CuDevicePtr dst, const void *src, size_t bytes)) \
 	X(cuMemcpyDtoH_v2, (void *dst, CuDevicePtr src, size_t bytes)) \
-	X(cuMemsetD8_v2, (CuDevicePtr dst, unsigned char byte, size_t n))
+	X(cuMemsetD8_v2, (CuDevicePtr dst, unsigned char byte, size_t n)) \
+	X(cuTensorMapEncodeTiled, (struct CUtensorMap_st *map, unsigned int dtype, uint32_t rank, \
+	    void *base, const uint64_t *dims, const uint64_t *strides, const uint32_t *box, \
+	    const uint32_t *elem_strides, unsigned int interleave, unsigned int swizzle, \
+	    unsigned int l2promo, unsigned int oob_fill))
 
 /* CuFn_cuInit and so on: the function types */
 #define TXCU_FUNCTION_TYPE(name, params) typedef CuResult CuFn_##name params;
 TXCU_FUNCTIONS(TXCU_FUNCTION_TYPE)
 #undef TXCU_FUNCTION_TYPE
+
+/* A tensor map in the emulator (txrt_cuda_tensor_map writes it into the
+ * 128 bytes a kernel takes; txrt_emu_tma_load reads it). */
+typedef struct {
+	uint32_t magic;          /* CUDA_EMU_MAP_MAGIC */
+	int32_t esize;
+	int32_t box[2];          /* columns, rows */
+	int32_t swizzle;         /* bytes: 0, 32, 64, 128 */
+	int32_t pad;
+	int64_t dims[2];         /* columns, rows */
+	int64_t pitch;           /* bytes from a row to the next */
+	const unsigned char *base;
+} CudaEmuMap;
+#define CUDA_EMU_MAP_MAGIC 0x544d4150u   /* "TMAP" */
 
 /* ---- cuda_emu.c: the emulator, for cuda.c --------------------------------- */
 /* The emulator's limits, which cuda.c checks before it calls: a block of

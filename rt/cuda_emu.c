@@ -234,7 +234,9 @@ txrt_emu_shared(void)
 	return cur_emu ? arena : NULL;
 }
 
-enum { RACE_NONE, RACE_WW, RACE_RAW, RACE_WAR, UNINIT, IN_FLIGHT };
+enum { RACE_NONE, RACE_WW, RACE_RAW, RACE_WAR, UNINIT, IN_FLIGHT, TMA_IN_FLIGHT };
+/* Shadow.async of a byte a TMA load (txrt_emu_tma_load) has in flight */
+#define TMA_FLIGHT 0x8000
 
 /* The race checks of an access to esize bytes of the arena at p (element
  * off of shared buffer buf). */
@@ -250,8 +252,8 @@ shadow_access(Emu *e, int buf, uintptr_t p, int64_t off, int esize, int write)
 	uint16_t other = 0;
 	for (int i = 0; i < esize; i++, s++) {
 		if (s->async && problem == RACE_NONE) {
-			problem = IN_FLIGHT;
-			other = (uint16_t)(s->async - 1);
+			problem = s->async & TMA_FLIGHT ? TMA_IN_FLIGHT : IN_FLIGHT;
+			other = (uint16_t)((s->async & ~TMA_FLIGHT) - 1);
 		}
 		if (write) {
 			if (problem == RACE_NONE) {
@@ -305,6 +307,12 @@ shadow_access(Emu *e, int buf, uintptr_t p, int64_t off, int esize, int write)
 		    "completed it%s (block %s)", write ? "write" : "read", name, (long long)off, tb,
 		    thread_name(e, other, ob, sizeof ob), other == me ? "" : ", or no barrier "
 		    "followed the wait", bb);
+		break;
+	case TMA_IN_FLIGHT:
+		report(e, "%s of shared buffer '%s' element %lld by thread %s while thread %s's TMA "
+		    "load into it is in flight: no mbarrier wait has seen its phase complete (block "
+		    "%s)", write ? "write" : "read", name, (long long)off, tb,
+		    thread_name(e, other, ob, sizeof ob), bb);
 		break;
 	case RACE_WW:
 		report(e, "write-write race on shared buffer '%s' element %lld: threads %s and %s "
@@ -487,6 +495,155 @@ drop_pending(Emu *e, Thread *t, int ended)
 	t->groups = 0;
 }
 
+/* ---- TMA and mbarriers (tma() in txc-schedule(7)) ------------------------------ */
+
+/* The emulator's mbarrier, in its 8 bytes of shared memory. */
+typedef struct {
+	int32_t tx;              /* transaction bytes expected and not yet completed */
+	uint16_t pending;        /* arrivals the current phase still needs */
+	uint8_t count;           /* arrivals a phase */
+	uint8_t done;            /* phases completed (mod 256): its parity is the wait's */
+} Mbar;
+
+/* the TMA boxes in flight: their bytes [lo, hi) of the arena, until a
+ * wait sees bar's phase complete */
+enum { MAX_TMA = 256 };
+static struct { uintptr_t bar, lo, hi; } tma_fl[MAX_TMA];
+static int ntma;
+
+/* The mbarrier at bar if it lies in the arena (else reported: NULL). */
+static Mbar *
+mbar_at(Emu *e, void *bar, Mbar *m)
+{
+	uintptr_t p = (uintptr_t)bar, a = (uintptr_t)arena;
+	if (p < a || p - a + sizeof *m > e->shared || (p & 7)) {
+		report(e, "mbarrier at %p is not 8 aligned bytes of the block's shared memory", bar);
+		stop(e);
+		return NULL;
+	}
+	memcpy(m, bar, sizeof *m);
+	return m;
+}
+
+static void
+mbar_complete(Mbar *m)
+{
+	if (m->pending == 0 && m->tx == 0) {
+		m->done++;
+		m->pending = m->count;
+	}
+}
+
+static void
+tma_drop(void)
+{
+	for (int i = 0; i < ntma && shadow; i++)
+		for (uintptr_t p = tma_fl[i].lo; p < tma_fl[i].hi; p++)
+			shadow[p - (uintptr_t)arena].async = 0;
+	ntma = 0;
+}
+
+void
+txrt_emu_mbar_init(void *bar, int count)
+{
+	Emu *e = cur_emu;
+	Mbar m;
+	if (!e || !mbar_at(e, bar, &m))
+		return;
+	m.tx = 0;
+	m.count = m.pending = (uint8_t)(count < 1 ? 1 : count > 255 ? 255 : count);
+	m.done = 0;
+	memcpy(bar, &m, sizeof m);
+}
+
+void
+txrt_emu_tma_load(int dbuf, void *dbase, int64_t doff, const void *map, int col, int row,
+    void *bar)
+{
+	Emu *e = cur_emu;
+	const CudaEmuMap *t = map;
+	Mbar m;
+	if (!e || !mbar_at(e, bar, &m))
+		return;
+	if (!t || t->magic != CUDA_EMU_MAP_MAGIC) {
+		report(e, "TMA load with a tensor map libtxrt did not encode for the emulator");
+		stop(e);
+		return;
+	}
+	int64_t es = t->esize, rowb = t->box[0] * es, bytes = rowb * t->box[1];
+	unsigned char *dst = (unsigned char *)dbase + doff * es;
+	uintptr_t a = (uintptr_t)arena, lo = (uintptr_t)dst;
+	if (lo < a || lo - a + (uintptr_t)bytes > e->shared || ((lo - a) & 127)) {
+		report(e, "TMA load into shared buffer %d element %lld: the box's %lld bytes are not "
+		    "128-byte aligned inside the block's %zu bytes of shared memory", dbuf,
+		    (long long)doff, (long long)bytes, e->shared);
+		stop(e);
+		return;
+	}
+	/* arrive.expect_tx, then the box: byte b of row r at its swizzled place
+	 * (16-byte chunk c of a 128-byte line XOR bits 7.. of the offset) */
+	m.tx += (int32_t)bytes;
+	if (m.pending)
+		m.pending--;
+	for (int64_t r = 0; r < t->box[1]; r++)
+		for (int64_t x = 0; x < t->box[0]; x++) {
+			int64_t off = r * rowb + x * es, at = off;
+			if (t->swizzle) {
+				int64_t span = t->swizzle / 16;       /* chunks a swizzle row: 2, 4, 8 */
+				int64_t abs = (int64_t)(lo - a) + off;
+				at = off ^ (((abs >> 7) & (span - 1)) << 4);
+			}
+			if (e->check) {
+				shadow_access(e, dbuf, lo + (uintptr_t)at, doff + at / es, (int)es, 1);
+				for (int b = 0; b < es; b++)
+					shadow[lo - a + (uintptr_t)at + (uintptr_t)b].async =
+					    (uint16_t)(TMA_FLIGHT | (e->cur->index + 1));
+			}
+			int64_t gc = col + x, gr = row + r;
+			if (gc < 0 || gr < 0 || gc >= t->dims[0] || gr >= t->dims[1])
+				memset(dst + at, 0, (size_t)es);
+			else
+				memcpy(dst + at, t->base + gr * t->pitch + gc * es, (size_t)es);
+		}
+	if (e->check && ntma < MAX_TMA) {
+		tma_fl[ntma].bar = (uintptr_t)bar;
+		tma_fl[ntma].lo = lo;
+		tma_fl[ntma++].hi = lo + (uintptr_t)bytes;
+	}
+	m.tx -= (int32_t)bytes;   /* complete_tx */
+	mbar_complete(&m);
+	memcpy(bar, &m, sizeof m);
+}
+
+void
+txrt_emu_mbar_wait(void *bar, int parity)
+{
+	Emu *e = cur_emu;
+	Mbar m;
+	if (!e || !mbar_at(e, bar, &m))
+		return;
+	if ((m.done & 1) == (parity & 1)) {
+		char tb[48], bb[48];
+		report(e, "thread %s of block %s waits for phase parity %d of an mbarrier whose phase "
+		    "no arrival or TMA load can complete (%d arrivals and %d bytes missing): on a GPU "
+		    "it would wait forever", thread_name(e, e->cur->index, tb, sizeof tb),
+		    block_name(e, bb, sizeof bb), parity & 1, m.pending, m.tx);
+		stop(e);
+		return;
+	}
+	/* the phase has completed: its loads have landed for every reader */
+	int kept = 0;
+	for (int i = 0; i < ntma; i++) {
+		if (tma_fl[i].bar != (uintptr_t)bar) {
+			tma_fl[kept++] = tma_fl[i];
+			continue;
+		}
+		for (uintptr_t p = tma_fl[i].lo; p < tma_fl[i].hi; p++)
+			shadow[p - (uintptr_t)arena].async = 0;
+	}
+	ntma = kept;
+}
+
 /* ---- running a launch ---------------------------------------------------------- */
 
 static void
@@ -514,6 +671,7 @@ run_block(Emu *e)
 	int n = e->nthreads;
 
 	memset(arena, 0xff, e->shared);
+	tma_drop();   /* loads a stopped block left in flight */
 	if (epoch >= EPOCH_LIMIT) {
 		if (shadow)
 			memset(shadow, 0, shadow_cap * sizeof *shadow);

@@ -146,6 +146,18 @@ TXRT_API int txrt_cuda_memset(void *dev, int byte, size_t bytes);
  * memory, kept in *slot (the object's) for the life of the process;
  * later calls find it there.  Thread-safe; 0 or TXRT_ERR_CUDA. */
 TXRT_API int txrt_cuda_constant(void **slot, const void *host, size_t bytes);
+/* A kernel's tensor map for TMA loads (tma() in txc-schedule(7)): the
+ * 2-D tensor of rows x cols elements of esize bytes (CUtensorMapDataType
+ * dtype) at base, rows cols elements apart, read in boxes of box_rows x
+ * box_cols with swizzle 0, 32, 64 or 128 (bytes) and zeros past the edges,
+ * written into the 128 bytes at map (64-byte aligned): with
+ * cuTensorMapEncodeTiled in device mode, in libtxrt's own layout for the
+ * emulator.  Returns 1, or 0 when TMA cannot copy this tensor (base not
+ * 16-byte aligned, a row pitch that is not a multiple of 16 bytes, a box
+ * the hardware does not take, the driver's refusal), and the kernel then
+ * copies with cp.async instead; never an error. */
+TXRT_API int txrt_cuda_tensor_map(void *map, const void *base, int dtype, int esize,
+    int64_t cols, int64_t rows, int box_cols, int box_rows, int swizzle);
 /* Waits for the device (0, or TXRT_ERR_CUDA). */
 TXRT_API int txrt_cuda_synchronize(void);
 
@@ -196,6 +208,23 @@ TXRT_API void txrt_emu_copy_async(int dbuf, void *dbase, int64_t doff, int64_t d
 TXRT_API void txrt_emu_async_commit(void);
 /* cp.async.wait_group n: the thread's groups but the n newest land. */
 TXRT_API void txrt_emu_async_wait(int n);
+/* mbarrier.init of the 8-byte shared mbarrier at bar with an arrival
+ * count; phase 0, no transaction bytes expected. */
+TXRT_API void txrt_emu_mbar_init(void *bar, int count);
+/* One thread's TMA load (gpu.tma): mbarrier.arrive.expect_tx of the box's
+ * bytes on bar, then cp.async.bulk.tensor.2d of the box at column col, row
+ * row of the tensor map (txrt_cuda_tensor_map's emulator layout) into
+ * shared buffer dbuf from element doff, with the map's swizzle (by the
+ * bytes' offsets in the block's arena, as the hardware does by address)
+ * and zeros past the tensor's edges, completing the bytes on bar.  The
+ * box's bytes count as the thread's writes, in flight until a thread's
+ * txrt_emu_mbar_wait sees the phase complete. */
+TXRT_API void txrt_emu_tma_load(int dbuf, void *dbase, int64_t doff, const void *map, int col,
+    int row, void *bar);
+/* mbarrier.try_wait.parity in a loop: returns once the phase of that
+ * parity has completed; one that never can (no load arms it) is
+ * reported and stops the launch. */
+TXRT_API void txrt_emu_mbar_wait(void *bar, int parity);
 
 #ifdef __cplusplus
 }

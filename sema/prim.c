@@ -106,6 +106,11 @@ const PrimInfo prim_table[PRIM_COUNT] = {
 	 * banks without padding: lower/flatten.c, target/cuda/gpu_swizzle.c */
 	[PRIM_SWIZZLE] = { "swizzle", PRIM_SWIZZLE, "no arguments",
 	    { { 0 } }, 0, 0, NULL, OUTS_NONE, 0, NULL, false },
+	/* a pipelined shared tile filled by the Tensor Memory Accelerator (one
+	 * cp.async.bulk.tensor a slot, counted on an mbarrier) on sm_90 and
+	 * later: target/cuda/gpu_tma.c */
+	[PRIM_TMA] = { "tma", PRIM_TMA, "no arguments",
+	    { { 0 } }, 0, 0, NULL, OUTS_NONE, 0, NULL, false },
 };
 
 const PrimInfo *

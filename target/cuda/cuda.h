@@ -57,6 +57,17 @@ enum { GPU_MMA_NARGS = 12 };
  * ASYNC_WAIT. */
 #define GPU_COPY "gpu.copy"
 enum { GPU_COPY_NARGS = 5 };
+/* A TMA load of a tma() tile's slot (gpu_tma.c): gpu.tma(dst[d], src[o],
+ * map[0], bar[slot], m, cols): the box of map m (GpuTma) whose first
+ * element is src's flat element o (row o / cols, column o % cols) into
+ * dst from element d, completing on mbarrier bar[slot] after an
+ * arrive.expect_tx of its bytes; gpu.mbar_init(bar[s], count) and
+ * gpu.mbar_wait(bar[s], parity) (try_wait.parity until that phase has
+ * completed). */
+#define GPU_TMA "gpu.tma"
+enum { GPU_TMA_NARGS = 6 };
+#define GPU_MBAR_INIT "gpu.mbar_init"
+#define GPU_MBAR_WAIT "gpu.mbar_wait"
 #define GPU_MMA_FILL "mma_fill"
 #define GPU_MMA_STORE "mma_store"
 enum { GPU_MMA_FILL_NARGS = 5, GPU_MMA_STORE_NARGS = 8 };
@@ -74,6 +85,19 @@ typedef struct {
 	IrExpr *bytes;
 	Loc loc;                  /* the primitive that placed it */
 } GpuShared;
+
+/* A tensor map of a kernel (gpu_tma.c): the host encodes it before each
+ * launch and passes it by value after the kernel's buffers. */
+typedef struct {
+	Buffer *src;              /* the 2-D input tensor (a kernel argument) */
+	Buffer *tile;             /* the shared tile (its slots) it fills */
+	Buffer *map;              /* stands for the parameter in gpu.tma calls */
+	Buffer *bar;              /* the slots' mbarriers (shared, u64) */
+	int64_t box[2];           /* elements: columns (inner), rows */
+	int slots;
+	int swizzle;              /* bytes: 0 (none), 32, 64, 128 */
+	Loc loc;                  /* the tma() primitive */
+} GpuTma;
 
 typedef struct GpuKernel {
 	const char *name;         /* "NAME_k0": the PTX entry */
@@ -94,6 +118,10 @@ typedef struct GpuKernel {
 	bool index32;
 	struct GpuKernel *i32; IrExpr *i32_if;
 	int i32_slot;             /* the twin's index in the module's table */
+	/* gpu_tma.c: its tensor maps, parameters after its buffers, then
+	 * tma_on (i64), which the host sets when every map is encoded */
+	GpuTma *tma; int ntma, captma;
+	Var *tma_on;
 } GpuKernel;
 
 /* A kernel of the file split into host code and GPU kernels. */
@@ -156,6 +184,13 @@ IrStmt *gpu_copy_sync(IrStmt *s);
 /* The call as scalar copies, dst[d + e] = e < valid ? src[s + e] : 0 (the
  * path for addresses that are not 16-byte aligned; the emulator's). */
 IrStmt *gpu_copy_scalar(IrExpr *call);
+
+/* ---- gpu_tma.c: TMA loads and their mbarriers ----------------------------- */
+bool gpu_tma_is(IrExpr *e);             /* a call of GPU_TMA */
+bool gpu_tma_mbar_is(IrExpr *e);        /* of GPU_MBAR_INIT or GPU_MBAR_WAIT */
+/* The pipeline's waits on k's tma tiles' mbarriers, which it allocates
+ * and initialises; false after diagnostics. */
+bool gpu_tma(GpuKernel *k);
 
 /* ---- gpu_fragment.c ----------------------------------------------------- */
 /* k's fragments as each lane's registers; false after diagnostics. */

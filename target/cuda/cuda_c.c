@@ -420,6 +420,14 @@ write_helpers(FILE *out, const CHelpers *h)
 bool
 cuda_c_emit(FILE *out, GpuFunc **gf, int n, const char *source_name)
 {
+	/* TMA loads (gpu_tma.c) need the host's tensor maps: PTX only */
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < gf[i]->nk; j++)
+			if (gf[i]->k[j]->ntma) {
+				diag_error(gf[i]->k[j]->tma[0].loc, "--emit=cuda does not write TMA loads "
+				    "(tma of '%s'); --emit=ptx and objects do", gf[i]->k[j]->tma[0].tile->name);
+				return false;
+			}
 	int nall = 0;
 	for (int i = 0; i < n; i++)
 		nall += 1 + gf[i]->nk;

@@ -12,6 +12,20 @@ LLVMTypeRef cuda_kernel_type(Cg *cg, GpuKernel *k);
 /* Emits k's body into fn: its parameters are the values (packed: fn
  * takes one void **params, kernelParams style, and reads them). */
 void cuda_kernel_fn(Cg *cg, GpuKernel *k, LLVMValueRef fn, bool packed);
+/* cuda_tma.c: a kernel's tensor maps and tma_on after its buffers (so
+ * many: cuda_tma_nparams), their types, the PTX parameters' byval and
+ * grid_constant attributes, their binding in the body (packed: the
+ * emulator's kernelParams); the PTX (NULL: not one of gpu_tma.c's calls)
+ * and emulator forms of the calls (dbuf: a gpu.tma's destination in the
+ * emulator's buffer table); the host's encoding of the maps into the
+ * launch's kernelParams array arr from position first. */
+int cuda_tma_nparams(GpuKernel *k);
+void cuda_tma_param_types(Cg *cg, GpuKernel *k, LLVMTypeRef *p);
+void cuda_tma_param_attrs(Cg *cg, GpuKernel *k, LLVMValueRef fn, int first);
+void cuda_tma_bind(Cg *cg, GpuKernel *k, LLVMValueRef fn, int first, bool packed);
+LLVMValueRef cuda_tma_ptx(Cg *cg, GpuKernel *k, IrExpr *e);
+LLVMValueRef cuda_tma_emu(Cg *cg, GpuKernel *k, IrExpr *e, int dbuf);
+void cuda_tma_host(Cg *cg, GpuKernel *k, LLVMValueRef arr, int first);
 /* Whether e calls the intrinsic name; its dimension argument. */
 bool cuda_is(IrExpr *e, const char *name);
 int cuda_dim_arg(IrExpr *e);

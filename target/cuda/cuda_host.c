@@ -71,8 +71,8 @@ host_launch(Cg *cg, IrExpr *e)
 	IrFunc *f = k->fn;
 	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
 	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx), i32 = LLVMInt32TypeInContext(cg->ctx);
-	int n = f->nparams + f->nargs;
-	LLVMValueRef arr = cg_entry_alloca(cg, LLVMArrayType(ptr, (unsigned)(n ? n : 1)), 8,
+	int n = f->nparams + f->nargs, nt = n + cuda_tma_nparams(k);
+	LLVMValueRef arr = cg_entry_alloca(cg, LLVMArrayType(ptr, (unsigned)(nt ? nt : 1)), 8,
 	    "kparams");
 	for (int i = 0; i < n; i++) {
 		LLVMValueRef v, slot;
@@ -93,6 +93,7 @@ host_launch(Cg *cg, IrExpr *e)
 		LLVMValueRef at = LLVMConstInt(i64, (unsigned)i, 0);
 		LLVMBuildStore(cg->b, slot, LLVMBuildGEP2(cg->b, ptr, arr, &at, 1, ""));
 	}
+	cuda_tma_host(cg, k, arr, n);   /* the tensor maps, tma_on */
 	/* the 32-bit twin where its condition holds (gpu_index32.c) */
 	LLVMValueRef which = LLVMConstInt(i32, (unsigned)(base + idx), 0);
 	if (k->i32)
@@ -221,9 +222,14 @@ emu_intrinsic(Cg *cg, IrExpr *e)
 			ir_is_const(e->call.args[0], &n);
 		LLVMValueRef a = LLVMConstInt(i32, (unsigned long long)n, 0);
 		emu_call(cg, e->call.nargs ? "txrt_emu_async_wait" : "txrt_emu_async_commit",
-		    LLVMVoidTypeInContext(cg->ctx), &i32, e->call.nargs, &a);
+		    LLVMVoidTypeInContext(cg->ctx), &i32, e->call.nargs ? 1 : 0, &a);
 		return LLVMConstInt(i32, 0, 0);
 	}
+	Host *H = cg->hook_ctx;
+	LLVMValueRef tma = cuda_tma_emu(cg, H->k, e, gpu_tma_is(e) ?
+	    buf_index(H, e->call.args[0]->load.buf) : -1);
+	if (tma)
+		return tma;
 	if (gpu_mma_is(e)) {
 		/* each lane's 8 results, every access checked (gpu_mma.c) */
 		cg_stmt(cg, gpu_mma_lanes(e));

@@ -58,6 +58,7 @@ cuda_kernel_fn(Cg *cg, GpuKernel *k, LLVMValueRef fn, bool packed)
 		cg_bind_var(cg, f->params[i], cg_from_abi(cg, f->params[i]->type, v[i]));
 	for (int i = 0; i < f->nargs; i++)
 		cg_bind_buf(cg, f->args[i], v[f->nparams + i]);
+	cuda_tma_bind(cg, k, fn, f->nparams + f->nargs, packed);
 	LLVMPositionBuilderAtEnd(cg->b, body_bb);
 	cg_stmt(cg, f->body);
 	LLVMBuildRetVoid(cg->b);
@@ -75,12 +76,13 @@ LLVMTypeRef
 cuda_kernel_type(Cg *cg, GpuKernel *k)
 {
 	IrFunc *f = k->fn;
-	int n = f->nparams + f->nargs;
+	int n = f->nparams + f->nargs + cuda_tma_nparams(k);
 	LLVMTypeRef *p = arena_alloc(ir_arena, (size_t)(n + 1) * sizeof *p);
 	for (int i = 0; i < f->nparams; i++)
 		p[i] = cg_abi_type(cg, f->params[i]->type);
 	for (int i = 0; i < f->nargs; i++)
 		p[f->nparams + i] = LLVMPointerTypeInContext(cg->ctx, 0);
+	cuda_tma_param_types(cg, k, p + f->nparams + f->nargs);
 	return LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), p, (unsigned)n, 0);
 }
 
@@ -316,6 +318,8 @@ ptx_copy(Cg *cg, IrExpr *e)
 	LLVMPositionBuilderAtEnd(cg->b, done);
 }
 
+static GpuKernel *cur_kernel(Cg *cg);
+
 static LLVMValueRef
 ptx_intrinsic(Cg *cg, IrExpr *e)
 {
@@ -334,6 +338,9 @@ ptx_intrinsic(Cg *cg, IrExpr *e)
 		cg_call_intrinsic(cg, "llvm.nvvm.cp.async.wait.group", NULL, 0, &a, 1);
 		return LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0);
 	}
+	LLVMValueRef tma = cuda_tma_ptx(cg, cur_kernel(cg), e);
+	if (tma)
+		return tma;
 	if (gpu_mma_is(e))
 		return ptx_mma(cg, e);
 	if (gpu_mma_fill_is(e) || gpu_mma_store_is(e)) {
@@ -371,6 +378,8 @@ ptx_allocate(Cg *cg, IrStmt *s)
 		LLVMSetLinkage(arena, LLVMExternalLinkage);
 		LLVMSetAlignment(arena, 16);
 	}
+	if (cur_kernel(cg)->ntma)   /* TMA boxes: the swizzle's 1024-byte repeat */
+		LLVMSetAlignment(arena, 1024);
 	LLVMValueRef base = LLVMBuildAddrSpaceCast(cg->b, arena,
 	    LLVMPointerTypeInContext(cg->ctx, 0), "");
 	LLVMValueRef off = cg_index(cg, g->offset, 1);
@@ -496,6 +505,31 @@ max_threads(Cg *cg, GpuKernel *k, LLVMValueRef fn)
 	}
 }
 
+/* TMA (tma(), gpu_tma.c) needs sm_90 and PTX 8.0; false after a
+ * diagnostic at each tma() of an older arch. */
+static bool
+tma_arch(GpuFunc **gf, int n, const char *arch, const char **features)
+{
+	int num = 0;
+	bool ok = true, any = false;
+	if (strncmp(arch, "sm_", 3) == 0)
+		num = atoi(arch + 3);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < gf[i]->nk; j++)
+			for (int m = 0; m < gf[i]->k[j]->ntma; m++) {
+				any = true;
+				if (num >= 90)
+					continue;
+				diag_error(gf[i]->k[j]->tma[m].loc, "tma of '%s' needs --cuda-arch=sm_90 or "
+				    "later (the Tensor Memory Accelerator); this compile is for %s",
+				    gf[i]->k[j]->tma[m].tile->name, arch);
+				ok = false;
+			}
+	if (any && !**features)
+		*features = "+ptx80";   /* LLVM 19 says 7.8 for sm_90 */
+	return ok;
+}
+
 char *
 cuda_ptx(GpuFunc **gf, int n, const LlvmOptions *o, const CudaOptions *co)
 {
@@ -503,6 +537,8 @@ cuda_ptx(GpuFunc **gf, int n, const LlvmOptions *o, const CudaOptions *co)
 	po.triple = "nvptx64-nvidia-cuda";
 	po.cpu = co && co->arch ? co->arch : "sm_80";
 	po.features = co && co->ptx_features ? co->ptx_features : "";
+	if (!tma_arch(gf, n, po.cpu, &po.features))
+		return NULL;
 	po.debug = false;
 	po.dlpack = false;
 	char *triple = NULL;
@@ -533,6 +569,7 @@ cuda_ptx(GpuFunc **gf, int n, const LlvmOptions *o, const CudaOptions *co)
 				if (k->fn->args[a]->is_input)
 					cg_attr(&cg, fn, idx, "readonly");
 			}
+			cuda_tma_param_attrs(&cg, k, fn, k->fn->nparams + k->fn->nargs);
 			cg.hook_ctx = k;
 			cuda_kernel_fn(&cg, k, fn, false);
 			max_threads(&cg, k, fn);

@@ -68,6 +68,13 @@ place(Sh *S, Buffer *b, Loc at)
 		bytes = ir_mul(bytes, e->type.code == TY_I64 ? e : ir_cast(ir_i64, e));
 	}
 	bytes = round16(bytes);
+	/* a TMA box lands at 128 bytes, a swizzled one at the swizzle's
+	 * 1024-byte repeat (gpu_tma.c) */
+	if (b->tma) {
+		int64_t a = b->swizzle_row ? 1024 : 128;
+		S->next = simplify_expr(ir_mul(ir_div(ir_add(S->next, ir_i64c(a - 1)), ir_i64c(a)),
+		    ir_i64c(a)), NULL);
+	}
 	GpuShared *g = ARENA_PUSH(ir_arena, S->k->shared, S->k->nshared, S->k->capshared);
 	g->buf = b;
 	g->loc = at;

@@ -572,7 +572,8 @@ gpu_lower(IrFunc **funcs, int n)
 		}
 		for (int j = 0; j < out[i]->nk; j++)
 			if (!gpu_spmd(out[i]->k[j]) || !gpu_fragment(out[i]->k[j]) ||
-			    !gpu_swizzle(out[i]->k[j]) || !gpu_shared(out[i]->k[j]))
+			    !gpu_swizzle(out[i]->k[j]) || !gpu_tma(out[i]->k[j]) ||
+			    !gpu_shared(out[i]->k[j]))
 				ok = false;
 			else
 				gpu_index32(out[i]->k[j]);

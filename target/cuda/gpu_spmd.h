@@ -54,4 +54,10 @@ bool gpu_mma_check(Spmd *S, IrStmt *s, unsigned dims);
  * threads in 16-byte pieces (gpu.copy calls); NULL when it is not one. */
 IrStmt *gpu_copy_spread(Spmd *S, IrStmt *s, IrExpr *nthreads, IrExpr *tid);
 
+/* ---- gpu_tma.c ---- */
+/* A copy nest into a tma() tile as `if (tma_on) { thread 0's TMA load }
+ * else plain` (plain: the nest spread over the threads); NULL when s is
+ * not one (or after a diagnostic). */
+IrStmt *gpu_tma_copy(Spmd *S, IrStmt *s, IrStmt *plain, IrExpr *tid);
+
 #endif

@@ -120,7 +120,7 @@ swz_call(IrMutator *m, IrExpr *e)
 	Swz *z = (Swz *)m;
 	if (e->call.ck != CALL_INTRINSIC)
 		return ir_mutate_expr_children(m, e);
-	bool known = gpu_warp_op_is(e) || gpu_copy_is(e);
+	bool known = gpu_warp_op_is(e) || gpu_copy_is(e) || gpu_tma_is(e);
 	IrExpr **args = arena_alloc(ir_arena, (size_t)(e->call.nargs + 1) * sizeof *args);
 	bool changed = false;
 	for (int i = 0; i < e->call.nargs; i++) {

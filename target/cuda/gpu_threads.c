@@ -174,8 +174,20 @@ uses_any(IrExpr *e, IrStmt **chain, int n)
 /* The largest constant bound spread over in place of its extent. */
 enum { SPREAD_BOUND_MAX = 1 << 16 };
 
+static IrStmt *spread_plain(Spmd *S, IrStmt *s);
+
+/* A tma() tile's copy as thread 0's TMA load, the plain spread beside it
+ * (gpu_tma.c); other nests plainly. */
 static IrStmt *
 spread(Spmd *S, IrStmt *s)
+{
+	IrStmt *plain = spread_plain(S, s);
+	IrStmt *tma = plain ? gpu_tma_copy(S, s, plain, linear_tid(S)) : NULL;
+	return tma ? tma : plain;
+}
+
+static IrStmt *
+spread_plain(Spmd *S, IrStmt *s)
 {
 	IrStmt *pieces = gpu_copy_spread(S, s, nthreads(S), linear_tid(S));
 	if (pieces)

@@ -96,6 +96,9 @@ cg_runtime(Cg *cg, const char *name, LLVMTypeRef *fty)
 	} else if (!strcmp(name, "txrt_cuda_constant")) {
 		LLVMTypeRef p[3] = { ptr, ptr, i64 };
 		t = LLVMFunctionType(i32, p, 3, 0);
+	} else if (!strcmp(name, "txrt_cuda_tensor_map")) {
+		LLVMTypeRef p[9] = { ptr, ptr, i32, i32, i64, i64, i32, i32, i32 };
+		t = LLVMFunctionType(i32, p, 9, 0);
 	} else if (!strcmp(name, "txrt_cuda_mode")) {
 		t = LLVMFunctionType(i32, NULL, 0, 0);
 	} else if (!strcmp(name, "txrt_cpu_require")) {

@@ -60,6 +60,10 @@ define_runtime(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
 		{ "txrt_emu_barrier", (void (*)(void))txrt_emu_barrier },
 		{ "txrt_emu_shared", (void (*)(void))txrt_emu_shared },
 		{ "txrt_emu_access", (void (*)(void))txrt_emu_access },
+		{ "txrt_cuda_tensor_map", (void (*)(void))txrt_cuda_tensor_map },
+		{ "txrt_emu_tma_load", (void (*)(void))txrt_emu_tma_load },
+		{ "txrt_emu_mbar_init", (void (*)(void))txrt_emu_mbar_init },
+		{ "txrt_emu_mbar_wait", (void (*)(void))txrt_emu_mbar_wait },
 		/* --target=vta (target/vta/vta_host.c) */
 		{ "txrt_vta_run", (void (*)(void))txrt_vta_run },
 	};

@@ -9,8 +9,12 @@
  * are (int *p, int n), and it stores p[i] = i + the block count.  Like
  * the real driver, a launch with more dynamic shared memory than the
  * function was opted in to (above 48 KiB) fails.  mock_loads and
- * mock_shared_optin let the test see what libtxrt did.
+ * mock_shared_optin let the test see what libtxrt did; cuTensorMapEncodeTiled
+ * checks a 2-D map as the driver does and mock_tma_* say what it encoded
+ * and whether a launch then had that map by value.
  */
+#define _GNU_SOURCE   /* memmem */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,10 +24,21 @@
 
 EXPORT int mock_loads;
 EXPORT int mock_shared_optin;
+/* tensor maps (TMA): what the last cuTensorMapEncodeTiled was asked, the
+ * launches that had that map by value (the 128 bytes at a 64-aligned
+ * kernelParams entry, declared .b8 [128] in the PTX) and the final
+ * parameter (txc's tma_on) of the last launch with such an entry */
+EXPORT char mock_tma_desc[256];
+EXPORT int mock_tma_launches = 0;
+EXPORT long long mock_tma_on = -1;
 
 struct CUctx_st { int dummy; };
-struct CUmod_st { int dummy; };
-struct CUfunc_st { char name[64]; int optin; };
+struct CUmod_st { const char *ptx; };
+/* nparams and map: from the PTX entry's parameter list (map: the first
+ * 128-byte one, or -1) */
+struct CUfunc_st { char name[64]; int optin, nparams, map; };
+
+static unsigned char last_map[128];
 
 static struct CUctx_st the_ctx;
 static _Thread_local CuContext current;
@@ -100,6 +115,8 @@ cuModuleLoadDataEx(CuModule *m, const void *image, unsigned int n, CuJitOption *
 	}
 	mock_loads++;
 	*m = calloc(1, sizeof **m);
+	if (*m)
+		(*m)->ptx = image;   /* the object's: lives as long as the module */
 	return 0;
 }
 
@@ -114,7 +131,20 @@ cuModuleGetFunction(CuFunction *f, CuModule m, const char *name)
 	(void)m;
 	if (strcmp(name, "missing") == 0 || nfns == 16)
 		return 500;
-	strncpy(fns[nfns].name, name, sizeof fns[nfns].name - 1);
+	struct CUfunc_st *fn = &fns[nfns];
+	strncpy(fn->name, name, sizeof fn->name - 1);
+	fn->nparams = 0;
+	fn->map = -1;
+	char entry[96];
+	snprintf(entry, sizeof entry, ".entry %s(", name);
+	const char *p = m && m->ptx ? strstr(m->ptx, entry) : NULL;
+	const char *end = p ? strchr(p, ')') : NULL;
+	while (p && end && (p = strstr(p + 1, ".param")) && p < end) {
+		const char *nl = strchr(p, '\n');
+		if (fn->map < 0 && nl && memmem(p, (size_t)(nl - p), "[128]", 5))
+			fn->map = fn->nparams;
+		fn->nparams++;
+	}
 	*f = &fns[nfns++];
 	return 0;
 }
@@ -149,6 +179,12 @@ cuLaunchKernel(CuFunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 	(void)bx, (void)by, (void)bz, (void)s, (void)extra;
 	if (!current || (shared > 49152 && (int)shared > f->optin))
 		return 1;
+	if (f->map >= 0 && f->map < f->nparams) {
+		memcpy(&mock_tma_on, params[f->nparams - 1], sizeof mock_tma_on);
+		if (mock_tma_desc[0] && !((uintptr_t)params[f->map] & 63) &&
+		    memcmp(params[f->map], last_map, sizeof last_map) == 0)
+			mock_tma_launches++;
+	}
 	if (strcmp(f->name, "fill") == 0) {
 		int *p = *(int **)params[0];
 		int n = *(int *)params[1];
@@ -188,5 +224,30 @@ EXPORT CuResult
 cuMemsetD8_v2(CuDevicePtr d, unsigned char c, size_t n)
 {
 	memset((void *)(uintptr_t)d, c, n);
+	return 0;
+}
+
+/* Checks what the real driver checks of a 2-D tiled map and writes the
+ * arguments into the map (so a launch can compare the bytes it is given). */
+EXPORT CuResult
+cuTensorMapEncodeTiled(struct CUtensorMap_st *map, unsigned int dtype, uint32_t rank, void *base,
+    const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
+    const uint32_t *estrides, unsigned int interleave, unsigned int swizzle,
+    unsigned int l2promo, unsigned int oob)
+{
+	static const int esize[] = { 1, 2, 4, 4, 8, 8, 2, 4, 8, 2 };
+	if (!map || ((uintptr_t)map & 63) || rank != 2 || dtype > 9 || ((uintptr_t)base & 15) ||
+	    strides[0] % 16 || box[0] > 256 || box[1] > 256 || box[0] * esize[dtype] % 16 ||
+	    estrides[0] != 1 || estrides[1] != 1 || interleave || swizzle > 3 ||
+	    (swizzle && box[0] * esize[dtype] > (16u << swizzle)))
+		return 1;
+	snprintf(mock_tma_desc, sizeof mock_tma_desc, "dtype %u dims %llu x %llu stride %llu box "
+	    "%u x %u swizzle %u l2 %u oob %u", dtype, (unsigned long long)dims[0],
+	    (unsigned long long)dims[1], (unsigned long long)strides[0], box[0], box[1], swizzle,
+	    l2promo, oob);
+	memset(map, 0, 128);
+	memcpy(map, mock_tma_desc, 100);
+	memcpy((char *)map + 104, &base, sizeof base);
+	memcpy(last_map, map, sizeof last_map);
 	return 0;
 }
