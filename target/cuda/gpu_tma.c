@@ -333,9 +333,42 @@ w_eval(IrMutator *m, IrStmt *s)
 	return ir_seq(cp, ir_if(on, waits, NULL));
 }
 
+/* A tile marked tma() that no TMA load fills: an error at the primitive. */
+typedef struct {
+	IrVisitor v;
+	GpuKernel *k;
+	bool ok;
+} Unused;
+
+static void
+unused_alloc(IrVisitor *v, IrStmt *s)
+{
+	Unused *u = (Unused *)v;
+	Buffer *b = s->alloc.buf;
+	bool found = false;
+	for (int i = 0; i < u->k->ntma; i++)
+		found |= u->k->tma[i].tile == b;
+	if (b->tma && !found) {
+		diag_error(b->tma_loc, "tma of '%s': no copy of it is a TMA load; tma() applies to a "
+		    "tile that a cache_read copies into shared memory with pipeline(N), at a serial "
+		    "loop of its consumer inside the kernel", b->name);
+		b->tma = false;
+		u->ok = false;
+	}
+	ir_visit_stmt_children(v, s);
+}
+
 bool
 gpu_tma(GpuKernel *k)
 {
+	Unused u;
+	memset(&u, 0, sizeof u);
+	u.v.stmt[IS_ALLOCATE] = unused_alloc;
+	u.k = k;
+	u.ok = true;
+	ir_visit_stmt(&u.v, k->fn->body);
+	if (!u.ok)
+		return false;
 	if (!k->ntma)
 		return true;
 	Waits w;

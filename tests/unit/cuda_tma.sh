@@ -112,6 +112,44 @@ done
 ./ref M=200 N=136 K=72 out=ref.bin >/dev/null 2>&1
 WRAP_SWIZZLE=0 TXRT_CUDA=emulate ./gpu M=200 N=136 K=72 out=out.bin >out 2>&1 || fail "a swizzle-0 map: exit $?"
 same && fail "a map with no swizzle for the swizzled tile: still right (the emulator ignores the swizzle?)"
+# an f32 tile, unswizzled (box 8 x 8, 32-byte rows), pipeline(2): K = 44
+# has 176-byte rows (TMA), K = 45 180 (cp.async)
+cat >mm.tx <<'TX'
+kernel mm(M, N, K) {
+  in  A: f32[M, K];
+  in  B: f32[K, N];
+  out C: f32[M, N];
+  C[i, j] = sum(k < K) A[i, k] * B[k, j];
+}
+schedule mm for cuda {
+  C.gpu_tile(i, j, 8, 8) -> (io, jo, ii, ji);
+  C.split(k, 8) -> (ko, ki);
+  C.reorder(io, jo, ko, ii, ji, ki);
+  A.cache_read(shared, [C]) -> As;
+  As.compute_at(C, ko);
+  As.pipeline(2);
+  As.tma();
+}
+TX
+"$TXC" -k mm --emit=harness -o m.c mm.tx && ${CC:-cc} -O1 -DTXC_LLVM -c -o m.o m.c &&
+${CC:-cc} -O1 -DTXC_LLVM -DTXC_CUDA_DEVICE -c -o md.o m.c &&
+"$TXC" -k mm --no-schedule mm.tx -o mref.o && ${CC:-cc} -o mref m.o mref.o "$lib" -lpthread -ldl -lm &&
+"$TXC" -k mm --target=cuda --cuda-arch=sm_90 mm.tx -o mgpu.o &&
+${CC:-cc} -Wl,--wrap=txrt_cuda_tensor_map -o mgpu md.o wrap.o mgpu.o "$lib" -lpthread -ldl -lm ||
+    fail "mm: build"
+for s in "K=44 tma" "K=45 cp.async"; do
+	set -- $s
+	./mref M=19 N=21 $1 out=ref.bin >/dev/null 2>&1 || { fail "mm $1: the unscheduled kernel"; continue; }
+	rm -f out.bin
+	TXRT_CUDA=emulate ./mgpu M=19 N=21 $1 out=out.bin >out 2>&1 || { fail "mm $1: exit $?: $(head -3 out)"; continue; }
+	grep -q "^map 7 4 ${1#K=}x19 box 8x8 swizzle 0: $2$" out || fail "mm $1: $(grep '^map' out), by $2 expected"
+	same || { fail "mm M=19 N=21 $1: differs from the unscheduled kernel"; head -3 cmp; }
+	echo "mm (f32) M=19 N=21 $1: $2, right"
+done
+sed 's/As.pipeline(2);//' mm.tx >mm1.tx
+"$TXC" --target=cuda --cuda-arch=sm_90 --emit=ptx -o x.ptx mm1.tx 2>err && fail "mm without pipeline: accepted"
+grep -q "mm1.tx:[0-9]*:3: error: tma of 'As': it needs pipeline(N)" err || fail "mm without pipeline: $(head -2 err)"
+
 for how in none late; do
 	build g_$how TXC_CUDA_ASYNC_WAIT=$how || { fail "build ($how)"; continue; }
 	TXRT_CUDA=emulate ./g_$how M=200 N=136 K=72 out=out.bin >out_$how 2>&1 && fail "waits $how: the emulator saw nothing"

@@ -6,7 +6,9 @@
 # entry that runs mma.sync must load its fragments with ldmatrix, fill its
 # tiles with cp.async, make no scalar loads from shared memory, and
 # assemble with ptxas for sm_80 and sm_90 with no spills (issue 34's
-# bar).  cuda_swizzle.sh checks the known GEMMs' layouts in detail; this
+# bar).  A file whose schedules load tiles by TMA (tma()) is compiled
+# for sm_90 and assembled for sm_90 and sm_90a, and its tiles may be
+# filled by cp.async.bulk.tensor instead of cp.async.  cuda_swizzle.sh checks the known GEMMs' layouts in detail; this
 # one keeps a new schedule (the tutorial's step 6 was the plain plan) from
 # shipping slow.  Skips (77) without ptxas.
 : "${TXC:?TXC must name the txc binary}" "${abs_top_srcdir:?}"
@@ -24,11 +26,13 @@ for f in "$top"/stdlib/*.tx "$top"/bench/kernels/*.tx "$top"/examples/*.tx \
 	grep -Eq '^[[:space:]]*schedule[[:space:]].*for[[:space:]]+cuda' "$f" || continue
 	name=${f#"$top"/}
 	b=$(echo "$name" | tr '/.' '__')
+	arch=--cuda-arch=sm_80 archs="sm_80 sm_90"
+	! grep -Eq '\.tma\(\)' "$f" || { arch=--cuda-arch=sm_90 archs="sm_90 sm_90a"; }
 	# each kernel with a cuda schedule of its own (-k: a file may also
 	# hold kernels that do not run on the cuda target)
 	for k in $(sed -n 's/^[[:space:]]*schedule[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]\{1,\}for[[:space:]]\{1,\}cuda.*/\1/p' "$f" | sort -u); do
-		"$TXC" -k "$k" --target=cuda --emit=ptx -o "$tmp/$b.$k.ptx" "$f" 2>"$tmp/err" ||
-		    { fail "$name: txc -k $k --target=cuda --emit=ptx"; head -3 "$tmp/err"; continue; }
+		"$TXC" -k "$k" --target=cuda $arch --emit=ptx -o "$tmp/$b.$k.ptx" "$f" 2>"$tmp/err" ||
+		    { fail "$name: txc -k $k --target=cuda $arch --emit=ptx"; head -3 "$tmp/err"; continue; }
 		# the entries that run the tensor cores
 		awk '/^\.visible \.entry/ { e = $3; sub(/\(.*/, "", e) }
 		    /mma\.sync/ && e != "" { print e; e = "" }' "$tmp/$b.$k.ptx" >>"$tmp/$b.entries"
@@ -41,7 +45,7 @@ for f in "$top"/stdlib/*.tx "$top"/bench/kernels/*.tx "$top"/examples/*.tx \
 			grep -q "^\.visible \.entry $e(" "$p" && cp "$p" "$tmp/$b.$e.one"
 		done
 	done
-	for a in sm_80 sm_90; do
+	for a in $archs; do
 		for e in $entries; do
 			"$ptxas" -v -arch=$a -o "$tmp/$b.cubin" "$tmp/$b.$e.one" >"$tmp/v" 2>&1 ||
 			    { fail "$name $e $a: ptxas rejects the PTX"; head -5 "$tmp/v"; continue; }
@@ -57,10 +61,11 @@ for f in "$top"/stdlib/*.tx "$top"/bench/kernels/*.tx "$top"/examples/*.tx \
 		awk -v e="$e" '/^\.visible \.entry/ { on = index($0, e "(") > 0 } on' \
 		    "$tmp/$b.$e.one" >"$tmp/body"
 		grep -q 'ldmatrix\.sync\.aligned' "$tmp/body" || fail "$name $e: no ldmatrix"
-		grep -q 'cp\.async\.cg\.shared\.global' "$tmp/body" || fail "$name $e: no cp.async"
+		grep -Eq 'cp\.async\.cg\.shared\.global|cp\.async\.bulk\.tensor' "$tmp/body" ||
+		    fail "$name $e: no cp.async or TMA (cp.async.bulk.tensor)"
 		! grep -Eq 'ld\.shared\.(f32|b16|u16|f16)' "$tmp/body" ||
 		    fail "$name $e: scalar loads from shared memory"
-		echo "$name $e: ldmatrix $(grep -c ldmatrix "$tmp/body"), cp.async $(grep -c 'cp\.async\.cg' "$tmp/body")"
+		echo "$name $e: ldmatrix $(grep -c ldmatrix "$tmp/body"), cp.async $(grep -c 'cp\.async\.cg' "$tmp/body"), TMA $(grep -c 'cp\.async\.bulk\.tensor' "$tmp/body")"
 	done
 done
 echo "tcore_shipped: $nk tensor-core kernels, $fails failures"
