@@ -92,7 +92,7 @@ typedef struct {
 	Buffer *src;              /* the 2-D input tensor (a kernel argument) */
 	Buffer *tile;             /* the shared tile (its slots) it fills */
 	Buffer *map;              /* stands for the parameter in gpu.tma calls */
-	Buffer *bar;              /* the slots' mbarriers (shared, u64) */
+	Buffer *bar;              /* the slots' mbarriers (shared, 8 bytes each) */
 	int64_t box[2];           /* elements: columns (inner), rows */
 	int slots;
 	int swizzle;              /* bytes: 0 (none), 32, 64, 128 */
@@ -119,7 +119,7 @@ typedef struct GpuKernel {
 	struct GpuKernel *i32; IrExpr *i32_if;
 	int i32_slot;             /* the twin's index in the module's table */
 	/* gpu_tma.c: its tensor maps, parameters after its buffers, then
-	 * tma_on (i64), which the host sets when every map is encoded */
+	 * tma_on (i32), which the host sets when every map is encoded */
 	GpuTma *tma; int ntma, captma;
 	Var *tma_on;
 } GpuKernel;

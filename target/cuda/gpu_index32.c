@@ -397,6 +397,8 @@ condition(GpuKernel *k)
 			*ARENA_PUSH(ir_arena, x.params, x.nparams, x.capparams) = v;
 		}
 	}
+	if (k->tma_on)   /* gpu_tma.c's switch (i32), a parameter the host sets */
+		*ARENA_PUSH(ir_arena, x.host, x.nhost, x.caphost) = k->tma_on;
 	for (int d = 0; d < 3; d++) {
 		collect_vars(&x, k->grid[d]);
 		collect_vars(&x, k->block[d]);

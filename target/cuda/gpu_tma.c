@@ -172,14 +172,16 @@ map_of(GpuKernel *k, Buffer *src, Buffer *tile, int64_t w, int64_t r, int slots)
 	t->map->min[0] = ir_i64c(0);
 	t->map->extent[0] = ir_i64c(128);
 	t->map->flat = true;
-	t->bar = ir_new_buffer(arena_printf(ir_arena, "%s.full", tile->name), TY_U64, 1);
+	/* 8 bytes an mbarrier; f64, not an integer type, because only their
+	 * addresses are used and gpu_index32.c bounds every integer load */
+	t->bar = ir_new_buffer(arena_printf(ir_arena, "%s.full", tile->name), TY_F64, 1);
 	t->bar->min[0] = ir_i64c(0);
 	t->bar->extent[0] = ir_i64c(slots);
 	t->bar->scope = SCOPE_SHARED;
 	t->bar->flat = true;
 	t->loc = tile->tma_loc;
 	if (!k->tma_on)
-		k->tma_on = ir_new_var("tma_on", ir_i64);
+		k->tma_on = ir_new_var("tma_on", ir_i32);   /* i32: no index (gpu_index32.c) */
 	return k->ntma - 1;
 }
 
@@ -266,7 +268,7 @@ gpu_tma_copy(Spmd *S, IrStmt *s, IrStmt *plain, IrExpr *tid)
 	};
 	IrStmt *issue = ir_evaluate(ir_call_intrinsic(GPU_TMA, ir_i32, args, GPU_TMA_NARGS));
 	issue = ir_if(ir_binop(IR_EQ, tid, ir_make_const(tid->type, 0)), issue, NULL);
-	return ir_if(ir_binop(IR_NE, ir_var(S->k->tma_on), ir_i64c(0)), issue, plain);
+	return ir_if(ir_binop(IR_NE, ir_var(S->k->tma_on), ir_make_const(ir_i32, 0)), issue, plain);
 }
 
 /* ---- the waits and the barriers' set-up ---------------------------------- */
@@ -322,7 +324,7 @@ w_eval(IrMutator *m, IrStmt *s)
 			simplify_expr(ir_mod(ir_div(fill, S), ir_i64c(2)), NULL) };
 		waits = ir_seq(waits, ir_evaluate(ir_call_intrinsic(GPU_MBAR_WAIT, ir_i32, a, 2)));
 	}
-	IrExpr *on = ir_binop(IR_AND, ir_binop(IR_NE, ir_var(w->k->tma_on), ir_i64c(0)),
+	IrExpr *on = ir_binop(IR_AND, ir_binop(IR_NE, ir_var(w->k->tma_on), ir_make_const(ir_i32, 0)),
 	    ir_binop(IR_LT, fill, fills));
 	if (late)
 		on = ir_binop(IR_AND, on, ir_binop(IR_GE, fill, ir_i64c(0)));

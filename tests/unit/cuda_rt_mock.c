@@ -180,7 +180,9 @@ cuLaunchKernel(CuFunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 	if (!current || (shared > 49152 && (int)shared > f->optin))
 		return 1;
 	if (f->map >= 0 && f->map < f->nparams) {
-		memcpy(&mock_tma_on, params[f->nparams - 1], sizeof mock_tma_on);
+		int on;   /* tma_on is an i32 */
+		memcpy(&on, params[f->nparams - 1], sizeof on);
+		mock_tma_on = on;
 		if (mock_tma_desc[0] && !((uintptr_t)params[f->map] & 63) &&
 		    memcmp(params[f->map], last_map, sizeof last_map) == 0)
 			mock_tma_launches++;
