@@ -565,10 +565,13 @@ static bool
 mma_ok(Tz *t)
 {
 	const char *e = t->k->intr_emit;
+	bool wg = !strncmp(e, "wg", 2);
+	if (wg)   /* wgmma, wgmma_fill, wgmma_store: the same forms, c always a fragment */
+		e += 2;
 	int want = !strcmp(e, "mma") ? 0 : !strcmp(e, "mma_fill") ? 0 : 3;
 	for (int a = 0; a < t->nargs; a += 3) {
 		Buffer *b = t->args[a]->load.buf;
-		if (a == want && !strcmp(e, "mma"))
+		if (a == want && !strcmp(e, "mma") && !wg)
 			continue;
 		if (a == want && !frag_arg(t, a)) {
 			fail(t, arena_printf(ir_arena, "'%s' is in %s memory, but '%s' works on a fragment "
@@ -591,7 +594,7 @@ emitter_ok(Tz *t)
 {
 	if (!strcmp(t->k->intr_emit, "gemm"))
 		return gemm_ok(t);
-	if (!strncmp(t->k->intr_emit, "mma", 3))
+	if (!strncmp(t->k->intr_emit, "mma", 3) || !strncmp(t->k->intr_emit, "wgmma", 5))
 		return mma_ok(t);
 	if (!ir_fma_outer_lanes(t->k->intr_emit))
 		return true;

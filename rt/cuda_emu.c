@@ -26,7 +26,12 @@
  * (cp.async) is a write when it is issued and again when it lands, at its
  * thread's wait_group; in between, any access to its bytes is reported
  * (a read before the wait: the data may not be there), and a thread that
- * ends with copies not waited for is too.  Every report is
+ * ends with copies not waited for is too.  A wgmma (Hopper's warpgroup
+ * tensor cores, txrt_emu_wgmma) reads its operands through their matrix
+ * descriptors, each byte checked as a read, and counts as in flight until
+ * the thread's wgmma wait: a barrier, the end of the thread or a touch of
+ * the fragment's registers (fill, store) before it is reported (the
+ * results themselves are written at the call).  Every report is
  * counted; the first ten of a launch are printed on stderr, and the first
  * becomes the launch's error.
  *
@@ -77,6 +82,7 @@ typedef struct {
 	Pending *pend;           /* its copies in flight */
 	int npend, cappend;
 	int64_t groups;          /* commit groups made */
+	int wgmma;               /* its wgmma calls not waited for */
 } Thread;
 
 /* one arena byte: see the top comment; async: 1 + the thread whose
@@ -217,6 +223,8 @@ txrt_emu_id(int which)
 	return which < 3 ? e->cur->tid[which] : e->ids[which];
 }
 
+static void wgmma_check(Emu *e, const char *what);
+
 void
 txrt_emu_barrier(void)
 {
@@ -224,6 +232,7 @@ txrt_emu_barrier(void)
 
 	if (!e)
 		return;
+	wgmma_check(e, "reaches a barrier");
 	e->cur->state = WAITING;
 	fiber_switch(&e->cur->fiber, &e->sched);
 }
@@ -644,6 +653,117 @@ txrt_emu_mbar_wait(void *bar, int parity)
 	ntma = kept;
 }
 
+/* ---- wgmma (sm_90a) ------------------------------------------------------------ */
+
+static void
+wgmma_check(Emu *e, const char *what)
+{
+	Thread *t = e->cur;
+	if (!t->wgmma)
+		return;
+	char tb[48], bb[48];
+	report(e, "thread %s of block %s %s with %d wgmma call%s in flight (no "
+	    "wgmma.wait_group since): its accumulators and the shared tiles it reads are not "
+	    "settled", thread_name(e, t->index, tb, sizeof tb), block_name(e, bb, sizeof bb), what,
+	    t->wgmma, t->wgmma == 1 ? "" : "s");
+	t->wgmma = 0;
+}
+
+void
+txrt_emu_wgmma_sync(int kind)
+{
+	Emu *e = cur_emu;
+	if (!e)
+		return;
+	if (kind == 1)
+		e->cur->wgmma = 0;
+	else if (kind == 2)
+		wgmma_check(e, "touches a warpgroup fragment's registers");
+}
+
+static float
+f16_value(uint16_t h)
+{
+	int s = h >> 15, x = h >> 10 & 31, m = h & 1023;
+	float v = x == 0 ? (float)m / 16777216.0f : x == 31 ? (m ? 0.0f / 0.0f : 1.0f / 0.0f) :
+	    (float)(1024 + m) * ((float)(1 << (x > 25 ? x - 25 : 0)) / (float)(1 << (x < 25 ? 25 - x : 0)));
+	return s ? -v : v;
+}
+
+static float
+bf16_value(uint16_t h)
+{
+	uint32_t u = (uint32_t)h << 16;
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+/* The arena byte address of element (r, c) of a descriptor's operand:
+ * rows r of the 8-row core groups (stride byte offset between groups),
+ * c along the swizzled row (leading byte offset between rows' spans),
+ * then the swizzle's XOR of the 16-byte chunk by address bits 7 on. */
+static uint64_t
+desc_addr(int64_t desc, int r, int c)
+{
+	uint64_t start = ((uint64_t)desc & 0x3fff) << 4;
+	uint64_t lbo = ((uint64_t)desc >> 16 & 0x3fff) << 4, sbo = ((uint64_t)desc >> 32 & 0x3fff) << 4;
+	int mode = (int)((uint64_t)desc >> 62 & 3);
+	uint64_t w = mode == 1 ? 128 : mode == 2 ? 64 : mode == 3 ? 32 : 16;
+	uint64_t cb = (uint64_t)c * 2;
+	uint64_t a = start + (uint64_t)(r % 8) * w + (uint64_t)(r / 8) * sbo + cb / w * lbo + cb % w;
+	uint64_t bits = mode == 1 ? 7 : mode == 2 ? 3 : mode == 3 ? 1 : 0;
+	return a ^ ((a >> 7 & bits) << 4);
+}
+
+/* One 16-bit element of an operand, its read checked. */
+static float
+wg_read(Emu *e, int buf, const void *base, int64_t n, uint64_t addr, int bf)
+{
+	uintptr_t p = (uintptr_t)arena + (uintptr_t)addr;
+	int64_t off = ((int64_t)p - (int64_t)(uintptr_t)base) / 2;
+	if (e->check) {
+		uintptr_t q = bounds(e, buf, base, off, n, 2, 0);
+		if (!q)
+			return 0.0f;
+		shadow_access(e, buf, q, off, 2, 0);
+	} else if (addr + 2 > e->shared) {
+		return 0.0f;
+	}
+	uint16_t h;
+	memcpy(&h, (const void *)p, 2);
+	return bf ? bf16_value(h) : f16_value(h);
+}
+
+void
+txrt_emu_wgmma(int abuf, const void *abase, int64_t an, int bbuf, const void *bbase, int64_t bn,
+    int64_t adesc, int64_t bdesc, float *acc, int n, int flags)
+{
+	Emu *e = cur_emu;
+	if (!e || e->stopped)
+		return;
+	Thread *t = e->cur;
+	int64_t x = t->tid[0];
+	if (x < 0 || x >= 128 || n < 8 || n > 256 || n % 8) {
+		report(e, "wgmma by thread %lld of x (a warpgroup's 128) with N = %d", (long long)x, n);
+		stop(e);
+		return;
+	}
+	int w = (int)(x / 32), g = (int)(x % 32 / 4), tq = (int)(x % 4), bf = flags & 1;
+	for (int s = 0; s < n / 2 && !e->stopped; s++) {
+		int row = 16 * w + g + 8 * (s / 2 % 2), col = 8 * (s / 4) + 2 * tq + s % 2;
+		float sum = 0.0f;
+		for (int k = 0; k < 16; k++) {
+			/* a: rows i along k (K-major) or transposed; b: k along n or transposed */
+			uint64_t aa = flags & 4 ? desc_addr(adesc, k, row) : desc_addr(adesc, row, k);
+			uint64_t ba = flags & 8 ? desc_addr(bdesc, k, col) : desc_addr(bdesc, col, k);
+			sum += wg_read(e, abuf, abase, an, aa, bf) * wg_read(e, bbuf, bbase, bn, ba, bf);
+		}
+		acc[s] = (flags & 2 ? acc[s] : 0.0f) + sum;
+	}
+	t->wgmma++;
+}
+
 /* ---- running a launch ---------------------------------------------------------- */
 
 static void
@@ -652,7 +772,9 @@ thread_main(void *arg)
 	Thread *t = arg;
 	Emu *e = cur_emu;
 
+	t->wgmma = 0;
 	e->kernel->emu(e->params);
+	wgmma_check(e, "ends");
 	drop_pending(e, t, 1);
 	t->state = FINISHED;
 }

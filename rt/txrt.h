@@ -225,6 +225,17 @@ TXRT_API void txrt_emu_tma_load(int dbuf, void *dbase, int64_t doff, const void 
  * parity has completed; one that never can (no load arms it) is
  * reported and stops the launch. */
 TXRT_API void txrt_emu_mbar_wait(void *bar, int parity);
+/* Hopper's wgmma (sm_90a) for the calling thread of its warpgroup
+ * (threadIdx.x 0..127): its n/2 accumulators acc of the 64 x n block
+ * updated from the operands that the shared-memory matrix descriptors
+ * adesc and bdesc (start addresses relative to the arena) describe, in
+ * buffers abuf and bbuf (base, elements); flags: 1 bf16 (else f16), 2
+ * scale-d (else the sums replace acc), 4 a transposed, 8 b transposed.
+ * txrt_emu_wgmma_sync: 0 the fence, 1 the wait (wait_group 0), 2 the
+ * fragment's registers touched (an error while a call is in flight). */
+TXRT_API void txrt_emu_wgmma(int abuf, const void *abase, int64_t an, int bbuf,
+    const void *bbase, int64_t bn, int64_t adesc, int64_t bdesc, float *acc, int n, int flags);
+TXRT_API void txrt_emu_wgmma_sync(int kind);
 
 #ifdef __cplusplus
 }

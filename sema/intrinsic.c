@@ -62,6 +62,12 @@ static const IntrinsicKind intrinsic_kinds[] = {
 	{ "cuda", "mma", "c[i, j] = sum(k < 16) f32(a[i, k]) * f32(b[k, j]), a and b f16 or bf16, c f32" },
 	{ "cuda", "mma_fill", "c[i, j] = 0.0, c f32[16, 16] (a fragment's tile set to zero)" },
 	{ "cuda", "mma_store", "d[i, j] = c[i, j], c and d f32[16, 16] (a fragment's tile stored)" },
+	{ "cuda", "wgmma", "c[i, j] = sum(k < 16) f32(a[i, k]) * f32(b[k, j]), a f16[64, 16] or "
+	    "bf16, b [16, N], c f32[64, N], N a multiple of 8 up to 256 (sm_90a)" },
+	{ "cuda", "wgmma_fill", "c[i, j] = 0.0, c f32[64, N] (a warpgroup fragment's block set to "
+	    "zero)" },
+	{ "cuda", "wgmma_store", "d[i, j] = c[i, j], c and d f32[64, N] (a warpgroup fragment's "
+	    "block stored)" },
 	{ "vta", "alu", "c[j] = OP(a[j], b[j]) or OP(a[j], imm), OP min, max, +, * or >>, on i32[16]" },
 };
 enum { NKINDS = sizeof intrinsic_kinds / sizeof *intrinsic_kinds };
@@ -238,20 +244,29 @@ check_vta_gemm(Kernel *k, Rule *r)
 
 /* mma (cuda): the form in the header comment, a warp's 16 x 16 x 16 block
  * on the tensor cores (mma.sync.m16n8k16, sm_80 and later). */
+static bool
+wg_width(int64_t n)   /* wgmma's N: a multiple of 8 up to 256 */
+{
+	return n >= 8 && n <= 256 && n % 8 == 0;
+}
+
+/* wg: wgmma (sm_90a), the warpgroup's 64 x N x 16 block, N = c's columns */
 static void
-check_mma(Kernel *k, Rule *r)
+check_mma(Kernel *k, Rule *r, bool wg)
 {
 	Tensor *c = r->tensor;
 	Expr *v = r->value;
 	const char *form = "c[i, j] = sum(k < 16) f32(a[i, k]) * f32(b[k, j])";
-	if (!c || c->ndims != 2 || c->elem != TY_F32 || const_dim(c, 0) != 16 ||
-	    const_dim(c, 1) != 16 || r->naxes != 2) {
-		diag_error(r->loc, "intrinsic '%s' (mma) must define a 16 x 16 f32 output c[i, j]: %s",
-		    k->name, form);
+	int64_t m = wg ? 64 : 16, n = c && c->ndims == 2 ? const_dim(c, 1) : -1;
+	if (!c || c->ndims != 2 || c->elem != TY_F32 || const_dim(c, 0) != m ||
+	    (wg ? !wg_width(n) : n != 16) || r->naxes != 2) {
+		diag_error(r->loc, "intrinsic '%s' (%s) must define a %s f32 output c[i, j]: %s",
+		    k->name, wg ? "wgmma" : "mma", wg ? "64 x N (N a multiple of 8 up to 256)" :
+		    "16 x 16", form);
 		return;
 	}
 	Expr *a, *b;
-	if (!sum_of_product(k, v, "mma", form, &a, &b))
+	if (!sum_of_product(k, v, wg ? "wgmma" : "mma", form, &a, &b))
 		return;
 	Expr *body = v->reduce.body;
 	const char *i = r->axes[0], *j = r->axes[1], *kk = v->reduce.axes[0].name;
@@ -264,9 +279,15 @@ check_mma(Kernel *k, Rule *r)
 		return;
 	}
 	ScalarType ta = a->call.tensor->elem;
-	if ((ta != TY_F16 && ta != TY_BF16) || b->call.tensor->elem != ta ||
+	if (wg && ((ta != TY_F16 && ta != TY_BF16) || b->call.tensor->elem != ta ||
+	    const_dim(a->call.tensor, 0) != 64 || const_dim(a->call.tensor, 1) != 16 ||
+	    const_dim(b->call.tensor, 0) != 16 || const_dim(b->call.tensor, 1) != n))
+		diag_error(body->loc, "intrinsic '%s' (wgmma) multiplies an f16[64, 16] tile by an "
+		    "f16[16, %lld] one, or two such bf16 tiles (wgmma.mma_async m64n%lldk16)", k->name,
+		    (long long)n, (long long)n);
+	else if (!wg && ((ta != TY_F16 && ta != TY_BF16) || b->call.tensor->elem != ta ||
 	    const_dim(a->call.tensor, 0) != 16 || const_dim(a->call.tensor, 1) != 16 ||
-	    const_dim(b->call.tensor, 0) != 16 || const_dim(b->call.tensor, 1) != 16)
+	    const_dim(b->call.tensor, 0) != 16 || const_dim(b->call.tensor, 1) != 16))
 		diag_error(body->loc, "intrinsic '%s' (mma) multiplies two f16[16, 16] or two "
 		    "bf16[16, 16] tiles (the tensor cores' m16n8k16 shape, twice)", k->name);
 }
@@ -275,23 +296,25 @@ check_mma(Kernel *k, Rule *r)
  * accumulator tile kept in a warp's registers: c[i, j] = 0.0 and
  * d[i, j] = c[i, j], all f32[16, 16]. */
 static void
-check_mma_copy(Kernel *k, Rule *r, bool store)
+check_mma_copy(Kernel *k, Rule *r, bool store, bool wg)
 {
-	const char *form = store ? "d[i, j] = c[i, j] with c an input and d the output, both "
-	    "f32[16, 16]" : "c[i, j] = 0.0 with c f32[16, 16]";
+	const char *form = wg ? (store ? "d[i, j] = c[i, j] with c an input and d the output, both "
+	    "f32[64, N]" : "c[i, j] = 0.0 with c f32[64, N]") : store ? "d[i, j] = c[i, j] with c "
+	    "an input and d the output, both f32[16, 16]" : "c[i, j] = 0.0 with c f32[16, 16]";
 	Tensor *c = r->tensor;
 	Expr *v = r->value;
-	bool ok = c && c->ndims == 2 && c->elem == TY_F32 && const_dim(c, 0) == 16 &&
-	    const_dim(c, 1) == 16 && r->naxes == 2;
+	int64_t m = wg ? 64 : 16, n = c && c->ndims == 2 ? const_dim(c, 1) : -1;
+	bool ok = c && c->ndims == 2 && c->elem == TY_F32 && const_dim(c, 0) == m &&
+	    (wg ? wg_width(n) : n == 16) && r->naxes == 2;
 	if (ok && store)
 		ok = v->kind == EXPR_ACCESS && v->call.nargs == 2 && v->call.tensor->role == ROLE_IN &&
-		    v->call.tensor->elem == TY_F32 && const_dim(v->call.tensor, 0) == 16 &&
-		    const_dim(v->call.tensor, 1) == 16 && is_axis(v->call.args[0], r->axes[0]) &&
+		    v->call.tensor->elem == TY_F32 && const_dim(v->call.tensor, 0) == m &&
+		    const_dim(v->call.tensor, 1) == n && is_axis(v->call.args[0], r->axes[0]) &&
 		    is_axis(v->call.args[1], r->axes[1]);
 	else if (ok)
 		ok = (v->kind == EXPR_FLOAT && v->fval == 0.0) || (v->kind == EXPR_INT && v->ival == 0);
 	if (!ok)
-		diag_error(r->loc, "intrinsic '%s' (%s) must be %s", k->name,
+		diag_error(r->loc, "intrinsic '%s' (%s%s) must be %s", k->name, wg ? "wg" : "",
 		    store ? "mma_store" : "mma_fill", form);
 }
 
@@ -425,10 +448,11 @@ check_one(Kernel *k)
 		check_fma_outer(k, r, outer_kind(ik->kind));
 	else if (!strcmp(ik->kind, "gemm"))
 		check_vta_gemm(k, r);
-	else if (!strcmp(ik->kind, "mma"))
-		check_mma(k, r);
-	else if (!strcmp(ik->kind, "mma_fill") || !strcmp(ik->kind, "mma_store"))
-		check_mma_copy(k, r, !strcmp(ik->kind, "mma_store"));
+	else if (!strcmp(ik->kind, "mma") || !strcmp(ik->kind, "wgmma"))
+		check_mma(k, r, ik->kind[0] == 'w');
+	else if (!strcmp(ik->kind, "mma_fill") || !strcmp(ik->kind, "mma_store") ||
+	    !strcmp(ik->kind, "wgmma_fill") || !strcmp(ik->kind, "wgmma_store"))
+		check_mma_copy(k, r, strstr(ik->kind, "store") != NULL, ik->kind[0] == 'w');
 	else if (!strcmp(ik->kind, "alu"))
 		check_alu(k, r);
 }

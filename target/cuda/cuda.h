@@ -71,6 +71,16 @@ enum { GPU_TMA_NARGS = 6 };
 #define GPU_MMA_FILL "mma_fill"
 #define GPU_MMA_STORE "mma_store"
 enum { GPU_MMA_FILL_NARGS = 5, GPU_MMA_STORE_NARGS = 8 };
+/* Hopper's warpgroup forms (gpu_wgmma.c), the same arguments as the three
+ * above over 64 x N blocks of a warpgroup fragment (N/2 registers a
+ * thread a block), and the synchronisation gpu_wgmma adds around a row of
+ * wgmma calls: wgmma.sync(kind, c[c0], n0, c[c1], n1, ...), kind 0 the
+ * fence before them, 1 the wait after them, each c the first register of
+ * a block the calls write and n its N. */
+#define GPU_WGMMA "wgmma"
+#define GPU_WGMMA_FILL "wgmma_fill"
+#define GPU_WGMMA_STORE "wgmma_store"
+#define GPU_WGMMA_SYNC "wgmma.sync"
 
 /* The most threads a block may have, and shared memory a block may use
  * (the smallest limit of sm_80 and later: 163 KiB on sm_80; the run time
@@ -122,6 +132,7 @@ typedef struct GpuKernel {
 	 * tma_on (i32), which the host sets when every map is encoded */
 	GpuTma *tma; int ntma, captma;
 	Var *tma_on;
+	bool wgmma;               /* it uses wgmma (sm_90a only): gpu_wgmma.c */
 } GpuKernel;
 
 /* A kernel of the file split into host code and GPU kernels. */
@@ -197,6 +208,36 @@ bool gpu_tma(GpuKernel *k);
 bool gpu_fragment(GpuKernel *k);
 /* Whether s allocates a fragment (before gpu_fragment). */
 bool gpu_fragment_in(IrStmt *s);
+
+/* ---- gpu_wgmma.c: Hopper's warpgroup tensor cores ------------------------ */
+bool gpu_wgmma_is(IrExpr *e);           /* a call of GPU_WGMMA */
+bool gpu_wgmma_fill_is(IrExpr *e);
+bool gpu_wgmma_store_is(IrExpr *e);
+bool gpu_wgmma_sync_is(IrExpr *e);      /* GPU_WGMMA_SYNC */
+bool gpu_wg_op_is(IrExpr *e);           /* any of the first three */
+bool gpu_wgmma_in(IrStmt *s);           /* s holds a warpgroup operation */
+Loc gpu_wgmma_loc(IrStmt *s);           /* its first wgmma call's (the tensorize) */
+/* The block's N of a wgmma, wgmma_fill or wgmma_store call. */
+int64_t gpu_wgmma_width(IrExpr *call);
+/* Whether b is a tile that a wgmma call in s reads (its copies then fill
+ * the whole tile, zeros past the data: gpu_copy.c). */
+bool gpu_wgmma_operand(IrStmt *s, Buffer *b);
+/* Checks k's wgmma calls' operands, sets k->wgmma and puts the fence and
+ * the wait around each row of calls; false after diagnostics. */
+bool gpu_wgmma(GpuKernel *k);
+/* The constant fields of operand op's (6: a, 9: b) shared-memory matrix
+ * descriptor (LBO, SBO, swizzle mode); the emitters add the start
+ * address field, (address & 0x3ffff) >> 4. */
+uint64_t gpu_wgmma_desc_bits(IrExpr *call, int op);
+/* The register slot s of a thread's N/2 of a block and its element: row
+ * 16 (tid / 32) + (tid % 32) / 4 + 8 r, column 8 j + 2 (tid % 4) + q for
+ * s = 4 j + 2 r + q. */
+void gpu_wgmma_owned(IrExpr *tid, int s, IrExpr **i, IrExpr **j);
+/* One thread's part of a wgmma_fill or wgmma_store, as IR. */
+IrStmt *gpu_wgmma_fill_lanes(IrExpr *call);
+IrStmt *gpu_wgmma_store_lanes(IrExpr *call);
+/* The load of register s of the block whose first register c names. */
+IrExpr *gpu_wgmma_slot(IrExpr *c, int s);
 
 /* ---- gpu_swizzle.c ------------------------------------------------------ */
 /* k's accesses of swizzled shared buffers permuted; false after diagnostics

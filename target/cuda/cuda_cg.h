@@ -30,4 +30,14 @@ void cuda_tma_host(Cg *cg, GpuKernel *k, LLVMValueRef arr, int first);
 bool cuda_is(IrExpr *e, const char *name);
 int cuda_dim_arg(IrExpr *e);
 
+/* ---- cuda_wgmma.c ---- */
+/* A warpgroup call as PTX (inline asm); NULL when e is none. */
+LLVMValueRef cuda_wgmma_ptx(Cg *cg, IrExpr *e);
+/* fence.proxy.async.shared::cta (before a wgmma kernel's barriers). */
+void cuda_wgmma_proxy_fence(Cg *cg);
+/* A pointer to operand op's (6: a, 9: b) first element, and its
+ * descriptor for the byte address addr (i64) in the shared window. */
+LLVMValueRef cuda_wgmma_tile(Cg *cg, IrExpr *call, int op);
+LLVMValueRef cuda_wgmma_desc(Cg *cg, IrExpr *call, int op, LLVMValueRef addr);
+
 #endif

@@ -196,6 +196,57 @@ emu_copy(Cg *cg, IrExpr *e)
 	return true;
 }
 
+/* Hopper's warpgroup calls (gpu_wgmma.c): a wgmma is txrt_emu_wgmma with
+ * the descriptors the PTX passes (addresses relative to the arena, which
+ * the hardware's shared window is at 1024-byte alignment), the registers
+ * of the thread's block and N; the fence and the wait, and the fill and
+ * store (the fragment's registers touched), tell the emulator, which
+ * reports a fragment touched or a barrier reached while a call is in
+ * flight. */
+static bool
+emu_wgmma(Cg *cg, IrExpr *e)
+{
+	Host *H = cg->hook_ctx;
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx);
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0), vd = LLVMVoidTypeInContext(cg->ctx);
+	if (gpu_wgmma_sync_is(e) || gpu_wgmma_fill_is(e) || gpu_wgmma_store_is(e)) {
+		int64_t kind = 2;   /* the registers touched */
+		if (gpu_wgmma_sync_is(e))
+			ir_is_const(e->call.args[0], &kind);
+		LLVMValueRef a = LLVMConstInt(i32, (unsigned long long)kind, 0);
+		emu_call(cg, "txrt_emu_wgmma_sync", vd, &i32, 1, &a);
+		if (!gpu_wgmma_sync_is(e))
+			cg_stmt(cg, gpu_wgmma_fill_is(e) ? gpu_wgmma_fill_lanes(e) :
+			    gpu_wgmma_store_lanes(e));
+		return true;
+	}
+	if (!gpu_wgmma_is(e))
+		return false;
+	IrExpr **x = e->call.args;
+	LLVMValueRef arena = LLVMBuildPtrToInt(cg->b, emu_call(cg, "txrt_emu_shared", ptr, NULL, 0,
+	    NULL), i64, "");
+	LLVMTypeRef pt[11] = { i32, ptr, i64, i32, ptr, i64, i64, i64, ptr, i32, i32 };
+	LLVMValueRef args[11];
+	for (int k = 0; k < 2; k++) {
+		int op = k ? 9 : 6;
+		Buffer *b = x[op]->load.buf;
+		args[3 * k] = LLVMConstInt(i32, (unsigned)buf_index(H, b), 0);
+		args[3 * k + 1] = cg_lookup_buf(cg, b);
+		args[3 * k + 2] = LLVMBuildSExt(cg->b, cg_buffer_elems(cg, b), i64, "");
+		LLVMValueRef addr = LLVMBuildSub(cg->b, LLVMBuildPtrToInt(cg->b,
+		    cuda_wgmma_tile(cg, e, op), i64, ""), arena, "");
+		args[6 + k] = cuda_wgmma_desc(cg, e, op, addr);
+	}
+	LLVMValueRef reg = cg_index(cg, simplify_expr(x[3]->load.idx[0], NULL), 1);
+	args[8] = LLVMBuildGEP2(cg->b, LLVMFloatTypeInContext(cg->ctx), cg_lookup_buf(cg,
+	    x[3]->load.buf), &reg, 1, "");
+	args[9] = LLVMConstInt(i32, (unsigned long long)gpu_wgmma_width(e), 0);
+	/* flags: 1 bf16, 2 scale-d (accumulate), 8 b transposed */
+	args[10] = LLVMConstInt(i32, (x[6]->load.buf->elem == TY_BF16 ? 1 : 0) | 2 | 8, 0);
+	emu_call(cg, "txrt_emu_wgmma", vd, pt, 11, args);
+	return true;
+}
+
 static LLVMValueRef
 emu_intrinsic(Cg *cg, IrExpr *e)
 {
@@ -230,6 +281,8 @@ emu_intrinsic(Cg *cg, IrExpr *e)
 	    buf_index(H, e->call.args[0]->load.buf) : -1);
 	if (tma)
 		return tma;
+	if (emu_wgmma(cg, e))
+		return LLVMConstInt(i32, 0, 0);
 	if (gpu_mma_is(e)) {
 		/* each lane's 8 results, every access checked (gpu_mma.c) */
 		cg_stmt(cg, gpu_mma_lanes(e));

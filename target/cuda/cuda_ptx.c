@@ -343,6 +343,9 @@ ptx_intrinsic(Cg *cg, IrExpr *e)
 		return tma;
 	if (gpu_mma_is(e))
 		return ptx_mma(cg, e);
+	LLVMValueRef wg = cuda_wgmma_ptx(cg, e);
+	if (wg)
+		return wg;
 	if (gpu_mma_fill_is(e) || gpu_mma_store_is(e)) {
 		cg_stmt(cg, gpu_mma_fill_is(e) ? gpu_mma_fill_lanes(e) : gpu_mma_store_lanes(e));
 		return LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0);
@@ -352,6 +355,10 @@ ptx_intrinsic(Cg *cg, IrExpr *e)
 	if (cuda_is(e, GPU_BID))
 		return sreg(cg, "ctaid", cuda_dim_arg(e));
 	if (cuda_is(e, GPU_BARRIER)) {
+		/* what the threads wrote (cp.async included) made visible to the
+		 * async proxy, which wgmma reads shared memory through */
+		if (cur_kernel(cg)->wgmma)
+			cuda_wgmma_proxy_fence(cg);
 		cg_call_intrinsic(cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
 		return LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0);
 	}
@@ -378,7 +385,9 @@ ptx_allocate(Cg *cg, IrStmt *s)
 		LLVMSetLinkage(arena, LLVMExternalLinkage);
 		LLVMSetAlignment(arena, 16);
 	}
-	if (cur_kernel(cg)->ntma)   /* TMA boxes: the swizzle's 1024-byte repeat */
+	/* TMA boxes and wgmma's swizzled tiles: the swizzle's 1024-byte
+	 * repeat (gpu_shared.c) */
+	if (cur_kernel(cg)->ntma || cur_kernel(cg)->wgmma)
 		LLVMSetAlignment(arena, 1024);
 	LLVMValueRef base = LLVMBuildAddrSpaceCast(cg->b, arena,
 	    LLVMPointerTypeInContext(cg->ctx, 0), "");
@@ -530,6 +539,27 @@ tma_arch(GpuFunc **gf, int n, const char *arch, const char **features)
 	return ok;
 }
 
+/* Kernels with wgmma need sm_90a: an error at each one's first call. */
+static bool
+wgmma_arch(GpuFunc **gf, int n, const char *arch)
+{
+	bool ok = true;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < gf[i]->nk; j++) {
+			GpuKernel *k = gf[i]->k[j];
+			if (!k->wgmma || !strcmp(arch, "sm_90a"))
+				continue;
+			Loc at = gpu_wgmma_loc(k->fn->body);
+			diag_error(at.file ? at : k->loc, "kernel '%s' uses wgmma (Hopper's warpgroup "
+			    "tensor cores), which only sm_90a has, but it is compiled for %s", k->name,
+			    arch);
+			diag_note(at.file ? at : k->loc, "compile with --cuda-arch=sm_90a (the PTX "
+			    "then loads on compute capability 9.0 only)");
+			ok = false;
+		}
+	return ok;
+}
+
 char *
 cuda_ptx(GpuFunc **gf, int n, const LlvmOptions *o, const CudaOptions *co)
 {
@@ -539,6 +569,10 @@ cuda_ptx(GpuFunc **gf, int n, const LlvmOptions *o, const CudaOptions *co)
 	po.features = co && co->ptx_features ? co->ptx_features : "";
 	if (!tma_arch(gf, n, po.cpu, &po.features))
 		return NULL;
+	if (!wgmma_arch(gf, n, po.cpu))
+		return NULL;
+	if (!*po.features && !strcmp(po.cpu, "sm_90a"))
+		po.features = "+ptx80";   /* wgmma's PTX ISA */
 	po.debug = false;
 	po.dlpack = false;
 	char *triple = NULL;

@@ -26,7 +26,10 @@
  * rt/cuda_emu.c) copies element by element, an async copy landing at its
  * thread's wait (ASYNC_WAIT, lower/double_buffer.c).  Into a swizzled
  * tile (gpu_swizzle.c) the pieces must start at multiples of W, so that
- * each is one piece of the permuted layout.
+ * each is one piece of the permuted layout.  A tile that wgmma reads
+ * (gpu_wgmma.c: the tensor cores read whole blocks, whatever the extents)
+ * is copied whole, to its constant bounds: the pieces past the extents
+ * have valid 0, zeros.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +163,10 @@ gpu_copy_spread(Spmd *S, IrStmt *s, IrExpr *nthreads, IrExpr *tid)
 		valid = ir_min(valid, ir_add(ir_sub(gpu_spmd_as_type(c.limit, ir_i64),
 		    gpu_spmd_as_type(c.x, ir_i64)), ir_i64c(1)));
 	valid = ir_max(valid, ir_i64c(0));
+	/* a wgmma tile: every piece, valid 0 outside the extents (`whole`) */
+	Var *okv = gpu_wgmma_operand(S->k->fn->body, dst) ? ir_new_var("whole", ir_bool) : NULL;
+	if (okv)
+		valid = ir_select(ir_var(okv), valid, ir_i64c(0));
 	IrExpr *sidx = si, *didx = di;
 	IrExpr *args[GPU_COPY_NARGS] = {
 		ir_load(dst, &didx, 1, NULL, 1), ir_load(src, &sidx, 1, NULL, 1), ir_i64c(W),
@@ -207,6 +214,10 @@ gpu_copy_spread(Spmd *S, IrStmt *s, IrExpr *nthreads, IrExpr *tid)
 		rest = ir_div(rest, spans[i]);
 	}
 	IrExpr *inside = ir_binop(IR_LT, ir_var(f), total);
+	if (okv) {
+		body = ir_let_stmt(okv, cond ? cond : ir_make_const(ir_bool, 1), body);
+		cond = NULL;
+	}
 	body = ir_if(cond ? ir_binop(IR_AND, inside, cond) : inside, body, NULL);
 	body = ir_let_stmt(f, ir_add(ir_mul(ir_var(r), nthreads), tid), body);
 	IrExpr *trips = ir_div(ir_sub(ir_add(total, nthreads), ir_i64c(1)), nthreads);

@@ -18,6 +18,11 @@
  * and nothing but these calls touches it (no scalar loop can: the element
  * a scalar access wants lies in another lane).  Each rule broken is an
  * error at the call or the access.
+ *
+ * In a kernel of Hopper's warpgroup calls (gpu_wgmma.c) a fragment is a
+ * warpgroup's: 128 lanes, tile/128 registers a lane, its rows a multiple
+ * of 64 and its columns of 8; block (bi, bj) of 64 x 8 is registers
+ * 4 * (bi * RS/8 + bj) on, so a 64 x N call's N/2 registers follow on.
  */
 #include <string.h>
 
@@ -31,6 +36,7 @@ typedef struct {
 	Buffer *from[MAXFRAG], *to[MAXFRAG];
 	int n;
 	bool ok;
+	bool wg;                  /* a warpgroup's fragments (wgmma) */
 	bool strayed;             /* a scalar access reported */
 	Loc last;                 /* the call last reported (once a call) */
 } Fr;
@@ -64,8 +70,16 @@ fr_alloc(IrMutator *m, IrStmt *s)
 		/* the last two dimensions a multiple of 16; those before them
 		 * (a batch) one element, as a block of a batched product is */
 		bool lead = d + 2 < b->ndims;
+		int64_t unit = !F->wg ? 16 : d + 2 == b->ndims ? 64 : 8;
 		if (!(ir_is_const(b->extent[d], &c) || bounds_const_max(b->extent[d], &c)) || c <= 0 ||
-		    (lead ? c != 1 : c % 16 != 0)) {
+		    (lead ? c != 1 : c % unit != 0)) {
+			if (F->wg) {
+				diag_error(at, "warpgroup fragment '%s' has extent %s in dimension %d; its "
+				    "rows must be a constant multiple of 64 and its columns of 8 (wgmma's "
+				    "m64nN blocks)", b->name, ir_expr_str(b->extent[d]), d);
+				F->ok = false;
+				return s;
+			}
 			diag_error(at, "fragment '%s' has extent %s in dimension %d; a fragment's "
 			    "last two extents must be constant multiples of 16 (the tensor cores' "
 			    "blocks), any before them 1", b->name, ir_expr_str(b->extent[d]), d);
@@ -88,7 +102,7 @@ fr_alloc(IrMutator *m, IrStmt *s)
 	nb->extent = arena_alloc(ir_arena, 2 * sizeof *nb->extent);
 	nb->stride = arena_alloc(ir_arena, 2 * sizeof *nb->stride);
 	nb->min[0] = ir_i64c(0);
-	nb->extent[0] = ir_i64c(total / 32);
+	nb->extent[0] = ir_i64c(total / (F->wg ? 128 : 32));
 	nb->stride[0] = ir_i64c(1);
 	nb->flat = true;
 	F->from[F->n] = b;
@@ -110,8 +124,9 @@ block_reg(Fr *F, IrExpr *call, int p, Buffer *nb)
 	int64_t off, rs, cs;
 	Loc at = where(F, call->loc);
 	const char *name = x[p]->load.buf->name;
+	int64_t bw = F->wg ? 8 : 16, bh = F->wg ? 64 : 16;
 	if (!ir_is_const(x[p + 1], &rs) || !ir_is_const(x[p + 2], &cs) || cs != 1 || rs <= 0 ||
-	    rs % 16) {
+	    rs % bw) {
 		diag_error(at, "'%s' is a fragment read with strides %s, %s here; the tensor cores' "
 		    "calls take a fragment's blocks along its rows (stride 1) and down its columns",
 		    name, ir_expr_str(x[p + 1]), ir_expr_str(x[p + 2]));
@@ -130,13 +145,15 @@ block_reg(Fr *F, IrExpr *call, int p, Buffer *nb)
 		return x[p];
 	}
 	int64_t bi = off / rs, bj = off % rs;
-	if (bi % 16 || bj % 16) {
+	if (bi % bh || bj % bw) {
 		diag_error(at, "the block of fragment '%s' this call takes starts at row %lld, "
-		    "column %lld, which is not a multiple of 16", name, (long long)bi, (long long)bj);
+		    "column %lld, which is not a multiple of %lld and %lld", name, (long long)bi,
+		    (long long)bj, (long long)bh, (long long)bw);
 		F->ok = false;
 		return x[p];
 	}
-	IrExpr *reg = ir_i64c(8 * ((bi / 16) * (rs / 16) + bj / 16));
+	IrExpr *reg = ir_i64c(F->wg ? 4 * ((bi / 64) * (rs / 8) + bj / 8) :
+	    8 * ((bi / 16) * (rs / 16) + bj / 16));
 	return ir_load(nb, &reg, 1, NULL, 1);
 }
 
@@ -146,7 +163,8 @@ fr_call(IrMutator *m, IrExpr *e)
 	Fr *F = (Fr *)m;
 	if (!gpu_warp_op_is(e))
 		return ir_mutate_expr_children(m, e);
-	int p = gpu_mma_is(e) ? 3 : gpu_mma_fill_is(e) ? 2 : 5;
+	int p = gpu_mma_is(e) || gpu_wgmma_is(e) ? 3 : gpu_mma_fill_is(e) ||
+	    gpu_wgmma_fill_is(e) ? 2 : 5;
 	IrExpr **args = arena_alloc(ir_arena, (size_t)e->call.nargs * sizeof *args);
 	for (int i = 0; i < e->call.nargs; i++) {
 		IrExpr *x = e->call.args[i];
@@ -218,6 +236,7 @@ gpu_fragment(GpuKernel *k)
 	memset(&F, 0, sizeof F);
 	F.k = k;
 	F.ok = true;
+	F.wg = gpu_wgmma_in(k->fn->body);
 	F.m.stmt[IS_ALLOCATE] = fr_alloc;
 	F.m.stmt[IS_STORE] = fr_store;
 	F.m.expr[IR_CALL] = fr_call;

@@ -73,7 +73,7 @@ gpu_mma_store_is(IrExpr *e)
 bool
 gpu_warp_op_is(IrExpr *e)
 {
-	return gpu_mma_is(e) || gpu_mma_fill_is(e) || gpu_mma_store_is(e);
+	return gpu_mma_is(e) || gpu_mma_fill_is(e) || gpu_mma_store_is(e) || gpu_wg_op_is(e);
 }
 
 ScalarType
@@ -202,17 +202,27 @@ gpu_mma_check(Spmd *S, IrStmt *s, unsigned dims)
 	IrExpr *call = call_of(s);
 	Loc at = call ? call->loc : S->k->loc;
 	int64_t x = 1;
+	/* a warpgroup's (gpu_wgmma.c): 4 warps, 128 threads in x */
+	bool wg = gpu_wgmma_in(S->k->fn->body);
+	const char *op = wg ? "wgmma" : "mma", *unit = wg ? "warpgroup" : "warp";
+	int lanes = wg ? 128 : 32;
 	if (dims & 1u) {
-		diag_error(at, "the tensor cores' mma is a warp's operation (its 32 threads make it "
+		diag_error(at, "the tensor cores' %s is a %s's operation (its %d threads make it "
 		    "together), but the nest around it is bound to threadIdx.x (loop '%s'): bind "
-		    "the loops around the tensorized block to threadIdx.y and z only",
-		    S->bdim_var[0] ? S->bdim_var[0] : "?");
+		    "the loops around the tensorized block to threadIdx.y and z only", op, unit,
+		    lanes, S->bdim_var[0] ? S->bdim_var[0] : "?");
 		return false;
 	}
-	if (!S->bdim[0] || !ir_is_const(S->bdim[0], &x) || x != 32) {
-		diag_error(at, "the tensor cores' mma needs a block of exactly 32 threads in x (one "
-		    "warp a row; warps told apart by threadIdx.y and z), but this block has %s",
-		    S->bdim[0] ? ir_expr_str(S->bdim[0]) : "1");
+	if (wg && gpu_mma_in_type(S->k->fn->body, TY_F16) + gpu_mma_in_type(S->k->fn->body,
+	    TY_BF16)) {
+		diag_error(at, "a kernel uses both mma (a warp's) and wgmma (a warpgroup's): its "
+		    "block's threadIdx.x cannot be both a warp's 32 lanes and a warpgroup's 128");
+		return false;
+	}
+	if (!S->bdim[0] || !ir_is_const(S->bdim[0], &x) || x != lanes) {
+		diag_error(at, "the tensor cores' %s needs a block of exactly %d threads in x (one "
+		    "%s a row; %ss told apart by threadIdx.y and z), but this block has %s", op,
+		    lanes, unit, unit, S->bdim[0] ? ir_expr_str(S->bdim[0]) : "1");
 		if (S->bdim[0] && S->bdim_var[0])
 			diag_note(S->bdim_loc[0], "threadIdx.x is loop '%s' here", S->bdim_var[0]);
 		return false;

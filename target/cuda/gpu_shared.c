@@ -69,12 +69,15 @@ place(Sh *S, Buffer *b, Loc at)
 	}
 	bytes = round16(bytes);
 	/* a TMA box lands at 128 bytes, a swizzled one at the swizzle's
-	 * 1024-byte repeat (gpu_tma.c) */
-	if (b->tma) {
-		int64_t a = b->swizzle_row ? 1024 : 128;
-		S->next = simplify_expr(ir_mul(ir_div(ir_add(S->next, ir_i64c(a - 1)), ir_i64c(a)),
-		    ir_i64c(a)), NULL);
-	}
+	 * 1024-byte repeat (gpu_tma.c); a swizzled tile of a wgmma kernel
+	 * starts at a multiple of 1024 bytes too (and the arena is so
+	 * aligned: cuda_ptx.c), where the hardware's swizzle of absolute
+	 * addresses is gpu_swizzle.c's of the buffer's */
+	int64_t align = b->tma ? (b->swizzle_row ? 1024 : 128) :
+	    S->k->wgmma && b->swizzle_row ? 1024 : 0;
+	if (align)
+		S->next = simplify_expr(ir_mul(ir_div(ir_add(S->next, ir_i64c(align - 1)),
+		    ir_i64c(align)), ir_i64c(align)), NULL);
 	GpuShared *g = ARENA_PUSH(ir_arena, S->k->shared, S->k->nshared, S->k->capshared);
 	g->buf = b;
 	g->loc = at;

@@ -572,6 +572,7 @@ gpu_lower(IrFunc **funcs, int n)
 		}
 		for (int j = 0; j < out[i]->nk; j++)
 			if (!gpu_spmd(out[i]->k[j]) || !gpu_fragment(out[i]->k[j]) ||
+			    !gpu_wgmma(out[i]->k[j]) ||
 			    !gpu_swizzle(out[i]->k[j]) || !gpu_tma(out[i]->k[j]) ||
 			    !gpu_shared(out[i]->k[j]))
 				ok = false;

@@ -254,7 +254,8 @@ static void
 acc_call(IrVisitor *v, IrExpr *e)
 {
 	Acc *a = (Acc *)v;
-	int out = gpu_mma_is(e) ? 3 : gpu_mma_fill_is(e) || gpu_mma_store_is(e) ? 2 :
+	int out = gpu_mma_is(e) || gpu_wgmma_is(e) ? 3 : gpu_mma_fill_is(e) || gpu_mma_store_is(e) ||
+	    gpu_wgmma_fill_is(e) || gpu_wgmma_store_is(e) ? 2 :
 	    gpu_copy_is(e) ? 0 : -1;
 	if (out >= 0 && e->call.args[out]->kind == IR_LOAD) {
 		Buffer *b = e->call.args[out]->load.buf;
@@ -484,8 +485,9 @@ gpu_spmd(GpuKernel *k)
 	if (!S.ok)
 		return false;
 	if (!S.bdim[0] && gpu_fragment_in(body)) {
-		/* a fragment's warp: its 32 lanes are threadIdx.x */
-		S.bdim[0] = ir_i64c(32);
+		/* a fragment's warp: its 32 lanes are threadIdx.x (a warpgroup's
+		 * 128, gpu_wgmma.c) */
+		S.bdim[0] = ir_i64c(gpu_wgmma_in(body) ? 128 : 32);
 		S.bdim_var[0] = "(a fragment's lanes)";
 	}
 	int64_t total = 1;
