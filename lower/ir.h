@@ -121,6 +121,10 @@ typedef struct Buffer {
 	 * sizes allow them (target/cuda/gpu_tma.c), requested at tma_loc */
 	bool tma;
 	Loc tma_loc;
+	/* the cuda target's wgmma (target/cuda/gpu_wgmma.c): a swizzled tile
+	 * of rows wider than 128 bytes stored as panels of 128-byte rows, this
+	 * many rows a panel (0: rows as they are) */
+	int64_t swizzle_panel_rows;
 	/* storage_fold.c: dimension fold_dim is a ring of `fold` rows (0: not
 	 * folded), indexed modulo fold; fold_min and fold_extent are the rows
 	 * it stands for, for tools that draw it (txc viz) */

@@ -16,12 +16,16 @@
  *                 threads as a tree in shared memory
  *   gpu_fragment.c  a warp's fragments (cache_write(fragment)) as each
  *                 lane's registers, the tensor-core calls on them checked
+ *   gpu_wgmma.c   Hopper's warpgroup calls (sm_90a): their shared tiles
+ *                 checked, wgmma.fence and wait_group around each row
  *   gpu_swizzle.c the accesses of swizzled shared buffers permuted
  *   gpu_shared.c  the block's shared allocations packed into one dynamic
  *                 arena, local ones checked to fit in registers
  *   gpu_index32.c when a kernel's indices fit 32 bits: the condition on
  *                 its sizes, and its 32-bit twin
  *   cuda_ptx.c    the kernels through LLVM's NVPTX backend to PTX
+ *   cuda_wgmma.c  (with cuda_ptx.c, cuda_host.c) wgmma as inline PTX, its
+ *                 matrix descriptors
  *   cuda_c.c      --emit=cuda: the same kernels and entry points as CUDA C
  *   cuda_host.c   the host object: entry points that check, allocate and
  *                 launch through libtxrt, the PTX, and the kernels compiled
@@ -246,6 +250,9 @@ bool gpu_swizzle(GpuKernel *k);
 /* The element where flat index x of b lives (x itself when b is not a
  * swizzled shared buffer): the map every emitter of an address applies. */
 IrExpr *gpu_swizzle_index(const Buffer *b, IrExpr *x);
+/* For a tile stored in panels (Buffer.swizzle_panel_rows): where flat
+ * index x lives before the swizzle's XOR; x itself otherwise. */
+IrExpr *gpu_swizzle_panel(const Buffer *b, IrExpr *x);
 /* b's swizzle: row W elements, pieces of E elements, XOR of (row >> s)
  * & (P - 1); false when b is not swizzled. */
 bool gpu_swizzle_params(const Buffer *b, int64_t *w, int64_t *e, int64_t *p, int *s);

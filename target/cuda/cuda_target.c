@@ -3,6 +3,7 @@
  *   gpu_split    kernels out of the block-loop nests     gpu_split.c
  *   gpu_spmd     one SPMD body per kernel, barriers      gpu_spmd.c
  *   gpu_fragment fragments as each lane's registers     gpu_fragment.c
+ *   gpu_wgmma    wgmma operands checked, fence and wait  gpu_wgmma.c
  *   gpu_swizzle  swizzled shared buffers' accesses       gpu_swizzle.c
  *   gpu_shared   the shared arena, local buffers         gpu_shared.c
  *   gpu_index32  32-bit indices where the sizes allow    gpu_index32.c

@@ -22,7 +22,8 @@ cuda_wgmma_tile(Cg *cg, IrExpr *call, int op)
 {
 	IrExpr *ld = call->call.args[op];
 	LLVMTypeRef i16 = LLVMInt16TypeInContext(cg->ctx);
-	LLVMValueRef idx = cg_index(cg, simplify_expr(ld->load.idx[0], NULL), 1);
+	LLVMValueRef idx = cg_index(cg, simplify_expr(gpu_swizzle_panel(ld->load.buf,
+	    ld->load.idx[0]), NULL), 1);
 	return LLVMBuildGEP2(cg->b, i16, cg_lookup_buf(cg, ld->load.buf), &idx, 1, "");
 }
 

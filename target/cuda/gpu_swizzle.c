@@ -25,6 +25,12 @@
  * (cuda_c.c); a call of another intrinsic on a swizzled buffer is an
  * error.  The layout is one bijection of the buffer, so whatever reads
  * and writes it agree.
+ *
+ * A tile that wgmma reads as b with rows wider than 128 bytes (a block of
+ * N = 128 columns: gpu_wgmma.c sets swizzle_panel_rows, R) is stored in
+ * panels of 128-byte rows, the layout wgmma's descriptors describe: x = r
+ * * W + c lives at (c / P) * R * P + r * P + c % P, P the elements of 128
+ * bytes, then swizzled as rows of P (gpu_swizzle_panel).
  */
 #include <string.h>
 
@@ -55,12 +61,30 @@ log2_exact(int64_t v)
 }
 
 IrExpr *
+gpu_swizzle_panel(const Buffer *b, IrExpr *x)
+{
+	if (!b->swizzle_panel_rows || !b->swizzle_row)
+		return x;
+	IrType t = x->type;
+	int64_t w = b->swizzle_row, p = 128 / (ir_bits(b->elem) / 8);
+	IrExpr *c = ir_mod(x, ir_make_const(t, w)), *r = ir_div(x, ir_make_const(t, w));
+	return ir_add(ir_add(ir_mul(ir_div(c, ir_make_const(t, p)), ir_make_const(t,
+	    b->swizzle_panel_rows * p)), ir_mul(r, ir_make_const(t, p))), ir_mod(c, ir_make_const(t, p)));
+}
+
+IrExpr *
 gpu_swizzle_index(const Buffer *b, IrExpr *x)
 {
 	int64_t w, e, p;
 	int s;
 	if (!gpu_swizzle_params(b, &w, &e, &p, &s))
 		return x;
+	if (b->swizzle_panel_rows) {   /* panels of 128-byte rows */
+		x = gpu_swizzle_panel(b, x);
+		w = 128 / (ir_bits(b->elem) / 8);
+		p = 8;
+		s = 0;
+	}
 	IrType t = x->type;
 	if (t.lanes != 1)
 		ICE("a vector access of swizzled '%s'", b->name);

@@ -26,7 +26,10 @@
  * crosses (a's k16 within a row; b's N within one atom): it is set to the
  * same 8 rows for b, whose two offsets the PTX ISA and CUTLASS name the
  * other way round for N-major operands, so either reading gives the
- * tile, and 16 bytes for a.
+ * tile, and 16 bytes for a.  A b with wider rows (N = 128: rows of 256
+ * bytes) is stored in panels of 128-byte rows (Buffer.swizzle_panel_rows,
+ * gpu_swizzle.c), the leading byte offset from one panel to the next (as
+ * CUTLASS's N-major layouts have it), and each call starts at a panel.
  *
  * Asynchrony: gpu_wgmma puts wgmma.fence before each row of consecutive
  * calls (a statement list of them, the unrolled k steps of one stage) and
@@ -153,18 +156,46 @@ mode_of(int64_t bytes)
 	return bytes == 128 ? 1 : bytes == 64 ? 2 : bytes == 32 ? 3 : 0;
 }
 
+/* a row of b's swizzle atom (128 for a tile in panels) */
 static int64_t
 row_bytes(Buffer *b)
 {
-	return b->swizzle_row * (ir_bits(b->elem) / 8);
+	return b->swizzle_panel_rows ? 128 : b->swizzle_row * (ir_bits(b->elem) / 8);
 }
 
 uint64_t
 gpu_wgmma_desc_bits(IrExpr *call, int op)
 {
-	int64_t row = row_bytes(call->call.args[op]->load.buf);
+	Buffer *b = call->call.args[op]->load.buf;
+	int64_t row = row_bytes(b);
 	uint64_t sbo = (uint64_t)(8 * row) >> 4, lbo = op == 6 ? 1 : sbo;
+	if (b->swizzle_panel_rows)   /* b's N from one panel to the next */
+		lbo = (uint64_t)(b->swizzle_panel_rows * 128) >> 4;
 	return lbo << 16 | sbo << 32 | (uint64_t)mode_of(row) << 62;
+}
+
+/* b, a 16-bit tile with rows of a multiple of 128 bytes wider than 128:
+ * stored in panels of 128-byte rows (gpu_swizzle.c), R rows a panel, R
+ * its rows (a multiple of 8, so that each panel starts at a multiple of
+ * 1024 bytes); false where it cannot be. */
+static bool
+panels(Buffer *b)
+{
+	if (b->swizzle_panel_rows)
+		return true;
+	int64_t bytes = b->swizzle_row * (ir_bits(b->elem) / 8), total = 1;
+	if (ir_bits(b->elem) != 16 || bytes <= 128 || bytes % 128)
+		return false;
+	for (int d = 0; d < b->ndims; d++) {
+		int64_t c;
+		if (!ir_is_const(b->extent[d], &c) && !bounds_const_max(b->extent[d], &c))
+			return false;
+		total *= c;
+	}
+	if (total % b->swizzle_row || total / b->swizzle_row % 8)
+		return false;
+	b->swizzle_panel_rows = total / b->swizzle_row;
+	return true;
 }
 
 /* Whether operand op of call is a tile wgmma reads; a diagnostic if not. */
@@ -175,10 +206,12 @@ operand_ok(IrExpr *call, int op)
 	Buffer *b = x[op]->load.buf;
 	const char *what = op == 6 ? "a" : "b";
 	int64_t rs = 0, cs = 0, n = gpu_wgmma_width(call);
-	if (b->scope != SCOPE_SHARED || !b->swizzle_row || !mode_of(row_bytes(b))) {
+	bool wide = op == 9 && b->scope == SCOPE_SHARED && b->swizzle_row && panels(b);
+	if (b->scope != SCOPE_SHARED || !b->swizzle_row || (!wide && !mode_of(row_bytes(b)))) {
 		diag_error(call->loc, "wgmma reads its %s ('%s') from shared memory through a "
 		    "matrix descriptor, which needs a swizzled shared tile with rows of 32, 64 or "
-		    "128 bytes; '%s' is %s%s", what, b->name, b->name, b->scope == SCOPE_SHARED ?
+		    "128 bytes%s; '%s' is %s%s", what, b->name, op == 9 ? " (or, for b, a multiple "
+		    "of 128 bytes, stored in panels)" : "", b->name, b->scope == SCOPE_SHARED ?
 		    "in shared memory, " : ir_scope_name(b->scope), b->scope != SCOPE_SHARED ? "" :
 		    !b->swizzle_row ? "not swizzled" : "swizzled, with rows of another width");
 		diag_note(call->loc, "cache_read the tensor to shared memory, swizzle() it, and "
@@ -199,10 +232,12 @@ operand_ok(IrExpr *call, int op)
 		    (long long)b->swizzle_row, (long long)n);
 		return false;
 	}
-	if (!gpu_multiple_of(simplify_expr(x[op]->load.idx[0], NULL), 8)) {
+	int64_t unit = wide ? 64 : 8;   /* a call's b within its panels */
+	if (!gpu_multiple_of(simplify_expr(x[op]->load.idx[0], NULL), unit)) {
 		diag_error(call->loc, "wgmma's %s ('%s') starts at element %s, which is not a "
-		    "multiple of 8 (16 bytes, the descriptor's unit)", what, b->name,
-		    ir_expr_str(x[op]->load.idx[0]));
+		    "multiple of %lld (%s)", what, b->name, ir_expr_str(x[op]->load.idx[0]),
+		    (long long)unit, wide ? "the start of a panel of 128-byte rows" :
+		    "16 bytes, the descriptor's unit");
 		return false;
 	}
 	return true;

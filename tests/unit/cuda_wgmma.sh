@@ -6,7 +6,10 @@
 # fence.proxy.async in PTX 8.0 for sm_90a, and ptxas assembles them with
 # no spills; in libtxrt's emulator (wgmma through its descriptors) they
 # match the unscheduled kernel at sizes that are no multiples of the tile,
-# f16 and bf16; with the wait left out (TXC_CUDA_WGMMA_WAIT=none) the
+# f16 and bf16 (m64n128k16, B's tile in two panels of 128-byte rows), and
+# so does a plan of m64n64k16 calls on one-row B tiles of 128 bytes and A
+# tiles of 32 bytes (wg64, below: the 32-byte swizzle); with the wait left
+# out (TXC_CUDA_WGMMA_WAIT=none) the
 # emulator reports the calls in flight; for sm_80 and sm_90 txc refuses
 # them at the tensorize.  Without ptxas its part is left out and the test
 # skips (77) after the rest.
@@ -22,17 +25,53 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 99
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-set -- hgemm_sm90a_cuda bgemm_sm90a_cuda
+cat >wg64.tx <<'TX'
+import "intrinsics/cuda.tx";
+kernel wg64(M, N, K) {
+  in  A: f16[M, K];
+  in  B: f16[K, N];
+  out C: f32[M, N];
+  C[i, j] = sum(k < K) f32(A[i, k]) * f32(B[k, j]);
+}
+schedule wg64 for cuda {
+  C.cache_write(fragment) -> Cf;
+  C.tile(i, j, 128, 64, tail = round_up) -> (bi, bj, ii, jj);
+  C.split(ii, 64) -> (wg, si);
+  C.reorder(bi, bj, wg, si, jj);
+  C.bind(bi, blockIdx.y);
+  C.bind(bj, blockIdx.x);
+  C.bind(wg, threadIdx.z);
+  C.tensorize(si, wgmma_store_64x64_f32);
+  Cf.compute_at(C, wg);
+  Cf.split(k, 16) -> (ko, ki);
+  Cf.reorder(ko, i, j, ki);
+  Cf.tensorize(i, wgmma_fill_64x64_f32);
+  Cf.tensorize(i, wgmma_64x64x16_f16);
+  A.cache_read(shared, [Cf]) -> As;
+  B.cache_read(shared, [Cf]) -> Bs;
+  As.compute_at(Cf, ko);
+  Bs.compute_at(Cf, ko);
+  As.pipeline(3);
+  Bs.pipeline(3);
+  As.swizzle();
+  Bs.swizzle();
+}
+TX
+kfile() { # KERNEL: its file
+	case $1 in wg64) echo "$tmp/wg64.tx" ;; *) echo "$top/bench/kernels/$1.tx" ;; esac
+}
+set -- hgemm_sm90a_cuda bgemm_sm90a_cuda wg64
 
 # ---- the PTX ----------------------------------------------------------------
 for k in "$@"; do
-	f=$top/bench/kernels/$k.tx
-	"$TXC" --target=cuda --cuda-arch=sm_90a --emit=ptx -o "$k.ptx" "$f" || { fail "$k: txc --emit=ptx"; continue; }
+	f=$(kfile "$k")
+	"$TXC" -I "$top/stdlib" --target=cuda --cuda-arch=sm_90a --emit=ptx -o "$k.ptx" "$f" || { fail "$k: txc --emit=ptx"; continue; }
 	grep -q "^\.version 8\.[0-9]" "$k.ptx" || fail "$k: not PTX 8.x: $(grep '^\.version' "$k.ptx")"
 	grep -q "^\.target sm_90a" "$k.ptx" || fail "$k: not for sm_90a"
-	ty=f16
+	ty=f16 n=128
 	[ "$k" = bgemm_sm90a_cuda ] && ty=bf16
-	for w in "wgmma.mma_async.sync.aligned.m64n64k16.f32.$ty.$ty" wgmma.fence.sync.aligned \
+	[ "$k" = wg64 ] && n=64
+	for w in "wgmma.mma_async.sync.aligned.m64n${n}k16.f32.$ty.$ty" wgmma.fence.sync.aligned \
 	    wgmma.commit_group.sync.aligned "wgmma.wait_group.sync.aligned 0" \
 	    fence.proxy.async.shared::cta cp.async.cg.shared.global "\.shared \.align 1024"; do
 		grep -q "$w" "$k.ptx" || fail "$k: no $w in the PTX"
@@ -62,12 +101,13 @@ done
 # ---- the emulator -------------------------------------------------------------
 # build NAME: the harness NAME.ref (unscheduled, CPU) and NAME.gpu
 build() {
-	k=$1 f=$top/bench/kernels/$1.tx
-	"$TXC" -k "$k" --emit=harness -o "$k.h.c" "$f" && ${CC:-cc} -O1 -DTXC_LLVM -c -o "$k.h.o" "$k.h.c" &&
+	k=$1 f=$(kfile "$1")
+	set -- -I "$top/stdlib"
+	"$TXC" "$@" -k "$k" --emit=harness -o "$k.h.c" "$f" && ${CC:-cc} -O1 -DTXC_LLVM -c -o "$k.h.o" "$k.h.c" &&
 	${CC:-cc} -O1 -DTXC_LLVM -DTXC_CUDA_DEVICE -c -o "$k.hd.o" "$k.h.c" || return 1
-	"$TXC" -k "$k" --no-schedule "$f" -o "$k.ref.o" &&
+	"$TXC" "$@" -k "$k" --no-schedule "$f" -o "$k.ref.o" &&
 	${CC:-cc} -o "$k.ref" "$k.h.o" "$k.ref.o" "$lib" -lpthread -ldl -lm || return 1
-	"$TXC" -k "$k" --target=cuda --cuda-arch=sm_90a "$f" -o "$k.gpu.o" &&
+	"$TXC" "$@" -k "$k" --target=cuda --cuda-arch=sm_90a "$f" -o "$k.gpu.o" &&
 	${CC:-cc} -o "$k.gpu" "$k.hd.o" "$k.gpu.o" "$lib" -lpthread -ldl -lm
 }
 run() {
