@@ -213,8 +213,17 @@ gpu_tma_copy(Spmd *S, IrStmt *s, IrStmt *plain, IrExpr *tid)
 	int64_t R, W, eb = elem_bytes(tile->elem);
 	IrExpr *e0 = simplify_expr(gpu_spmd_as_type(outer->loop.extent, ir_i64), NULL);
 	IrExpr *e1 = simplify_expr(gpu_spmd_as_type(inner->loop.extent, ir_i64), NULL);
-	if (!(ir_is_const(e0, &R) || bounds_const_max(e0, &R)) ||
-	    !(ir_is_const(e1, &W) || bounds_const_max(e1, &W))) {
+	/* the box's row is the slot's row: a copy of fewer columns (the tail
+	 * of k, whose extent sizes fixed by -D leave as 16 or K - ko*32) is
+	 * the same box, the hardware zero-filling the columns past the
+	 * tensor (the slot has room for them) */
+	int64_t rowstep, wmax;
+	bool known = ir_is_const(e1, &wmax) || bounds_const_max(e1, &wmax);
+	if (step_of(st->store.idx[0], v0, &rowstep) && rowstep > 0 && (!known || wmax <= rowstep))
+		W = rowstep;
+	else
+		W = known ? wmax : -1;
+	if (!(ir_is_const(e0, &R) || bounds_const_max(e0, &R)) || W < 0) {
 		return fail(S, tile, "its box needs a constant number of rows and columns");
 	}
 	if (R < 1 || R > 256 || W < 1 || W > 256)

@@ -64,6 +64,11 @@ define_runtime(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
 		{ "txrt_emu_tma_load", (void (*)(void))txrt_emu_tma_load },
 		{ "txrt_emu_mbar_init", (void (*)(void))txrt_emu_mbar_init },
 		{ "txrt_emu_mbar_wait", (void (*)(void))txrt_emu_mbar_wait },
+		{ "txrt_emu_copy_async", (void (*)(void))txrt_emu_copy_async },
+		{ "txrt_emu_async_commit", (void (*)(void))txrt_emu_async_commit },
+		{ "txrt_emu_async_wait", (void (*)(void))txrt_emu_async_wait },
+		{ "txrt_emu_wgmma", (void (*)(void))txrt_emu_wgmma },
+		{ "txrt_emu_wgmma_sync", (void (*)(void))txrt_emu_wgmma_sync },
 		/* --target=vta (target/vta/vta_host.c) */
 		{ "txrt_vta_run", (void (*)(void))txrt_vta_run },
 	};
