@@ -43,6 +43,8 @@ typedef struct {
 	bool no_auto;               /* --no-auto-schedule */
 	int print_auto;             /* --print-auto-schedule: 1, =template: 2 */
 	bool print_fusion;          /* --print-fusion */
+	bool no_layout;             /* --no-layout */
+	bool print_layout;          /* --print-layout */
 	bool debug;                 /* -g */
 	int opt_level;              /* -O0..-O3, default 3 */
 	const char *target;         /* cpu, cuda, vta (schedule choice) */

@@ -73,6 +73,10 @@ usage(FILE *fp)
 "                       =template: with its knobs) and exit\n"
 "  --print-fusion       print each kernel's stages by operator kind, their\n"
 "                       fusion groups and what schedules each group, and exit\n"
+"  --no-layout          calls keep their kernels' layout (no layout declaration\n"
+"                       for the target applies; --no-schedule implies it)\n"
+"  --print-layout       print the calls each kernel's layout declarations\n"
+"                       rewrote and the transforms that cancelled, and exit\n"
 "  -D NAME=VALUE        fix size parameter NAME at compile time\n"
 "  -K NAME=VALUE        give knob NAME of a schedule template the value VALUE\n"
 "  --tuning-log=FILE    give each schedule template the best point FILE (txc tune\n"
@@ -110,7 +114,7 @@ enum {
 	OPT_PRINT_LOOPS, OPT_TRACE, OPT_DUMP_AFTER, OPT_TARGET, OPT_CPU, OPT_CACHE,
 	OPT_FEATURES, OPT_COLOR, OPT_MAX_ERRORS, OPT_DLPACK, OPT_PREFIX, OPT_LOCAL_INTRINSICS,
 	OPT_RUNTIME_KERNELS, OPT_CODEGEN_THREADS, OPT_CUDA_ARCH, OPT_TUNING_LOG,
-	OPT_NO_AUTO, OPT_PRINT_AUTO, OPT_PRINT_FUSION,
+	OPT_NO_AUTO, OPT_PRINT_AUTO, OPT_PRINT_FUSION, OPT_NO_LAYOUT, OPT_PRINT_LAYOUT,
 	OPT_SHARED, OPT_SIGNATURE, OPT_NO_VECTOR_MATH,
 };
 
@@ -123,6 +127,8 @@ static const struct option longopts[] = {
 	{ "no-auto-schedule", no_argument, NULL, OPT_NO_AUTO },
 	{ "print-auto-schedule", optional_argument, NULL, OPT_PRINT_AUTO },
 	{ "print-fusion", no_argument, NULL, OPT_PRINT_FUSION },
+	{ "no-layout", no_argument, NULL, OPT_NO_LAYOUT },
+	{ "print-layout", no_argument, NULL, OPT_PRINT_LAYOUT },
 	{ "print-loops", no_argument, NULL, OPT_PRINT_LOOPS },
 	{ "trace-schedule", no_argument, NULL, OPT_TRACE },
 	{ "dump-after", required_argument, NULL, OPT_DUMP_AFTER },
@@ -268,6 +274,8 @@ parse_args(int argc, char **argv, Options *o)
 			o->print_auto = optarg ? 2 : 1;
 			break;
 		case OPT_PRINT_FUSION: o->print_fusion = true; break;
+		case OPT_NO_LAYOUT: o->no_layout = true; break;
+		case OPT_PRINT_LAYOUT: o->print_layout = true; break;
 		case OPT_PRINT_LOOPS:
 			o->emit = OUT_LOOPS;
 			if (!o->output)
@@ -533,6 +541,8 @@ compile(Options *o)
 	if (!import_resolve(prog, o) || !import_target_table(prog, o->target))
 		return 1;
 	auto_target_isa(o->triple, o->cpu, o->features);   /* the isa knob's default */
+	/* the layout declarations for the target rewrite calls (tx.5 LAYOUTS) */
+	layout_set_target(o->no_layout || o->no_schedule ? NULL : o->target);
 	if (!sema_check(prog)) {
 		note_knob_points(o, prog);
 		return 1;
@@ -545,7 +555,7 @@ compile(Options *o)
 	};
 	double ta = clock_ms(CLOCK_MONOTONIC);
 	int nauto = 0;
-	for (int i = 0; i < prog->nkernels && !o->no_schedule && !o->print_auto && !o->print_fusion && !o->check_only; i++) {
+	for (int i = 0; i < prog->nkernels && !o->no_schedule && !o->print_auto && !o->print_fusion && !o->print_layout && !o->check_only; i++) {
 		Kernel *k = prog->kernels[i];
 		if (compiled(o, prog, k) && auto_wanted(prog, k, o->target, o->schedule, o->no_auto)) {
 			if (!auto_attach(prog, k, &ar))
@@ -575,6 +585,12 @@ compile(Options *o)
 	if (!check_defs(o, prog))
 		return 1;
 
+	if (o->print_layout) {
+		for (int i = 0; i < prog->nkernels; i++)
+			if (compiled(o, prog, prog->kernels[i]))
+				layout_print(stdout, prog->kernels[i]);
+		return 0;
+	}
 	if (o->print_fusion) {
 		for (int i = 0; i < prog->nkernels; i++) {
 			Kernel *k = prog->kernels[i];

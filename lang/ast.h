@@ -414,12 +414,27 @@ typedef struct {
 	struct Program *prog; /* the imported program, once loaded (driver) */
 } Import;
 
+/* A layout declaration (tx.5 LAYOUTS): `layout conv2d_nchw for cpu { ... }`
+ * says that on TARGET a call of KERNEL is computed as the calls of its
+ * body, which name KERNEL's own parameters and tensors; sema/layout.c
+ * checks it and rewrites the calls. */
+typedef struct LayoutDecl {
+	Loc loc;
+	const char *kernel; Loc kernel_loc;
+	const char *target; Loc target_loc;
+	KernelItem *items; int nitems;   /* the calls, as written */
+	Kernel *k;            /* sema: KERNEL */
+	Kernel *check;        /* sema: KERNEL with this body (expanded to check it) */
+	int state;            /* sema: 0 unchecked, 1 being checked, 2 good, 3 bad */
+} LayoutDecl;
+
 /* A top-level item, kept in source order for --format. */
 typedef struct {
 	Import *import;
 	Kernel *kernel;
 	Schedule *schedule;
 	Kernel *intrinsic;    /* an intrinsic declaration (Kernel.intr_target set) */
+	LayoutDecl *layout;
 } Item;
 
 typedef struct Program {
@@ -429,6 +444,7 @@ typedef struct Program {
 	Kernel **kernels; int nkernels;
 	Schedule **schedules; int nschedules;
 	Kernel **intrinsics; int nintrinsics;   /* intrinsic declarations */
+	LayoutDecl **layouts; int nlayouts;         /* layout declarations */
 } Program;
 
 /* ---- ast.c: constructors (used by the grammar) and small helpers ------- */

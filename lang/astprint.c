@@ -171,6 +171,8 @@ dump_arg(Dump *d, SchedArg *a, int depth)
 			dump_arg(d, &a->list[i], depth + 1);
 }
 
+static void dump_items(Dump *d, KernelItem *items, int nitems);
+
 static void
 dump_kernel(Dump *d, Kernel *k)
 {
@@ -187,11 +189,18 @@ dump_kernel(Dump *d, Kernel *k)
 		fprintf(fp, "Param %s %s", str_or(p->name), p->is_size ? "size" : type_name(p->type));
 		at(d, p->loc);
 	}
+	dump_items(d, k->items, k->nitems);
+}
+
+static void
+dump_items(Dump *d, KernelItem *items, int nitems)
+{
+	FILE *fp = d->fp;
 	static const char *const roles[] = { "in ", "out ", "" };
-	for (int i = 0; i < k->nitems; i++) {
-		Tensor *t = k->items[i].decl;
-		Rule *r = k->items[i].rule;
-		Call *c = k->items[i].call;
+	for (int i = 0; i < nitems; i++) {
+		Tensor *t = items[i].decl;
+		Rule *r = items[i].rule;
+		Call *c = items[i].call;
 		indent(d, 1, NULL);
 		if (c) {
 			fprintf(fp, "Call %s ->", str_or(c->callee));
@@ -321,6 +330,11 @@ ast_dump(FILE *fp, Program *p)
 			dump_kernel(&d, it->intrinsic);
 		} else if (it->schedule) {
 			dump_schedule(&d, it->schedule);
+		} else if (it->layout) {
+			fprintf(fp, "Layout %s for %s", str_or(it->layout->kernel),
+			    str_or(it->layout->target));
+			at(&d, it->layout->loc);
+			dump_items(&d, it->layout->items, it->layout->nitems);
 		}
 	}
 	arena_free(d.lines.arena);
@@ -570,6 +584,8 @@ format_arg(FILE *fp, SchedArg *a)
 	}
 }
 
+static void format_items(FILE *fp, KernelItem *items, int nitems);
+
 static void
 format_kernel(FILE *fp, Kernel *k)
 {
@@ -587,11 +603,27 @@ format_kernel(FILE *fp, Kernel *k)
 	} else {
 		fputs(") {\n", fp);
 	}
+	format_items(fp, k->items, k->nitems);
+	fputs("}\n", fp);
+}
+
+/* A layout declaration: its body is call statements. */
+static void
+format_layout(FILE *fp, LayoutDecl *l)
+{
+	fprintf(fp, "layout %s for %s {\n", str_or(l->kernel), str_or(l->target));
+	format_items(fp, l->items, l->nitems);
+	fputs("}\n", fp);
+}
+
+static void
+format_items(FILE *fp, KernelItem *items, int nitems)
+{
 	static const char *const roles[] = { "in ", "out ", "" };
-	for (int i = 0; i < k->nitems; i++) {
-		Tensor *t = k->items[i].decl;
-		Rule *r = k->items[i].rule;
-		Call *c = k->items[i].call;
+	for (int i = 0; i < nitems; i++) {
+		Tensor *t = items[i].decl;
+		Rule *r = items[i].rule;
+		Call *c = items[i].call;
 		if (c) {
 			fputs("  (", fp);
 			for (int j = 0; j < c->nouts; j++)
@@ -641,7 +673,6 @@ format_kernel(FILE *fp, Kernel *k)
 			fputs(";\n", fp);
 		}
 	}
-	fputs("}\n", fp);
 }
 
 static void format_prims(FILE *fp, SchedPrim *prims, int n, int depth);
@@ -739,6 +770,8 @@ ast_format(FILE *fp, Program *p)
 			format_kernel(fp, it->intrinsic);
 		} else if (it->schedule) {
 			format_schedule(fp, it->schedule);
+		} else if (it->layout) {
+			format_layout(fp, it->layout);
 		}
 	}
 }

@@ -76,7 +76,7 @@ static bool
 reserved(const char *s)
 {
 	static const char *const words[] = {
-		"import", "kernel", "schedule", "intrinsic", "for", "as", "in", "out", "const",
+		"import", "kernel", "schedule", "intrinsic", "for", "as", "in", "out", "const", "layout",
 		"true", "false", "knob", "where", "scan", "bool", "i8", "i16", "i32", "i64", "u8",
 		"u16", "u32", "u64", "f16", "bf16", "f32", "f64", "sum", "prod", "maximum",
 		"minimum", "argmax", "argmin", "exp", "log", "sqrt", "rsqrt", "tanh", "sin",

@@ -673,6 +673,32 @@ add_intrinsic(ParseState *ps, Kernel *k)
 }
 
 static void
+add_layout(ParseState *ps, LayoutDecl *l)
+{
+	Program *p = ps->prog;
+	if (!l)
+		return;
+	*ARENA_PUSH(perm, p->layouts, p->nlayouts, ps->cap_layouts) = l;
+	ARENA_PUSH(perm, p->items, p->nitems, ps->cap_items)->layout = l;
+}
+
+/* `layout KERNEL for TARGET { body }`: what the body may hold (calls)
+ * is sema/layout.c's to check. */
+static LayoutDecl *
+layout(Token start, Token name, Token target, ItemList *body, Token end)
+{
+	LayoutDecl *l = arena_alloc(perm, sizeof *l);
+	l->loc = loc_span(start.loc, end.loc);
+	l->kernel = name.str;
+	l->kernel_loc = name.loc;
+	l->target = target.str;
+	l->target_loc = target.loc;
+	l->items = body->v;
+	l->nitems = body->n;
+	return l;
+}
+
+static void
 add_schedule(ParseState *ps, Schedule *s)
 {
 	Program *p = ps->prog;
@@ -747,6 +773,8 @@ add_schedule(ParseState *ps, Schedule *s)
 %token PLUSEQ.
 /* `const w: f32[4] = file("w.bin");` (issue 33). */
 %token CONST.
+/* `layout conv2d_nchw for cpu { ... }` (issue 33, tx.5 LAYOUTS). */
+%token LAYOUT.
 
 /* ---- program and top-level items --------------------------------------
  * After an error at the top level, tokens are skipped up to the start of
@@ -760,6 +788,7 @@ item ::= IMPORT(A) STRING(P) SEMI(E).          { add_import(ps, A, P, E); }
 item ::= kernel(K).                            { add_kernel(ps, K); }
 item ::= schedule(S).                          { add_schedule(ps, S); }
 item ::= intrinsic(K).                         { add_intrinsic(ps, K); }
+item ::= layout(L).                            { add_layout(ps, L); }
 
 /* ---- kernels -----------------------------------------------------------
  * An error in the header skips to the '{'; one in the body to the next ';'
@@ -783,6 +812,17 @@ intrinsic(A) ::= INTRINSIC(B) IDENT(N) LP params(P) RP FOR IDENT(T) IDENT(W) STR
                                                { A = intrinsic(B, N, &P, T, W, S, &K, E); yyerrok; }
 intrinsic(A) ::= INTRINSIC error LC kstmts RC.       { A = NULL; }
 intrinsic(A) ::= INTRINSIC error LC kstmts error RC. { A = NULL; yyerrok; }
+
+/* ---- layouts ------------------------------------------------------------
+ * `layout KERNEL for TARGET { calls }` (tx.5 LAYOUTS): the body is parsed
+ * as a kernel body; sema/layout.c allows only calls there. */
+%type layout {LayoutDecl *}
+layout(A) ::= LAYOUT(B) IDENT(N) FOR IDENT(T) LC kstmts(K) RC(E).
+                                               { A = layout(B, N, T, &K, E); }
+layout(A) ::= LAYOUT(B) IDENT(N) FOR IDENT(T) LC kstmts(K) error RC(E).
+                                               { A = layout(B, N, T, &K, E); yyerrok; }
+layout(A) ::= LAYOUT error LC kstmts RC.       { A = NULL; }
+layout(A) ::= LAYOUT error LC kstmts error RC. { A = NULL; yyerrok; }
 
 %type params {ParamList}
 %type paramlist {ParamList}

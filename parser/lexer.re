@@ -348,6 +348,7 @@ lexer_next(Lexer *lx, Token *t)
 		"knob"                  { KW(KNOB); }
 		"where"                 { KW(WHERE); }
 		"const"                 { KW(CONST); }
+		"layout"                { KW(LAYOUT); }
 		"knob" | "scan"         { KW(RESERVED); }
 		"bool"                  { TYPE(TY_BOOL); }
 		"i8"                    { TYPE(TY_I8); }

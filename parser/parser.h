@@ -50,7 +50,7 @@ typedef struct {
 	bool too_deep;      /* the nesting error was reported */
 	bool stop;          /* the parser's stack overflowed: stop feeding */
 	int cap_items, cap_imports, cap_kernels, cap_schedules;   /* prog arrays */
-	int cap_intrinsics;
+	int cap_intrinsics, cap_layouts;
 } ParseState;
 
 /* How a token kind reads in a message: "';'", "identifier". */

@@ -94,6 +94,21 @@ lin_div(Lin *l, Expr *num, int64_t d, int64_t m)
 		l->ok = false;
 		return;
 	}
+	/* every coefficient a multiple of d (a division by 1 among them):
+	 * floor((d a + r) / d) = a, 0 <= r < d */
+	bool exact = true;
+	for (int i = 0; i < n.n; i++)
+		exact &= n.coef[i] % d == 0;
+	if (exact) {
+		for (int i = 0; i < n.n && l->ok; i++)
+			if (n.coef[i]) {
+				if (__builtin_mul_overflow(n.coef[i] / d, m, &v))
+					l->ok = false;
+				else
+					lin_term(l, n.atom[i], v);
+			}
+		return;
+	}
 	const char *terms[LIN_MAX];
 	int nt = 0;
 	for (int i = 0; i < n.n; i++)

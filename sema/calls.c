@@ -60,6 +60,9 @@ typedef struct {
 	KernelItem *items; int nitems, capitems;
 	bool failed;
 	CallSite *site;       /* recorded on every copied rule */
+	/* layout.c: the calls that compute this one in the callee's
+	 * declared layout for the target (then nothing is copied) */
+	KernelItem *gen; int ngen;
 } Ex;
 
 /* The calls being expanded, outermost first (for recursion's notes). */
@@ -595,6 +598,8 @@ named_args(Ex *x, Tensor **in, int nin, Expr **named)
 }
 
 static void expand_kernel(Program *p, Kernel *k);
+static void expand_item(Program *p, Kernel *k, KernelItem it, KernelItem **pitems, int *pn,
+    int *pcap);
 
 static void
 expand_call(Ex *x)
@@ -754,6 +759,16 @@ expand_call(Ex *x)
 		x->psub[i] = c;
 	}
 	if (x->failed)
+		return;
+	/* a layout declared for the target: its calls instead (layout.c) */
+	LayoutSite ls = { .p = x->p, .k = k, .f = f, .at = x->at, .outs = x->outs,
+		.nouts = x->nouts, .args = x->args, .keys = x->keys, .nargs = x->nargs,
+		.psub = x->psub };
+	ls.ins = arena_alloc(perm, (size_t)(nin + 1) * sizeof *ls.ins);
+	for (int i = 0; i < nin; i++)
+		ls.ins[i] = arg[i]->name;
+	x->gen = layout_rewrite(&ls, &x->ngen);
+	if (x->gen)
 		return;
 	/* the results, then the other stages */
 	for (int i = 0; i < nout; i++) {
@@ -923,9 +938,22 @@ expand_kernel(Program *p, Kernel *k)
 	KernelItem *items = NULL;
 	int n = 0, cap = 0;
 	nmade = 0;
+	for (int i = 0; i < k->nitems; i++)
+		expand_item(p, k, k->items[i], &items, &n, &cap);
+	layout_finish(k, items, &n);
+	k->items = items;
+	k->nitems = n;
+	k->calls_state = 2;
+}
+
+/* One statement of k: a call expanded into items, anything else kept. */
+static void
+expand_item(Program *p, Kernel *k, KernelItem it, KernelItem **pitems, int *pn, int *pcap)
+{
+	KernelItem *items = *pitems;
+	int n = *pn, cap = *pcap;
 	const char **saved = NULL;
-	for (int i = 0; i < k->nitems; i++) {
-		KernelItem it = k->items[i];
+	{
 		Ex x = { .p = p, .k = k };
 		if (it.call) {
 			Call *c = it.call;
@@ -947,14 +975,14 @@ expand_kernel(Program *p, Kernel *k)
 			x.keys = r->value->call.keys; x.key_locs = r->value->call.key_locs;
 		} else {
 			*ARENA_PUSH(perm, items, n, cap) = it;
-			continue;
+			goto out;
 		}
 		x.f = sema_find_kernel(p, x.callee);
 		if (!x.f) {
 			unknown_callee(p, x.callee, it.call ? it.call->callee_loc :
 			    it.rule->value->call.name_loc);
 			k->calls_failed = true;
-			continue;
+			goto out;
 		}
 		/* expanding the callee reuses the list of names made */
 		int savedn = nmade;
@@ -978,19 +1006,34 @@ expand_kernel(Program *p, Kernel *k)
 		expand_call(&x);
 		if (x.failed) {
 			k->calls_failed = true;
-			continue;
+			goto out;
+		}
+		if (x.gen) {
+			layout_push(x.f);
+			for (int j = 0; j < x.ngen; j++)
+				expand_item(p, k, x.gen[j], &items, &n, &cap);
+			layout_pop();
+			goto out;
 		}
 		for (int j = before; j < x.nitems; j++)
 			*ARENA_PUSH(perm, items, n, cap) = x.items[j];
 	}
-	k->items = items;
-	k->nitems = n;
-	k->calls_state = 2;
+out:
+	*pitems = items;
+	*pn = n;
+	*pcap = cap;
+}
+
+void
+calls_expand_kernel(Program *p, Kernel *k)
+{
+	expand_kernel(p, k);
 }
 
 void
 calls_program(Program *p)
 {
+	layout_check_program(p);
 	for (int i = 0; i < p->nkernels; i++)
 		expand_kernel(p, p->kernels[i]);
 }

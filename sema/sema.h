@@ -59,6 +59,37 @@ void consts_kernel(Kernel *k);
 /* ---- calls.c: calls of kernels (tx.5 CALLS) replaced by copies of the
  * callees' declarations and rules, in every kernel of p; first of all. - */
 void calls_program(Program *p);
+/* One kernel's calls expanded (layout.c checks a declaration so). */
+void calls_expand_kernel(Program *p, Kernel *k);
+
+/* ---- layout.c: layout declarations (tx.5 LAYOUTS) checked, and the
+ * calls they ask to rewrite given to calls.c as the body's calls.
+ * layout_set_target: the compile target whose declarations apply (NULL,
+ * the default: none, as txc --no-layout). */
+void layout_set_target(const char *target);
+void layout_check_program(Program *p);
+/* A call of f being expanded in k: its results, arguments and the
+ * callee's parameters (psub) and inputs (ins, in order) in k's terms. */
+typedef struct {
+	Program *p;
+	Kernel *k, *f;
+	Loc at;
+	const char **outs; int nouts;
+	Expr **args; const char **keys; int nargs;
+	Expr **psub;
+	const char **ins;
+} LayoutSite;
+/* The calls computing the call in f's declared layout for the target,
+ * or NULL (no declaration applies); layout_push(f) while calls.c expands
+ * them, layout_pop() after. */
+KernelItem *layout_rewrite(LayoutSite *s, int *n);
+void layout_push(Kernel *f);
+void layout_pop(void);
+/* After k's calls are expanded: results of transforms back that every
+ * reader cancelled are removed from items. */
+void layout_finish(Kernel *k, KernelItem *items, int *n);
+/* txc --print-layout: what was rewritten in k and what cancelled. */
+void layout_print(FILE *fp, Kernel *k);
 /* callexpr.c, for calls.c: an expression as text ("N + 2"), a shape
  * ("[N, M]"), a deep copy (argmax.c's too), and whether two extents are
  * equal for all sizes. */
