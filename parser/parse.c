@@ -36,7 +36,7 @@ static const char *const token_names[] = {
 	[TK_SHR] = "'>>'", [TK_PLUS] = "'+'", [TK_MINUS] = "'-'",
 	[TK_STAR] = "'*'", [TK_SLASH] = "'/'", [TK_PERCENT] = "'%'",
 	[TK_BANG] = "'!'", [TK_TILDE] = "'~'", [TK_RESERVED] = "a reserved word",
-	[TK_INTRINSIC] = "'intrinsic'", [TK_KNOB] = "'knob'", [TK_WHERE] = "'where'", [TK_CONST] = "'const'",
+	[TK_INTRINSIC] = "'intrinsic'", [TK_KNOB] = "'knob'", [TK_WHERE] = "'where'", [TK_CONST] = "'const'", [TK_LAYOUT] = "'layout'",
 };
 
 const char *
