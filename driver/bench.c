@@ -48,6 +48,7 @@ typedef struct {
 	Options drv;                       /* for imports (-I) */
 	bool cuda;                         /* --target=cuda */
 	bool vta;                          /* --target=vta: the simulator, its statistics */
+	bool no_layout;                    /* --no-layout */
 	const char *cuda_arch;             /* --cuda-arch */
 	bool emulated;                     /* the kernels run in libtxrt's emulator */
 	const char *tuning_log;            /* --tuning-log=FILE */
@@ -77,7 +78,8 @@ usage(FILE *fp)
 	    "  --cuda-arch=SM       as for txc\n"
 	    "  --cpu=NAME --features=LIST -O0..3 -I DIR   as for txc\n"
 	    "  --cache=L1,L2[,L3]   as for txc: the cache sizes schedules read (l1_bytes...)\n"
-	    "  --no-vector-math     as for txc: libm per lane for vector exp, log, ...\n", fp);
+	    "  --no-vector-math     as for txc: libm per lane for vector exp, log, ...\n"
+	    "  --no-layout          as for txc: calls keep their kernels' layout\n", fp);
 }
 
 /* One line on standard error and exit status 1, like txc's own. */
@@ -91,7 +93,7 @@ static int
 parse(Bench *b, int argc, char **argv)
 {
 	enum { O_SCHEDS = 256, O_CACHE, O_RUNS, O_WARMUP, O_THREADS, O_SEED, O_TOL, O_CPU, O_FEAT,
-		O_BEST, O_COUNT, O_TARGET, O_ARCH, O_TLOG, O_NOVM };
+		O_BEST, O_COUNT, O_TARGET, O_ARCH, O_TLOG, O_NOVM, O_NOLAYOUT };
 	static const struct option lo[] = {
 		{ "schedules", required_argument, NULL, O_SCHEDS },
 		{ "runs", required_argument, NULL, O_RUNS },
@@ -108,6 +110,7 @@ parse(Bench *b, int argc, char **argv)
 		{ "cuda-arch", required_argument, NULL, O_ARCH },
 		{ "tuning-log", required_argument, NULL, O_TLOG },
 		{ "no-vector-math", no_argument, NULL, O_NOVM },
+		{ "no-layout", no_argument, NULL, O_NOLAYOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -185,6 +188,7 @@ parse(Bench *b, int argc, char **argv)
 		case O_FEAT: b->llvm.features = optarg; break;
 		case O_TLOG: b->tuning_log = optarg; break;
 		case O_NOVM: b->llvm.no_vector_math = true; break;
+		case O_NOLAYOUT: b->no_layout = true; break;
 		case O_TARGET:
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "vta"))
 				return bad("bad --target '%s': txc bench runs cpu, cuda or vta schedules", optarg);
@@ -448,6 +452,9 @@ bench(Bench *b)
 		return 1;
 	prog = parse_program(file);
 	auto_target_isa(NULL, b->llvm.cpu, b->llvm.features);   /* the isa knob's default */
+	/* layout declarations (tx.5 LAYOUTS) rewrite calls for the target;
+	 * the unscheduled reference reads the same stages */
+	layout_set_target(b->no_layout ? NULL : b->cuda ? "cuda" : b->vta ? "vta" : "cpu");
 	if (diag_errors() || !import_resolve(prog, &b->drv) ||
 	    !import_target_table(prog, b->cuda ? "cuda" : NULL) || !sema_check(prog))
 		return 1;

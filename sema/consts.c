@@ -114,19 +114,31 @@ load_memory(Tensor *t, int64_t need)
 	t->cbytes = (size_t)need;
 }
 
+/* Constants whose load failed (reported once). */
+static Tensor **failed;
+static int nfailed, capfailed;
+
+bool
+consts_load(Tensor *t)
+{
+	if (!t->is_const || t->cdata)
+		return t->cdata != NULL;
+	for (int i = 0; i < nfailed; i++)
+		if (failed[i] == t)
+			return false;
+	int64_t need = const_bytes(t);
+	if (need >= 0 && t->cmem)
+		load_memory(t, need);
+	else if (need >= 0)
+		load_file(t, need);
+	if (!t->cdata)
+		*ARENA_PUSH(perm, failed, nfailed, capfailed) = t;
+	return t->cdata != NULL;
+}
+
 void
 consts_kernel(Kernel *k)
 {
-	for (int i = 0; i < k->ntensors; i++) {
-		Tensor *t = k->tensors[i];
-		if (!t->is_const || t->cdata)
-			continue;
-		int64_t need = const_bytes(t);
-		if (need < 0)
-			continue;
-		if (t->cmem)
-			load_memory(t, need);
-		else
-			load_file(t, need);
-	}
+	for (int i = 0; i < k->ntensors; i++)
+		consts_load(k->tensors[i]);
 }

@@ -458,6 +458,16 @@ back_kernel(Program *p, LayoutDecl *l, const char *o, const char **v)
 	return NULL;
 }
 
+/* The caller's constant named n, or NULL. */
+static Tensor *
+const_of(Kernel *k, const char *n)
+{
+	for (int i = 0; n && i < k->nitems; i++)
+		if (k->items[i].decl && k->items[i].decl->name == n && k->items[i].decl->is_const)
+			return k->items[i].decl;
+	return NULL;
+}
+
 KernelItem *
 layout_rewrite(LayoutSite *s, int *nout)
 {
@@ -515,6 +525,19 @@ layout_rewrite(LayoutSite *s, int *nout)
 			log = arena_printf(perm, "%s\n    %s = %s(%s): cancelled with %s: reads %s", log,
 			    loc, st.callee, b->r, b->B, b->v);
 			continue;
+		}
+		/* a transform of a constant of the caller: computed now */
+		Tensor *src = xin && xin->role == ROLE_IN ? const_of(k, map_name(&m, x)) : NULL;
+		if (src && consts_load(src)) {
+			const char *to = intern_cstr(arena_printf(perm, "%s__%s", r, st.outs[0]));
+			Tensor *t = layoutfold_const(sema_find_kernel(s->p, st.callee), src, to, s->at);
+			if (t) {
+				map_put(&m, st.outs[0], to);
+				log = arena_printf(perm, "%s\n    %s = %s(%s): the constant computed at "
+				    "compile time", log, to, st.callee, src->name);
+				*ARENA_PUSH(perm, items, n, cap) = (KernelItem){ .decl = t };
+				continue;
+			}
 		}
 		Call *c = arena_alloc(perm, sizeof *c);
 		c->loc = s->at;

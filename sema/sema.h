@@ -55,6 +55,9 @@ void check_walk(Expr *e, CheckExprFn fn, void *ctx);
  * (lang/blob.c) into Tensor.cdata; a missing or short source is an
  * error with the path and both sizes. */
 void consts_kernel(Kernel *k);
+/* One constant's bytes (layout.c, before its kernel's turn): false after
+ * an error, reported once. */
+bool consts_load(Tensor *t);
 
 /* ---- calls.c: calls of kernels (tx.5 CALLS) replaced by copies of the
  * callees' declarations and rules, in every kernel of p; first of all. - */
@@ -88,6 +91,10 @@ void layout_pop(void);
 /* After k's calls are expanded: results of transforms back that every
  * reader cancelled are removed from items. */
 void layout_finish(Kernel *k, KernelItem *items, int *n);
+/* layoutfold.c: transform kernel f applied at compile time to constant
+ * src: a new constant NAME of the caller, or NULL where f is no plain
+ * transform of one f32 input (it is then computed at run time). */
+Tensor *layoutfold_const(Kernel *f, Tensor *src, const char *name, Loc at);
 /* txc --print-layout: what was rewritten in k and what cancelled. */
 void layout_print(FILE *fp, Kernel *k);
 /* callexpr.c, for calls.c: an expression as text ("N + 2"), a shape
