@@ -542,7 +542,7 @@ compile(Options *o)
 		return 1;
 	auto_target_isa(o->triple, o->cpu, o->features);   /* the isa knob's default */
 	/* the layout declarations for the target rewrite calls (tx.5 LAYOUTS) */
-	layout_set_target(o->no_layout || o->no_schedule ? NULL : o->target);
+	layouts_set_target(o->no_layout || o->no_schedule ? NULL : o->target);
 	if (!sema_check(prog)) {
 		note_knob_points(o, prog);
 		return 1;
@@ -588,7 +588,7 @@ compile(Options *o)
 	if (o->print_layout) {
 		for (int i = 0; i < prog->nkernels; i++)
 			if (compiled(o, prog, prog->kernels[i]))
-				layout_print(stdout, prog->kernels[i]);
+				layouts_print(stdout, prog->kernels[i]);
 		return 0;
 	}
 	if (o->print_fusion) {

@@ -60,7 +60,7 @@ typedef struct {
 	KernelItem *items; int nitems, capitems;
 	bool failed;
 	CallSite *site;       /* recorded on every copied rule */
-	/* layout.c: the calls that compute this one in the callee's
+	/* layouts.c: the calls that compute this one in the callee's
 	 * declared layout for the target (then nothing is copied) */
 	KernelItem *gen; int ngen;
 } Ex;
@@ -760,14 +760,14 @@ expand_call(Ex *x)
 	}
 	if (x->failed)
 		return;
-	/* a layout declared for the target: its calls instead (layout.c) */
+	/* a layout declared for the target: its calls instead (layouts.c) */
 	LayoutSite ls = { .p = x->p, .k = k, .f = f, .at = x->at, .outs = x->outs,
 		.nouts = x->nouts, .args = x->args, .keys = x->keys, .nargs = x->nargs,
 		.psub = x->psub };
 	ls.ins = arena_alloc(perm, (size_t)(nin + 1) * sizeof *ls.ins);
 	for (int i = 0; i < nin; i++)
 		ls.ins[i] = arg[i]->name;
-	x->gen = layout_rewrite(&ls, &x->ngen);
+	x->gen = layouts_rewrite(&ls, &x->ngen);
 	if (x->gen)
 		return;
 	/* the results, then the other stages */
@@ -940,7 +940,7 @@ expand_kernel(Program *p, Kernel *k)
 	nmade = 0;
 	for (int i = 0; i < k->nitems; i++)
 		expand_item(p, k, k->items[i], &items, &n, &cap);
-	layout_finish(k, items, &n);
+	layouts_finish(k, items, &n);
 	k->items = items;
 	k->nitems = n;
 	k->calls_state = 2;
@@ -974,7 +974,13 @@ expand_item(Program *p, Kernel *k, KernelItem it, KernelItem **pitems, int *pn, 
 			x.args = r->value->call.args; x.nargs = r->value->call.nargs;
 			x.keys = r->value->call.keys; x.key_locs = r->value->call.key_locs;
 		} else {
-			*ARENA_PUSH(perm, items, n, cap) = it;
+			/* element-wise on a rewritten call's result: in its layout */
+			int ng = 0;
+			KernelItem *g = it.rule ? layouts_elementwise(p, k, it.rule, items, n, &ng) : NULL;
+			for (int j = 0; j < ng; j++)
+				expand_item(p, k, g[j], &items, &n, &cap);
+			if (!g)
+				*ARENA_PUSH(perm, items, n, cap) = it;
 			goto out;
 		}
 		x.f = sema_find_kernel(p, x.callee);
@@ -1009,10 +1015,10 @@ expand_item(Program *p, Kernel *k, KernelItem it, KernelItem **pitems, int *pn, 
 			goto out;
 		}
 		if (x.gen) {
-			layout_push(x.f);
+			layouts_push(x.f);
 			for (int j = 0; j < x.ngen; j++)
 				expand_item(p, k, x.gen[j], &items, &n, &cap);
-			layout_pop();
+			layouts_pop();
 			goto out;
 		}
 		for (int j = before; j < x.nitems; j++)
@@ -1033,7 +1039,7 @@ calls_expand_kernel(Program *p, Kernel *k)
 void
 calls_program(Program *p)
 {
-	layout_check_program(p);
+	layouts_check_program(p);
 	for (int i = 0; i < p->nkernels; i++)
 		expand_kernel(p, p->kernels[i]);
 }

@@ -1,7 +1,7 @@
 /* layoutfold.c: a layout transform of a constant tensor computed at
  * compile time (tx.5 LAYOUTS).
  *
- * When a rewritten call (layout.c) transforms a tensor the caller holds
+ * When a rewritten call (layouts.c) transforms a tensor the caller holds
  * as a constant (`const w: f32[...] = file(...)`, weights), the transform
  * kernel's rule is evaluated here on the constant's bytes, and the result
  * is a new constant of the caller (read-only data in the object, as every
@@ -101,7 +101,9 @@ binary(Ev *ev, Expr *e)
 static Val
 access(Ev *ev, Expr *e)
 {
-	if (e->call.name != ev->in->name || e->call.nargs != ev->src->ndims) {
+	if (!ev->src && e->call.name == ev->in->name)
+		return (Val){ true, 0, 0.0 };   /* layoutfold_zero */
+	if (!ev->src || e->call.name != ev->in->name || e->call.nargs != ev->src->ndims) {
 		ev->bad = true;
 		return ival(0);
 	}
@@ -135,7 +137,7 @@ eval(Ev *ev, Expr *e)
 		for (int i = 0; i < ev->naxes; i++)
 			if (ev->axes[i] == e->id.name)
 				return ival(ev->at[i]);
-		for (int i = 0; i < ev->f->nparams; i++)
+		for (int i = 0; ev->f && i < ev->f->nparams; i++)
 			if (ev->f->params[i].name == e->id.name && ev->size[i] >= 0)
 				return ival(ev->size[i]);
 		break;
@@ -281,4 +283,13 @@ layoutfold_const(Kernel *f, Tensor *src, const char *name, Loc at)
 	t->stage_index = -1;
 	t->rule = NULL;
 	return t;
+}
+
+bool
+layoutfold_zero(Expr *e, const char *t)
+{
+	Tensor in = { .name = t };
+	Ev ev = { .in = &in };
+	Val v = eval(&ev, e);
+	return !ev.bad && num(v) == 0;
 }

@@ -55,22 +55,22 @@ void check_walk(Expr *e, CheckExprFn fn, void *ctx);
  * (lang/blob.c) into Tensor.cdata; a missing or short source is an
  * error with the path and both sizes. */
 void consts_kernel(Kernel *k);
-/* One constant's bytes (layout.c, before its kernel's turn): false after
+/* One constant's bytes (layouts.c, before its kernel's turn): false after
  * an error, reported once. */
 bool consts_load(Tensor *t);
 
 /* ---- calls.c: calls of kernels (tx.5 CALLS) replaced by copies of the
  * callees' declarations and rules, in every kernel of p; first of all. - */
 void calls_program(Program *p);
-/* One kernel's calls expanded (layout.c checks a declaration so). */
+/* One kernel's calls expanded (layouts.c checks a declaration so). */
 void calls_expand_kernel(Program *p, Kernel *k);
 
-/* ---- layout.c: layout declarations (tx.5 LAYOUTS) checked, and the
+/* ---- layouts.c: layout declarations (tx.5 LAYOUTS) checked, and the
  * calls they ask to rewrite given to calls.c as the body's calls.
- * layout_set_target: the compile target whose declarations apply (NULL,
+ * layouts_set_target: the compile target whose declarations apply (NULL,
  * the default: none, as txc --no-layout). */
-void layout_set_target(const char *target);
-void layout_check_program(Program *p);
+void layouts_set_target(const char *target);
+void layouts_check_program(Program *p);
 /* A call of f being expanded in k: its results, arguments and the
  * callee's parameters (psub) and inputs (ins, in order) in k's terms. */
 typedef struct {
@@ -83,20 +83,27 @@ typedef struct {
 	const char **ins;
 } LayoutSite;
 /* The calls computing the call in f's declared layout for the target,
- * or NULL (no declaration applies); layout_push(f) while calls.c expands
- * them, layout_pop() after. */
-KernelItem *layout_rewrite(LayoutSite *s, int *n);
-void layout_push(Kernel *f);
-void layout_pop(void);
+ * or NULL (no declaration applies); layouts_push(f) while calls.c expands
+ * them, layouts_pop() after. */
+KernelItem *layouts_rewrite(LayoutSite *s, int *n);
+/* A rule of k element-wise in the result of a rewritten call (its value
+ * 0 where the read is 0): the rule in the call's layout and the transform
+ * back, or NULL; made: k's items so far. */
+KernelItem *layouts_elementwise(Program *p, Kernel *k, Rule *r, KernelItem *made, int nmade,
+    int *n);
+void layouts_push(Kernel *f);
+void layouts_pop(void);
 /* After k's calls are expanded: results of transforms back that every
  * reader cancelled are removed from items. */
-void layout_finish(Kernel *k, KernelItem *items, int *n);
+void layouts_finish(Kernel *k, KernelItem *items, int *n);
 /* layoutfold.c: transform kernel f applied at compile time to constant
  * src: a new constant NAME of the caller, or NULL where f is no plain
  * transform of one f32 input (it is then computed at run time). */
 Tensor *layoutfold_const(Kernel *f, Tensor *src, const char *name, Loc at);
+/* Whether e is 0 where each read of tensor t is 0 (e reads nothing else). */
+bool layoutfold_zero(Expr *e, const char *t);
 /* txc --print-layout: what was rewritten in k and what cancelled. */
-void layout_print(FILE *fp, Kernel *k);
+void layouts_print(FILE *fp, Kernel *k);
 /* callexpr.c, for calls.c: an expression as text ("N + 2"), a shape
  * ("[N, M]"), a deep copy (argmax.c's too), and whether two extents are
  * equal for all sizes. */

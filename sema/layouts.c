@@ -1,4 +1,4 @@
-/* layout.c: layout declarations and the rewrite of calls they ask for
+/* layouts.c: layout declarations and the rewrite of calls they ask for
  * (tx.5 LAYOUTS; TVM's AlterOpLayout, GRAPH.md).
  *
  *     layout conv2d_nchw for cpu {
@@ -31,10 +31,10 @@
 #include "sema/sema.h"
 
 static const char *target;      /* the compile target, or NULL: no rewrite */
-static int checking;            /* > 0 while a declaration is being checked */
+static Kernel *checking;        /* the kernel whose declaration is being checked */
 
 void
-layout_set_target(const char *t)
+layouts_set_target(const char *t)
 {
 	target = t;
 }
@@ -102,7 +102,7 @@ where(Loc at)
 }
 
 void
-layout_print(FILE *fp, Kernel *k)
+layouts_print(FILE *fp, Kernel *k)
 {
 	int n = 0;
 	for (int i = 0; i < nnotes; i++)
@@ -240,9 +240,10 @@ check_one(Program *p, LayoutDecl *l)
 	for (int i = 0; i < l->nitems; i++)
 		*ARENA_PUSH(perm, c->items, c->nitems, cap) = l->items[i];
 	int before = diag_errors();
-	checking++;
+	Kernel *was = checking;
+	checking = c;
 	calls_expand_kernel(p, c);
-	checking--;
+	checking = was;
 	if (c->calls_failed || diag_errors() != before)
 		return;
 	for (int i = 0; i < f->nitems; i++) {
@@ -272,11 +273,11 @@ check_one(Program *p, LayoutDecl *l)
 }
 
 void
-layout_check_program(Program *p)
+layouts_check_program(Program *p)
 {
 	for (int i = 0; p && i < p->nimports; i++)
 		if (p->imports[i])
-			layout_check_program(p->imports[i]->prog);
+			layouts_check_program(p->imports[i]->prog);
 	for (int i = 0; p && i < p->nlayouts; i++)
 		check_one(p, p->layouts[i]);
 }
@@ -353,13 +354,13 @@ static Kernel **active;
 static int nactive, capactive;
 
 void
-layout_push(Kernel *f)
+layouts_push(Kernel *f)
 {
 	*ARENA_PUSH(perm, active, nactive, capactive) = f;
 }
 
 void
-layout_pop(void)
+layouts_pop(void)
 {
 	nactive--;
 }
@@ -373,6 +374,7 @@ typedef struct {
 	const char *r, *B, *v;
 	const char *text;     /* the statement, for the log */
 	bool cancelled;       /* some forward transform read v instead */
+	Call *call;           /* the call r = B(v, ...) */
 } Back;
 static Back *backs;
 static int nbacks, capbacks;
@@ -458,6 +460,16 @@ back_kernel(Program *p, LayoutDecl *l, const char *o, const char **v)
 	return NULL;
 }
 
+/* Whether k updates tensor n (tx.5 UPDATES) after its rule. */
+static bool
+updated(Kernel *k, const char *n)
+{
+	for (int i = 0; i < k->nitems; i++)
+		if (k->items[i].rule && k->items[i].rule->update && k->items[i].rule->name == n)
+			return true;
+	return false;
+}
+
 /* The caller's constant named n, or NULL. */
 static Tensor *
 const_of(Kernel *k, const char *n)
@@ -469,10 +481,10 @@ const_of(Kernel *k, const char *n)
 }
 
 KernelItem *
-layout_rewrite(LayoutSite *s, int *nout)
+layouts_rewrite(LayoutSite *s, int *nout)
 {
 	*nout = 0;
-	if (!target || checking)
+	if (!target || s->k == checking)
 		return NULL;
 	for (int i = 0; i < nactive; i++)
 		if (active[i] == s->f)
@@ -515,6 +527,8 @@ layout_rewrite(LayoutSite *s, int *nout)
 		const char *x = transform_of(&st);
 		Tensor *xin = x ? tensor_of(f, x) : NULL;
 		Back *b = xin && xin->role == ROLE_IN ? back_of(k, map_name(&m, x)) : NULL;
+		if (b && updated(k, b->r))
+			b = NULL;   /* r changes after B wrote it: not B(v) any more */
 		const char *v = NULL, *mine = NULL;
 		for (int j = 0; b && !mine && j < no; j++)
 			mine = back_kernel(s->p, l, out[j]->name, &v);
@@ -569,10 +583,182 @@ layout_rewrite(LayoutSite *s, int *nout)
 		Tensor *o = tensor_of(f, st.outs[0]);
 		if (x && o && o->role == ROLE_OUT && !tensor_of(f, x))
 			*ARENA_PUSH(perm, backs, nbacks, capbacks) = (Back){ k, c->outs[0], c->callee,
-				map_name(&m, x), text, false };
+				map_name(&m, x), text, false, c };
 	}
 	note(k, log);
 	*nout = n;
+	return items;
+}
+
+/* ---- element-wise stages in the layout ------------------------------------ */
+
+/* Whether B's rule gives each element an element of its input or 0:
+ * then E(B(v)) = B(E(v)) for an element-wise E with E(0) = 0. */
+static bool
+moves_only(Kernel *B)
+{
+	Rule *r = NULL;
+	Tensor *in = NULL;
+	for (int i = 0; i < B->nitems; i++) {
+		if (B->items[i].rule) {
+			if (r)
+				return false;
+			r = B->items[i].rule;
+		}
+		if (B->items[i].decl && B->items[i].decl->role == ROLE_IN)
+			in = B->items[i].decl;
+	}
+	if (!r || !in || r->update || r->init || r->tuple || !r->value)
+		return false;
+	Expr *e = r->value;
+	Expr *opts[2] = { e, NULL };
+	if (e->kind == EXPR_SELECT) {
+		opts[0] = e->call.args[1];
+		opts[1] = e->call.args[2];
+	}
+	for (int i = 0; i < 2 && opts[i]; i++) {
+		Expr *o = opts[i];
+		bool zero = (o->kind == EXPR_FLOAT && o->fval == 0) || (o->kind == EXPR_INT && !o->ival);
+		if (!zero && !(o->kind == EXPR_ACCESS && o->call.name == in->name))
+			return false;
+	}
+	return true;
+}
+
+typedef struct {
+	Rule *r;
+	const char *c;        /* the one tensor read */
+	bool ok;
+} Ew;
+
+static bool
+axis_at(Rule *r, Expr *e, int d)
+{
+	return e->kind == EXPR_NAME && e->id.name == r->axes[d];
+}
+
+/* Every read is c[the rule's axes], and the axes appear nowhere else. */
+static bool
+ew_fn(Expr *e, void *ctx)
+{
+	Ew *w = ctx;
+	if (e->kind == EXPR_ACCESS) {
+		if (w->c && e->call.name != w->c)
+			w->ok = false;
+		w->c = e->call.name;
+		if (e->call.nargs != w->r->naxes)
+			w->ok = false;
+		for (int d = 0; w->ok && d < e->call.nargs; d++)
+			w->ok = axis_at(w->r, e->call.args[d], d);
+		return false;
+	}
+	if (e->kind == EXPR_NAME)
+		for (int d = 0; d < w->r->naxes; d++)
+			if (e->id.name == w->r->axes[d])
+				w->ok = false;
+	if (e->kind == EXPR_REDUCE)
+		w->ok = false;
+	return w->ok;
+}
+
+/* e with each read of c replaced by v[axes]. */
+static Expr *
+reread(Expr *e, const char *c, const char *v, const char **axes, int n)
+{
+	if (!e)
+		return NULL;
+	if (e->kind == EXPR_ACCESS && e->call.name == c) {
+		Expr *a = callexpr_dup(e);
+		a->call.name = v;
+		a->call.nargs = n;
+		a->call.args = arena_alloc(perm, (size_t)(n + 1) * sizeof *a->call.args);
+		for (int d = 0; d < n; d++)
+			a->call.args[d] = ast_name(e->loc, axes[d]);
+		return a;
+	}
+	Expr *x = callexpr_dup(e);
+	switch (e->kind) {
+	case EXPR_CALL: case EXPR_CAST: case EXPR_SELECT:
+		for (int i = 0; i < e->call.nargs; i++)
+			x->call.args[i] = reread(e->call.args[i], c, v, axes, n);
+		break;
+	case EXPR_UNARY: case EXPR_BINARY:
+		x->bin.a = reread(e->bin.a, c, v, axes, n);
+		x->bin.b = reread(e->bin.b, c, v, axes, n);
+		break;
+	default:
+		break;
+	}
+	return x;
+}
+
+KernelItem *
+layouts_elementwise(Program *p, Kernel *k, Rule *r, KernelItem *made, int nmade, int *nout)
+{
+	*nout = 0;
+	if (!target || k == checking || r->update || r->init || r->tuple || !r->value ||
+	    !r->naxes || updated(k, r->name))
+		return NULL;
+	Ew w = { .r = r, .ok = true };
+	check_walk(r->value, ew_fn, &w);
+	Back *b = w.ok && w.c ? back_of(k, w.c) : NULL;
+	if (!b || updated(k, b->r) || !layoutfold_zero(r->value, w.c))
+		return NULL;
+	Kernel *B = sema_find_kernel(p, b->B);
+	Tensor *vd = NULL, *rd = NULL;
+	for (int i = 0; i < nmade; i++)
+		if (made[i].decl && made[i].decl->name == b->v)
+			vd = made[i].decl;
+	for (int i = 0; i < k->nitems; i++)
+		if (k->items[i].decl && k->items[i].decl->name == r->name)
+			rd = k->items[i].decl;
+	if (!B || !moves_only(B) || !vd || !rd || rd->role == ROLE_IN || rd->elem != vd->elem)
+		return NULL;
+	/* rb[l0, ...] = E(v[l0, ...]); r = B(rb, ...) */
+	const char *rb = intern_cstr(arena_printf(perm, "%s__b", r->name));
+	const char **axes = arena_alloc(perm, (size_t)(vd->ndims + 1) * sizeof *axes);
+	for (int d = 0; d < vd->ndims; d++)
+		axes[d] = intern_cstr(arena_printf(perm, "_l%d", d));
+	Tensor *t = arena_alloc(perm, sizeof *t);
+	*t = *vd;
+	t->name = rb;
+	t->loc = r->loc;
+	t->role = ROLE_TEMP;
+	t->rule = NULL;
+	Rule *nr = arena_alloc(perm, sizeof *nr);
+	*nr = *r;
+	nr->name = rb;
+	nr->naxes = vd->ndims;
+	nr->axes = axes;
+	nr->axis_locs = arena_alloc(perm, (size_t)(vd->ndims + 1) * sizeof *nr->axis_locs);
+	for (int d = 0; d < vd->ndims; d++)
+		nr->axis_locs[d] = r->loc;
+	nr->value = reread(r->value, w.c, b->v, axes, vd->ndims);
+	Call *c = arena_alloc(perm, sizeof *c);
+	*c = *b->call;
+	c->loc = r->loc;
+	c->outs = arena_alloc(perm, 2 * sizeof *c->outs);
+	c->out_locs = arena_alloc(perm, 2 * sizeof *c->out_locs);
+	c->outs[0] = r->name;
+	c->out_locs[0] = r->name_loc;
+	c->nouts = 1;
+	c->args = arena_alloc(perm, (size_t)(c->nargs + 1) * sizeof *c->args);
+	for (int i = 0; i < c->nargs; i++)
+		c->args[i] = !c->keys || !c->keys[i] ? ast_name(r->loc, rb) : b->call->args[i];
+	const char *text = call_text(c->outs, 1, c->callee, c->args, c->keys, c->nargs);
+	const char *ax = "";
+	for (int d = 0; d < vd->ndims; d++)
+		ax = arena_printf(perm, "%s%s%s", ax, d ? ", " : "", axes[d]);
+	note(k, arena_printf(perm, "  line %d: %s: element-wise on %s, computed in its layout:\n"
+	    "    %s[%s] = %s\n    %s", line_of(r->loc), r->name, b->r, rb, ax, expr_text(nr->value),
+	    text));
+	b->cancelled = true;   /* this reader reads v */
+	*ARENA_PUSH(perm, backs, nbacks, capbacks) = (Back){ k, r->name, b->B, rb, text, false, c };
+	KernelItem *items = arena_alloc(perm, 4 * sizeof *items);
+	items[0] = (KernelItem){ .decl = t };
+	items[1] = (KernelItem){ .rule = nr };
+	items[2] = (KernelItem){ .call = c };
+	*nout = 3;
 	return items;
 }
 
@@ -609,7 +795,7 @@ is_read(KernelItem *items, int n, const char *name)
 }
 
 void
-layout_finish(Kernel *k, KernelItem *items, int *n)
+layouts_finish(Kernel *k, KernelItem *items, int *n)
 {
 	for (int i = 0; i < nbacks; i++) {
 		Back *b = &backs[i];
