@@ -21,8 +21,12 @@
  * an earlier rewritten call of this kernel that wrote `r = B(v)` and the
  * declaration being applied itself writes its output with that same B
  * (the declaration's promise: T(B(v)) = v for the v its body computes
- * before B).  Once the kernel is expanded, an r nothing reads any more
- * (and no output) is removed.  --print-layout prints what was done.
+ * before B).  A rule of the caller element-wise in such an r (reading
+ * it at its own axes only, 0 where r is 0) is computed on v instead,
+ * and transformed back with B in turn, when B moves elements only.
+ * Once the kernel is expanded, an r nothing reads any more (and no
+ * output) is removed.  Transforms of the caller's constants are computed
+ * at compile time (layoutfold.c).  --print-layout prints what was done.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -330,7 +330,7 @@ test_errors(void)
 	p = parse("kernel a() { x = 1 }\nthis is junk;\nkernel b(M N) { y = 2; }\nkernel c() { z = 3; }\n");
 	CHECK(diag_errors() == 3);
 	CHECK(has("t.tx:1:20: error: unexpected '}'; expected ';'"));
-	CHECK(has("t.tx:2:1: error: unexpected 'this'; expected 'import', 'kernel', 'schedule' or 'intrinsic'"));
+	CHECK(has("t.tx:2:1: error: unexpected 'this'; expected 'import', 'kernel', 'schedule', 'intrinsic' or 'layout'"));
 	CHECK(has("t.tx:3:12: error: unexpected 'N'"));
 	CHECK(p->nkernels == 2 && p->kernels[1]->name == intern_cstr("c"));
 
