@@ -454,7 +454,7 @@ bench(Bench *b)
 	auto_target_isa(NULL, b->llvm.cpu, b->llvm.features);   /* the isa knob's default */
 	/* layout declarations (tx.5 LAYOUTS) rewrite calls for the target;
 	 * the unscheduled reference reads the same stages */
-	layouts_set_target(b->no_layout ? NULL : b->cuda ? "cuda" : b->vta ? "vta" : "cpu");
+	layouts_set_target(b->cuda ? "cuda" : b->vta ? "vta" : "cpu", !b->no_layout);
 	if (diag_errors() || !import_resolve(prog, &b->drv) ||
 	    !import_target_table(prog, b->cuda ? "cuda" : NULL) || !sema_check(prog))
 		return 1;

@@ -74,7 +74,7 @@ usage(FILE *fp)
 "  --print-fusion       print each kernel's stages by operator kind, their\n"
 "                       fusion groups and what schedules each group, and exit\n"
 "  --no-layout          calls keep their kernels' layout (no layout declaration\n"
-"                       for the target applies; --no-schedule implies it)\n"
+"                       for the target applies)\n"
 "  --print-layout       print the calls each kernel's layout declarations\n"
 "                       rewrote and the transforms that cancelled, and exit\n"
 "  -D NAME=VALUE        fix size parameter NAME at compile time\n"
@@ -542,7 +542,7 @@ compile(Options *o)
 		return 1;
 	auto_target_isa(o->triple, o->cpu, o->features);   /* the isa knob's default */
 	/* the layout declarations for the target rewrite calls (tx.5 LAYOUTS) */
-	layouts_set_target(o->no_layout || o->no_schedule ? NULL : o->target);
+	layouts_set_target(o->target, !o->no_layout);
 	if (!sema_check(prog)) {
 		note_knob_points(o, prog);
 		return 1;

@@ -35,12 +35,43 @@
 #include "sema/sema.h"
 
 static const char *target;      /* the compile target, or NULL: no rewrite */
+static const char *compiling;   /* the compile target, even with the rewrite off */
 static Kernel *checking;        /* the kernel whose declaration is being checked */
 
 void
-layouts_set_target(const char *t)
+layouts_set_target(const char *t, bool on)
 {
-	target = t;
+	compiling = t;
+	target = on ? t : NULL;
+}
+
+/* Kernels holding a call of a kernel that declares a layout: their
+ * expansion depends on the target. */
+static Kernel **varies;
+static int nvaries, capvaries;
+
+bool
+layouts_other_target(Kernel *k, const char *t)
+{
+	if (!compiling || !strcmp(t, compiling))
+		return false;
+	for (int i = 0; i < nvaries; i++)
+		if (varies[i] == k)
+			return true;
+	return false;
+}
+
+/* Whether some declaration (any target) is for f. */
+static bool
+declared(Program *p, Kernel *f, int depth)
+{
+	for (int i = 0; p && depth < 64 && i < p->nlayouts; i++)
+		if (p->layouts[i]->state == 2 && p->layouts[i]->k == f)
+			return true;
+	for (int i = 0; p && depth < 64 && i < p->nimports; i++)
+		if (p->imports[i] && declared(p->imports[i]->prog, f, depth + 1))
+			return true;
+	return false;
 }
 
 /* ---- the log (--print-layout) -------------------------------------------- */
@@ -305,26 +336,35 @@ find(Program *p, Kernel *f, int depth)
 	return NULL;
 }
 
-/* Whether n is the call's result r or one of its stages r__S. */
+/* Whether n is r__S for S a stage of f other than its outputs: a stage
+ * the call has in f's own layout only. */
 static bool
-of_call(const char *n, const char *r)
+of_call(const char *n, Kernel *f, const char *r)
 {
 	size_t len = strlen(r);
-	return n && !strncmp(n, r, len) && (!n[len] || !strncmp(n + len, "__", 2));
+	if (!n || strncmp(n, r, len) || strncmp(n + len, "__", 2))
+		return false;
+	for (int i = 0; i < f->nitems; i++) {
+		Rule *ru = f->items[i].rule;
+		Tensor *t = ru ? tensor_of(f, ru->name) : NULL;
+		if (ru && (!t || t->role == ROLE_TEMP) && !strcmp(n + len + 2, ru->name))
+			return true;
+	}
+	return false;
 }
 
 /* A primitive of prims that names one of the call's stages. */
 static SchedPrim *
-names_call(SchedPrim *prims, int n, const char *r)
+names_call(SchedPrim *prims, int n, Kernel *f, const char *r)
 {
 	for (int i = 0; i < n; i++) {
 		SchedPrim *sp = &prims[i];
-		if (of_call(sp->stage, r))
+		if (of_call(sp->stage, f, r))
 			return sp;
 		for (int j = 0; j < sp->nargs; j++)
-			if (sp->args[j].kind == ARG_NAME && of_call(sp->args[j].str, r))
+			if (sp->args[j].kind == ARG_NAME && of_call(sp->args[j].str, f, r))
 				return sp;
-		SchedPrim *in = names_call(sp->body, sp->nbody, r);
+		SchedPrim *in = names_call(sp->body, sp->nbody, f, r);
 		if (in)
 			return in;
 	}
@@ -332,19 +372,19 @@ names_call(SchedPrim *prims, int n, const char *r)
 }
 
 static SchedPrim *
-schedule_naming(Program *p, Kernel *k, const char *r, int depth)
+schedule_naming(Program *p, Kernel *k, Kernel *f, const char *r, int depth)
 {
 	for (int i = 0; p && depth < 64 && i < p->nschedules; i++) {
 		Schedule *s = p->schedules[i];
 		if (!s || s->generated || !s->target || strcmp(s->target, target) ||
 		    s->kernel != k->name)
 			continue;
-		SchedPrim *sp = names_call(s->prims, s->nprims, r);
+		SchedPrim *sp = names_call(s->prims, s->nprims, f, r);
 		if (sp)
 			return sp;
 	}
 	for (int i = 0; p && depth < 64 && i < p->nimports; i++) {
-		SchedPrim *sp = p->imports[i] ? schedule_naming(p->imports[i]->prog, k, r,
+		SchedPrim *sp = p->imports[i] ? schedule_naming(p->imports[i]->prog, k, f, r,
 		    depth + 1) : NULL;
 		if (sp)
 			return sp;
@@ -488,6 +528,8 @@ KernelItem *
 layouts_rewrite(LayoutSite *s, int *nout)
 {
 	*nout = 0;
+	if (s->k != checking && declared(s->p, s->f, 0))
+		*ARENA_PUSH(perm, varies, nvaries, capvaries) = s->k;
 	if (!target || s->k == checking)
 		return NULL;
 	for (int i = 0; i < nactive; i++)
@@ -499,7 +541,7 @@ layouts_rewrite(LayoutSite *s, int *nout)
 	Kernel *f = s->f, *k = s->k;
 	const char *r = s->outs[0];
 	const char *orig = call_text(s->outs, s->nouts, f->name, s->args, s->keys, s->nargs);
-	SchedPrim *sp = schedule_naming(s->p, k, r, 0);
+	SchedPrim *sp = schedule_naming(s->p, k, f, r, 0);
 	if (sp) {
 		note(k, arena_printf(perm, "  line %d: %s: kept: the schedule of %s for %s names its "
 		    "stage %s (line %d)", line_of(s->at), orig, k->name, target, sp->stage,

@@ -659,6 +659,11 @@ check_schedule(Program *p, Schedule *s)
 			diag_error(s->target_loc, "unknown target '%s'; the targets are cpu, cuda "
 			    "and vta", s->target);
 	}
+	/* a schedule for another target of a kernel whose calls a layout
+	 * declaration rewrites for one target only: it names the stages of
+	 * that target's expansion, not of this one (tx.5 LAYOUTS) */
+	if (s->k && s->target && layouts_other_target(s->k, s->target))
+		return;
 	if (!s->k) {
 		if (!s->kernel)
 			return;

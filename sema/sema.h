@@ -67,9 +67,12 @@ void calls_expand_kernel(Program *p, Kernel *k);
 
 /* ---- layouts.c: layout declarations (tx.5 LAYOUTS) checked, and the
  * calls they ask to rewrite given to calls.c as the body's calls.
- * layouts_set_target: the compile target whose declarations apply (NULL,
- * the default: none, as txc --no-layout). */
-void layouts_set_target(const char *target);
+ * layouts_set_target: the compile target, and whether its declarations
+ * apply (off: txc --no-layout; unset, the default: none apply). */
+void layouts_set_target(const char *target, bool on);
+/* Whether k's expansion for target t differs from this compile's (its
+ * schedules for t are then not checked here: schedule.c). */
+bool layouts_other_target(Kernel *k, const char *t);
 void layouts_check_program(Program *p);
 /* A call of f being expanded in k: its results, arguments and the
  * callee's parameters (psub) and inputs (ins, in order) in k's terms. */
