@@ -12,9 +12,10 @@
  * sizes), and, while calls.c expands a call of the kernel in a kernel
  * compiled for that target, gives calls.c the body's calls in the
  * caller's names (locals become RESULT__LOCAL), unless the caller has a
- * hand-written schedule for the target that names the call's stages (it
- * was written for the plain layout), the rewrite is off (txc --no-layout,
- * --no-schedule) or the call is inside a rewrite of the same kernel.
+ * hand-written schedule for the target that names a stage the call has
+ * in the kernel's own layout (RESULT__S, S not an output: it was written
+ * for those), the rewrite is off (txc --no-layout) or the call is inside
+ * a rewrite of the same kernel.
  *
  * Transforms cancel: a body statement `local = T(input)` is dropped, and
  * local read as the blocked value v, where the input is the result r of
