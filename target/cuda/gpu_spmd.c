@@ -364,6 +364,9 @@ gpu_spmd_block_seq(Spmd *S, IrStmt *s)
 	int n = 0;
 	Acc since;
 	memset(&since, 0, sizeof since);
+	/* an async.wait landed copies of every thread since the last barrier:
+	 * the next statement that touches memory needs one first */
+	bool landed = false;
 	for (int i = 0; i < s->block.n; i++) {
 		IrStmt *t = gpu_spmd_level(S, s->block.stmts[i]);
 		if (!t)
@@ -378,11 +381,16 @@ gpu_spmd_block_seq(Spmd *S, IrStmt *s)
 		 * iteration (the loop's tail barrier orders it with the next) */
 		if (is_prefetch(t))
 			a.nw = 0;
-		if (n && (meets(since.w, since.nw, a.r, a.nr) || meets(since.w, since.nw, a.w, a.nw) ||
-		    meets(since.r, since.nr, a.w, a.nw))) {
+		if (n && ((landed && (a.nr || a.nw)) || meets(since.w, since.nw, a.r, a.nr) ||
+		    meets(since.w, since.nw, a.w, a.nw) || meets(since.r, since.nr, a.w, a.nw))) {
 			out[n++] = gpu_barrier();
 			memset(&since, 0, sizeof since);
+			landed = false;
 		}
+		if (is_barrier(t))
+			landed = false;
+		else if (has_async_wait(t))
+			landed = true;
 		for (int j = 0; j < a.nr; j++)
 			add_buf(&since.r, &since.nr, &since.capr, a.r[j]);
 		for (int j = 0; j < a.nw; j++)

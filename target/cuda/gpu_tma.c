@@ -194,6 +194,12 @@ gpu_tma_copy(Spmd *S, IrStmt *s, IrStmt *plain, IrExpr *tid)
 	if (st->kind != IS_STORE || !st->store.buf->tma || st->store.buf->scope != SCOPE_SHARED)
 		return NULL;
 	Buffer *tile = st->store.buf;
+	if (!S->async && tile->pipeline) {
+		/* the pipeline's loop is gone (one step of it: sizes fixed by -D),
+		 * and its copy with it: the plain copy, no TMA */
+		tile->tma = false;
+		return NULL;
+	}
 	if (!S->async) {
 		return fail(S, tile, "it needs pipeline(N) (TMA loads complete on the "
 		    "pipeline's mbarriers)");

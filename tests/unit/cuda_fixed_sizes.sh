@@ -1,0 +1,38 @@
+#!/bin/sh
+# cuda_fixed_sizes.sh: the shipped pipelined tensor-core GEMMs with every
+# size fixed by -D (txc bench --target=cuda: compiled through the JIT,
+# run in libtxrt's emulator against the unscheduled kernel), at sizes
+# where constant folding changes the pipeline: K = 48 (two steps of k
+# for three slots: the loop keeps its waits but no prefetch, which must
+# still end in a barrier), K = 16 (one step: no pipeline left, tma()
+# falls back to the plain copy) and K = 72 (a tail of k: a TMA box of the
+# slot's row, zero-filled past K).  Each must compute what the
+# unscheduled kernel does, with no report from the emulator's checks.
+set -u
+: "${TXC:?TXC must name the txc binary}"
+top=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+TXC_STDLIB=$top/stdlib; export TXC_STDLIB
+fails=0
+# check FILE ARCH SIZES...
+check() {
+	f=$1 arch=$2
+	shift 2
+	out=$("$TXC" bench "$top/bench/kernels/$f" --target=cuda --cuda-arch="$arch" --runs=1 \
+	    --warmup=0 "$@" 2>&1)
+	rc=$?
+	line=$(echo "$out" | grep -E '^  default ')
+	if [ $rc -ne 0 ] || ! echo "$line" | grep -Eq 'emulated +- +0 '; then
+		echo "FAIL: $f $arch $*: exit $rc"
+		echo "$out" | head -5
+		fails=$((fails + 1))
+		return
+	fi
+	echo "ok: $f $arch $*"
+}
+for k in "-D K=48" "-D K=16" "-D K=72"; do
+	# shellcheck disable=SC2086
+	check hgemm128_cuda.tx sm_80 -D M=64 -D N=64 $k
+	# shellcheck disable=SC2086
+	check hgemm128_tma_cuda.tx sm_90 -D M=64 -D N=64 $k
+done
+[ $fails -eq 0 ]
