@@ -1,7 +1,10 @@
 #!/bin/sh
 # cuda_wgmma.sh: Hopper's warpgroup tensor cores (gpu_wgmma.c,
 # cuda_wgmma.c).  The sm_90a GEMMs (bench/kernels/hgemm_sm90a_cuda.tx,
-# bgemm_sm90a_cuda.tx), compiled with --cuda-arch=sm_90a, hold
+# bgemm_sm90a_cuda.tx, and hgemm_sm90a_tma_cuda.tx, whose A tiles come by
+# TMA: cp.async.bulk.tensor on mbarriers, at K = 72; at K = 45 its rows
+# are no multiple of 16 bytes and cp.async copies them), compiled with
+# --cuda-arch=sm_90a, hold
 # wgmma.mma_async, wgmma.fence, commit_group, wait_group and
 # fence.proxy.async in PTX 8.0 for sm_90a, and ptxas assembles them with
 # no spills; in libtxrt's emulator (wgmma through its descriptors) they
@@ -60,7 +63,7 @@ TX
 kfile() { # KERNEL: its file
 	case $1 in wg64) echo "$tmp/wg64.tx" ;; *) echo "$top/bench/kernels/$1.tx" ;; esac
 }
-set -- hgemm_sm90a_cuda bgemm_sm90a_cuda wg64
+set -- hgemm_sm90a_cuda bgemm_sm90a_cuda hgemm_sm90a_tma_cuda wg64
 
 # ---- the PTX ----------------------------------------------------------------
 for k in "$@"; do
@@ -76,6 +79,12 @@ for k in "$@"; do
 	    fence.proxy.async.shared::cta cp.async.cg.shared.global "\.shared \.align 1024"; do
 		grep -q "$w" "$k.ptx" || fail "$k: no $w in the PTX"
 	done
+	if [ "$k" = hgemm_sm90a_tma_cuda ]; then   # A's tiles by TMA, on mbarriers
+		for w in "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes" \
+		    mbarrier.try_wait.parity mbarrier.arrive.expect_tx; do
+			grep -q "$w" "$k.ptx" || fail "$k: no $w in the PTX"
+		done
+	fi
 	! grep -q "ld.shared.f32\|st.shared.f32" "$k.ptx" || fail "$k: f32 accumulators in shared memory"
 	[ -n "$ptxas" ] || continue
 	if ! "$ptxas" -v -arch=sm_90a -o "$k.cubin" "$k.ptx" >v 2>&1; then
