@@ -91,21 +91,6 @@ note(Kernel *k, const char *text)
 }
 
 static const char *
-expr_text(Expr *e)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
-	if (!fp)
-		return "?";
-	ast_format_expr(fp, e);
-	fclose(fp);
-	const char *s = arena_printf(perm, "%s", buf ? buf : "");
-	free(buf);
-	return s;
-}
-
-static const char *
 call_text(const char **outs, int nouts, const char *callee, Expr **args, const char **keys,
     int nargs)
 {
@@ -115,7 +100,7 @@ call_text(const char **outs, int nouts, const char *callee, Expr **args, const c
 	s = arena_printf(perm, "%s%s = %s(", s, nouts == 1 ? "" : ")", callee);
 	for (int i = 0; i < nargs; i++)
 		s = arena_printf(perm, "%s%s%s%s%s", s, i ? ", " : "", keys && keys[i] ? keys[i] : "",
-		    keys && keys[i] ? " = " : "", expr_text(args[i]));
+		    keys && keys[i] ? " = " : "", callexpr_text(args[i]));
 	return arena_printf(perm, "%s)", s);
 }
 
@@ -797,7 +782,7 @@ layouts_elementwise(Program *p, Kernel *k, Rule *r, KernelItem *made, int nmade,
 	for (int d = 0; d < vd->ndims; d++)
 		ax = arena_printf(perm, "%s%s%s", ax, d ? ", " : "", axes[d]);
 	note(k, arena_printf(perm, "  line %d: %s: element-wise on %s, computed in its layout:\n"
-	    "    %s[%s] = %s\n    %s", line_of(r->loc), r->name, b->r, rb, ax, expr_text(nr->value),
+	    "    %s[%s] = %s\n    %s", line_of(r->loc), r->name, b->r, rb, ax, callexpr_text(nr->value),
 	    text));
 	b->cancelled = true;   /* this reader reads v */
 	*ARENA_PUSH(perm, backs, nbacks, capbacks) = (Back){ k, r->name, b->B, rb, text, false, c };
