@@ -49,6 +49,10 @@ main(int argc, char **argv)
 	}
 	printf("%s; launches with the map %d; tma_on %lld\n", (char *)dlsym(lib, "mock_tma_desc"),
 	    *(int *)dlsym(lib, "mock_tma_launches"), *(long long *)dlsym(lib, "mock_tma_on"));
+	/* the sanitized run's leak check: every buffer freed */
+	txrt_cuda_free(A);
+	txrt_cuda_free(B);
+	txrt_cuda_free(C);
 	return 0;
 }
 C
