@@ -598,8 +598,13 @@ named_args(Ex *x, Tensor **in, int nin, Expr **named)
 }
 
 static void expand_kernel(Program *p, Kernel *k);
-static void expand_item(Program *p, Kernel *k, KernelItem it, KernelItem **pitems, int *pn,
-    int *pcap);
+/* A kernel's statements being built. */
+typedef struct {
+	KernelItem *v;
+	int n, cap;
+} Items;
+
+static void expand_item(Program *p, Kernel *k, KernelItem it, Items *out);
 
 static void
 expand_call(Ex *x)
@@ -935,99 +940,90 @@ expand_kernel(Program *p, Kernel *k)
 		k->calls_state = 2;
 		return;
 	}
-	KernelItem *items = NULL;
-	int n = 0, cap = 0;
+	Items out = { NULL, 0, 0 };
 	nmade = 0;
 	for (int i = 0; i < k->nitems; i++)
-		expand_item(p, k, k->items[i], &items, &n, &cap);
-	layouts_finish(k, items, &n);
-	k->items = items;
-	k->nitems = n;
+		expand_item(p, k, k->items[i], &out);
+	layouts_finish(k, out.v, &out.n);
+	k->items = out.v;
+	k->nitems = out.n;
 	k->calls_state = 2;
 }
 
 /* One statement of k: a call expanded into items, anything else kept. */
 static void
-expand_item(Program *p, Kernel *k, KernelItem it, KernelItem **pitems, int *pn, int *pcap)
+expand_item(Program *p, Kernel *k, KernelItem it, Items *out)
 {
-	KernelItem *items = *pitems;
-	int n = *pn, cap = *pcap;
-	const char **saved = NULL;
-	{
-		Ex x = { .p = p, .k = k };
-		if (it.call) {
-			Call *c = it.call;
-			x.callee = c->callee;
-			x.at = c->loc;
-			x.outs = c->outs; x.out_locs = c->out_locs; x.nouts = c->nouts;
-			x.args = c->args; x.nargs = c->nargs;
-			x.keys = c->keys; x.key_locs = c->key_locs;
-		} else if (is_call_rule(it.rule)) {
-			Rule *r = it.rule;
-			x.callee = r->value->call.name;
-			x.at = r->loc;
-			x.outs = arena_alloc(perm, sizeof *x.outs);
-			x.out_locs = arena_alloc(perm, sizeof *x.out_locs);
-			x.outs[0] = r->name;
-			x.out_locs[0] = r->name_loc;
-			x.nouts = 1;
-			x.args = r->value->call.args; x.nargs = r->value->call.nargs;
-			x.keys = r->value->call.keys; x.key_locs = r->value->call.key_locs;
-		} else {
-			/* element-wise on a rewritten call's result: in its layout */
-			int ng = 0;
-			KernelItem *g = it.rule ? layouts_elementwise(p, k, it.rule, items, n, &ng) : NULL;
-			for (int j = 0; j < ng; j++)
-				expand_item(p, k, g[j], &items, &n, &cap);
-			if (!g)
-				*ARENA_PUSH(perm, items, n, cap) = it;
-			goto out;
-		}
-		x.f = sema_find_kernel(p, x.callee);
-		if (!x.f) {
-			unknown_callee(p, x.callee, it.call ? it.call->callee_loc :
-			    it.rule->value->call.name_loc);
-			k->calls_failed = true;
-			goto out;
-		}
-		/* expanding the callee reuses the list of names made */
-		int savedn = nmade;
-		saved = arena_alloc(perm, (size_t)(nmade + 1) * sizeof *saved);
-		if (nmade)
-			memcpy(saved, made, (size_t)nmade * sizeof *saved);
-		x.items = NULL;
-		x.nitems = 0;
-		/* the caller's declarations made so far: for arguments */
-		for (int j = 0; j < n; j++)
-			*ARENA_PUSH(perm, x.items, x.nitems, x.capitems) = items[j];
-		int before = x.nitems;
-		*ARENA_PUSH(perm, chain, nchain, capchain) = (Link){ k, x.f, x.at };
-		if (x.f->calls_state == 0) {
-			expand_kernel(p, x.f);
-			nmade = 0;
-			for (int j = 0; j < savedn; j++)
-				*ARENA_PUSH(perm, made, nmade, capmade) = saved[j];
-		}
-		nchain--;
-		expand_call(&x);
-		if (x.failed) {
-			k->calls_failed = true;
-			goto out;
-		}
-		if (x.gen) {
-			layouts_push(x.f);
-			for (int j = 0; j < x.ngen; j++)
-				expand_item(p, k, x.gen[j], &items, &n, &cap);
-			layouts_pop();
-			goto out;
-		}
-		for (int j = before; j < x.nitems; j++)
-			*ARENA_PUSH(perm, items, n, cap) = x.items[j];
+	Ex x = { .p = p, .k = k };
+	if (it.call) {
+		Call *c = it.call;
+		x.callee = c->callee;
+		x.at = c->loc;
+		x.outs = c->outs; x.out_locs = c->out_locs; x.nouts = c->nouts;
+		x.args = c->args; x.nargs = c->nargs;
+		x.keys = c->keys; x.key_locs = c->key_locs;
+	} else if (is_call_rule(it.rule)) {
+		Rule *r = it.rule;
+		x.callee = r->value->call.name;
+		x.at = r->loc;
+		x.outs = arena_alloc(perm, sizeof *x.outs);
+		x.out_locs = arena_alloc(perm, sizeof *x.out_locs);
+		x.outs[0] = r->name;
+		x.out_locs[0] = r->name_loc;
+		x.nouts = 1;
+		x.args = r->value->call.args; x.nargs = r->value->call.nargs;
+		x.keys = r->value->call.keys; x.key_locs = r->value->call.key_locs;
+	} else {
+		/* element-wise on a rewritten call's result: in its layout */
+		int ng = 0;
+		KernelItem *g = it.rule ?
+		    layouts_elementwise(p, k, it.rule, out->v, out->n, &ng) : NULL;
+		for (int j = 0; j < ng; j++)
+			expand_item(p, k, g[j], out);
+		if (!g)
+			*ARENA_PUSH(perm, out->v, out->n, out->cap) = it;
+		return;
 	}
-out:
-	*pitems = items;
-	*pn = n;
-	*pcap = cap;
+	x.f = sema_find_kernel(p, x.callee);
+	if (!x.f) {
+		unknown_callee(p, x.callee, it.call ? it.call->callee_loc :
+		    it.rule->value->call.name_loc);
+		k->calls_failed = true;
+		return;
+	}
+	/* expanding the callee reuses the list of names made */
+	int savedn = nmade;
+	const char **saved = arena_alloc(perm, (size_t)(nmade + 1) * sizeof *saved);
+	if (nmade)
+		memcpy(saved, made, (size_t)nmade * sizeof *saved);
+	x.items = NULL;
+	x.nitems = 0;
+	/* the caller's declarations made so far: for arguments */
+	for (int j = 0; j < out->n; j++)
+		*ARENA_PUSH(perm, x.items, x.nitems, x.capitems) = out->v[j];
+	int before = x.nitems;
+	*ARENA_PUSH(perm, chain, nchain, capchain) = (Link){ k, x.f, x.at };
+	if (x.f->calls_state == 0) {
+		expand_kernel(p, x.f);
+		nmade = 0;
+		for (int j = 0; j < savedn; j++)
+			*ARENA_PUSH(perm, made, nmade, capmade) = saved[j];
+	}
+	nchain--;
+	expand_call(&x);
+	if (x.failed) {
+		k->calls_failed = true;
+		return;
+	}
+	if (x.gen) {
+		layouts_push(x.f);
+		for (int j = 0; j < x.ngen; j++)
+			expand_item(p, k, x.gen[j], out);
+		layouts_pop();
+		return;
+	}
+	for (int j = before; j < x.nitems; j++)
+		*ARENA_PUSH(perm, out->v, out->n, out->cap) = x.items[j];
 }
 
 void
