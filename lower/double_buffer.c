@@ -229,6 +229,7 @@ inject(Db *D, IrStmt *loop)
 		tma |= b->tma && async;
 		from[nd] = b;
 		to[nd] = doubled(b, sizes[nd] * (S / 2), S % 2 ? sizes[nd] : 0);
+		to[nd]->slot = sizes[nd];
 		IrExpr *sz = ir_i64c(sizes[nd]);
 		IrStmt *p = stmts[at];
 		/* the first S - 1 fills, slot k for iteration m + k */

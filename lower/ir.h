@@ -125,6 +125,9 @@ typedef struct Buffer {
 	 * of rows wider than 128 bytes stored as panels of 128-byte rows, this
 	 * many rows a panel (0: rows as they are) */
 	int64_t swizzle_panel_rows;
+	/* double_buffer.c: the elements of one slot of a double-buffered or
+	 * pipelined buffer, each slot one fill (0: not one) */
+	int64_t slot;
 	/* storage_fold.c: dimension fold_dim is a ring of `fold` rows (0: not
 	 * folded), indexed modulo fold; fold_min and fold_extent are the rows
 	 * it stands for, for tools that draw it (txc viz) */

@@ -28,8 +28,9 @@
  * tile (gpu_swizzle.c) the pieces must start at multiples of W, so that
  * each is one piece of the permuted layout.  A tile that wgmma reads
  * (gpu_wgmma.c: the tensor cores read whole blocks, whatever the extents)
- * is copied whole, to its constant bounds: the pieces past the extents
- * have valid 0, zeros.
+ * is copied whole, every row and column of its slot (slot_rows), even
+ * where -D folded the extents to constants below the slot's: the pieces
+ * past the extents have valid 0, zeros.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,35 @@ copy_chain(IrStmt *s, IrStmt **chain)
 	return n;
 }
 
+/* The rows of a slot of dst, a swizzled tile that wgmma reads, that the
+ * copy nest `chain` (its last two loops over rows and columns, from the
+ * slot's first element) fills through dst index di; 0 where the nest is
+ * not of that form.  The tensor cores read whole 16-wide blocks of the
+ * slot, whatever the extents: the copy must cover the slot, not only the
+ * extents, which -D may fold to a constant smaller than the slot's. */
+static int64_t
+slot_rows(Buffer *dst, IrStmt **chain, int n, IrExpr *di)
+{
+	int64_t row = dst->swizzle_row, slot, step;
+	if (n < 2 || row <= 0 || dst->ndims != 1 || !ir_is_const(dst->extent[0], &slot))
+		return 0;
+	if (dst->slot)
+		slot = dst->slot;
+	if (slot % row)
+		return 0;
+	Var *r = chain[n - 2]->loop.var;
+	IrExpr *d = simplify_expr(ir_sub(ir_substitute(di, r, ir_add(ir_var(r), ir_i64c(1))), di),
+	    NULL);
+	if (!ir_is_const(d, &step) || step != row)
+		return 0;
+	IrExpr *at = di;
+	for (int i = 0; i < n; i++)
+		at = ir_substitute(at, chain[i]->loop.var, chain[i]->loop.min);
+	if (!gpu_multiple_of(simplify_expr(at, NULL), slot))
+		return 0;
+	return slot / row;
+}
+
 IrStmt *
 gpu_copy_spread(Spmd *S, IrStmt *s, IrExpr *nthreads, IrExpr *tid)
 {
@@ -129,7 +159,14 @@ gpu_copy_spread(Spmd *S, IrStmt *s, IrExpr *nthreads, IrExpr *tid)
 	IrExpr *ext = simplify_expr(gpu_spmd_as_type(in->loop.extent, ir_i64), NULL);
 	int64_t span;
 	bool bounded = !ir_is_const(ext, &span);
-	if (bounded && !bounds_const_max(ext, &span))
+	/* a wgmma tile is copied whole: the rows x columns of its slot */
+	bool whole = gpu_wgmma_operand(S->k->fn->body, dst);
+	int64_t rows = whole ? slot_rows(dst, chain, n, st->store.idx[0]) : 0;
+	if (rows) {
+		bounded = bounded || span != dst->swizzle_row;
+		span = dst->swizzle_row;
+	}
+	if (bounded && !rows && !bounds_const_max(ext, &span))
 		return NULL;
 	if (span < W || span % W)
 		return NULL;
@@ -164,7 +201,7 @@ gpu_copy_spread(Spmd *S, IrStmt *s, IrExpr *nthreads, IrExpr *tid)
 		    gpu_spmd_as_type(c.x, ir_i64)), ir_i64c(1)));
 	valid = ir_max(valid, ir_i64c(0));
 	/* a wgmma tile: every piece, valid 0 outside the extents (`whole`) */
-	Var *okv = gpu_wgmma_operand(S->k->fn->body, dst) ? ir_new_var("whole", ir_bool) : NULL;
+	Var *okv = whole ? ir_new_var("whole", ir_bool) : NULL;
 	if (okv)
 		valid = ir_select(ir_var(okv), valid, ir_i64c(0));
 	IrExpr *sidx = si, *didx = di;
@@ -186,6 +223,9 @@ gpu_copy_spread(Spmd *S, IrStmt *s, IrExpr *nthreads, IrExpr *tid)
 		if (i == n - 1) {
 			bnd[i] = bounded;
 			spans[i] = ir_i64c(span / W);
+		} else if (rows && i == n - 2 && !(ir_is_const(e, &k) && k == rows)) {
+			bnd[i] = true;
+			spans[i] = ir_i64c(rows);
 		}
 		total = total ? ir_mul(total, spans[i]) : spans[i];
 	}

@@ -86,12 +86,16 @@ gpu_wg_op_is(IrExpr *e)
 	return gpu_wgmma_is(e) || gpu_wgmma_fill_is(e) || gpu_wgmma_store_is(e);
 }
 
+/* N of the call's block: the width argument of wgmma and wgmma_fill; for
+ * wgmma_store, whose second argument is the columns of C it writes (an
+ * extent, which -D may fold below N), the fragment's row */
 int64_t
 gpu_wgmma_width(IrExpr *call)
 {
+	IrExpr *w = call->call.args[gpu_wgmma_store_is(call) ? 6 : 1];
 	int64_t n = 0;
-	if (!ir_is_const(call->call.args[1], &n))
-		bounds_const_max(call->call.args[1], &n);
+	if (!ir_is_const(w, &n))
+		bounds_const_max(w, &n);
 	return n;
 }
 
@@ -336,22 +340,36 @@ fenced(Wg *W, IrStmt **stmts, int from, int to)
 	return ir_block(out, w && !strcmp(w, "none") ? n + 1 : n + 2);
 }
 
+/* a wgmma call over no k at all: -D folded its extent to 0 (K = 16 and a
+ * split of 32: the tile holds 16 k, the second call would read past it) */
+static bool
+no_k(IrStmt *s)
+{
+	int64_t k;
+	return s->kind == IS_EVALUATE && gpu_wgmma_is(s->eval.value) &&
+	    ir_is_const(s->eval.value->call.args[2], &k) && k <= 0;
+}
+
 static IrStmt *
 wg_block(IrMutator *m, IrStmt *s)
 {
 	Wg *W = (Wg *)m;
+	IrStmt **in = arena_alloc(ir_arena, (size_t)s->block.n * sizeof *in);
 	IrStmt **out = arena_alloc(ir_arena, (size_t)s->block.n * sizeof *out);
-	int n = 0;
-	for (int i = 0; i < s->block.n;) {
-		if (!wg_only(s->block.stmts[i])) {
-			out[n++] = ir_mutate_stmt(m, s->block.stmts[i]);
+	int nin = 0, n = 0;
+	for (int i = 0; i < s->block.n; i++)
+		if (!no_k(s->block.stmts[i]))
+			in[nin++] = s->block.stmts[i];
+	for (int i = 0; i < nin;) {
+		if (!wg_only(in[i])) {
+			out[n++] = ir_mutate_stmt(m, in[i]);
 			i++;
 			continue;
 		}
 		int j = i;
-		while (j < s->block.n && wg_only(s->block.stmts[j]))
+		while (j < nin && wg_only(in[j]))
 			j++;
-		out[n++] = fenced(W, s->block.stmts, i, j);
+		out[n++] = fenced(W, in, i, j);
 		i = j;
 	}
 	return ir_block(out, n);
@@ -363,6 +381,8 @@ wg_eval(IrMutator *m, IrStmt *s)
 {
 	if (!gpu_wgmma_is(s->eval.value))
 		return s;
+	if (no_k(s))
+		return ir_block(NULL, 0);
 	return fenced((Wg *)m, &s, 0, 1);
 }
 

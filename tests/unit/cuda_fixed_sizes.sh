@@ -6,7 +6,8 @@
 # for three slots: the loop keeps its waits but no prefetch, which must
 # still end in a barrier), K = 16 (one step: no pipeline left, tma()
 # falls back to the plain copy) and K = 72 (a tail of k: a TMA box of the
-# slot's row, zero-filled past K).  Each must compute what the
+# slot's row, zero-filled past K); the sm_90a (wgmma) kernels at those
+# sizes and others below.  Each must compute what the
 # unscheduled kernel does, with no report from the emulator's checks.
 set -u
 : "${TXC:?TXC must name the txc binary}"
@@ -34,5 +35,16 @@ for k in "-D K=48" "-D K=16" "-D K=72"; do
 	check hgemm128_cuda.tx sm_80 -D M=64 -D N=64 $k
 	# shellcheck disable=SC2086
 	check hgemm128_tma_cuda.tx sm_90 -D M=64 -D N=64 $k
+	# shellcheck disable=SC2086
+	check hgemm_sm90a_cuda.tx sm_90a -D M=64 -D N=64 $k
 done
+# wgmma reads whole blocks of 16 k from whole slots, whatever the extents:
+# a tail of k folded to a constant (K = 80: the last fill is 16 of a 32
+# slot, copied whole with zeros past K; K = 16: the second call of a
+# step has no k and is left out) and N or M below the block's 128 (the
+# store writes the fragment's columns, not the extent's)
+check hgemm_sm90a_cuda.tx sm_90a -D M=200 -D N=136 -D K=72
+check hgemm_sm90a_cuda.tx sm_90a -D M=128 -D N=64 -D K=80
+check bgemm_sm90a_cuda.tx sm_90a -D M=67 -D N=29 -D K=45
+check hgemm_sm90a_tma_cuda.tx sm_90a -D M=70 -D N=40 -D K=16
 [ $fails -eq 0 ]
