@@ -9,6 +9,11 @@
  * (bench/kernels/hgemm_cuda.tx), and the same with bf16 inputs
  * (cublasGemmEx on CUDA_R_16BF; bench/kernels/bgemm_cuda.tx), each also
  * in its 128 x 128 tile of 8 warps (hgemm128_cuda.tx, bgemm128_cuda.tx).
+ * On a Hopper GPU (sm_90), where tools/gpu-check.sh links them, the plans
+ * of that generation too: hgemm128_tma_cuda.tx (A's tiles by TMA), and
+ * for sm_90a the warpgroup plans hgemm_sm90a_cuda.tx, bgemm_sm90a_cuda.tx
+ * (wgmma.mma_async) and hgemm_sm90a_tma_cuda.tx (wgmma and TMA); they are
+ * weak symbols here, left out where not linked.
  * Each prints the best of `runs` timed runs (each followed by
  * a device synchronisation; txc's entry point waits for its kernels
  * itself) in TFLOP/s, the ratio to cuBLAS, and txc's largest
@@ -31,14 +36,20 @@
 
 extern "C" int sgemm_cuda(int64_t M, int64_t N, int64_t K, const float *A, const float *B,
     float *C);
-extern "C" int hgemm_cuda(int64_t M, int64_t N, int64_t K, const uint16_t *A,
-    const uint16_t *B, float *C);
-extern "C" int bgemm_cuda(int64_t M, int64_t N, int64_t K, const uint16_t *A,
-    const uint16_t *B, float *C);
-extern "C" int hgemm128_cuda(int64_t M, int64_t N, int64_t K, const uint16_t *A,
-    const uint16_t *B, float *C);
-extern "C" int bgemm128_cuda(int64_t M, int64_t N, int64_t K, const uint16_t *A,
-    const uint16_t *B, float *C);
+/* the 16-bit GEMMs: fp16 or bf16 inputs, fp32 sums */
+typedef int (*Gemm16)(int64_t M, int64_t N, int64_t K, const uint16_t *A, const uint16_t *B,
+    float *C);
+#define GEMM16(name) extern "C" int name(int64_t M, int64_t N, int64_t K, const uint16_t *A, \
+    const uint16_t *B, float *C)
+GEMM16(hgemm_cuda);
+GEMM16(bgemm_cuda);
+GEMM16(hgemm128_cuda);
+GEMM16(bgemm128_cuda);
+/* Hopper's, linked by gpu-check.sh on an sm_90 GPU only */
+GEMM16(hgemm128_tma_cuda) __attribute__((weak));
+GEMM16(hgemm_sm90a_cuda) __attribute__((weak));
+GEMM16(bgemm_sm90a_cuda) __attribute__((weak));
+GEMM16(hgemm_sm90a_tma_cuda) __attribute__((weak));
 
 #define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
 	fprintf(stderr, "gpu_gemm: %s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
@@ -90,44 +101,23 @@ run_txc(void *arg)
 	}
 }
 
-static void
-run_txc_h(void *arg)
-{
-	Gemm *g = (Gemm *)arg;
-	if (hgemm_cuda(g->M, g->N, g->K, (const uint16_t *)g->Ah, (const uint16_t *)g->Bh, g->C) != 0) {
-		fprintf(stderr, "gpu_gemm: hgemm_cuda: %s\n", txrt_last_error());
-		exit(1);
-	}
-}
+/* a 16-bit GEMM of txc's: the kernel and whether its inputs are bf16 */
+typedef struct {
+	const char *name, *label;
+	Gemm16 fn;
+	bool bf16;
+	Gemm *g;
+} Txc16;
 
 static void
-run_txc_b(void *arg)
+run_txc16(void *arg)
 {
-	Gemm *g = (Gemm *)arg;
-	if (bgemm_cuda(g->M, g->N, g->K, (const uint16_t *)g->Ab, (const uint16_t *)g->Bb, g->C) != 0) {
-		fprintf(stderr, "gpu_gemm: bgemm_cuda: %s\n", txrt_last_error());
-		exit(1);
-	}
-}
-
-static void
-run_txc_h128(void *arg)
-{
-	Gemm *g = (Gemm *)arg;
-	if (hgemm128_cuda(g->M, g->N, g->K, (const uint16_t *)g->Ah, (const uint16_t *)g->Bh,
-	    g->C) != 0) {
-		fprintf(stderr, "gpu_gemm: hgemm128_cuda: %s\n", txrt_last_error());
-		exit(1);
-	}
-}
-
-static void
-run_txc_b128(void *arg)
-{
-	Gemm *g = (Gemm *)arg;
-	if (bgemm128_cuda(g->M, g->N, g->K, (const uint16_t *)g->Ab, (const uint16_t *)g->Bb,
-	    g->C) != 0) {
-		fprintf(stderr, "gpu_gemm: bgemm128_cuda: %s\n", txrt_last_error());
+	Txc16 *t = (Txc16 *)arg;
+	Gemm *g = t->g;
+	const uint16_t *A = (const uint16_t *)(t->bf16 ? (void *)g->Ab : (void *)g->Ah);
+	const uint16_t *B = (const uint16_t *)(t->bf16 ? (void *)g->Bb : (void *)g->Bh);
+	if (t->fn(g->M, g->N, g->K, A, B, g->C) != 0) {
+		fprintf(stderr, "gpu_gemm: %s: %s\n", t->name, txrt_last_error());
 		exit(1);
 	}
 }
@@ -165,13 +155,13 @@ run_bgemm(void *arg)
 /* cuBLAS's run, then txc's into a C filled with NaNs, each the best of
  * runs: their times, and txc's largest relative difference from cuBLAS. */
 static double
-pair(int runs, Run theirs, Run ours, Gemm *g, float *c1, float *c2, size_t nc, double *t_theirs,
-    double *t_ours)
+pair(int runs, Run theirs, Run ours, void *our_arg, Gemm *g, float *c1, float *c2, size_t nc,
+    double *t_theirs, double *t_ours)
 {
 	*t_theirs = best_of(runs, theirs, g);
 	CHECK(cudaMemcpy(c2, g->C, nc * sizeof *c2, cudaMemcpyDeviceToHost));
 	CHECK(cudaMemset(g->C, 0xff, nc * sizeof *c1));
-	*t_ours = best_of(runs, ours, g);
+	*t_ours = best_of(runs, ours, our_arg);
 	CHECK(cudaMemcpy(c1, g->C, nc * sizeof *c1, cudaMemcpyDeviceToHost));
 	double err = 0;
 	for (size_t i = 0; i < nc; i++) {
@@ -228,27 +218,37 @@ main(int argc, char **argv)
 	double flop = 2.0 * (double)M * (double)N * (double)K;
 	printf("gpu_gemm: %s (sm_%d%d), M=%lld N=%lld K=%lld, best of %d\n", prop.name,
 	    prop.major, prop.minor, (long long)M, (long long)N, (long long)K, runs);
-	double ts, tt, err = pair(runs, run_sgemm, run_txc, &g, c1, c2, nc, &ts, &tt);
-	double th, tth, errh = pair(runs, run_hgemm, run_txc_h, &g, c1, c2, nc, &th, &tth);
-	double tb, ttb, errb = pair(runs, run_bgemm, run_txc_b, &g, c1, c2, nc, &tb, &ttb);
-	double th2, tth2, errh2 = pair(runs, run_hgemm, run_txc_h128, &g, c1, c2, nc, &th2, &tth2);
-	double tb2, ttb2, errb2 = pair(runs, run_bgemm, run_txc_b128, &g, c1, c2, nc, &tb2, &ttb2);
-	printf("  %-28s %10.3f ms %8.2f TFLOP/s\n", "cuBLAS SGEMM (fp32)", ts * 1e3, flop / ts * 1e-12);
-	printf("  %-28s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
+	double ts, tt, err = pair(runs, run_sgemm, run_txc, &g, &g, c1, c2, nc, &ts, &tt);
+	printf("  %-30s %10.3f ms %8.2f TFLOP/s\n", "cuBLAS SGEMM (fp32)", ts * 1e3,
+	    flop / ts * 1e-12);
+	printf("  %-30s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
 	    "txc sgemm_cuda (fp32 SIMT)", tt * 1e3, flop / tt * 1e-12, ts / tt, err);
-	printf("  %-28s %10.3f ms %8.2f TFLOP/s\n", "cuBLAS HGEMM (fp16, fp32 acc)", th * 1e3,
-	    flop / th * 1e-12);
-	printf("  %-28s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
-	    "txc hgemm_cuda (tensor cores)", tth * 1e3, flop / tth * 1e-12, th / tth, errh);
-	printf("  %-28s %10.3f ms %8.2f TFLOP/s\n", "cuBLAS GemmEx (bf16, fp32 acc)", tb * 1e3,
-	    flop / tb * 1e-12);
-	printf("  %-28s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
-	    "txc bgemm_cuda (tensor cores)", ttb * 1e3, flop / ttb * 1e-12, tb / ttb, errb);
-	/* the 128 x 128 tiles, each beside cuBLAS's second run */
-	printf("  %-28s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
-	    "txc hgemm128_cuda (8 warps)", tth2 * 1e3, flop / tth2 * 1e-12, th2 / tth2, errh2);
-	printf("  %-28s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
-	    "txc bgemm128_cuda (8 warps)", ttb2 * 1e3, flop / ttb2 * 1e-12, tb2 / ttb2, errb2);
+	/* each 16-bit kernel beside its own run of cuBLAS */
+	Txc16 k16[] = {
+		{ "hgemm_cuda", "(tensor cores)", hgemm_cuda, false, &g },
+		{ "bgemm_cuda", "(tensor cores)", bgemm_cuda, true, &g },
+		{ "hgemm128_cuda", "(8 warps)", hgemm128_cuda, false, &g },
+		{ "bgemm128_cuda", "(8 warps)", bgemm128_cuda, true, &g },
+		{ "hgemm128_tma_cuda", "(TMA)", hgemm128_tma_cuda, false, &g },
+		{ "hgemm_sm90a_cuda", "(wgmma)", hgemm_sm90a_cuda, false, &g },
+		{ "bgemm_sm90a_cuda", "(wgmma)", bgemm_sm90a_cuda, true, &g },
+		{ "hgemm_sm90a_tma_cuda", "(wgmma, TMA)", hgemm_sm90a_tma_cuda, false, &g },
+	};
+	bool bad = err > 1e-3;
+	for (size_t i = 0; i < sizeof k16 / sizeof *k16; i++) {
+		Txc16 *t = &k16[i];
+		if (!t->fn)
+			continue;     /* not linked: not this GPU's generation */
+		double tc, tk, e = pair(runs, t->bf16 ? run_bgemm : run_hgemm, run_txc16, t, &g, c1, c2,
+		    nc, &tc, &tk);
+		char what[64];
+		snprintf(what, sizeof what, "txc %s %s", t->name, t->label);
+		printf("  %-30s %10.3f ms %8.2f TFLOP/s\n", t->bf16 ? "cuBLAS GemmEx (bf16, fp32 acc)" :
+		    "cuBLAS HGEMM (fp16, fp32 acc)", tc * 1e3, flop / tc * 1e-12);
+		printf("  %-30s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n", what,
+		    tk * 1e3, flop / tk * 1e-12, tc / tk, e);
+		bad |= e > 1e-2;
+	}
 	cublasDestroy(g.h);
-	return err > 1e-3 || errh > 1e-2 || errb > 1e-2 || errh2 > 1e-2 || errb2 > 1e-2;
+	return bad;
 }

@@ -20,7 +20,11 @@
 #      (bench/kernels/hgemm_cuda.tx) beside cuBLAS HGEMM, and its bf16
 #      twin (bench/kernels/bgemm_cuda.tx) beside cuBLAS's bf16 GemmEx,
 #      and both in 128 x 128 tiles of 8 warps (hgemm128_cuda.tx,
-#      bgemm128_cuda.tx), with the GPU's name (GPU_GEMM_SIZES='M N K' changes the size);
+#      bgemm128_cuda.tx), and on a Hopper GPU (compute capability 9.x)
+#      the plans of that generation: hgemm128_tma_cuda.tx for sm_90,
+#      hgemm_sm90a_cuda.tx, bgemm_sm90a_cuda.tx (wgmma) and
+#      hgemm_sm90a_tma_cuda.tx (wgmma and TMA) for sm_90a; with the GPU's
+#      name (GPU_GEMM_SIZES='M N K' changes the size);
 #      twice: the kernels as `txc -o` writes them for any size, and
 #      compiled with the sizes fixed (-D), as a user may when they are known.
 #   4. txc tune --target=cuda on examples/template_cuda.tx (the template
@@ -63,15 +67,24 @@ want() { case " ${GPU_CHECK_PARTS:-1 2 3 4} " in *" $1 "*) return 0 ;; esac; ret
 build_gemm() {
 	prog=${1:-gpu_gemm}
 	[ $# -gt 0 ] && shift
-	for g in sgemm hgemm bgemm hgemm128 bgemm128; do
-		"$TXC" --target=cuda "$@" "$srcdir/bench/kernels/${g}_cuda.tx" -o "$work/$prog-$g.o" ||
-		    { fail "txc --target=cuda $* bench/kernels/${g}_cuda.tx"; return 1; }
+	# Hopper's plans (TMA for sm_90, wgmma for sm_90a) where the GPU is one
+	# (compute capability 9.x), or where nothing runs (--build-only)
+	kernels="sgemm: hgemm: bgemm: hgemm128: bgemm128:"
+	[ "$hopper" = 1 ] && kernels="$kernels hgemm128_tma:sm_90 hgemm_sm90a:sm_90a \
+	    bgemm_sm90a:sm_90a hgemm_sm90a_tma:sm_90a"
+	objs=
+	for ga in $kernels; do
+		g=${ga%%:*} a=${ga#*:}
+		"$TXC" --target=cuda ${a:+--cuda-arch=$a} "$@" "$srcdir/bench/kernels/${g}_cuda.tx" \
+		    -o "$work/$prog-$g.o" ||
+		    { fail "txc --target=cuda ${a:+--cuda-arch=$a }$* bench/kernels/${g}_cuda.tx"; return 1; }
+		objs="$objs $work/$prog-$g.o"
 	done
 	# nvcc compiles, $CC links (libtxrt may be built with sanitizers)
+	# shellcheck disable=SC2086
 	"$nvcc" -O2 -I"$srcdir/rt" -c -o "$work/gpu_gemm.o" "$srcdir/bench/gpu_gemm.cu" \
 	    >"$work/nvcc.log" 2>&1 &&
-	    $CC -o "$work/$prog" "$work/gpu_gemm.o" "$work/$prog-sgemm.o" "$work/$prog-hgemm.o" \
-	    "$work/$prog-bgemm.o" "$work/$prog-hgemm128.o" "$work/$prog-bgemm128.o" "$txrt" \
+	    $CC -o "$work/$prog" "$work/gpu_gemm.o" $objs "$txrt" \
 	    -L"$cuda/lib64" -lcublas -lcudart -lstdc++ -lpthread -ldl -lm >>"$work/nvcc.log" 2>&1 ||
 	    { fail "bench/gpu_gemm.cu does not build"; cat "$work/nvcc.log"; return 1; }
 	"$TXC" -k sgemm_cuda --emit=harness -o "$work/h.c" "$srcdir/bench/kernels/sgemm_cuda.tx" &&
@@ -81,6 +94,7 @@ build_gemm() {
 	return 0
 }
 
+hopper=1
 if [ $build_only = 1 ]; then
 	if [ ! -x "$nvcc" ] || [ ! -f "$cuda/include/cublas_v2.h" ]; then
 		echo "SKIP: no CUDA toolkit with cuBLAS here ($cuda)"
@@ -101,7 +115,11 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; t
 	echo "SKIP: no NVIDIA GPU here (nvidia-smi -L fails)"
 	exit 77
 fi
-echo "gpu-check: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
+echo "gpu-check: $(nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv,noheader | head -1)"
+case $(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1) in
+9.*) hopper=1 ;;
+*) hopper=0 ;;
+esac
 
 # Parts 1 and 2 run as jobs, $GPU_CHECK_JOBS at a time (default: the number
 # of processors); each job writes its log and its verdict in $work/jobs.
