@@ -40,7 +40,8 @@ auto_text(Program *p, Kernel *k, const AutoRequest *r, const char **why)
 	AutoMachine m;
 	auto_machine(&m, r->cpu, r->features);
 	const char *no = "the rules found nothing to do";
-	AutoOptions o = { .m = &m, .target = target, .tmpl = r->tmpl, .why = &no, .p = p };
+	AutoOptions o = { .m = &m, .target = target, .tmpl = r->tmpl, .why = &no, .p = p,
+	    .cuda_arch = r->cuda_arch };
 	char *buf = NULL;
 	size_t len = 0;
 	/* fusion (fuse.c): the groups the rules schedule as units, and the

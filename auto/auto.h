@@ -208,6 +208,7 @@ typedef struct {
 	const AutoFusion *fusion;     /* the fusion groups (fuse.c), or NULL: one group */
 	int knobs_used;               /* knobs the prelude declares */
 	Program *p;                   /* the program (its intrinsics), or NULL */
+	const char *cuda_arch;        /* --cuda-arch (NULL: sm_80) */
 } AutoOptions;
 
 /* Appends `schedule K as auto for TARGET { ... }` to fp; false when the
@@ -223,6 +224,7 @@ const char *auto_fresh(AutoGraph *g, const char *want);
 typedef struct {
 	const char *target;           /* "cpu" (default), "cuda", "vta" */
 	const char *cpu, *features;   /* --cpu, --features */
+	const char *cuda_arch;        /* --cuda-arch (NULL: sm_80) */
 	const char **defs; const int64_t *vals; int ndefs;   /* -D */
 	bool tmpl;
 	bool no_fusion;               /* no callee's schedule applies (the fallback) */

@@ -22,7 +22,11 @@
  *       outputs a block of 2 x 2 warps, each 2 x 2 mma blocks of 16 x 16 x
  *       16, the operands' tiles of 32 along k in a 3-slot ring in shared
  *       memory filled by cp.async (pipeline(3)), the tile rounded up so
- *       edges need no tests;
+ *       edges need no tests; with --cuda-arch=sm_90a, where the stage is
+ *       C[i, j] = sum(k) A[i, k] * B[k, j] of at least 64 x 64 x 32,
+ *       Hopper's plan instead (bench/kernels/hgemm_sm90a_cuda.tx): 128 x
+ *       128 outputs a block (64 on short axes), a warpgroup per 64 rows
+ *       accumulating with wgmma.mma_async from swizzled tiles;
  *
  *   G0  a tuple reduction or a range that depends on a pure axis: its
  *       points over blocks of threads, each range folded in order.
@@ -74,6 +78,10 @@ typedef struct {
 	int row, col;       /* the pure axes of the tile's rows and columns */
 	Kernel *intr;       /* the intrinsic */
 	Kernel *fill, *store;   /* a fragment's zeroing and its store (emit mma_fill, mma_store) */
+	/* G5 on sm_90a: the warpgroup intrinsics (wgmma, its fill and store)
+	 * for bm x bn blocks, where the stage takes them (else NULL) */
+	Kernel *wg, *wg_fill, *wg_store;
+	int bm, bn;
 } Mma;
 
 /* The tensor-core intrinsic of p (or its imports) emitted as emit for
@@ -92,6 +100,26 @@ warp_intrinsic(Program *p, const char *emit, ScalarType t, int depth)
 	}
 	for (int i = 0; i < p->nimports; i++) {
 		Kernel *k = p->imports[i] ? warp_intrinsic(p->imports[i]->prog, emit, t, depth + 1) :
+		    NULL;
+		if (k)
+			return k;
+	}
+	return NULL;
+}
+
+/* The intrinsic of p (or its imports) called name, for cuda. */
+static Kernel *
+named_intrinsic(Program *p, const char *name, int depth)
+{
+	if (!p || depth > 64)
+		return NULL;
+	for (int i = 0; i < p->nintrinsics; i++) {
+		Kernel *k = p->intrinsics[i];
+		if (k && k->intr_target && !strcmp(k->intr_target, "cuda") && !strcmp(k->name, name))
+			return k;
+	}
+	for (int i = 0; i < p->nimports; i++) {
+		Kernel *k = p->imports[i] ? named_intrinsic(p->imports[i]->prog, name, depth + 1) :
 		    NULL;
 		if (k)
 			return k;
@@ -137,6 +165,46 @@ axes_of(Expr *x, unsigned *pure)
 		*pure |= 1u << ix->id.axis;
 	}
 	return nk == 1;
+}
+
+/* Whether access x is X[axis a, axis b] exactly (REF_RED_AXIS for k). */
+static bool
+two_axes(const Expr *x, RefKind ra, int a, RefKind rb, int b)
+{
+	if (x->call.nargs != 2)
+		return false;
+	const Expr *i = x->call.args[0], *j = x->call.args[1];
+	return i->id.ref == ra && (ra == REF_RED_AXIS || i->id.axis == a) && j->id.ref == rb &&
+	    (rb == REF_RED_AXIS || j->id.axis == b);
+}
+
+/* G5 on sm_90a (--cuda-arch=sm_90a): Hopper's warpgroup plan where the
+ * contraction is C[i, j] = sum(k) A[i, k] * B[k, j] with two operands of
+ * their own, no batch, and at least a 64 x 64 x 32 block (sizes not known
+ * count as large): m's wg intrinsics set, else left NULL (the sm_80 plan,
+ * which Hopper runs too). */
+static void
+wg_match(Gpu *c, AutoStage *s, Mma *m)
+{
+	const char *arch = c->o->cuda_arch;
+	m->wg = m->wg_fill = m->wg_store = NULL;
+	if (!arch || strcmp(arch, "sm_90a") || s->npure != 2 ||
+	    m->a->call.tensor == m->b->call.tensor ||
+	    !two_axes(m->a, REF_PURE_AXIS, m->row, REF_RED_AXIS, 0) ||
+	    !two_axes(m->b, REF_RED_AXIS, 0, REF_PURE_AXIS, m->col))
+		return;
+	int64_t er = s->pext[m->row], ec = s->pext[m->col], ek = s->rext[0];
+	if ((er > 0 && er < 64) || (ec > 0 && ec < 64) || (ek > 0 && ek < 32))
+		return;
+	m->bm = er > 0 && er < 128 ? 64 : 128;
+	m->bn = ec > 0 && ec < 128 ? 64 : 128;
+	const char *t = m->a->call.tensor->elem == TY_BF16 ? "bf16" : "f16";
+	Program *p = c->o->p;
+	m->wg = named_intrinsic(p, arena_printf(perm, "wgmma_64x%dx16_%s", m->bn, t), 0);
+	m->wg_fill = named_intrinsic(p, arena_printf(perm, "wgmma_fill_64x%d_f32", m->bn), 0);
+	m->wg_store = named_intrinsic(p, arena_printf(perm, "wgmma_store_64x%d_f32", m->bn), 0);
+	if (!m->wg || !m->wg_fill || !m->wg_store)
+		m->wg = m->wg_fill = m->wg_store = NULL;
 }
 
 /* Whether stage si is a contraction the tensor cores take (G5). */
@@ -185,6 +253,7 @@ g5_match(Gpu *c, int si, Mma *m)
 	} else {
 		m->a = y, m->b = x, m->row = ay, m->col = ax;
 	}
+	wg_match(c, s, m);
 	return true;
 }
 
@@ -244,6 +313,60 @@ swizzle_fits(const AutoStage *s, const Mma *m, const Expr *x, int bm, int bn)
 	return bytes == 32 || bytes == 64 || (bytes >= 128 && bytes % 128 == 0);
 }
 
+/* G5 on sm_90a, stage si (no consumer): bench/kernels/hgemm_sm90a_cuda.tx's
+ * plan.  bm x bn outputs a block, a warpgroup (128 threads) for each 64
+ * rows, its 64 x bn sums in registers (a warpgroup fragment), zeroed,
+ * accumulated by wgmma.mma_async from the operands' shared tiles (32
+ * along k, 3 slots filled by cp.async, swizzled: the rows wgmma's
+ * descriptors read) and stored by the warpgroup. */
+static void
+g5_wgmma(Gpu *c, int si, const Mma *m)
+{
+	AutoGraph *g = c->g;
+	AutoStage *s = &g->s[si];
+	FILE *fp = c->fp;
+	fprintf(fp, "  // G5: %s is a contraction of %s operands: Hopper's warpgroup tensor cores "
+	    "(%s, sm_90a), %d x %d outputs a block of %d warpgroups, each 64 x %d with its sums in "
+	    "registers, the operands' tiles of 32 along %s in shared memory, 3 slots filled by "
+	    "cp.async, both swizzled\n", s->name, type_name(m->a->call.tensor->elem), m->wg->name,
+	    m->bm, m->bn, m->bm / 64, m->bn, s->red[0]);
+	const char *frag = auto_fresh(g, arena_printf(perm, "%s_frag", s->name));
+	const char *row = s->pure[m->row], *col = s->pure[m->col];
+	const char *bi = auto_fresh(g, "bi"), *bj = auto_fresh(g, "bj");
+	const char *ii = auto_fresh(g, "ii"), *jj = auto_fresh(g, "jj");
+	const char *wg = auto_fresh(g, "wg"), *si_ = auto_fresh(g, "si");
+	fprintf(fp, "  %s.cache_write(fragment) -> %s;\n", s->name, frag);
+	fprintf(fp, "  %s.tile(%s, %s, %d, %d, tail = round_up) -> (%s, %s, %s, %s);\n", s->name,
+	    row, col, m->bm, m->bn, bi, bj, ii, jj);
+	fprintf(fp, "  %s.split(%s, 64) -> (%s, %s);\n", s->name, ii, wg, si_);
+	fprintf(fp, "  %s.reorder(%s, %s, %s, %s, %s);\n", s->name, bi, bj, wg, si_, jj);
+	fprintf(fp, "  %s.bind(%s, blockIdx.y);\n", s->name, bi);
+	fprintf(fp, "  %s.bind(%s, blockIdx.x);\n", s->name, bj);
+	fprintf(fp, "  %s.bind(%s, threadIdx.z);\n", s->name, wg);
+	fprintf(fp, "  %s.tensorize(%s, %s);\n", s->name, si_, m->wg_store->name);
+	const char *ko = auto_fresh(g, "ko"), *kk = auto_fresh(g, "kk");
+	const char *kio = auto_fresh(g, "kio"), *ki = auto_fresh(g, "ki");
+	fprintf(fp, "  %s.compute_at(%s, %s);\n", frag, s->name, wg);
+	fprintf(fp, "  %s.split(%s, 32) -> (%s, %s);\n", frag, s->red[0], ko, kk);
+	fprintf(fp, "  %s.split(%s, 16) -> (%s, %s);\n", frag, kk, kio, ki);
+	fprintf(fp, "  %s.reorder(%s, %s, %s, %s, %s);\n", frag, ko, kio, row, col, ki);
+	fprintf(fp, "  %s.unroll(%s);\n", frag, kio);
+	fprintf(fp, "  %s.tensorize(%s, %s);\n", frag, row, m->wg_fill->name);
+	fprintf(fp, "  %s.tensorize(%s, %s);\n", frag, row, m->wg->name);
+	const char *ta = m->a->call.tensor->name, *tb = m->b->call.tensor->name;
+	const char *as = auto_fresh(g, arena_printf(perm, "%s_shared", ta));
+	const char *bs = auto_fresh(g, arena_printf(perm, "%s_shared", tb));
+	fprintf(fp, "  %s.cache_read(shared, [%s]) -> %s;\n", ta, frag, as);
+	fprintf(fp, "  %s.cache_read(shared, [%s]) -> %s;\n", tb, frag, bs);
+	const char *tiles[2] = { as, bs };
+	for (int t = 0; t < 2; t++) {
+		fprintf(fp, "  %s.compute_at(%s, %s);\n", tiles[t], frag, ko);
+		fprintf(fp, "  %s.pipeline(3);\n", tiles[t]);
+		fprintf(fp, "  %s.swizzle();\n", tiles[t]);
+	}
+	c->placed[si] = true;
+}
+
 /* G5 on stage si; R: its element-wise consumer the sums go into (si when
  * none).  issue 34's plan: the sums of a warp's 32 x 32 in its registers
  * (a fragment), zeroed, accumulated and stored by the tensor cores; the
@@ -257,6 +380,10 @@ static void
 g5(Gpu *c, int si, const Mma *m, int R)
 {
 	AutoGraph *g = c->g;
+	if (R == si && m->wg) {
+		g5_wgmma(c, si, m);
+		return;
+	}
 	AutoStage *s = &g->s[si];
 	AutoStage *r = &g->s[R];
 	FILE *fp = c->fp;

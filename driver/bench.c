@@ -496,7 +496,7 @@ bench(Bench *b)
 				dv[nd++] = sizes[i];
 			}
 		AutoRequest ar = { .target = target, .cpu = b->llvm.cpu, .features = b->llvm.features,
-		    .defs = dn, .vals = dv, .ndefs = nd };
+		    .cuda_arch = b->cuda_arch, .defs = dn, .vals = dv, .ndefs = nd };
 		for (int s = 0; s < b->nscheds; s++)
 			if (auto_wanted(prog, k, target, b->scheds[s], false) && !auto_attach(prog, k, &ar))
 				return 1;

@@ -551,7 +551,7 @@ compile(Options *o)
 	 * kernels that take them, before --tuning-log looks for templates */
 	AutoRequest ar = {
 		.target = o->target, .cpu = o->cpu, .features = o->features,
-		.defs = o->defs, .vals = o->def_values, .ndefs = o->ndefs, .tmpl = o->print_auto == 2,
+		.cuda_arch = o->cuda_arch, .defs = o->defs, .vals = o->def_values, .ndefs = o->ndefs, .tmpl = o->print_auto == 2,
 	};
 	double ta = clock_ms(CLOCK_MONOTONIC);
 	int nauto = 0;

@@ -346,7 +346,7 @@ tune(Tune *t, int mpi_rank)
 				av[na++] = t->values[d].i;
 			}
 		AutoRequest ar = { .target = t->target, .cpu = t->llvm.cpu,
-		    .features = t->llvm.features, .defs = an, .vals = av,
+		    .features = t->llvm.features, .cuda_arch = t->cuda_arch, .defs = an, .vals = av,
 		    .ndefs = na, .tmpl = true };
 		if (!auto_attach(prog, k, &ar))
 			return 1;

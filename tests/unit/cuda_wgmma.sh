@@ -11,7 +11,9 @@
 # match the unscheduled kernel at sizes that are no multiples of the tile,
 # f16 and bf16 (m64n128k16, B's tile in two panels of 128-byte rows), and
 # so does a plan of m64n64k16 calls on one-row B tiles of 128 bytes and A
-# tiles of 32 bytes (wg64, below: the 32-byte swizzle); with the wait left
+# tiles of 32 bytes (wg64, below: the 32-byte swizzle), and the plan the
+# schedule generator writes for a bf16 matmul with no schedule (wgauto:
+# G5 for sm_90a, auto/cuda.c); with the wait left
 # out (TXC_CUDA_WGMMA_WAIT=none) the
 # emulator reports the calls in flight; for sm_80 and sm_90 txc refuses
 # them at the tensorize.  Without ptxas its part is left out and the test
@@ -60,10 +62,22 @@ schedule wg64 for cuda {
   Bs.swizzle();
 }
 TX
-kfile() { # KERNEL: its file
-	case $1 in wg64) echo "$tmp/wg64.tx" ;; *) echo "$top/bench/kernels/$1.tx" ;; esac
+# no schedule: the generator's G5 for sm_90a (auto/cuda.c) writes the plan
+cat >wgauto.tx <<'TX'
+kernel wgauto(M, N, K) {
+  in  A: bf16[M, K];
+  in  B: bf16[K, N];
+  out C: f32[M, N];
+  C[i, j] = sum(k < K) f32(A[i, k]) * f32(B[k, j]);
 }
-set -- hgemm_sm90a_cuda bgemm_sm90a_cuda hgemm_sm90a_tma_cuda wg64
+TX
+"$TXC" --print-auto-schedule --target=cuda --cuda-arch=sm_90a wgauto.tx >auto.txt 2>&1 &&
+    grep -q 'tensorize(.*wgmma_64x128x16_bf16)' auto.txt ||
+    fail "wgauto: the generated schedule for sm_90a is not the wgmma plan: $(head -3 auto.txt)"
+kfile() { # KERNEL: its file
+	case $1 in wg64 | wgauto) echo "$tmp/$1.tx" ;; *) echo "$top/bench/kernels/$1.tx" ;; esac
+}
+set -- hgemm_sm90a_cuda bgemm_sm90a_cuda hgemm_sm90a_tma_cuda wg64 wgauto
 
 # ---- the PTX ----------------------------------------------------------------
 for k in "$@"; do
@@ -72,7 +86,7 @@ for k in "$@"; do
 	grep -q "^\.version 8\.[0-9]" "$k.ptx" || fail "$k: not PTX 8.x: $(grep '^\.version' "$k.ptx")"
 	grep -q "^\.target sm_90a" "$k.ptx" || fail "$k: not for sm_90a"
 	ty=f16 n=128
-	[ "$k" = bgemm_sm90a_cuda ] && ty=bf16
+	case $k in bgemm_sm90a_cuda | wgauto) ty=bf16 ;; esac
 	[ "$k" = wg64 ] && n=64
 	for w in "wgmma.mma_async.sync.aligned.m64n${n}k16.f32.$ty.$ty" wgmma.fence.sync.aligned \
 	    wgmma.commit_group.sync.aligned "wgmma.wait_group.sync.aligned 0" \
