@@ -29,41 +29,14 @@
  * direct or not, is found here and is an error.  A kernel whose call
  * failed is marked (Kernel.calls_failed): check.c runs no later pass on
  * it and schedule.c skips its schedules, so that nothing cascades.
- * callexpr.c compares the extents and writes them in messages.
+ * callexpr.c compares the extents and writes them in messages;
+ * callcopy.c rewrites the callee's names, expressions and rules.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sema/sema.h"
-
-/* One call being expanded. */
-typedef struct {
-	Program *p;
-	Kernel *k;            /* the caller */
-	Kernel *f;            /* the callee */
-	const char *callee;
-	Loc at;               /* the call statement */
-	const char **outs; Loc *out_locs; int nouts;
-	Expr **args; int nargs;
-	const char **keys; Loc *key_locs;   /* named arguments (or NULL) */
-	/* > 0 while copying a shape or a bound, where sizes stay bare (no
-	 * cast: shapes.c allows sizes, constants and arithmetic only) */
-	int nocast;
-	/* callee tensor names -> caller tensor names */
-	const char **tfrom, **tto; int nt, capt;
-	/* callee parameter index -> caller expression (NULL: not fixed) */
-	Expr **psub;
-	/* callee axis names -> caller axis names */
-	const char **afrom, **ato; int na, capa;
-	/* the new items */
-	KernelItem *items; int nitems, capitems;
-	bool failed;
-	CallSite *site;       /* recorded on every copied rule */
-	/* layouts.c: the calls that compute this one in the callee's
-	 * declared layout for the target (then nothing is copied) */
-	KernelItem *gen; int ngen;
-} Ex;
+#include "sema/calls.h"
 
 /* The calls being expanded, outermost first (for recursion's notes). */
 typedef struct {
@@ -72,235 +45,6 @@ typedef struct {
 } Link;
 static Link *chain;
 static int nchain, capchain;
-
-/* Names the expansion of the current kernel has made so far (stages and
- * results): they must not be made twice. */
-static const char **made;
-static int nmade, capmade;
-
-static bool
-name_used(Kernel *k, const char *n)
-{
-	if (sema_name_taken(k, n))
-		return true;
-	for (int i = 0; i < k->nitems; i++) {
-		Call *c = k->items[i].call;
-		for (int j = 0; c && j < c->nouts; j++)
-			if (c->outs[j] == n)
-				return true;
-	}
-	for (int i = 0; i < nmade; i++)
-		if (made[i] == n)
-			return true;
-	return false;
-}
-
-static const char *
-tmap(Ex *x, const char *n)
-{
-	for (int i = 0; i < x->nt; i++)
-		if (x->tfrom[i] == n)
-			return x->tto[i];
-	return NULL;
-}
-
-static void
-tput(Ex *x, const char *from, const char *to)
-{
-	int n = x->nt, cap = x->capt;
-	*ARENA_PUSH(perm, x->tfrom, n, cap) = from;
-	n = x->nt;
-	*ARENA_PUSH(perm, x->tto, n, x->capt) = to;
-	x->nt = n;
-}
-
-/* Whether n is the caller's name of a callee tensor. */
-static bool
-is_target(Ex *x, const char *n)
-{
-	for (int j = 0; j < x->nt; j++)
-		if (x->tto[j] == n)
-			return true;
-	return false;
-}
-
-/* The caller's name for a callee axis: its own, or NAME_1 ... where the
- * caller already uses it. */
-static const char *
-axis_name(Ex *x, const char *a)
-{
-	if (!a)
-		return NULL;
-	for (int i = 0; i < x->na; i++)
-		if (x->afrom[i] == a)
-			return x->ato[i];
-	const char *n = a;
-	for (int i = 1; name_used(x->k, n) || tmap(x, n) || is_target(x, n); i++)
-		n = intern_cstr(arena_printf(perm, "%s_%d", a, i));
-	int cnt = x->na, cap = x->capa;
-	*ARENA_PUSH(perm, x->afrom, cnt, cap) = a;
-	cnt = x->na;
-	*ARENA_PUSH(perm, x->ato, cnt, x->capa) = n;
-	x->na = cnt;
-	return n;
-}
-
-/* The axes in scope in a callee expression: a rule's pure axes, then the
- * axes of the reductions around. */
-typedef struct Scope {
-	const char **names; int n;
-	RedAxis *red; int nred;
-	struct Scope *up;
-} Scope;
-
-static bool
-in_scope(Scope *s, const char *n)
-{
-	for (; s; s = s->up) {
-		for (int i = 0; i < s->n; i++)
-			if (s->names[i] == n)
-				return true;
-		for (int i = 0; i < s->nred; i++)
-			if (s->red[i].name == n)
-				return true;
-	}
-	return false;
-}
-
-static Param *
-callee_param(Kernel *f, const char *n)
-{
-	for (int i = 0; i < f->nparams; i++)
-		if (f->params[i].name == n)
-			return &f->params[i];
-	return NULL;
-}
-
-/* A callee expression in the caller's terms. */
-static Expr *
-sub(Ex *x, Scope *s, Expr *e)
-{
-	if (!e)
-		return NULL;
-	Expr *n = arena_alloc(perm, sizeof *n);
-	*n = *e;
-	switch (e->kind) {
-	case EXPR_NAME: {
-		if (in_scope(s, e->id.name)) {
-			n->id.name = axis_name(x, e->id.name);
-			return n;
-		}
-		Param *pa = callee_param(x->f, e->id.name);
-		if (pa && x->psub[pa->index]) {
-			Expr *v = callexpr_dup(x->psub[pa->index]);
-			if (!pa->is_size)
-				return v;
-			v->loc = e->loc;
-			if (x->nocast || v->kind == EXPR_NAME)
-				return v;
-			/* in a rule, a size is an i64: `8` or `N * 2` in its place
-			 * computes in i64 too, as the callee's did */
-			Expr *c = ast_expr(EXPR_CAST, e->loc);
-			c->call.cast_to = TY_INDEX;
-			c->call.name = type_name(TY_INDEX);
-			c->call.name_loc = e->loc;
-			c->call.nargs = 1;
-			c->call.args = arena_alloc(perm, 2 * sizeof *c->call.args);
-			c->call.args[0] = v;
-			return c;
-		}
-		const char *t = tmap(x, e->id.name);
-		if (t)
-			n->id.name = t;
-		return n;
-	}
-	case EXPR_ACCESS: case EXPR_CALL: case EXPR_CAST: case EXPR_SELECT: {
-		if (e->kind == EXPR_ACCESS) {
-			const char *t = tmap(x, e->call.name);
-			if (t)
-				n->call.name = t;
-		}
-		n->call.args = arena_alloc(perm, (size_t)(e->call.nargs + 1) * sizeof *n->call.args);
-		for (int i = 0; i < e->call.nargs; i++)
-			n->call.args[i] = sub(x, s, e->call.args[i]);
-		return n;
-	}
-	case EXPR_UNARY: case EXPR_BINARY:
-		n->bin.a = sub(x, s, e->bin.a);
-		n->bin.b = sub(x, s, e->bin.b);
-		return n;
-	case EXPR_REDUCE: {
-		Scope in = { .red = e->reduce.axes, .nred = e->reduce.naxes, .up = s };
-		n->reduce.axes = arena_alloc(perm, (size_t)(e->reduce.naxes + 1) * sizeof *n->reduce.axes);
-		for (int i = 0; i < e->reduce.naxes; i++) {
-			RedAxis *a = &n->reduce.axes[i];
-			*a = e->reduce.axes[i];
-			a->name = axis_name(x, a->name);
-			x->nocast++;
-			a->lo = sub(x, s, a->lo);
-			a->hi = sub(x, s, a->hi);
-			x->nocast--;
-		}
-		n->reduce.body = sub(x, &in, e->reduce.body);
-		n->reduce.where = sub(x, &in, e->reduce.where);
-		return n;
-	}
-	default:
-		return n;
-	}
-}
-
-static Rule *
-copy_rule(Ex *x, Rule *r)
-{
-	Rule *n = arena_alloc(perm, sizeof *n);
-	*n = *r;
-	n->tensor = NULL;
-	n->tgroup = NULL;
-	n->upd_assoc = false;
-	n->upd_other = NULL;
-	const char *name = tmap(x, r->name);
-	n->name = name ? name : r->name;
-	n->site = x->site;
-	n->site_name = r->name;
-	for (int j = 0; j < x->nouts; j++)
-		if (n->name == x->outs[j])
-			n->name_loc = x->out_locs[j];
-	if (r->update) {
-		Scope dom = { .red = r->upd.axes, .nred = r->upd.naxes };
-		n->upd.axes = arena_alloc(perm, (size_t)(r->upd.naxes + 1) * sizeof *n->upd.axes);
-		for (int i = 0; i < r->upd.naxes; i++) {
-			RedAxis *a = &n->upd.axes[i];
-			*a = r->upd.axes[i];
-			a->name = axis_name(x, a->name);
-			x->nocast++;
-			a->lo = sub(x, NULL, a->lo);
-			a->hi = sub(x, NULL, a->hi);
-			x->nocast--;
-		}
-		n->upd.where = sub(x, &dom, r->upd.where);
-		n->value = sub(x, &dom, r->value);
-		if (r->upd_add) {
-			n->target = n->value->bin.a;
-			n->upd_rhs = n->value->bin.b;
-		} else {
-			n->target = sub(x, &dom, r->target);
-		}
-		return n;
-	}
-	Scope pure = { .names = r->axes, .n = r->naxes };
-	n->axes = arena_alloc(perm, (size_t)(r->naxes + 1) * sizeof *n->axes);
-	for (int i = 0; i < r->naxes; i++)
-		n->axes[i] = axis_name(x, r->axes[i]);
-	n->value = sub(x, &pure, r->value);
-	return n;
-}
-
-static void
-emit(Ex *x, KernelItem it)
-{
-	*ARENA_PUSH(perm, x->items, x->nitems, x->capitems) = it;
-}
 
 /* ---- the call ------------------------------------------------------------ */
 
@@ -377,7 +121,7 @@ unify(Ex *x, Tensor **in, Tensor **arg, int nin)
 					name = e->bin.a;
 					off = e->bin.op == OP_ADD ? e->bin.b->ival : -e->bin.b->ival;
 				}
-				Param *pa = name ? callee_param(x->f, name->id.name) : NULL;
+				Param *pa = name ? calls_callee_param(x->f, name->id.name) : NULL;
 				if (!pa || !pa->is_size || x->psub[pa->index])
 					continue;
 				Expr *v = callexpr_dup(a);
@@ -402,7 +146,7 @@ fixed(Ex *x, Expr *e)
 		return true;
 	switch (e->kind) {
 	case EXPR_NAME: {
-		Param *pa = callee_param(x->f, e->id.name);
+		Param *pa = calls_callee_param(x->f, e->id.name);
 		return !pa || x->psub[pa->index];
 	}
 	case EXPR_ACCESS: case EXPR_CALL: case EXPR_CAST: case EXPR_SELECT:
@@ -425,7 +169,7 @@ shape_in_caller(Ex *x, Tensor *t)
 	for (int d = 0; d < t->ndims; d++)
 		if (fixed(x, t->shape[d])) {
 			x->nocast++;
-			s[d] = sub(x, NULL, t->shape[d]);
+			s[d] = calls_sub(x, NULL, t->shape[d]);
 			x->nocast--;
 		} else {
 			s[d] = t->shape[d];
@@ -560,7 +304,7 @@ named_args(Ex *x, Tensor **in, int nin, Expr **named)
 			continue;
 		}
 		Loc at = loc_span(x->key_locs[i], x->args[i]->loc);
-		Param *pa = callee_param(f, key);
+		Param *pa = calls_callee_param(f, key);
 		if (!pa) {
 			bool tensor = false;
 			for (int j = 0; j < nin; j++)
@@ -712,7 +456,7 @@ expand_call(Ex *x)
 			arg[i] = NULL;
 			continue;
 		}
-		tput(x, in[i]->name, arg[i]->name);
+		calls_tput(x, in[i]->name, arg[i]->name);
 	}
 	if (x->failed)
 		return;
@@ -817,26 +561,26 @@ expand_call(Ex *x)
 			t->shape = shape_in_caller(x, out[i]);
 			t->abi_index = -1;
 			t->stage_index = -1;
-			emit(x, (KernelItem){ .decl = t });
-			*ARENA_PUSH(perm, made, nmade, capmade) = n;
+			calls_emit(x, (KernelItem){ .decl = t });
+			*ARENA_PUSH(perm, calls_made, calls_nmade, calls_capmade) = n;
 		}
-		tput(x, out[i]->name, n);
+		calls_tput(x, out[i]->name, n);
 	}
 	for (int i = 0; i < f->nitems && !x->failed; i++) {
 		const char *n = f->items[i].decl ? f->items[i].decl->name :
 		    f->items[i].rule ? f->items[i].rule->name : NULL;
-		if (!n || tmap(x, n))
+		if (!n || calls_tmap(x, n))
 			continue;
 		const char *to = intern_cstr(arena_printf(perm, "%s__%s", x->outs[0], n));
-		if (name_used(k, to)) {
+		if (calls_name_used(k, to)) {
 			diag_error(x->at, "the call makes a stage '%s' (its result's name, '__', the "
 			    "stage '%s' of '%s'), but '%s' already has that name; rename its stage or "
 			    "the result", to, n, f->name, k->name);
 			fail(x);
 			break;
 		}
-		*ARENA_PUSH(perm, made, nmade, capmade) = to;
-		tput(x, n, to);
+		*ARENA_PUSH(perm, calls_made, calls_nmade, calls_capmade) = to;
+		calls_tput(x, n, to);
 	}
 	if (x->failed)
 		return;
@@ -851,13 +595,13 @@ expand_call(Ex *x)
 			/* a constant of the callee is one of the caller's */
 			Tensor *t = arena_alloc(perm, sizeof *t);
 			*t = *d;
-			t->name = tmap(x, d->name);
+			t->name = calls_tmap(x, d->name);
 			t->shape = shape_in_caller(x, d);
 			t->abi_index = -1;
 			t->stage_index = -1;
-			emit(x, (KernelItem){ .decl = t });
+			calls_emit(x, (KernelItem){ .decl = t });
 		} else if (r) {
-			emit(x, (KernelItem){ .rule = copy_rule(x, r) });
+			calls_emit(x, (KernelItem){ .rule = calls_copy_rule(x, r) });
 		}
 	}
 	/* every axis has its caller's name now: the maps are complete */
@@ -941,7 +685,7 @@ expand_kernel(Program *p, Kernel *k)
 		return;
 	}
 	Items out = { NULL, 0, 0 };
-	nmade = 0;
+	calls_nmade = 0;
 	for (int i = 0; i < k->nitems; i++)
 		expand_item(p, k, k->items[i], &out);
 	layouts_finish(k, out.v, &out.n);
@@ -991,23 +735,23 @@ expand_item(Program *p, Kernel *k, KernelItem it, Items *out)
 		k->calls_failed = true;
 		return;
 	}
-	/* expanding the callee reuses the list of names made */
-	int savedn = nmade;
-	const char **saved = arena_alloc(perm, (size_t)(nmade + 1) * sizeof *saved);
-	if (nmade)
-		memcpy(saved, made, (size_t)nmade * sizeof *saved);
+	/* expanding the callee reuses the list of names calls_made */
+	int savedn = calls_nmade;
+	const char **saved = arena_alloc(perm, (size_t)(calls_nmade + 1) * sizeof *saved);
+	if (calls_nmade)
+		memcpy(saved, calls_made, (size_t)calls_nmade * sizeof *saved);
 	x.items = NULL;
 	x.nitems = 0;
-	/* the caller's declarations made so far: for arguments */
+	/* the caller's declarations calls_made so far: for arguments */
 	for (int j = 0; j < out->n; j++)
 		*ARENA_PUSH(perm, x.items, x.nitems, x.capitems) = out->v[j];
 	int before = x.nitems;
 	*ARENA_PUSH(perm, chain, nchain, capchain) = (Link){ k, x.f, x.at };
 	if (x.f->calls_state == 0) {
 		expand_kernel(p, x.f);
-		nmade = 0;
+		calls_nmade = 0;
 		for (int j = 0; j < savedn; j++)
-			*ARENA_PUSH(perm, made, nmade, capmade) = saved[j];
+			*ARENA_PUSH(perm, calls_made, calls_nmade, calls_capmade) = saved[j];
 	}
 	nchain--;
 	expand_call(&x);
