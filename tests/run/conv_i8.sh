@@ -95,7 +95,7 @@ TRY_FILE=$srcdir/stdlib/conv2d.tx TRY_KERNELS="-k conv2d_i8" TRY_CFLAGS=
 isa_try avx2
 isa_try generic
 isa_try avxvnni --features=+avxvnni
-isa_try avx512vnni --cpu=sapphirerapids
+isa_try avx512vnni --features=+avx512f,+avx512bw,+avx512vl,+avx512vnni
 TXC_DOT_EMULATE=1
 export TXC_DOT_EMULATE
 for isa in avxvnni avx512vnni; do

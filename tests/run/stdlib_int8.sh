@@ -124,8 +124,8 @@ C
 TRY_FILE=$srcdir/stdlib/matmul.tx TRY_KERNELS="-k gemm_i8 -k matmul_bf16" TRY_CFLAGS=-DBF16
 isa_try avx2
 isa_try avxvnni --features=+avxvnni
-isa_try avx512vnni --cpu=sapphirerapids
-isa_try avx512bf16 --cpu=sapphirerapids
+isa_try avx512vnni --features=+avx512f,+avx512bw,+avx512vl,+avx512vnni
+isa_try avx512bf16 --features=+avx512f,+avx512bw,+avx512vl,+avx512bf16
 TXC_DOT_EMULATE=1
 export TXC_DOT_EMULATE
 for isa in avxvnni avx512vnni avx512bf16; do
