@@ -575,8 +575,9 @@ mma_ok(Tz *t)
 			continue;
 		if (a == want && !frag_arg(t, a)) {
 			fail(t, arena_printf(ir_arena, "'%s' is in %s memory, but '%s' works on a fragment "
-			    "(the accumulators an mma keeps in a warp's registers): cache_write(fragment) "
-			    "the stage the mma updates", b->name, ir_scope_name(b->scope), t->k->name));
+			    "(the accumulators %s keeps in a %s's registers): cache_write(fragment) "
+			    "the stage the %s updates", b->name, ir_scope_name(b->scope), t->k->name,
+			    wg ? "a wgmma" : "an mma", wg ? "warpgroup" : "warp", wg ? "wgmma" : "mma"));
 			return false;
 		}
 		if (a != want && frag_arg(t, a)) {

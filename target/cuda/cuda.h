@@ -212,6 +212,9 @@ bool gpu_tma(GpuKernel *k);
 bool gpu_fragment(GpuKernel *k);
 /* Whether s allocates a fragment (before gpu_fragment). */
 bool gpu_fragment_in(IrStmt *s);
+/* Where a fragment must be computed, for messages: a warp's registers, or
+ * a warpgroup's where s (the fragment's scope) holds wgmma calls. */
+const char *gpu_fragment_where(IrStmt *s);
 
 /* ---- gpu_wgmma.c: Hopper's warpgroup tensor cores ------------------------ */
 bool gpu_wgmma_is(IrExpr *e);           /* a call of GPU_WGMMA */

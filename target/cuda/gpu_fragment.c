@@ -229,6 +229,16 @@ gpu_fragment_in(IrStmt *s)
 	return f.found;
 }
 
+const char *
+gpu_fragment_where(IrStmt *s)
+{
+	if (gpu_wgmma_in(s))
+		return "a warpgroup fragment is the registers of a warpgroup's 128 threads (threadIdx.x): "
+		    "compute it at the loop bound to the warpgroup (threadIdx.y or z)";
+	return "a fragment is a warp's registers: compute it at the loop bound to the warp "
+	    "(threadIdx.y or z)";
+}
+
 bool
 gpu_fragment(GpuKernel *k)
 {

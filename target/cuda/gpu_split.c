@@ -512,8 +512,7 @@ host(Split *S, IrStmt *s)
 		Buffer *b = s->alloc.buf;
 		if (b->scope == SCOPE_FRAGMENT) {
 			diag_error(s->loc.file ? s->loc : b->scope_loc, "fragment '%s' is computed outside "
-			    "the kernel's loops; a fragment is a warp's registers: compute it at the loop "
-			    "bound to the warp (threadIdx.y or z)", b->name);
+			    "the kernel's loops; %s", b->name, gpu_fragment_where(s->alloc.body));
 			S->ok = false;
 		}
 		/* a stage computed at root lives in device memory between kernels */

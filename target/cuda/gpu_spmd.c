@@ -432,9 +432,8 @@ gpu_spmd_block_level(Spmd *S, IrStmt *s)
 	case IS_ALLOCATE: {
 		if (s->alloc.buf->scope == SCOPE_FRAGMENT) {
 			diag_error(s->loc.file ? s->loc : s->alloc.buf->scope_loc, "fragment '%s' is "
-			    "computed at a loop of the block, outside its threads; a fragment is a warp's "
-			    "registers: compute it at the loop bound to the warp (threadIdx.y or z)",
-			    s->alloc.buf->name);
+			    "computed at a loop of the block, outside its threads; %s",
+			    s->alloc.buf->name, gpu_fragment_where(s->alloc.body));
 			S->ok = false;
 		}
 		s->alloc.buf->scope = SCOPE_SHARED;
