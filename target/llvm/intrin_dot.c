@@ -20,7 +20,10 @@
  *                with a = 1 sums b's column over k into one compensation
  *                vector per vector of b (1/MR more instructions), and
  *                128 times it is subtracted at the end.  Every step is
- *                modulo 2^32, as the i32 sum the kernel declares.
+ *                modulo 2^32, as the i32 sum the kernel declares.  The
+ *                zmm kernel on a packed panel of b (vnni_panel, below)
+ *                turns the roles round: b unsigned, a broadcast from
+ *                memory, 128 times a's row sums subtracted.
  *   bf16_widen   AVX2, G 1: bf16 widened to f32 (a 16-bit shift), FMA.
  *   bf16_dp_zmm  AVX512_BF16, G 2: vdpbf16ps.
  *
@@ -77,6 +80,10 @@ typedef struct {
 	LLVMValueRef c, a, b, csi, asi, ask, bsk, first;
 	/* masked_block: the block's extents (NULL in the full block) */
 	LLVMValueRef mrv, nrv;
+	/* vnni_panel: b unsigned, a signed (panel_* below) */
+	bool bu;
+	bool vbmi;              /* vpermb/vpermi2b there (else emulated) */
+	LLVMValueRef idx[2], bmask[2], rs[MAXR];
 } Dot;
 
 const char *
@@ -100,7 +107,7 @@ load(Cg *cg, LLVMTypeRef t, LLVMValueRef p)
 static LLVMValueRef
 shuffle(Cg *cg, LLVMValueRef x, LLVMValueRef y, const int *m, int n)
 {
-	LLVMValueRef v[64];
+	LLVMValueRef v[128];
 	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
 	for (int i = 0; i < n; i++)
 		v[i] = LLVMConstInt(i32, (unsigned)m[i], 0);
@@ -261,14 +268,20 @@ pack_b(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *pb)
 
 /* a[r, k .. k+G-1] broadcast to every lane, as pack_b's lanes are. */
 static LLVMValueRef
-pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
+a_row(Cg *cg, Dot *d, int r)
 {
-	int L = d->k->lanes, G = d->k->group;
 	LLVMValueRef ri = intrin_i64(cg, r);
 	if (d->mrv)     /* rows past mr: the last one again (never stored) */
 		ri = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, ri, d->mrv, ""), ri,
 		    LLVMBuildSub(cg->b, d->mrv, intrin_i64(cg, 1), ""), "row");
-	LLVMValueRef row = intrin_gep(cg, d->e, d->a, intrin_mul(cg, ri, d->asi));
+	return intrin_gep(cg, d->e, d->a, intrin_mul(cg, ri, d->asi));
+}
+
+static LLVMValueRef
+pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
+{
+	int L = d->k->lanes, G = d->k->group;
+	LLVMValueRef row = a_row(cg, d, r);
 	LLVMValueRef el[4];
 	for (int q = 0; q < G; q++) {
 		LLVMValueRef valid;
@@ -311,7 +324,7 @@ pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
 			x = LLVMBuildShl(cg->b, x, intrin_i32(cg, q * bits), "");
 		word = word ? LLVMBuildOr(cg->b, word, x, "") : x;
 	}
-	if (G == 4)    /* vpdpbusd's unsigned a: each byte + 128 (one load of a's
+	if (G == 4 && !d->bu)    /* vpdpbusd's unsigned a: each byte + 128 (one load of a's
 	                * four bytes when they are adjacent) */
 		word = LLVMBuildXor(cg->b, word, intrin_i32(cg, (int64_t)0x80808080u), "");
 	LLVMValueRef bc = cg_broadcast(cg, word, L);
@@ -386,6 +399,143 @@ dot(Cg *cg, Dot *d, LLVMValueRef acc, LLVMValueRef pa, LLVMValueRef pb)
 	return LLVMBuildAdd(cg->b, acc, m, "");
 }
 
+/* ---- vnni_panel: the zmm VNNI kernel on a contiguous panel of b ------
+ * Where b's four rows of a k group lie within 64 * nv bytes (bsk <= NR:
+ * the packed panel BL of the gemm_i8 schedule, bsk = NR), each group is
+ * one or two 64-byte loads, put into vpdpbusd's lanes by one vpermb
+ * (vpermi2b for 32 columns) with an index computed once from bsk, instead
+ * of four loads of a row and six byte shuffles a vector.  b is the
+ * unsigned operand (b xor 0x80 = b + 128) and a the signed one, so a's
+ * four bytes are a broadcast operand of vpdpbusd straight from memory;
+ * the excess, 128 times the sum of a's row, is summed before the k loop
+ * (vpdpbusd of 64 bytes of the row by ones: 1/64 of the loop's work per
+ * row and vector) and subtracted from the row's sums at the end. */
+
+/* vpermi2b (hi: byte t of the result is byte idx[t] of lo:hi) or vpermb
+ * (hi NULL); lane by lane under TXC_DOT_EMULATE without AVX512_VBMI */
+static LLVMValueRef
+permute_bytes(Cg *cg, Dot *d, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef idx)
+{
+	if (d->vbmi) {
+		LLVMValueRef a[3] = { lo, idx, hi };
+		if (!hi)
+			return cg_call_intrinsic(cg, "llvm.x86.avx512.permvar.qi.512", NULL, 0, a, 2);
+		return cg_call_intrinsic(cg, "llvm.x86.avx512.vpermi2var.qi.512", NULL, 0, a, 3);
+	}
+	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx);
+	LLVMValueRef src = lo, out = LLVMGetUndef(LLVMTypeOf(lo));
+	if (hi) {
+		int m[128];
+		for (int i = 0; i < 128; i++)
+			m[i] = i;
+		src = shuffle(cg, lo, hi, m, 128);
+	}
+	for (int t = 0; t < 64; t++) {
+		LLVMValueRef it = LLVMBuildAnd(cg->b, LLVMBuildExtractElement(cg->b, idx,
+		    intrin_i32(cg, t), ""), LLVMConstInt(i8, hi ? 127 : 63, 0), "");
+		LLVMValueRef x = LLVMBuildExtractElement(cg->b, src, LLVMBuildZExt(cg->b, it, d->i32, ""), "");
+		out = LLVMBuildInsertElement(cg->b, out, x, intrin_i32(cg, t), "");
+	}
+	return out;
+}
+
+/* The lanes 0 .. 63 (plus off) below n */
+static LLVMValueRef
+bytes_below(Cg *cg, int off, LLVMValueRef n)
+{
+	LLVMValueRef t[64];
+	for (int i = 0; i < 64; i++)
+		t[i] = intrin_i64(cg, off + i);
+	return LLVMBuildICmp(cg->b, LLVMIntSLT, LLVMConstVector(t, 64), cg_broadcast(cg, n, 64), "");
+}
+
+/* Before the k loop: the permutation indices, the masks of the panel's
+ * loads (masked_block: bytes below 3 bsk + nr), 128 times each row's sum */
+static void
+panel_prepare(Cg *cg, Dot *d, LLVMValueRef K)
+{
+	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx), v64 = LLVMVectorType(i8, 64);
+	LLVMValueRef bs = cg_broadcast(cg, LLVMBuildTrunc(cg->b, d->bsk, i8, ""), 64);
+	for (int v = 0; v < d->nv; v++) {
+		LLVMValueRef q[64], c[64];
+		for (int t = 0; t < 64; t++) {
+			q[t] = LLVMConstInt(i8, (unsigned)(t % 4), 0);
+			c[t] = LLVMConstInt(i8, (unsigned)(16 * v + t / 4), 0);
+		}
+		d->idx[v] = LLVMBuildAdd(cg->b, LLVMBuildMul(cg->b, LLVMConstVector(q, 64), bs, ""),
+		    LLVMConstVector(c, 64), "idx");
+		d->bmask[v] = NULL;
+		if (d->nrv)
+			d->bmask[v] = bytes_below(cg, 64 * v, LLVMBuildAdd(cg->b,
+			    intrin_mul(cg, d->bsk, intrin_i64(cg, 3)), d->nrv, ""));
+	}
+	LLVMValueRef rows[MAXR], phis[MAXR], s[MAXR], zero = intrin_i64(cg, 0);
+	LLVMValueRef ones = cg_broadcast(cg, intrin_i32(cg, 0x01010101), d->k->lanes);
+	for (int r = 0; r < d->mr; r++)
+		rows[r] = a_row(cg, d, r);
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
+	LLVMBasicBlockRef head = intrin_block(cg, "rsum"), body = intrin_block(cg, "rsumbody");
+	LLVMBasicBlockRef exit = intrin_block(cg, "rsumdone");
+	LLVMBuildBr(cg->b, head);
+	LLVMPositionBuilderAtEnd(cg->b, head);
+	LLVMValueRef k = LLVMBuildPhi(cg->b, d->i64, "k0");
+	LLVMAddIncoming(k, &zero, &pre, 1);
+	for (int r = 0; r < d->mr; r++) {
+		LLVMValueRef z = LLVMConstNull(d->acc);
+		phis[r] = LLVMBuildPhi(cg->b, d->acc, "rsum");
+		LLVMAddIncoming(phis[r], &z, &pre, 1);
+	}
+	LLVMValueRef next = LLVMBuildAdd(cg->b, k, intrin_i64(cg, 64), "");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, next, K, ""), body, exit);
+	LLVMPositionBuilderAtEnd(cg->b, body);
+	for (int r = 0; r < d->mr; r++) {
+		LLVMValueRef x = intrin_vload(cg, v64, intrin_gep(cg, i8, rows[r], k), 1, NULL);
+		s[r] = dot(cg, d, phis[r], ones, LLVMBuildBitCast(cg->b, x, d->acc, ""));
+	}
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
+	LLVMAddIncoming(k, &next, &latch, 1);
+	for (int r = 0; r < d->mr; r++)
+		LLVMAddIncoming(phis[r], &s[r], &latch, 1);
+	LLVMBuildBr(cg->b, head);
+	LLVMPositionBuilderAtEnd(cg->b, exit);
+	/* the last K % 64 bytes, masked (none when the mask is empty) */
+	LLVMValueRef m = bytes_below(cg, 0, LLVMBuildSub(cg->b, K, k, ""));
+	for (int r = 0; r < d->mr; r++) {
+		LLVMValueRef x = intrin_vload(cg, v64, intrin_gep(cg, i8, rows[r], k), 1, m);
+		LLVMValueRef t = dot(cg, d, phis[r], ones, LLVMBuildBitCast(cg->b, x, d->acc, ""));
+		t = cg_call_intrinsic(cg, "llvm.vector.reduce.add", &d->acc, 1, &t, 1);
+		t = LLVMBuildShl(cg->b, t, intrin_i32(cg, 7), "");
+		d->rs[r] = cg_broadcast(cg, t, d->k->lanes);
+	}
+}
+
+/* One k group at k (last: the tail's last row, then b row by row) */
+static void
+panel_step(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *acc)
+{
+	LLVMValueRef pb[MAXV];
+	if (last) {
+		pack_b(cg, d, k, last, pb);
+	} else {
+		LLVMTypeRef v64 = LLVMVectorType(d->e, 64);
+		LLVMValueRef p = intrin_gep(cg, d->e, d->b, intrin_mul(cg, k, d->bsk));
+		LLVMValueRef lo = intrin_vload(cg, v64, p, 1, d->bmask[0]), hi = NULL;
+		if (d->nv == 2)
+			hi = intrin_vload(cg, v64, intrin_gep(cg, d->e, p, intrin_i64(cg, 64)), 1,
+			    d->bmask[1]);
+		for (int v = 0; v < d->nv; v++)
+			pb[v] = LLVMBuildBitCast(cg->b, permute_bytes(cg, d, lo, hi, d->idx[v]), d->acc, "");
+	}
+	LLVMValueRef x80 = cg_broadcast(cg, intrin_i32(cg, (int64_t)0x80808080u), d->k->lanes);
+	for (int v = 0; v < d->nv; v++)
+		pb[v] = LLVMBuildXor(cg->b, pb[v], x80, "");
+	for (int r = 0; r < d->mr; r++) {
+		LLVMValueRef pa = pack_a(cg, d, r, k, last);
+		for (int v = 0; v < d->nv; v++)
+			acc[r * d->nv + v] = dot(cg, d, acc[r * d->nv + v], pb[v], pa);
+	}
+}
+
 /* One k group at k: acc[r * nv + v] and comp[v] (VNNI's sums of b) */
 static void
 step(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *acc, LLVMValueRef *comp)
@@ -409,8 +559,10 @@ step(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *acc, LLVMV
 static void
 full_block(Cg *cg, Dot *d, LLVMValueRef K)
 {
-	int G = d->k->group, n = d->mr * d->nv, nc = G == 4 ? d->nv : 0;
+	int G = d->k->group, n = d->mr * d->nv, nc = G == 4 && !d->bu ? d->nv : 0;
 	LLVMValueRef init[MAXR * MAXV + MAXV], *acc = init, *comp = init + n;
+	if (d->bu)
+		panel_prepare(cg, d, K);
 	for (int i = 0; i < n + nc; i++)
 		init[i] = LLVMConstNull(d->acc);
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
@@ -429,7 +581,10 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 	LLVMValueRef next = LLVMBuildAdd(cg->b, k, intrin_i64(cg, G), "");
 	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, next, K, ""), body, exit);
 	LLVMPositionBuilderAtEnd(cg->b, body);
-	step(cg, d, k, NULL, cur, nc ? cur + n : NULL);
+	if (d->bu)
+		panel_step(cg, d, k, NULL, cur);
+	else
+		step(cg, d, k, NULL, cur, nc ? cur + n : NULL);
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
 	LLVMAddIncoming(k, &next, &latch, 1);
 	for (int i = 0; i < n + nc; i++)
@@ -446,8 +601,11 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 		LLVMPositionBuilderAtEnd(cg->b, tail);
 		for (int i = 0; i < n + nc; i++)
 			cur[i] = acc[i];
-		step(cg, d, k, LLVMBuildSub(cg->b, K, intrin_i64(cg, 1), ""), cur,
-		    nc ? cur + n : NULL);
+		LLVMValueRef last = LLVMBuildSub(cg->b, K, intrin_i64(cg, 1), "");
+		if (d->bu)
+			panel_step(cg, d, k, last, cur);
+		else
+			step(cg, d, k, last, cur, nc ? cur + n : NULL);
 		LLVMBasicBlockRef tend = LLVMGetInsertBlock(cg->b);
 		LLVMBuildBr(cg->b, join);
 		LLVMPositionBuilderAtEnd(cg->b, join);
@@ -461,6 +619,9 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 	}
 	if (d->perm)
 		unpermute(cg, d, acc);
+	if (d->bu)     /* a * (b + 128) summed: less 128 * a summed */
+		for (int i = 0; i < n; i++)
+			acc[i] = LLVMBuildSub(cg->b, acc[i], d->rs[i / d->nv], "");
 	if (nc) {      /* (a + 128) * b summed: less 128 * b summed */
 		LLVMValueRef seven = cg_broadcast(cg, intrin_i32(cg, 7), d->k->lanes);
 		for (int i = 0; i < n; i++)
@@ -501,12 +662,35 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 		intrin_vstore(cg, acc[i], cptr[i], 4, cmask[i]);
 }
 
+/* full_block, on the panel path (vnni_panel) where panel is true at run
+ * time (NULL: never) */
+static void
+block(Cg *cg, Dot *d, LLVMValueRef K, LLVMValueRef panel)
+{
+	if (!panel) {
+		full_block(cg, d, K);
+		return;
+	}
+	LLVMBasicBlockRef fast = intrin_block(cg, "panel"), slow = intrin_block(cg, "rows");
+	LLVMBasicBlockRef join = intrin_block(cg, "blockdone");
+	LLVMBuildCondBr(cg->b, panel, fast, slow);
+	LLVMPositionBuilderAtEnd(cg->b, fast);
+	d->bu = true;
+	full_block(cg, d, K);
+	d->bu = false;
+	LLVMBuildBr(cg->b, join);
+	LLVMPositionBuilderAtEnd(cg->b, slow);
+	full_block(cg, d, K);
+	LLVMBuildBr(cg->b, join);
+	LLVMPositionBuilderAtEnd(cg->b, join);
+}
+
 /* A partial block (the edges of C: 0 < mr <= MR, nr <= NR, one of them
  * less): full_block's vector code with rows past mr clamped and columns
  * past nr masked; nothing when the block is empty. */
 static void
 masked_block(Cg *cg, Dot *d, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K,
-    LLVMBasicBlockRef done)
+    LLVMBasicBlockRef done, bool panel)
 {
 	LLVMBasicBlockRef run = intrin_block(cg, "masked");
 	LLVMValueRef some = LLVMBuildAnd(cg->b,
@@ -516,7 +700,9 @@ masked_block(Cg *cg, Dot *d, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K,
 	LLVMPositionBuilderAtEnd(cg->b, run);
 	d->mrv = mr;
 	d->nrv = nr;
-	full_block(cg, d, K);
+	/* the panel path where b's rows are at most NR apart */
+	block(cg, d, K, panel ? LLVMBuildICmp(cg->b, LLVMIntSLE, d->bsk,
+	    intrin_i64(cg, d->nv * d->k->lanes), "") : NULL);
 	d->mrv = d->nrv = NULL;
 	LLVMBuildBr(cg->b, done);
 }
@@ -525,7 +711,7 @@ masked_block(Cg *cg, Dot *d, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K,
  * k, b: intrin_name_strides), built once */
 static LLVMValueRef
 kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emulate,
-    LLVMTypeRef *fty)
+    int panelkind, LLVMTypeRef *fty)
 {
 	static const char *const attrs[] = { "noinline", "nounwind", NULL };
 	char name[96];
@@ -533,6 +719,8 @@ kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emu
 	intrin_name_strides(name, sizeof name, '.', cst);
 	if (emulate)
 		strncat(name, ".emulated", sizeof name - strlen(name) - 1);
+	if (panelkind && k->group == 4 && k->lanes == 16)
+		strncat(name, panelkind == 1 ? ".vbmi" : ".panel", sizeof name - strlen(name) - 1);
 	LLVMValueRef fn = intrin_decl(cg, name, true, k->lanes, attrs, fty);
 	if (LLVMCountBasicBlocks(fn))
 		return fn;
@@ -550,6 +738,11 @@ kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emu
 	d.mr = MR;
 	d.nv = NR / k->lanes;
 	d.perm = k->group == 2 && d.nv % 2 == 0;
+	d.vbmi = panelkind == 1;
+	/* vnni_panel: zmm VNNI, a's k contiguous, one or two vectors of b,
+	 * AVX512_VBMI's byte permutes (or their emulation) */
+	bool panel = k->group == 4 && k->lanes == 16 && cst[2] == 1 && d.nv <= 2 &&
+	    panelkind;
 	d.c = p[0], d.csi = p[1], d.a = p[2], d.asi = p[3], d.ask = p[4];
 	d.b = p[5], d.bsk = p[6], d.first = p[10];
 	LLVMValueRef K = p[7], vm = p[8], vn = p[9];
@@ -560,10 +753,10 @@ kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emu
 	    LLVMBuildICmp(cg->b, LLVMIntEQ, vn, intrin_i64(cg, NR), ""), "");
 	LLVMBuildCondBr(cg->b, isfull, bfull, bedge);
 	LLVMPositionBuilderAtEnd(cg->b, bfull);
-	full_block(cg, &d, K);
+	block(cg, &d, K, panel ? LLVMBuildICmp(cg->b, LLVMIntEQ, d.bsk, intrin_i64(cg, NR), "") : NULL);
 	LLVMBuildBr(cg->b, done);
 	LLVMPositionBuilderAtEnd(cg->b, bedge);
-	masked_block(cg, &d, vm, vn, K, done);
+	masked_block(cg, &d, vm, vn, K, done, panel);
 	LLVMPositionBuilderAtEnd(cg->b, done);
 	LLVMBuildRetVoid(cg->b);
 	intrin_end(cg, &saved);
@@ -607,7 +800,12 @@ intrin_dot_emit(Cg *cg, IrExpr *e)
 	if (!intrin_decode(e, k->lanes, &mr, &nr, cst) || mr > MAXR || nr / k->lanes > MAXV)
 		ICE("%s: malformed call", k->emit);
 	LLVMTypeRef fty;
-	LLVMValueRef fn = kernel_fn(cg, k, (int)mr, (int)nr, cst, emulate, &fty);
+	/* TXC_DOT_PANEL=0: never the panel path (a test and measuring switch) */
+	const char *pe = getenv("TXC_DOT_PANEL");
+	int panelkind = 0;         /* 1: vpermb there, 2: emulated */
+	if (!(pe && *pe == '0'))
+		panelkind = cg->features && has_feature(cg->features, "avx512vbmi") ? 1 : emulate ? 2 : 0;
+	LLVMValueRef fn = kernel_fn(cg, k, (int)mr, (int)nr, cst, emulate, panelkind, &fty);
 	intrin_call(cg, e, fn, fty);
 	return true;
 }

@@ -95,12 +95,19 @@ TRY_FILE=$srcdir/stdlib/conv2d.tx TRY_KERNELS="-k conv2d_i8" TRY_CFLAGS=
 isa_try avx2
 isa_try generic
 isa_try avxvnni --features=+avxvnni
-isa_try avx512vnni --features=+avx512f,+avx512bw,+avx512vl,+avx512vnni
+# shellcheck disable=SC2046
+isa_try avx512vnni $(isa_cpu avx512_vnni)
+# the VNNI kernel without its panel path (b's rows loaded one by one)
+TXC_DOT_PANEL=0 isa_try avx512vnni $(isa_cpu avx512_vnni)
 TXC_DOT_EMULATE=1
 export TXC_DOT_EMULATE
 for isa in avxvnni avx512vnni; do
 	printf 'emulated: '
 	isa_try $isa
 done
+# the panel path's byte permutes emulated too (as on a CPU without
+# AVX512_VBMI)
+printf 'emulated: '
+isa_try avx512vnni --features=-avx512vbmi
 [ $ran -gt 0 ] || { echo "SKIP: no table ran"; exit 77; }
 exit 0

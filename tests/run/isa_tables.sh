@@ -15,6 +15,11 @@
 #                         instruction set ISA (the CPU lacks it: not run
 #                         here); a signal or anything else fails.  Counts
 #                         the tables that ran in $ran.
+#   isa_cpu FLAG          the FLAGS for a table whose instruction set
+#                         /proc/cpuinfo calls FLAG: none (the host) where
+#                         this CPU has it, so that the table runs here,
+#                         else --cpu=sapphirerapids (whose object then
+#                         must fail with TXRT_ERR_CPU naming it)
 #
 # $TRY_NAME names the test in messages.
 : "${TXC:?TXC must name the txc binary}" "${abs_top_builddir:?}"
@@ -29,6 +34,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 99
 fail() { echo "FAIL: $TRY_NAME: $*"; cat run.log 2>/dev/null; exit 1; }
 ran=0
+isa_cpu() { grep -qw "$1" /proc/cpuinfo 2>/dev/null || echo --cpu=sapphirerapids; }
 isa_try() {
 	isa=$1
 	shift

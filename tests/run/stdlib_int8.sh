@@ -47,7 +47,8 @@ main(void)
 	static const int64_t sizes[][3] = {
 		{ 13, 35, 19 }, { 8, 32, 1 }, { 1, 1, 1 }, { 29, 97, 131 }, { 16, 64, 64 },
 		{ 9, 49, 0 }, { 8, 32, 4 }, { 8, 32, 5 }, { 33, 70, 257 }, { 24, 96, 6 },
-		{ 12, 32, 7 }, { 4, 16, 3 },
+		{ 12, 32, 7 }, { 4, 16, 3 }, { 2, 3, 2 }, { 3, 33, 63 }, { 25, 48, 128 },
+		{ 50, 16, 65 },
 	};
 	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
 		int64_t M = sizes[s][0], N = sizes[s][1], K = sizes[s][2];
@@ -124,13 +125,21 @@ C
 TRY_FILE=$srcdir/stdlib/matmul.tx TRY_KERNELS="-k gemm_i8 -k matmul_bf16" TRY_CFLAGS=-DBF16
 isa_try avx2
 isa_try avxvnni --features=+avxvnni
-isa_try avx512vnni --features=+avx512f,+avx512bw,+avx512vl,+avx512vnni
-isa_try avx512bf16 --features=+avx512f,+avx512bw,+avx512vl,+avx512bf16
+# shellcheck disable=SC2046
+isa_try avx512vnni $(isa_cpu avx512_vnni)
+# the VNNI kernel without its panel path (b's rows loaded one by one)
+TXC_DOT_PANEL=0 isa_try avx512vnni $(isa_cpu avx512_vnni)
+# shellcheck disable=SC2046
+isa_try avx512bf16 $(isa_cpu avx512_bf16)
 TXC_DOT_EMULATE=1
 export TXC_DOT_EMULATE
 for isa in avxvnni avx512vnni avx512bf16; do
 	printf 'emulated: '
 	isa_try $isa
 done
+# the panel path's byte permutes emulated too (as on a CPU without
+# AVX512_VBMI)
+printf 'emulated: '
+isa_try avx512vnni --features=-avx512vbmi
 [ $ran -gt 0 ] || { echo "SKIP: no table ran"; exit 77; }
 exit 0
