@@ -82,6 +82,7 @@ typedef struct {
 	LLVMValueRef mrv, nrv;
 	/* vnni_panel: b unsigned, a signed (panel_* below) */
 	bool bu;
+	bool rows;              /* b's rows apart: loaded one by one */
 	bool vbmi;              /* vpermb/vpermi2b there (else emulated) */
 	LLVMValueRef idx[2], bmask[2], rs[MAXR];
 } Dot;
@@ -455,7 +456,9 @@ static void
 panel_prepare(Cg *cg, Dot *d, LLVMValueRef K)
 {
 	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx), v64 = LLVMVectorType(i8, 64);
-	LLVMValueRef bs = cg_broadcast(cg, LLVMBuildTrunc(cg->b, d->bsk, i8, ""), 64);
+	int NR = d->nv * d->k->lanes;
+	LLVMValueRef bs = cg_broadcast(cg, d->rows ? LLVMConstInt(i8, (unsigned)NR, 0) :
+	    LLVMBuildTrunc(cg->b, d->bsk, i8, ""), 64);
 	for (int v = 0; v < d->nv; v++) {
 		LLVMValueRef q[64], c[64];
 		for (int t = 0; t < 64; t++) {
@@ -465,7 +468,7 @@ panel_prepare(Cg *cg, Dot *d, LLVMValueRef K)
 		d->idx[v] = LLVMBuildAdd(cg->b, LLVMBuildMul(cg->b, LLVMConstVector(q, 64), bs, ""),
 		    LLVMConstVector(c, 64), "idx");
 		d->bmask[v] = NULL;
-		if (d->nrv)
+		if (d->nrv && !d->rows)
 			d->bmask[v] = bytes_below(cg, 64 * v, LLVMBuildAdd(cg->b,
 			    intrin_mul(cg, d->bsk, intrin_i64(cg, 3)), d->nrv, ""));
 	}
@@ -516,6 +519,25 @@ panel_step(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *acc)
 	LLVMValueRef pb[MAXV];
 	if (last) {
 		pack_b(cg, d, k, last, pb);
+	} else if (d->rows) {   /* four loads of NR bytes, put side by side */
+		int NR = d->nv * d->k->lanes, m[64];
+		LLVMValueRef row[4], valid;
+		for (int q = 0; q < 4; q++) {
+			LLVMValueRef kq = row_index(cg, k, q, NULL, &valid);
+			LLVMValueRef p = intrin_gep(cg, d->e, d->b, intrin_mul(cg, kq, d->bsk));
+			row[q] = intrin_vload(cg, LLVMVectorType(d->e, (unsigned)NR), p, 1,
+			    d->nrv ? lane_mask(cg, d, 0, NR) : NULL);
+		}
+		for (int i = 0; i < 64; i++)
+			m[i] = i;
+		LLVMValueRef lo = shuffle(cg, row[0], row[1], m, 2 * NR);
+		LLVMValueRef hi = shuffle(cg, row[2], row[3], m, 2 * NR);
+		if (d->nv == 1) {
+			lo = shuffle(cg, lo, hi, m, 64);
+			hi = NULL;
+		}
+		for (int v = 0; v < d->nv; v++)
+			pb[v] = LLVMBuildBitCast(cg->b, permute_bytes(cg, d, lo, hi, d->idx[v]), d->acc, "");
 	} else {
 		LLVMTypeRef v64 = LLVMVectorType(d->e, 64);
 		LLVMValueRef p = intrin_gep(cg, d->e, d->b, intrin_mul(cg, k, d->bsk));
@@ -662,12 +684,12 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 		intrin_vstore(cg, acc[i], cptr[i], 4, cmask[i]);
 }
 
-/* full_block, on the panel path (vnni_panel) where panel is true at run
- * time (NULL: never) */
+/* full_block; on the panel path (vnni_panel, where ok) b's rows
+ * loaded together where panel is true at run time, else one by one */
 static void
-block(Cg *cg, Dot *d, LLVMValueRef K, LLVMValueRef panel)
+block(Cg *cg, Dot *d, LLVMValueRef K, bool ok, LLVMValueRef panel)
 {
-	if (!panel) {
+	if (!ok) {
 		full_block(cg, d, K);
 		return;
 	}
@@ -680,7 +702,9 @@ block(Cg *cg, Dot *d, LLVMValueRef K, LLVMValueRef panel)
 	d->bu = false;
 	LLVMBuildBr(cg->b, join);
 	LLVMPositionBuilderAtEnd(cg->b, slow);
+	d->bu = d->rows = true;
 	full_block(cg, d, K);
+	d->bu = d->rows = false;
 	LLVMBuildBr(cg->b, join);
 	LLVMPositionBuilderAtEnd(cg->b, join);
 }
@@ -701,8 +725,8 @@ masked_block(Cg *cg, Dot *d, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K,
 	d->mrv = mr;
 	d->nrv = nr;
 	/* the panel path where b's rows are at most NR apart */
-	block(cg, d, K, panel ? LLVMBuildICmp(cg->b, LLVMIntSLE, d->bsk,
-	    intrin_i64(cg, d->nv * d->k->lanes), "") : NULL);
+	block(cg, d, K, panel, LLVMBuildICmp(cg->b, LLVMIntSLE, d->bsk,
+	    intrin_i64(cg, d->nv * d->k->lanes), ""));
 	d->mrv = d->nrv = NULL;
 	LLVMBuildBr(cg->b, done);
 }
@@ -753,7 +777,7 @@ kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emu
 	    LLVMBuildICmp(cg->b, LLVMIntEQ, vn, intrin_i64(cg, NR), ""), "");
 	LLVMBuildCondBr(cg->b, isfull, bfull, bedge);
 	LLVMPositionBuilderAtEnd(cg->b, bfull);
-	block(cg, &d, K, panel ? LLVMBuildICmp(cg->b, LLVMIntEQ, d.bsk, intrin_i64(cg, NR), "") : NULL);
+	block(cg, &d, K, panel, LLVMBuildICmp(cg->b, LLVMIntEQ, d.bsk, intrin_i64(cg, NR), ""));
 	LLVMBuildBr(cg->b, done);
 	LLVMPositionBuilderAtEnd(cg->b, bedge);
 	masked_block(cg, &d, vm, vn, K, done, panel);
