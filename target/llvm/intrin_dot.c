@@ -450,6 +450,52 @@ bytes_below(Cg *cg, int off, LLVMValueRef n)
 	return LLVMBuildICmp(cg->b, LLVMIntSLT, LLVMConstVector(t, 64), cg_broadcast(cg, n, 64), "");
 }
 
+/* d->rs[r]: 128 times the sum of the lanes of s[r], in every lane.  The
+ * rows are summed together, a transpose as it goes: two vectors of R rows
+ * of w lanes each make one of 2R rows of w/2 lanes (two shuffles and an
+ * add), until one vector holds 16 rows or each row one lane; then the
+ * lanes of a row are added within the vector and each row broadcast (a
+ * third as many instructions as a reduction of each row alone). */
+static void
+row_totals(Cg *cg, Dot *d, LLVMValueRef *s)
+{
+	int L = d->k->lanes, n = d->mr, w = L, m[2][32];
+	LLVMValueRef v[MAXR];
+	for (int r = 0; r < n; r++)
+		v[r] = s[r];
+	while (w > 1 && n > 1) {
+		int R = L / w, h = w / 2, o = 0;
+		for (int i = 0; i < L; i++) {
+			int row = i / h, j = i % h, src = row < R ? 0 : L;
+			row %= R;
+			m[0][i] = src + row * w + j;
+			m[1][i] = src + row * w + j + h;
+		}
+		for (int i = 0; i < n; i += 2) {
+			LLVMValueRef y = i + 1 < n ? v[i + 1] : LLVMConstNull(d->acc);
+			v[o++] = LLVMBuildAdd(cg->b, shuffle(cg, v[i], y, m[0], L),
+			    shuffle(cg, v[i], y, m[1], L), "");
+		}
+		n = o;
+		w = h;
+	}
+	LLVMValueRef seven = cg_broadcast(cg, intrin_i32(cg, 7), L);
+	for (int i = 0; i < n; i++) {
+		for (int h = w / 2; h >= 1; h /= 2) {   /* within each row's w lanes */
+			for (int l = 0; l < L; l++)
+				m[0][l] = l ^ h;
+			v[i] = LLVMBuildAdd(cg->b, v[i], shuffle(cg, v[i], v[i], m[0], L), "");
+		}
+		v[i] = LLVMBuildShl(cg->b, v[i], seven, "");
+	}
+	int per = L / w;        /* rows a vector */
+	for (int r = 0; r < d->mr; r++) {
+		for (int l = 0; l < L; l++)
+			m[0][l] = r % per * w;
+		d->rs[r] = shuffle(cg, v[r / per], v[r / per], m[0], L);
+	}
+}
+
 /* Before the k loop: the permutation indices, the masks of the panel's
  * loads (masked_block: bytes below 3 bsk + nr), 128 times each row's sum */
 static void
@@ -501,15 +547,26 @@ panel_prepare(Cg *cg, Dot *d, LLVMValueRef K)
 		LLVMAddIncoming(phis[r], &s[r], &latch, 1);
 	LLVMBuildBr(cg->b, head);
 	LLVMPositionBuilderAtEnd(cg->b, exit);
-	/* the last K % 64 bytes, masked (none when the mask is empty) */
+	/* the last K % 64 bytes, masked, where there are some */
+	LLVMBasicBlockRef tail = intrin_block(cg, "rsumtail"), join = intrin_block(cg, "rsumjoin");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, k, K, ""), tail, join);
+	LLVMPositionBuilderAtEnd(cg->b, tail);
 	LLVMValueRef m = bytes_below(cg, 0, LLVMBuildSub(cg->b, K, k, ""));
 	for (int r = 0; r < d->mr; r++) {
 		LLVMValueRef x = intrin_vload(cg, v64, intrin_gep(cg, i8, rows[r], k), 1, m);
-		LLVMValueRef t = dot(cg, d, phis[r], ones, LLVMBuildBitCast(cg->b, x, d->acc, ""));
-		t = cg_call_intrinsic(cg, "llvm.vector.reduce.add", &d->acc, 1, &t, 1);
-		t = LLVMBuildShl(cg->b, t, intrin_i32(cg, 7), "");
-		d->rs[r] = cg_broadcast(cg, t, d->k->lanes);
+		s[r] = dot(cg, d, phis[r], ones, LLVMBuildBitCast(cg->b, x, d->acc, ""));
 	}
+	LLVMBasicBlockRef tend = LLVMGetInsertBlock(cg->b);
+	LLVMBuildBr(cg->b, join);
+	LLVMPositionBuilderAtEnd(cg->b, join);
+	for (int r = 0; r < d->mr; r++) {
+		LLVMValueRef phi = LLVMBuildPhi(cg->b, d->acc, "rsum");
+		LLVMValueRef in[2] = { phis[r], s[r] };
+		LLVMBasicBlockRef bbs[2] = { exit, tend };
+		LLVMAddIncoming(phi, in, bbs, 2);
+		s[r] = phi;
+	}
+	row_totals(cg, d, s);
 }
 
 /* One k group at k (last: the tail's last row, then b row by row) */
