@@ -410,7 +410,7 @@ dot(Cg *cg, Dot *d, LLVMValueRef acc, LLVMValueRef pa, LLVMValueRef pb)
  * four bytes are a broadcast operand of vpdpbusd straight from memory;
  * the excess, 128 times the sum of a's row, is summed before the k loop
  * (vpdpbusd of 64 bytes of the row by ones: 1/64 of the loop's work per
- * row and vector) and subtracted from the row's sums at the end. */
+ * row and vector), and the row's sums start from minus it. */
 
 /* vpermi2b (hi: byte t of the result is byte idx[t] of lo:hi) or vpermb
  * (hi NULL); lane by lane under TXC_DOT_EMULATE without AVX512_VBMI */
@@ -440,17 +440,23 @@ permute_bytes(Cg *cg, Dot *d, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef idx
 	return out;
 }
 
-/* The lanes 0 .. 63 (plus off) below n */
+/* The lanes 0 .. 63 (plus off) below n: n - off clamped to 0 .. 64, then
+ * one compare of bytes */
 static LLVMValueRef
 bytes_below(Cg *cg, int off, LLVMValueRef n)
 {
-	LLVMValueRef t[64];
+	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx);
+	LLVMValueRef t[64], zero = intrin_i64(cg, 0), full = intrin_i64(cg, 64);
+	n = LLVMBuildSub(cg->b, n, intrin_i64(cg, off), "");
+	n = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, n, zero, ""), zero, n, "");
+	n = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntSGT, n, full, ""), full, n, "");
 	for (int i = 0; i < 64; i++)
-		t[i] = intrin_i64(cg, off + i);
-	return LLVMBuildICmp(cg->b, LLVMIntSLT, LLVMConstVector(t, 64), cg_broadcast(cg, n, 64), "");
+		t[i] = LLVMConstInt(i8, (unsigned)i, 0);
+	return LLVMBuildICmp(cg->b, LLVMIntULT, LLVMConstVector(t, 64),
+	    cg_broadcast(cg, LLVMBuildTrunc(cg->b, n, i8, ""), 64), "");
 }
 
-/* d->rs[r]: 128 times the sum of the lanes of s[r], in every lane.  The
+/* d->rs[r]: -128 times the sum of the lanes of s[r], in every lane.  The
  * rows are summed together, a transpose as it goes: two vectors of R rows
  * of w lanes each make one of 2R rows of w/2 lanes (two shuffles and an
  * add), until one vector holds 16 rows or each row one lane; then the
@@ -486,7 +492,7 @@ row_totals(Cg *cg, Dot *d, LLVMValueRef *s)
 				m[0][l] = l ^ h;
 			v[i] = LLVMBuildAdd(cg->b, v[i], shuffle(cg, v[i], v[i], m[0], L), "");
 		}
-		v[i] = LLVMBuildShl(cg->b, v[i], seven, "");
+		v[i] = LLVMBuildNeg(cg->b, LLVMBuildShl(cg->b, v[i], seven, ""), "");
 	}
 	int per = L / w;        /* rows a vector */
 	for (int r = 0; r < d->mr; r++) {
@@ -497,7 +503,8 @@ row_totals(Cg *cg, Dot *d, LLVMValueRef *s)
 }
 
 /* Before the k loop: the permutation indices, the masks of the panel's
- * loads (masked_block: bytes below 3 bsk + nr), 128 times each row's sum */
+ * loads (masked_block: bytes below 3 bsk + nr), minus 128 times each
+ * row's sum */
 static void
 panel_prepare(Cg *cg, Dot *d, LLVMValueRef K)
 {
@@ -640,10 +647,13 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 {
 	int G = d->k->group, n = d->mr * d->nv, nc = G == 4 && !d->bu ? d->nv : 0;
 	LLVMValueRef init[MAXR * MAXV + MAXV], *acc = init, *comp = init + n;
-	if (d->bu)
-		panel_prepare(cg, d, K);
 	for (int i = 0; i < n + nc; i++)
 		init[i] = LLVMConstNull(d->acc);
+	if (d->bu) {   /* a * (b + 128) summed: less 128 * a summed, from the start */
+		panel_prepare(cg, d, K);
+		for (int i = 0; i < n; i++)
+			init[i] = d->rs[i / d->nv];
+	}
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
 	LLVMBasicBlockRef head = intrin_block(cg, "k"), body = intrin_block(cg, "kbody");
 	LLVMBasicBlockRef exit = intrin_block(cg, "kdone");
@@ -698,9 +708,6 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 	}
 	if (d->perm)
 		unpermute(cg, d, acc);
-	if (d->bu)     /* a * (b + 128) summed: less 128 * a summed */
-		for (int i = 0; i < n; i++)
-			acc[i] = LLVMBuildSub(cg->b, acc[i], d->rs[i / d->nv], "");
 	if (nc) {      /* (a + 128) * b summed: less 128 * b summed */
 		LLVMValueRef seven = cg_broadcast(cg, intrin_i32(cg, 7), d->k->lanes);
 		for (int i = 0; i < n; i++)
