@@ -6,7 +6,9 @@
 # sapphirerapids (and znver4, and alderlake for AVX-VNNI), each kernel's
 # full block has a k loop issuing one instruction per accumulator (and
 # VNNI's one per vector of b for its column sums) without any stack
-# access: vpdpbusd zmm for gemm_8x32_i8_vnni (16 + 2), vpdpbusd ymm in
+# access: vpdpbusd zmm for gemm_8x32_i8_vnni (16; on its panel path, with
+# AVX512_VBMI, a's row sums are summed before the loop: 16 + 2 for
+# cascadelake, which lacks it) and gemm_16x16_i8_vnni (16), vpdpbusd ymm in
 # its VEX form for gemm_4x16_i8_avxvnni (8 + 2), vdpbf16ps zmm for
 # gemm_12x32_bf16 (24); the AVX2 tables' loops (vpmaddwd, vfmadd) for
 # znver3.  The stdlib's gemm_i8 and matmul_bf16 pick those tables for
@@ -31,6 +33,7 @@ kernel gi8(M, N, K) {
 }
 TX
 	tile_schedule gi8 vnni 8 32 gemm_8x32_i8_vnni
+	tile_schedule gi8 vnni16 16 16 gemm_16x16_i8_vnni
 	tile_schedule gi8 avxvnni 4 16 gemm_4x16_i8_avxvnni
 	tile_schedule gi8 madd 4 16 gemm_4x16_i8
 	cat <<'TX'
@@ -52,9 +55,13 @@ check() { # CPU KERNEL SCHEDULE PATTERN COUNT WHAT
 	echo "ok: --cpu=$1 $6: k loops ('$4', stack accesses): $(tr '\n' ' ' <loops.txt)"
 }
 for cpu in sapphirerapids znver4; do
-	check $cpu gi8 vnni 'vpdpbusd[ \t]+%zmm' 18 gemm_8x32_i8_vnni
+	check $cpu gi8 vnni 'vpdpbusd[ \t]+%zmm' 16 gemm_8x32_i8_vnni
+	grep -q 'vperm[it]2b' m.s || fail "--cpu=$cpu gemm_8x32_i8_vnni: no vpermi2b/vpermt2b"
+	check $cpu gi8 vnni16 'vpdpbusd[ \t].*%zmm' 16 gemm_16x16_i8_vnni
+	grep -q 'vpermb' m.s || fail "--cpu=$cpu gemm_16x16_i8_vnni: no vpermb"
 	check $cpu gbf dp 'vdpbf16ps[ \t]+%zmm' 24 gemm_12x32_bf16
 done
+check cascadelake gi8 vnni 'vpdpbusd[ \t]+%zmm' 18 gemm_8x32_i8_vnni
 for cpu in alderlake sapphirerapids; do
 	check $cpu gi8 avxvnni '\{vex\}[ \t]+vpdpbusd[ \t]+%ymm' 10 gemm_4x16_i8_avxvnni
 done
