@@ -748,8 +748,9 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 		intrin_vstore(cg, acc[i], cptr[i], 4, cmask[i]);
 }
 
-/* full_block; on the panel path (vnni_panel, where ok) b's rows
- * loaded together where panel is true at run time, else one by one */
+/* full_block; on the panel path (vnni_panel, where ok and, when a's k
+ * stride is not built in, it is 1 at run time) b's rows loaded together
+ * where panel is true at run time, else one by one */
 static void
 block(Cg *cg, Dot *d, LLVMValueRef K, bool ok, LLVMValueRef panel)
 {
@@ -757,8 +758,19 @@ block(Cg *cg, Dot *d, LLVMValueRef K, bool ok, LLVMValueRef panel)
 		full_block(cg, d, K);
 		return;
 	}
-	LLVMBasicBlockRef fast = intrin_block(cg, "panel"), slow = intrin_block(cg, "rows");
 	LLVMBasicBlockRef join = intrin_block(cg, "blockdone");
+	LLVMValueRef ask = d->ask;
+	if (!LLVMIsConstant(ask)) {
+		LLVMBasicBlockRef unit = intrin_block(cg, "kunit"), other = intrin_block(cg, "kstride");
+		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, d->ask, intrin_i64(cg, 1), ""),
+		    unit, other);
+		LLVMPositionBuilderAtEnd(cg->b, other);
+		full_block(cg, d, K);
+		LLVMBuildBr(cg->b, join);
+		LLVMPositionBuilderAtEnd(cg->b, unit);
+		d->ask = intrin_i64(cg, 1);     /* a's four bytes one load */
+	}
+	LLVMBasicBlockRef fast = intrin_block(cg, "panel"), slow = intrin_block(cg, "rows");
 	LLVMBuildCondBr(cg->b, panel, fast, slow);
 	LLVMPositionBuilderAtEnd(cg->b, fast);
 	d->bu = true;
@@ -769,6 +781,7 @@ block(Cg *cg, Dot *d, LLVMValueRef K, bool ok, LLVMValueRef panel)
 	d->bu = d->rows = true;
 	full_block(cg, d, K);
 	d->bu = d->rows = false;
+	d->ask = ask;
 	LLVMBuildBr(cg->b, join);
 	LLVMPositionBuilderAtEnd(cg->b, join);
 }
@@ -827,10 +840,11 @@ kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emu
 	d.nv = NR / k->lanes;
 	d.perm = k->group == 2 && d.nv % 2 == 0;
 	d.vbmi = panelkind == 1;
-	/* vnni_panel: zmm VNNI, a's k contiguous, one or two vectors of b,
-	 * AVX512_VBMI's byte permutes (or their emulation) */
-	bool panel = k->group == 4 && k->lanes == 16 && cst[2] == 1 && d.nv <= 2 &&
-	    panelkind;
+	/* vnni_panel: zmm VNNI, a's k contiguous (built in, or tested at run
+	 * time), one or two vectors of b, AVX512_VBMI's byte permutes (or
+	 * their emulation) */
+	bool panel = k->group == 4 && k->lanes == 16 && (cst[2] == 1 || cst[2] < 0) &&
+	    d.nv <= 2 && panelkind;
 	d.c = p[0], d.csi = p[1], d.a = p[2], d.asi = p[3], d.ask = p[4];
 	d.b = p[5], d.bsk = p[6], d.first = p[10];
 	LLVMValueRef K = p[7], vm = p[8], vn = p[9];

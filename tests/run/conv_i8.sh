@@ -35,6 +35,10 @@ main(void)
 		{ 1, 64, 6, 40, 33, 3, 3, 1, 1 }, { 1, 17, 4, 9, 8, 1, 1, 0, 0 },
 		{ 1, 1, 1, 1, 1, 1, 1, 0, 0 }, { 1, 5, 9, 70, 13, 3, 5, 2, 0 },
 		{ 1, 130, 3, 33, 5, 2, 2, 1, 2 }, { 1, 8, 3, 3, 9, 3, 3, 0, 0 },
+		/* 1 x 1 filters (their weights read as they are with
+		 * AVX512-VNNI): wide, narrow, padded, K no multiple of 4 */
+		{ 2, 67, 3, 37, 19, 1, 1, 0, 0 }, { 1, 6, 5, 7, 17, 1, 1, 1, 1 },
+		{ 1, 3, 2, 2, 3, 1, 1, 0, 0 },
 	};
 	for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
 		const int64_t *z = sizes[t];
