@@ -98,8 +98,9 @@ tz_init_like(IrStmt *s, Buffer *b)
 		return true;
 	case IS_STORE: {
 		IrExpr *v = s->store.value;
-		return s->store.buf == b && !s->store.pred && v->kind == IR_FLOAT &&
-		    v->type.lanes == 1 && v->fval == 0.0;
+		int64_t c;     /* 0.0, or the integer 0 of an i32 sum (int8 tables) */
+		return s->store.buf == b && !s->store.pred && v->type.lanes == 1 &&
+		    ((v->kind == IR_FLOAT && v->fval == 0.0) || (ir_is_const(v, &c) && c == 0));
 	}
 	default:
 		return false;
