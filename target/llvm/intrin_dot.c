@@ -401,7 +401,7 @@ dot(Cg *cg, Dot *d, LLVMValueRef acc, LLVMValueRef pa, LLVMValueRef pb)
 }
 
 /* ---- vnni_panel: the zmm VNNI kernel on a contiguous panel of b ------
- * Where b's four rows of a k group lie within 64 * nv bytes (bsk <= NR:
+ * Where b's four rows of a k group lie within 64 * nv bytes (0 <= bsk <= NR:
  * the packed panel BL of the gemm_i8 schedule, bsk = NR), each group is
  * one or two 64-byte loads, put into vpdpbusd's lanes by one vpermb
  * (vpermi2b for 32 columns) with an index computed once from bsk, instead
@@ -801,9 +801,10 @@ masked_block(Cg *cg, Dot *d, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K,
 	LLVMPositionBuilderAtEnd(cg->b, run);
 	d->mrv = mr;
 	d->nrv = nr;
-	/* the panel path where b's rows are at most NR apart */
-	block(cg, d, K, panel, LLVMBuildICmp(cg->b, LLVMIntSLE, d->bsk,
-	    intrin_i64(cg, d->nv * d->k->lanes), ""));
+	/* b's rows loaded together where they are 0 to NR apart */
+	block(cg, d, K, panel, LLVMBuildAnd(cg->b,
+	    LLVMBuildICmp(cg->b, LLVMIntSGE, d->bsk, intrin_i64(cg, 0), ""),
+	    LLVMBuildICmp(cg->b, LLVMIntSLE, d->bsk, intrin_i64(cg, d->nv * d->k->lanes), ""), ""));
 	d->mrv = d->nrv = NULL;
 	LLVMBuildBr(cg->b, done);
 }
