@@ -28,7 +28,7 @@ int conv(int64_t N, int64_t C, int64_t H, int64_t W, int64_t K,
     const float *data, const float *weight, float *out);
 #if defined(TXC_PREPACK)
 /* the kernel's blocked weight layout, filled once outside the timing as
- * oneDNN's weight reorder is: 16-channel blocks of K, zero-padded */
+ * oneDNN's weight reorder is: 32-channel blocks of K, zero-padded */
 int conv_prepack(int64_t K, int64_t C, const float *weight, float *packed);
 #endif
 /* TXC_BLOCKED (the depthwise kernel): conv reads and writes NCHW8c (8
@@ -252,7 +252,7 @@ main(int argc, char **argv)
 	}
 #endif
 #if defined(TXC_PREPACK)
-	c.kwt = bench_alloc(sizeof(float) * (size_t)((c.K + 15) / 16 * 16) * c.C * c.R * c.S);
+	c.kwt = bench_alloc(sizeof(float) * (size_t)((c.K + 31) / 32 * 32) * c.C * c.R * c.S);
 	if (conv_prepack(c.K, c.C, c.wt, c.kwt) != 0) {
 		fprintf(stderr, "conv_prepack: %s\n", txrt_last_error());
 		return 1;

@@ -206,10 +206,13 @@ if [ "$tables" = avx512 ]; then
 else
 	txc_build sgemm_txc sgemm.tx sgemm.c && have_sgemm=1
 fi
-# conv3x3.tx reads its weights in a blocked layout that the driver fills
+# conv3x3.tx (AVX2) and conv3x3_zmm.tx (AVX-512: 14 x 32 tiles on an NCHW
+# copy) read their weights in a blocked layout that the driver fills
 # once, outside the timing (conv_prepack), as oneDNN's are reordered
 drvflags=-DTXC_PREPACK
-txc_build conv3x3_txc conv3x3.tx conv.c && have_conv3=1
+conv3=conv3x3.tx
+[ "$tables" = avx512 ] && conv3=conv3x3_zmm.tx
+txc_build conv3x3_txc $conv3 conv.c && have_conv3=1
 drvflags=
 txc_build conv1x1_txc conv1x1.tx conv.c && have_conv1=1
 # dwconv3x3.tx runs in NCHW8c, the layout oneDNN picks for it; the driver

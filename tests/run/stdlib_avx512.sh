@@ -1,7 +1,7 @@
 #!/bin/sh
 # stdlib_avx512.sh: the stdlib schedules whose isa knob picks an AVX-512
 # plan (matmul, dense, batch_matmul, the NCHW and NCHW8c convolutions,
-# and make bench's 3x3 and 1x1 convolutions):
+# and make bench's 3x3 and 1x1 convolutions, and its AVX-512 3x3 plan):
 #   - the AVX-512 plan forced on this machine (txc -K isa=avx512: the
 #     512-bit vectors are legalised where AVX-512 is missing) against the
 #     unscheduled kernel through tests/run/diffcheck.sh, odd sizes;
@@ -44,6 +44,15 @@ for k in conv3x3 conv1x1; do
 	    -c 'N=1:2 C=1:9 H=1:9 W=1:40 K=1:40' -e 'N=1 C=5 H=3 W=57 K=33' -e 'N=1 C=3 H=2 W=29 K=17' \
 	    "$srcdir/bench/kernels/$k.tx" || fails=$((fails + 1))
 done
+# bench/kernels/conv3x3_zmm.tx, the AVX-512 3x3 plan (no knob: its zmm
+# kernels run on AVX2 CPUs too, libtxrt's copies legalised): 14-pixel
+# tiles, the 7-pixel rows of its W == 7 specialization, 256 input
+# channels per call (C = 300: two blocks), rows shorter than the border
+printf 'bench/kernels/conv3x3_zmm.tx: '
+$SHELL "$srcdir/tests/run/diffcheck.sh" -k conv -r 2 \
+    -c 'N=1:2 C=1:9 H=1:9 W=1:40 K=1:40' -e 'N=1 C=5 H=3 W=57 K=33' -e 'N=2 C=3 H=7 W=7 K=40' \
+    -e 'N=1 C=300 H=4 W=7 K=17' -e 'N=1 C=260 H=1 W=15 K=33' "$srcdir/bench/kernels/conv3x3_zmm.tx" ||
+    fails=$((fails + 1))
 # the default point follows the target
 cd "$tmp" || exit 99
 tile() { # FLAGS...: the first tile line of matmul's loop nest
