@@ -47,11 +47,13 @@ done
 # bench/kernels/conv3x3_zmm.tx, the AVX-512 3x3 plan (no knob: its zmm
 # kernels run on AVX2 CPUs too, libtxrt's copies legalised): 14-pixel
 # tiles, the 7-pixel rows of its W == 7 specialization, 256 input
-# channels per call (C = 300: two blocks), rows shorter than the border
+# channels per call (C = 300: two blocks), rows shorter than the border,
+# blocks of 8 rows with a tail (H = 17)
 printf 'bench/kernels/conv3x3_zmm.tx: '
 $SHELL "$srcdir/tests/run/diffcheck.sh" -k conv -r 2 \
     -c 'N=1:2 C=1:9 H=1:9 W=1:40 K=1:40' -e 'N=1 C=5 H=3 W=57 K=33' -e 'N=2 C=3 H=7 W=7 K=40' \
-    -e 'N=1 C=300 H=4 W=7 K=17' -e 'N=1 C=260 H=1 W=15 K=33' "$srcdir/bench/kernels/conv3x3_zmm.tx" ||
+    -e 'N=1 C=300 H=4 W=7 K=17' -e 'N=1 C=260 H=1 W=15 K=33' -e 'N=1 C=4 H=17 W=14 K=65' \
+    "$srcdir/bench/kernels/conv3x3_zmm.tx" ||
     fails=$((fails + 1))
 # the default point follows the target
 cd "$tmp" || exit 99
