@@ -21,9 +21,10 @@
  *                vector per vector of b (1/MR more instructions), and
  *                128 times it is subtracted at the end.  Every step is
  *                modulo 2^32, as the i32 sum the kernel declares.  The
- *                zmm kernel on a packed panel of b (vnni_panel, below)
- *                turns the roles round: b unsigned, a broadcast from
- *                memory, 128 times a's row sums subtracted.
+ *                zmm kernel on a packed panel of b (vnni_panel,
+ *                intrin_panel.c) turns the roles round: b unsigned, a
+ *                broadcast from memory, 128 times a's row sums
+ *                subtracted.
  *   bf16_widen   AVX2, G 1: bf16 widened to f32 (a 16-bit shift), FMA.
  *   bf16_dp_zmm  AVX512_BF16, G 2: vdpbf16ps.
  *
@@ -51,15 +52,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/llvm/cg.h"
+#include "target/llvm/intrin_dot.h"
 
-typedef struct {
-	const char *emit;
-	int lanes;              /* 32-bit lanes of a vector: 8 ymm, 16 zmm */
-	int group;              /* k summed into one lane per instruction */
-	bool bf16;              /* bf16 -> f32 (else i8 -> i32) */
-	const char *need;       /* LLVM's name of the instruction set */
-} DotKind;
 
 static const DotKind kinds[] = {
 	{ "i8_madd", 8, 2, false, "avx2" },
@@ -69,23 +63,6 @@ static const DotKind kinds[] = {
 	{ "bf16_dp_zmm", 16, 2, true, "avx512bf16" },
 };
 
-enum { MAXV = 8, MAXR = 32 };
-
-typedef struct {
-	const DotKind *k;
-	LLVMTypeRef i64, i32, e, acc;   /* e: an input element (i8 or i16), acc: the accumulator vector */
-	int mr, nv;
-	bool emulate;           /* TXC_DOT_EMULATE: see emulated() */
-	bool perm;              /* b's columns in pack_b_pairs' order */
-	LLVMValueRef c, a, b, csi, asi, ask, bsk, first;
-	/* masked_block: the block's extents (NULL in the full block) */
-	LLVMValueRef mrv, nrv;
-	/* vnni_panel: b unsigned, a signed (panel_* below) */
-	bool bu;
-	bool rows;              /* b's rows apart: loaded one by one */
-	bool vbmi;              /* vpermb/vpermi2b there (else emulated) */
-	LLVMValueRef idx[2], bmask[2], rs[MAXR];
-} Dot;
 
 const char *
 intrin_dot_needs(const char *emit)
@@ -105,8 +82,8 @@ load(Cg *cg, LLVMTypeRef t, LLVMValueRef p)
 }
 
 /* shufflevector x, y by the constant mask m[0..n-1] */
-static LLVMValueRef
-shuffle(Cg *cg, LLVMValueRef x, LLVMValueRef y, const int *m, int n)
+LLVMValueRef
+dot_shuffle(Cg *cg, LLVMValueRef x, LLVMValueRef y, const int *m, int n)
 {
 	LLVMValueRef v[128];
 	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
@@ -125,7 +102,7 @@ interleave(Cg *cg, LLVMValueRef x, LLVMValueRef y, int n, int g)
 		int grp = i / g, in = i % g;
 		m[i] = (grp / 2) * g + in + (grp % 2 ? n : 0);
 	}
-	return shuffle(cg, x, y, m, 2 * n);
+	return dot_shuffle(cg, x, y, m, 2 * n);
 }
 
 /* f32 lanes of bf16 bits (i16 or a vector of them): the bits shifted up */
@@ -141,8 +118,8 @@ widen_bf16(Cg *cg, Dot *d, LLVMValueRef x, int lanes)
 
 /* Row k + q of b, or (valid false) zero, its address clamped to row
  * last so that it is never out of the operand. */
-static LLVMValueRef
-row_index(Cg *cg, LLVMValueRef k, int q, LLVMValueRef last, LLVMValueRef *valid)
+LLVMValueRef
+dot_row_index(Cg *cg, LLVMValueRef k, int q, LLVMValueRef last, LLVMValueRef *valid)
 {
 	LLVMValueRef kq = LLVMBuildAdd(cg->b, k, intrin_i64(cg, q), "");
 	if (!last) {
@@ -154,8 +131,8 @@ row_index(Cg *cg, LLVMValueRef k, int q, LLVMValueRef last, LLVMValueRef *valid)
 }
 
 /* The lanes col .. col + n - 1 that are columns of the block (< nr) */
-static LLVMValueRef
-lane_mask(Cg *cg, Dot *d, int col, int n)
+LLVMValueRef
+dot_lane_mask(Cg *cg, Dot *d, int col, int n)
 {
 	LLVMValueRef lane[64];
 	for (int i = 0; i < n; i++)
@@ -171,11 +148,11 @@ b_row(Cg *cg, Dot *d, LLVMValueRef k, int q, LLVMValueRef last, int col, int n)
 {
 	LLVMTypeRef rowt = LLVMVectorType(d->e, (unsigned)n);
 	LLVMValueRef valid;
-	LLVMValueRef kq = row_index(cg, k, q, last, &valid);
+	LLVMValueRef kq = dot_row_index(cg, k, q, last, &valid);
 	LLVMValueRef p = intrin_gep(cg, d->e, d->b, LLVMBuildAdd(cg->b, intrin_mul(cg, kq, d->bsk),
 	    intrin_i64(cg, col), ""));
 	/* masked_block: columns col + i < nr only */
-	LLVMValueRef row = intrin_vload(cg, rowt, p, 1, d->nrv ? lane_mask(cg, d, col, n) : NULL);
+	LLVMValueRef row = intrin_vload(cg, rowt, p, 1, d->nrv ? dot_lane_mask(cg, d, col, n) : NULL);
 	if (valid)
 		row = LLVMBuildSelect(cg->b, valid, row, LLVMConstNull(rowt), "");
 	return row;
@@ -205,7 +182,7 @@ pack_b_pairs(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *pb
 				int blk = i / 8, t = i % 8;
 				m[i] = (t % 2 ? 2 * L : 0) + 8 * blk + 4 * h + t / 2;
 			}
-			LLVMValueRef x = shuffle(cg, rows[0], rows[1], m, 2 * L);
+			LLVMValueRef x = dot_shuffle(cg, rows[0], rows[1], m, 2 * L);
 			if (d->k->bf16)
 				x = LLVMBuildBitCast(cg->b, x, LLVMVectorType(LLVMBFloatTypeInContext(cg->ctx),
 				    (unsigned)(2 * L)), "");
@@ -228,15 +205,15 @@ unpermute(Cg *cg, Dot *d, LLVMValueRef *acc)
 					int c = h * L + j, blk = c / 8, t = c % 8;
 					m[j] = t < 4 ? 4 * blk + t : L + 4 * blk + t - 4;
 				}
-				acc[r * d->nv + v + h] = shuffle(cg, a, b, m, L);
+				acc[r * d->nv + v + h] = dot_shuffle(cg, a, b, m, L);
 			}
 		}
 }
 
 /* The nv vectors of b for the k group at k (last: the tail's last row,
  * NULL in the main loop), in the lanes the kind's instruction takes. */
-static void
-pack_b(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *pb)
+void
+dot_pack_b(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *pb)
 {
 	int L = d->k->lanes, G = d->k->group;
 	if (d->perm) {
@@ -268,8 +245,8 @@ pack_b(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *pb)
 }
 
 /* a[r, k .. k+G-1] broadcast to every lane, as pack_b's lanes are. */
-static LLVMValueRef
-a_row(Cg *cg, Dot *d, int r)
+LLVMValueRef
+dot_a_row(Cg *cg, Dot *d, int r)
 {
 	LLVMValueRef ri = intrin_i64(cg, r);
 	if (d->mrv)     /* rows past mr: the last one again (never stored) */
@@ -278,15 +255,15 @@ a_row(Cg *cg, Dot *d, int r)
 	return intrin_gep(cg, d->e, d->a, intrin_mul(cg, ri, d->asi));
 }
 
-static LLVMValueRef
-pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
+LLVMValueRef
+dot_pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
 {
 	int L = d->k->lanes, G = d->k->group;
-	LLVMValueRef row = a_row(cg, d, r);
+	LLVMValueRef row = dot_a_row(cg, d, r);
 	LLVMValueRef el[4];
 	for (int q = 0; q < G; q++) {
 		LLVMValueRef valid;
-		LLVMValueRef kq = row_index(cg, k, q, last, &valid);
+		LLVMValueRef kq = dot_row_index(cg, k, q, last, &valid);
 		el[q] = load(cg, d->e, intrin_gep(cg, d->e, row, intrin_mul(cg, kq, d->ask)));
 		if (valid)
 			el[q] = LLVMBuildSelect(cg->b, valid, el[q], LLVMConstNull(d->e), "");
@@ -338,13 +315,13 @@ pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
 }
 
 /* Lanes q, q+g, q+2g... of x (n of them) */
-static LLVMValueRef
-every(Cg *cg, LLVMValueRef x, int q, int g, int n)
+LLVMValueRef
+dot_every(Cg *cg, LLVMValueRef x, int q, int g, int n)
 {
 	int m[64];
 	for (int i = 0; i < n; i++)
 		m[i] = i * g + q;
-	return shuffle(cg, x, LLVMGetUndef(LLVMTypeOf(x)), m, n);
+	return dot_shuffle(cg, x, LLVMGetUndef(LLVMTypeOf(x)), m, n);
 }
 
 /* TXC_DOT_EMULATE=1: vpdpbusd and vdpbf16ps as plain vector code, which
@@ -365,7 +342,7 @@ emulated(Cg *cg, Dot *d, LLVMValueRef acc, LLVMValueRef pa, LLVMValueRef pb)
 		LLVMValueRef y = LLVMBuildSExt(cg->b, LLVMBuildBitCast(cg->b, pb, b8, ""), w, "");
 		LLVMValueRef p = LLVMBuildMul(cg->b, x, y, "");
 		for (int q = 0; q < G; q++)
-			acc = LLVMBuildAdd(cg->b, acc, every(cg, p, q, G, L), "");
+			acc = LLVMBuildAdd(cg->b, acc, dot_every(cg, p, q, G, L), "");
 		return acc;
 	}
 	LLVMTypeRef h = LLVMVectorType(LLVMInt16TypeInContext(cg->ctx), (unsigned)(G * L));
@@ -373,13 +350,13 @@ emulated(Cg *cg, Dot *d, LLVMValueRef acc, LLVMValueRef pa, LLVMValueRef pb)
 	LLVMValueRef y = widen_bf16(cg, d, LLVMBuildBitCast(cg->b, pb, h, ""), G * L);
 	LLVMValueRef p = LLVMBuildFMul(cg->b, x, y, "");
 	for (int q = G - 1; q >= 0; q--)
-		acc = LLVMBuildFAdd(cg->b, acc, every(cg, p, q, G, L), "");
+		acc = LLVMBuildFAdd(cg->b, acc, dot_every(cg, p, q, G, L), "");
 	return acc;
 }
 
 /* acc + the dot products of pa and pb's lane groups */
-static LLVMValueRef
-dot(Cg *cg, Dot *d, LLVMValueRef acc, LLVMValueRef pa, LLVMValueRef pb)
+LLVMValueRef
+dot_instr(Cg *cg, Dot *d, LLVMValueRef acc, LLVMValueRef pa, LLVMValueRef pb)
 {
 	LLVMValueRef args[3] = { acc, pa, pb };
 	bool zmm = d->k->lanes == 16;
@@ -400,243 +377,21 @@ dot(Cg *cg, Dot *d, LLVMValueRef acc, LLVMValueRef pa, LLVMValueRef pb)
 	return LLVMBuildAdd(cg->b, acc, m, "");
 }
 
-/* ---- vnni_panel: the zmm VNNI kernel on a contiguous panel of b ------
- * Where b's four rows of a k group lie within 64 * nv bytes (0 <= bsk <= NR:
- * the packed panel BL of the gemm_i8 schedule, bsk = NR), each group is
- * one or two 64-byte loads, put into vpdpbusd's lanes by one vpermb
- * (vpermi2b for 32 columns) with an index computed once from bsk, instead
- * of four loads of a row and six byte shuffles a vector.  b is the
- * unsigned operand (b xor 0x80 = b + 128) and a the signed one, so a's
- * four bytes are a broadcast operand of vpdpbusd straight from memory;
- * the excess, 128 times the sum of a's row, is summed before the k loop
- * (vpdpbusd of 64 bytes of the row by ones: 1/64 of the loop's work per
- * row and vector), and the row's sums start from minus it. */
-
-/* vpermi2b (hi: byte t of the result is byte idx[t] of lo:hi) or vpermb
- * (hi NULL); lane by lane under TXC_DOT_EMULATE without AVX512_VBMI */
-static LLVMValueRef
-permute_bytes(Cg *cg, Dot *d, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef idx)
-{
-	if (d->vbmi) {
-		LLVMValueRef a[3] = { lo, idx, hi };
-		if (!hi)
-			return cg_call_intrinsic(cg, "llvm.x86.avx512.permvar.qi.512", NULL, 0, a, 2);
-		return cg_call_intrinsic(cg, "llvm.x86.avx512.vpermi2var.qi.512", NULL, 0, a, 3);
-	}
-	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx);
-	LLVMValueRef src = lo, out = LLVMGetUndef(LLVMTypeOf(lo));
-	if (hi) {
-		int m[128];
-		for (int i = 0; i < 128; i++)
-			m[i] = i;
-		src = shuffle(cg, lo, hi, m, 128);
-	}
-	for (int t = 0; t < 64; t++) {
-		LLVMValueRef it = LLVMBuildAnd(cg->b, LLVMBuildExtractElement(cg->b, idx,
-		    intrin_i32(cg, t), ""), LLVMConstInt(i8, hi ? 127 : 63, 0), "");
-		LLVMValueRef x = LLVMBuildExtractElement(cg->b, src, LLVMBuildZExt(cg->b, it, d->i32, ""), "");
-		out = LLVMBuildInsertElement(cg->b, out, x, intrin_i32(cg, t), "");
-	}
-	return out;
-}
-
-/* The lanes 0 .. 63 (plus off) below n: n - off clamped to 0 .. 64, then
- * one compare of bytes */
-static LLVMValueRef
-bytes_below(Cg *cg, int off, LLVMValueRef n)
-{
-	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx);
-	LLVMValueRef t[64], zero = intrin_i64(cg, 0), full = intrin_i64(cg, 64);
-	n = LLVMBuildSub(cg->b, n, intrin_i64(cg, off), "");
-	n = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, n, zero, ""), zero, n, "");
-	n = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntSGT, n, full, ""), full, n, "");
-	for (int i = 0; i < 64; i++)
-		t[i] = LLVMConstInt(i8, (unsigned)i, 0);
-	return LLVMBuildICmp(cg->b, LLVMIntULT, LLVMConstVector(t, 64),
-	    cg_broadcast(cg, LLVMBuildTrunc(cg->b, n, i8, ""), 64), "");
-}
-
-/* d->rs[r]: -128 times the sum of the lanes of s[r], in every lane.  The
- * rows are summed together, a transpose as it goes: two vectors of R rows
- * of w lanes each make one of 2R rows of w/2 lanes (two shuffles and an
- * add), until one vector holds 16 rows or each row one lane; then the
- * lanes of a row are added within the vector and each row broadcast (a
- * third as many instructions as a reduction of each row alone). */
-static void
-row_totals(Cg *cg, Dot *d, LLVMValueRef *s)
-{
-	int L = d->k->lanes, n = d->mr, w = L, m[2][32];
-	LLVMValueRef v[MAXR];
-	for (int r = 0; r < n; r++)
-		v[r] = s[r];
-	while (w > 1 && n > 1) {
-		int R = L / w, h = w / 2, o = 0;
-		for (int i = 0; i < L; i++) {
-			int row = i / h, j = i % h, src = row < R ? 0 : L;
-			row %= R;
-			m[0][i] = src + row * w + j;
-			m[1][i] = src + row * w + j + h;
-		}
-		for (int i = 0; i < n; i += 2) {
-			LLVMValueRef y = i + 1 < n ? v[i + 1] : LLVMConstNull(d->acc);
-			v[o++] = LLVMBuildAdd(cg->b, shuffle(cg, v[i], y, m[0], L),
-			    shuffle(cg, v[i], y, m[1], L), "");
-		}
-		n = o;
-		w = h;
-	}
-	LLVMValueRef seven = cg_broadcast(cg, intrin_i32(cg, 7), L);
-	for (int i = 0; i < n; i++) {
-		for (int h = w / 2; h >= 1; h /= 2) {   /* within each row's w lanes */
-			for (int l = 0; l < L; l++)
-				m[0][l] = l ^ h;
-			v[i] = LLVMBuildAdd(cg->b, v[i], shuffle(cg, v[i], v[i], m[0], L), "");
-		}
-		v[i] = LLVMBuildNeg(cg->b, LLVMBuildShl(cg->b, v[i], seven, ""), "");
-	}
-	int per = L / w;        /* rows a vector */
-	for (int r = 0; r < d->mr; r++) {
-		for (int l = 0; l < L; l++)
-			m[0][l] = r % per * w;
-		d->rs[r] = shuffle(cg, v[r / per], v[r / per], m[0], L);
-	}
-}
-
-/* Before the k loop: the permutation indices, the masks of the panel's
- * loads (masked_block: bytes below 3 bsk + nr), minus 128 times each
- * row's sum */
-static void
-panel_prepare(Cg *cg, Dot *d, LLVMValueRef K)
-{
-	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx), v64 = LLVMVectorType(i8, 64);
-	int NR = d->nv * d->k->lanes;
-	LLVMValueRef bs = cg_broadcast(cg, d->rows ? LLVMConstInt(i8, (unsigned)NR, 0) :
-	    LLVMBuildTrunc(cg->b, d->bsk, i8, ""), 64);
-	for (int v = 0; v < d->nv; v++) {
-		LLVMValueRef q[64], c[64];
-		for (int t = 0; t < 64; t++) {
-			q[t] = LLVMConstInt(i8, (unsigned)(t % 4), 0);
-			c[t] = LLVMConstInt(i8, (unsigned)(16 * v + t / 4), 0);
-		}
-		d->idx[v] = LLVMBuildAdd(cg->b, LLVMBuildMul(cg->b, LLVMConstVector(q, 64), bs, ""),
-		    LLVMConstVector(c, 64), "idx");
-		d->bmask[v] = NULL;
-		if (d->nrv && !d->rows)
-			d->bmask[v] = bytes_below(cg, 64 * v, LLVMBuildAdd(cg->b,
-			    intrin_mul(cg, d->bsk, intrin_i64(cg, 3)), d->nrv, ""));
-	}
-	LLVMValueRef rows[MAXR], phis[MAXR], s[MAXR], zero = intrin_i64(cg, 0);
-	LLVMValueRef ones = cg_broadcast(cg, intrin_i32(cg, 0x01010101), d->k->lanes);
-	for (int r = 0; r < d->mr; r++)
-		rows[r] = a_row(cg, d, r);
-	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
-	LLVMBasicBlockRef head = intrin_block(cg, "rsum"), body = intrin_block(cg, "rsumbody");
-	LLVMBasicBlockRef exit = intrin_block(cg, "rsumdone");
-	LLVMBuildBr(cg->b, head);
-	LLVMPositionBuilderAtEnd(cg->b, head);
-	LLVMValueRef k = LLVMBuildPhi(cg->b, d->i64, "k0");
-	LLVMAddIncoming(k, &zero, &pre, 1);
-	for (int r = 0; r < d->mr; r++) {
-		LLVMValueRef z = LLVMConstNull(d->acc);
-		phis[r] = LLVMBuildPhi(cg->b, d->acc, "rsum");
-		LLVMAddIncoming(phis[r], &z, &pre, 1);
-	}
-	LLVMValueRef next = LLVMBuildAdd(cg->b, k, intrin_i64(cg, 64), "");
-	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, next, K, ""), body, exit);
-	LLVMPositionBuilderAtEnd(cg->b, body);
-	for (int r = 0; r < d->mr; r++) {
-		LLVMValueRef x = intrin_vload(cg, v64, intrin_gep(cg, i8, rows[r], k), 1, NULL);
-		s[r] = dot(cg, d, phis[r], ones, LLVMBuildBitCast(cg->b, x, d->acc, ""));
-	}
-	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
-	LLVMAddIncoming(k, &next, &latch, 1);
-	for (int r = 0; r < d->mr; r++)
-		LLVMAddIncoming(phis[r], &s[r], &latch, 1);
-	LLVMBuildBr(cg->b, head);
-	LLVMPositionBuilderAtEnd(cg->b, exit);
-	/* the last K % 64 bytes, masked, where there are some */
-	LLVMBasicBlockRef tail = intrin_block(cg, "rsumtail"), join = intrin_block(cg, "rsumjoin");
-	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, k, K, ""), tail, join);
-	LLVMPositionBuilderAtEnd(cg->b, tail);
-	LLVMValueRef m = bytes_below(cg, 0, LLVMBuildSub(cg->b, K, k, ""));
-	for (int r = 0; r < d->mr; r++) {
-		LLVMValueRef x = intrin_vload(cg, v64, intrin_gep(cg, i8, rows[r], k), 1, m);
-		s[r] = dot(cg, d, phis[r], ones, LLVMBuildBitCast(cg->b, x, d->acc, ""));
-	}
-	LLVMBasicBlockRef tend = LLVMGetInsertBlock(cg->b);
-	LLVMBuildBr(cg->b, join);
-	LLVMPositionBuilderAtEnd(cg->b, join);
-	for (int r = 0; r < d->mr; r++) {
-		LLVMValueRef phi = LLVMBuildPhi(cg->b, d->acc, "rsum");
-		LLVMValueRef in[2] = { phis[r], s[r] };
-		LLVMBasicBlockRef bbs[2] = { exit, tend };
-		LLVMAddIncoming(phi, in, bbs, 2);
-		s[r] = phi;
-	}
-	row_totals(cg, d, s);
-}
-
-/* One k group at k (last: the tail's last row, then b row by row) */
-static void
-panel_step(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *acc)
-{
-	LLVMValueRef pb[MAXV];
-	if (last) {
-		pack_b(cg, d, k, last, pb);
-	} else if (d->rows) {   /* four loads of NR bytes, put side by side */
-		int NR = d->nv * d->k->lanes, m[64];
-		LLVMValueRef row[4], valid;
-		for (int q = 0; q < 4; q++) {
-			LLVMValueRef kq = row_index(cg, k, q, NULL, &valid);
-			LLVMValueRef p = intrin_gep(cg, d->e, d->b, intrin_mul(cg, kq, d->bsk));
-			row[q] = intrin_vload(cg, LLVMVectorType(d->e, (unsigned)NR), p, 1,
-			    d->nrv ? lane_mask(cg, d, 0, NR) : NULL);
-		}
-		for (int i = 0; i < 64; i++)
-			m[i] = i;
-		LLVMValueRef lo = shuffle(cg, row[0], row[1], m, 2 * NR);
-		LLVMValueRef hi = shuffle(cg, row[2], row[3], m, 2 * NR);
-		if (d->nv == 1) {
-			lo = shuffle(cg, lo, hi, m, 64);
-			hi = NULL;
-		}
-		for (int v = 0; v < d->nv; v++)
-			pb[v] = LLVMBuildBitCast(cg->b, permute_bytes(cg, d, lo, hi, d->idx[v]), d->acc, "");
-	} else {
-		LLVMTypeRef v64 = LLVMVectorType(d->e, 64);
-		LLVMValueRef p = intrin_gep(cg, d->e, d->b, intrin_mul(cg, k, d->bsk));
-		LLVMValueRef lo = intrin_vload(cg, v64, p, 1, d->bmask[0]), hi = NULL;
-		if (d->nv == 2)
-			hi = intrin_vload(cg, v64, intrin_gep(cg, d->e, p, intrin_i64(cg, 64)), 1,
-			    d->bmask[1]);
-		for (int v = 0; v < d->nv; v++)
-			pb[v] = LLVMBuildBitCast(cg->b, permute_bytes(cg, d, lo, hi, d->idx[v]), d->acc, "");
-	}
-	LLVMValueRef x80 = cg_broadcast(cg, intrin_i32(cg, (int64_t)0x80808080u), d->k->lanes);
-	for (int v = 0; v < d->nv; v++)
-		pb[v] = LLVMBuildXor(cg->b, pb[v], x80, "");
-	for (int r = 0; r < d->mr; r++) {
-		LLVMValueRef pa = pack_a(cg, d, r, k, last);
-		for (int v = 0; v < d->nv; v++)
-			acc[r * d->nv + v] = dot(cg, d, acc[r * d->nv + v], pb[v], pa);
-	}
-}
-
 /* One k group at k: acc[r * nv + v] and comp[v] (VNNI's sums of b) */
 static void
 step(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *acc, LLVMValueRef *comp)
 {
 	LLVMValueRef pb[MAXV];
-	pack_b(cg, d, k, last, pb);
+	dot_pack_b(cg, d, k, last, pb);
 	if (comp) {
 		LLVMValueRef ones = cg_broadcast(cg, intrin_i32(cg, 0x01010101), d->k->lanes);
 		for (int v = 0; v < d->nv; v++)
-			comp[v] = dot(cg, d, comp[v], ones, pb[v]);
+			comp[v] = dot_instr(cg, d, comp[v], ones, pb[v]);
 	}
 	for (int r = 0; r < d->mr; r++) {
-		LLVMValueRef pa = pack_a(cg, d, r, k, last);
+		LLVMValueRef pa = dot_pack_a(cg, d, r, k, last);
 		for (int v = 0; v < d->nv; v++)
-			acc[r * d->nv + v] = dot(cg, d, acc[r * d->nv + v], pa, pb[v]);
+			acc[r * d->nv + v] = dot_instr(cg, d, acc[r * d->nv + v], pa, pb[v]);
 	}
 }
 
@@ -650,7 +405,7 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 	for (int i = 0; i < n + nc; i++)
 		init[i] = LLVMConstNull(d->acc);
 	if (d->bu) {   /* a * (b + 128) summed: less 128 * a summed, from the start */
-		panel_prepare(cg, d, K);
+		dot_panel_prepare(cg, d, K);
 		for (int i = 0; i < n; i++)
 			init[i] = d->rs[i / d->nv];
 	}
@@ -671,7 +426,7 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, next, K, ""), body, exit);
 	LLVMPositionBuilderAtEnd(cg->b, body);
 	if (d->bu)
-		panel_step(cg, d, k, NULL, cur);
+		dot_panel_step(cg, d, k, NULL, cur);
 	else
 		step(cg, d, k, NULL, cur, nc ? cur + n : NULL);
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
@@ -692,7 +447,7 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 			cur[i] = acc[i];
 		LLVMValueRef last = LLVMBuildSub(cg->b, K, intrin_i64(cg, 1), "");
 		if (d->bu)
-			panel_step(cg, d, k, last, cur);
+			dot_panel_step(cg, d, k, last, cur);
 		else
 			step(cg, d, k, last, cur, nc ? cur + n : NULL);
 		LLVMBasicBlockRef tend = LLVMGetInsertBlock(cg->b);
@@ -723,7 +478,7 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 	/* masked_block: the columns < nr of the rows < mr */
 	LLVMValueRef sum[MAXR * MAXV], cmask[MAXR * MAXV];
 	for (int i = 0; i < n; i++)
-		cmask[i] = d->nrv ? LLVMBuildAnd(cg->b, lane_mask(cg, d, i % d->nv * d->k->lanes,
+		cmask[i] = d->nrv ? LLVMBuildAnd(cg->b, dot_lane_mask(cg, d, i % d->nv * d->k->lanes,
 		    d->k->lanes), cg_broadcast(cg, LLVMBuildICmp(cg->b, LLVMIntSLT,
 		    intrin_i64(cg, i / d->nv), d->mrv, ""), d->k->lanes), "cmask") : NULL;
 	LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
