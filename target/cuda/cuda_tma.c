@@ -11,7 +11,7 @@
  *
  *   the emulator (cuda_host.c): params[i] points to the 128-byte map
  *   itself, and the calls go to libtxrt (txrt_emu_tma_load,
- *   txrt_emu_mbar_init, txrt_emu_mbar_wait in rt/cuda_emu.c).
+ *   txrt_emu_mbar_init, txrt_emu_mbar_wait in rt/cuda_emu_hopper.c).
  *
  *   the host's launch (cuda_host.c): each map encoded by
  *   txrt_cuda_tensor_map (rt/cuda.c: cuTensorMapEncodeTiled on a device,

@@ -38,9 +38,9 @@
  * and the wait (inline asm with tied operands: LLVM cannot read them
  * before the wait).  Nothing but the row runs between, so the
  * accumulators are never read and the shared tiles never written while
- * a call is in flight; the emulator (rt/cuda_emu.c) reports a barrier,
- * a fragment's fill or store, or a thread's end reached with one in
- * flight.  Edges: the calls read whole blocks; the copies of their tiles
+ * a call is in flight; the emulator (rt/cuda_emu_hopper.c) reports a
+ * barrier, a fragment's fill or store, or a thread's end reached with
+ * one in flight.  Edges: the calls read whole blocks; the copies of their tiles
  * zero-fill past the data (gpu_copy.c), and wgmma_store writes only
  * inside the extents.
  */

@@ -1,0 +1,96 @@
+/* cuda_emu.h: what cuda_emu.c (the emulator of CUDA kernels and its
+ * checker) shares with cuda_emu_hopper.c (TMA loads, mbarriers and
+ * wgmma, Hopper's asynchronous operations): a launch's state, the
+ * block's arena and its shadow, and the reports.  Internal to libtxrt.
+ */
+#ifndef TXRT_CUDA_EMU_H
+#define TXRT_CUDA_EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_api.h"
+#include "fiber.h"
+
+#define MAX_PRINTED 10
+
+enum { RUNNING, WAITING, FINISHED };
+
+/* an asynchronous copy not landed yet (txrt_emu_copy_async) */
+typedef struct {
+	unsigned char *dst;
+	const unsigned char *src;
+	int dbuf, esize;
+	int64_t doff, valid;
+	int64_t group;           /* its commit group, -1 before the commit */
+} Pending;
+
+typedef struct {
+	Fiber fiber;
+	int64_t tid[3];
+	int index;               /* x + bx * (y + by * z) */
+	int state;
+	Pending *pend;           /* its copies in flight */
+	int npend, cappend;
+	int64_t groups;          /* commit groups made */
+	int wgmma;               /* its wgmma calls not waited for */
+} Thread;
+
+/* one arena byte: see the top comment; async: 1 + the thread whose
+ * asynchronous copy into it is in flight, 0 when none is */
+typedef struct {
+	uint32_t wepoch, repoch;
+	uint16_t writer, reader, reader2, async;
+} Shadow;
+
+typedef struct {
+	const txrt_cuda_kernel *kernel;
+	void **params;
+	int64_t ids[12];         /* 3..11: blockIdx, blockDim, gridDim (0..2 are per thread) */
+	int nthreads;
+	Thread *cur;             /* the thread running */
+	Fiber sched;             /* the launching OS thread's own stack */
+	size_t shared;
+	int check;
+	int stopped;             /* an access out of bounds or a stuck barrier */
+	int64_t reports;
+	char first[400];
+	/* the reads of uninitialised shared memory of the current epoch,
+	 * reported when it ends: a race found later in the epoch (another
+	 * thread writing what one read too early) is reported first */
+	char held[MAX_PRINTED][300];
+	int nheld;
+	int64_t held_more;
+} Emu;
+
+/* Shadow.async of a byte a TMA load (txrt_emu_tma_load) has in flight */
+#define TMA_FLIGHT 0x8000
+
+/* ---- cuda_emu.c ---------------------------------------------------------- */
+extern unsigned char *cuda_emu_arena;        /* the block's shared memory */
+extern Shadow *cuda_emu_shadow;              /* one entry per arena byte */
+extern _Thread_local Emu *cuda_emu_cur;      /* while this OS thread emulates a launch */
+
+/* "(x,y,z)" of thread index i, and of the block */
+const char *cuda_emu_thread_name(const Emu *e, int i, char *buf, size_t n);
+const char *cuda_emu_block_name(const Emu *e, char *buf, size_t n);
+/* A report of the launch (counted; the first ten printed) */
+void cuda_emu_report(Emu *e, const char *fmt, ...) TXRT_PRINTF(2, 3);
+/* Stops the launch from the running thread, which is never resumed. */
+void cuda_emu_stop(Emu *e);
+/* The race checks of an access to esize bytes of the arena at p
+ * (element off of shared buffer buf). */
+void cuda_emu_shadow_access(Emu *e, int buf, uintptr_t p, int64_t off, int esize, int write);
+/* The bounds checks of an access; its arena address for a shared buffer
+ * (0: none, or stopped). */
+uintptr_t cuda_emu_bounds(Emu *e, int buf, const void *base, int64_t off, int64_t n, int esize,
+    int write);
+
+/* ---- cuda_emu_hopper.c --------------------------------------------------- */
+/* Reports the running thread's wgmma calls not waited for, as it does
+ * `what` (reaches a barrier, ends, touches a fragment). */
+void cuda_emu_wgmma_check(Emu *e, const char *what);
+/* Forgets the TMA loads in flight (a stopped block's). */
+void cuda_emu_tma_drop(void);
+
+#endif

@@ -1,0 +1,270 @@
+/* cuda_emu_hopper.c: the emulator's Hopper operations (cuda_emu.c runs
+ * the kernels): TMA loads of a tensor map's box into shared memory with
+ * the map's swizzle and zero fill past the tensor, the mbarriers they
+ * complete on (phases, expected bytes, waits that nothing can complete),
+ * and wgmma, which reads its operands through their shared-memory matrix
+ * descriptors and counts as in flight until the thread's wait.
+ */
+#include <string.h>
+
+#include "cuda_emu.h"
+
+/* ---- TMA and mbarriers (tma() in txc-schedule(7)) ------------------------------ */
+
+/* The emulator's mbarrier, in its 8 bytes of shared memory. */
+typedef struct {
+	int32_t tx;              /* transaction bytes expected and not yet completed */
+	uint16_t pending;        /* arrivals the current phase still needs */
+	uint8_t count;           /* arrivals a phase */
+	uint8_t done;            /* phases completed (mod 256): its parity is the wait's */
+} Mbar;
+
+/* the TMA boxes in flight: their bytes [lo, hi) of the arena, until a
+ * wait sees bar's phase complete */
+enum { MAX_TMA = 256 };
+static struct { uintptr_t bar, lo, hi; } tma_fl[MAX_TMA];
+static int ntma;
+
+/* The mbarrier at bar if it lies in the arena (else reported: NULL). */
+static Mbar *
+mbar_at(Emu *e, void *bar, Mbar *m)
+{
+	uintptr_t p = (uintptr_t)bar, a = (uintptr_t)cuda_emu_arena;
+	if (p < a || p - a + sizeof *m > e->shared || (p & 7)) {
+		cuda_emu_report(e, "mbarrier at %p is not 8 aligned bytes of the block's shared memory", bar);
+		cuda_emu_stop(e);
+		return NULL;
+	}
+	memcpy(m, bar, sizeof *m);
+	return m;
+}
+
+static void
+mbar_complete(Mbar *m)
+{
+	if (m->pending == 0 && m->tx == 0) {
+		m->done++;
+		m->pending = m->count;
+	}
+}
+
+void
+cuda_emu_tma_drop(void)
+{
+	for (int i = 0; i < ntma && cuda_emu_shadow; i++)
+		for (uintptr_t p = tma_fl[i].lo; p < tma_fl[i].hi; p++)
+			cuda_emu_shadow[p - (uintptr_t)cuda_emu_arena].async = 0;
+	ntma = 0;
+}
+
+void
+txrt_emu_mbar_init(void *bar, int count)
+{
+	Emu *e = cuda_emu_cur;
+	Mbar m;
+	if (!e || !mbar_at(e, bar, &m))
+		return;
+	m.tx = 0;
+	m.count = m.pending = (uint8_t)(count < 1 ? 1 : count > 255 ? 255 : count);
+	m.done = 0;
+	memcpy(bar, &m, sizeof m);
+}
+
+void
+txrt_emu_tma_load(int dbuf, void *dbase, int64_t doff, const void *map, int col, int row,
+    void *bar)
+{
+	Emu *e = cuda_emu_cur;
+	const CudaEmuMap *t = map;
+	Mbar m;
+	if (!e || !mbar_at(e, bar, &m))
+		return;
+	if (!t || t->magic != CUDA_EMU_MAP_MAGIC) {
+		cuda_emu_report(e, "TMA load with a tensor map libtxrt did not encode for the emulator");
+		cuda_emu_stop(e);
+		return;
+	}
+	int64_t es = t->esize, rowb = t->box[0] * es, bytes = rowb * t->box[1];
+	unsigned char *dst = (unsigned char *)dbase + doff * es;
+	uintptr_t a = (uintptr_t)cuda_emu_arena, lo = (uintptr_t)dst;
+	if (lo < a || lo - a + (uintptr_t)bytes > e->shared || ((lo - a) & 127)) {
+		cuda_emu_report(e, "TMA load into shared buffer %d element %lld: the box's %lld bytes are not "
+		    "128-byte aligned inside the block's %zu bytes of shared memory", dbuf,
+		    (long long)doff, (long long)bytes, e->shared);
+		cuda_emu_stop(e);
+		return;
+	}
+	/* arrive.expect_tx, then the box: byte b of row r at its swizzled place
+	 * (16-byte chunk c of a 128-byte line XOR bits 7.. of the offset) */
+	m.tx += (int32_t)bytes;
+	if (m.pending)
+		m.pending--;
+	for (int64_t r = 0; r < t->box[1]; r++)
+		for (int64_t x = 0; x < t->box[0]; x++) {
+			int64_t off = r * rowb + x * es, at = off;
+			if (t->swizzle) {
+				int64_t span = t->swizzle / 16;       /* chunks a swizzle row: 2, 4, 8 */
+				int64_t abs = (int64_t)(lo - a) + off;
+				at = off ^ (((abs >> 7) & (span - 1)) << 4);
+			}
+			if (e->check) {
+				cuda_emu_shadow_access(e, dbuf, lo + (uintptr_t)at, doff + at / es, (int)es, 1);
+				for (int b = 0; b < es; b++)
+					cuda_emu_shadow[lo - a + (uintptr_t)at + (uintptr_t)b].async =
+					    (uint16_t)(TMA_FLIGHT | (e->cur->index + 1));
+			}
+			int64_t gc = col + x, gr = row + r;
+			if (gc < 0 || gr < 0 || gc >= t->dims[0] || gr >= t->dims[1])
+				memset(dst + at, 0, (size_t)es);
+			else
+				memcpy(dst + at, t->base + gr * t->pitch + gc * es, (size_t)es);
+		}
+	if (e->check && ntma < MAX_TMA) {
+		tma_fl[ntma].bar = (uintptr_t)bar;
+		tma_fl[ntma].lo = lo;
+		tma_fl[ntma++].hi = lo + (uintptr_t)bytes;
+	}
+	m.tx -= (int32_t)bytes;   /* complete_tx */
+	mbar_complete(&m);
+	memcpy(bar, &m, sizeof m);
+}
+
+void
+txrt_emu_mbar_wait(void *bar, int parity)
+{
+	Emu *e = cuda_emu_cur;
+	Mbar m;
+	if (!e || !mbar_at(e, bar, &m))
+		return;
+	if ((m.done & 1) == (parity & 1)) {
+		char tb[48], bb[48];
+		cuda_emu_report(e, "thread %s of block %s waits for phase parity %d of an mbarrier whose phase "
+		    "no arrival or TMA load can complete (%d arrivals and %d bytes missing): on a GPU "
+		    "it would wait forever", cuda_emu_thread_name(e, e->cur->index, tb, sizeof tb),
+		    cuda_emu_block_name(e, bb, sizeof bb), parity & 1, m.pending, m.tx);
+		cuda_emu_stop(e);
+		return;
+	}
+	/* the phase has completed: its loads have landed for every reader */
+	int kept = 0;
+	for (int i = 0; i < ntma; i++) {
+		if (tma_fl[i].bar != (uintptr_t)bar) {
+			tma_fl[kept++] = tma_fl[i];
+			continue;
+		}
+		for (uintptr_t p = tma_fl[i].lo; p < tma_fl[i].hi; p++)
+			cuda_emu_shadow[p - (uintptr_t)cuda_emu_arena].async = 0;
+	}
+	ntma = kept;
+}
+
+/* ---- wgmma (sm_90a) ------------------------------------------------------------ */
+
+void
+cuda_emu_wgmma_check(Emu *e, const char *what)
+{
+	Thread *t = e->cur;
+	if (!t->wgmma)
+		return;
+	char tb[48], bb[48];
+	cuda_emu_report(e, "thread %s of block %s %s with %d wgmma call%s in flight (no "
+	    "wgmma.wait_group since): its accumulators and the shared tiles it reads are not "
+	    "settled", cuda_emu_thread_name(e, t->index, tb, sizeof tb), cuda_emu_block_name(e, bb, sizeof bb), what,
+	    t->wgmma, t->wgmma == 1 ? "" : "s");
+	t->wgmma = 0;
+}
+
+void
+txrt_emu_wgmma_sync(int kind)
+{
+	Emu *e = cuda_emu_cur;
+	if (!e)
+		return;
+	if (kind == 1)
+		e->cur->wgmma = 0;
+	else if (kind == 2)
+		cuda_emu_wgmma_check(e, "touches a warpgroup fragment's registers");
+}
+
+static float
+f16_value(uint16_t h)
+{
+	int s = h >> 15, x = h >> 10 & 31, m = h & 1023;
+	float v = x == 0 ? (float)m / 16777216.0f : x == 31 ? (m ? 0.0f / 0.0f : 1.0f / 0.0f) :
+	    (float)(1024 + m) * ((float)(1 << (x > 25 ? x - 25 : 0)) / (float)(1 << (x < 25 ? 25 - x : 0)));
+	return s ? -v : v;
+}
+
+static float
+bf16_value(uint16_t h)
+{
+	uint32_t u = (uint32_t)h << 16;
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+/* The arena byte address of element (r, c) of a descriptor's operand:
+ * rows r of the 8-row core groups (stride byte offset between groups),
+ * c along the swizzled row (leading byte offset between rows' spans),
+ * then the swizzle's XOR of the 16-byte chunk by address bits 7 on. */
+static uint64_t
+desc_addr(int64_t desc, int r, int c)
+{
+	uint64_t start = ((uint64_t)desc & 0x3fff) << 4;
+	uint64_t lbo = ((uint64_t)desc >> 16 & 0x3fff) << 4, sbo = ((uint64_t)desc >> 32 & 0x3fff) << 4;
+	int mode = (int)((uint64_t)desc >> 62 & 3);
+	uint64_t w = mode == 1 ? 128 : mode == 2 ? 64 : mode == 3 ? 32 : 16;
+	uint64_t cb = (uint64_t)c * 2;
+	uint64_t a = start + (uint64_t)(r % 8) * w + (uint64_t)(r / 8) * sbo + cb / w * lbo + cb % w;
+	uint64_t bits = mode == 1 ? 7 : mode == 2 ? 3 : mode == 3 ? 1 : 0;
+	return a ^ ((a >> 7 & bits) << 4);
+}
+
+/* One 16-bit element of an operand, its read checked. */
+static float
+wg_read(Emu *e, int buf, const void *base, int64_t n, uint64_t addr, int bf)
+{
+	uintptr_t p = (uintptr_t)cuda_emu_arena + (uintptr_t)addr;
+	int64_t off = ((int64_t)p - (int64_t)(uintptr_t)base) / 2;
+	if (e->check) {
+		uintptr_t q = cuda_emu_bounds(e, buf, base, off, n, 2, 0);
+		if (!q)
+			return 0.0f;
+		cuda_emu_shadow_access(e, buf, q, off, 2, 0);
+	} else if (addr + 2 > e->shared) {
+		return 0.0f;
+	}
+	uint16_t h;
+	memcpy(&h, (const void *)p, 2);
+	return bf ? bf16_value(h) : f16_value(h);
+}
+
+void
+txrt_emu_wgmma(int abuf, const void *abase, int64_t an, int bbuf, const void *bbase, int64_t bn,
+    int64_t adesc, int64_t bdesc, float *acc, int n, int flags)
+{
+	Emu *e = cuda_emu_cur;
+	if (!e || e->stopped)
+		return;
+	Thread *t = e->cur;
+	int64_t x = t->tid[0];
+	if (x < 0 || x >= 128 || n < 8 || n > 256 || n % 8) {
+		cuda_emu_report(e, "wgmma by thread %lld of x (a warpgroup's 128) with N = %d", (long long)x, n);
+		cuda_emu_stop(e);
+		return;
+	}
+	int w = (int)(x / 32), g = (int)(x % 32 / 4), tq = (int)(x % 4), bf = flags & 1;
+	for (int s = 0; s < n / 2 && !e->stopped; s++) {
+		int row = 16 * w + g + 8 * (s / 2 % 2), col = 8 * (s / 4) + 2 * tq + s % 2;
+		float sum = 0.0f;
+		for (int k = 0; k < 16; k++) {
+			/* a: rows i along k (K-major) or transposed; b: k along n or transposed */
+			uint64_t aa = flags & 4 ? desc_addr(adesc, k, row) : desc_addr(adesc, row, k);
+			uint64_t ba = flags & 8 ? desc_addr(bdesc, k, col) : desc_addr(bdesc, col, k);
+			sum += wg_read(e, abuf, abase, an, aa, bf) * wg_read(e, bbuf, bbase, bn, ba, bf);
+		}
+		acc[s] = (flags & 2 ? acc[s] : 0.0f) + sum;
+	}
+	t->wgmma++;
+}
