@@ -313,6 +313,31 @@ swizzle_fits(const AutoStage *s, const Mma *m, const Expr *x, int bm, int bn)
 	return bytes == 32 || bytes == 64 || (bytes >= 128 && bytes % 128 == 0);
 }
 
+/* G5's operand tiles: each operand copied to shared memory for frag at
+ * its loop ko (one copy where both are one tensor), in a ring of 3
+ * filled by cp.async, swizzled where swa (a) and swb (b) say. */
+static void
+shared_tiles(Gpu *c, const Mma *m, const char *frag, const char *ko, bool swa, bool swb)
+{
+	FILE *fp = c->fp;
+	const char *ta = m->a->call.tensor->name, *tb = m->b->call.tensor->name;
+	const char *as = auto_fresh(c->g, arena_printf(perm, "%s_shared", ta));
+	fprintf(fp, "  %s.cache_read(shared, [%s]) -> %s;\n", ta, frag, as);
+	const char *bs = as;
+	if (tb != ta) {
+		bs = auto_fresh(c->g, arena_printf(perm, "%s_shared", tb));
+		fprintf(fp, "  %s.cache_read(shared, [%s]) -> %s;\n", tb, frag, bs);
+	}
+	const char *tiles[2] = { as, bs };
+	bool sw[2] = { swa, swb };
+	for (int t = 0; t < (bs != as ? 2 : 1); t++) {
+		fprintf(fp, "  %s.compute_at(%s, %s);\n", tiles[t], frag, ko);
+		fprintf(fp, "  %s.pipeline(3);\n", tiles[t]);
+		if (sw[t])
+			fprintf(fp, "  %s.swizzle();\n", tiles[t]);
+	}
+}
+
 /* G5 on sm_90a, stage si (no consumer): bench/kernels/hgemm_sm90a_cuda.tx's
  * plan.  bm x bn outputs a block, a warpgroup (128 threads) for each 64
  * rows, its 64 x bn sums in registers (a warpgroup fragment), zeroed,
@@ -353,17 +378,7 @@ g5_wgmma(Gpu *c, int si, const Mma *m)
 	fprintf(fp, "  %s.unroll(%s);\n", frag, kio);
 	fprintf(fp, "  %s.tensorize(%s, %s);\n", frag, row, m->wg_fill->name);
 	fprintf(fp, "  %s.tensorize(%s, %s);\n", frag, row, m->wg->name);
-	const char *ta = m->a->call.tensor->name, *tb = m->b->call.tensor->name;
-	const char *as = auto_fresh(g, arena_printf(perm, "%s_shared", ta));
-	const char *bs = auto_fresh(g, arena_printf(perm, "%s_shared", tb));
-	fprintf(fp, "  %s.cache_read(shared, [%s]) -> %s;\n", ta, frag, as);
-	fprintf(fp, "  %s.cache_read(shared, [%s]) -> %s;\n", tb, frag, bs);
-	const char *tiles[2] = { as, bs };
-	for (int t = 0; t < 2; t++) {
-		fprintf(fp, "  %s.compute_at(%s, %s);\n", tiles[t], frag, ko);
-		fprintf(fp, "  %s.pipeline(3);\n", tiles[t]);
-		fprintf(fp, "  %s.swizzle();\n", tiles[t]);
-	}
+	shared_tiles(c, m, frag, ko, true, true);
 	c->placed[si] = true;
 }
 
@@ -465,24 +480,7 @@ g5(Gpu *c, int si, const Mma *m, int R)
 	fprintf(fp, "  %s.unroll(%s);\n", frag, tn);
 	fprintf(fp, "  %s.tensorize(%s, %s);\n", frag, ti, m->fill->name);
 	fprintf(fp, "  %s.tensorize(%s, %s);\n", frag, ti, m->intr->name);
-	const char *ta = m->a->call.tensor->name, *tb = m->b->call.tensor->name;
-	const char *as = auto_fresh(g, arena_printf(perm, "%s_shared", ta));
-	fprintf(fp, "  %s.cache_read(shared, [%s]) -> %s;\n", ta, frag, as);
-	const char *bs = as;
-	if (tb != ta) {
-		bs = auto_fresh(g, arena_printf(perm, "%s_shared", tb));
-		fprintf(fp, "  %s.cache_read(shared, [%s]) -> %s;\n", tb, frag, bs);
-	}
-	fprintf(fp, "  %s.compute_at(%s, %s);\n", as, frag, ko);
-	fprintf(fp, "  %s.pipeline(3);\n", as);
-	if (swa)
-		fprintf(fp, "  %s.swizzle();\n", as);
-	if (bs != as) {
-		fprintf(fp, "  %s.compute_at(%s, %s);\n", bs, frag, ko);
-		fprintf(fp, "  %s.pipeline(3);\n", bs);
-		if (swb)
-			fprintf(fp, "  %s.swizzle();\n", bs);
-	}
+	shared_tiles(c, m, frag, ko, swa, swb);
 	if (R != si) {
 		/* the consumer: the same warps, a warp's 32 lanes along a row */
 		const char *iz = auto_fresh(g, "iz"), *ir = auto_fresh(g, "ir");
