@@ -119,7 +119,7 @@ flatten_buffers(IrStmt *s)
 typedef struct {
 	IrVisitor v;
 	Buffer *b;
-	bool found, mma;
+	bool found, mma, wgmma;
 } InCall;
 
 static void
@@ -132,6 +132,8 @@ in_call(IrVisitor *v, IrExpr *e)
 				c->found = true;
 				if (!strcmp(e->call.name, "mma"))
 					c->mma = true;
+				if (!strcmp(e->call.name, "wgmma"))
+					c->wgmma = true;
 			}
 	ir_visit_expr_children(v, e);
 }
@@ -262,6 +264,30 @@ swizzle_ok(Buffer *b, int64_t last)
 
 static IrStmt *pad_layout(IrMutator *m, IrStmt *s);
 
+/* The swizzled row of a tensor-core tile (mma, wgmma) of `last` elements
+ * of `bits`: `last` where it is a width swizzle() permutes (32, 64 or
+ * 128n bytes), else the next such width: a tile whose rows -D folded to
+ * 48 bytes, below the split's 64 elements, is stored in rows of 64 bytes
+ * (the calls read whole 16-wide blocks, and the copies of a wgmma tile
+ * fill the pad with zeros, gpu_copy.c).  A row of 45 f16 becomes 64.
+ * Other swizzled buffers keep their rows, and swizzle_ok says what is
+ * wrong with a width; so does a row without a constant bound (0). */
+static int64_t
+swizzle_width(int64_t last, int bits)
+{
+	if (last <= 0 || bits <= 0 || 128 % bits)
+		return last;
+	int64_t per = 128 / bits;   /* elements of a 16-byte piece */
+	int64_t pieces = (last + per - 1) / per;
+	if (pieces <= 2)
+		pieces = 2;
+	else if (pieces <= 4)
+		pieces = 4;
+	else
+		pieces = (pieces + 7) / 8 * 8;
+	return pieces * per;
+}
+
 static IrStmt *
 pad_alloc(IrMutator *m, IrStmt *s)
 {
@@ -272,6 +298,11 @@ pad_alloc(IrMutator *m, IrStmt *s)
 	IrExpr *e = b->ndims ? b->extent[b->ndims - 1] : NULL;
 	if (e && !(ir_is_const(e, &last) || (bounds_const_max(e, &c) && (last = c) > 0)))
 		last = 0;
+	/* a tensor-core tile's rows, which its calls read in whole blocks */
+	InCall ic = { .v = {.expr = {[IR_CALL] = in_call}}, .b = b };
+	ir_visit_stmt(&ic.v, s->alloc.body);
+	if (ic.mma || ic.wgmma)
+		last = swizzle_width(last, ir_bits(b->elem));
 	if (swizzle_ok(b, last))
 		b->swizzle_row = last;
 	IrStmt *r = pad_layout(m, s);
@@ -307,6 +338,18 @@ pad_layout(IrMutator *m, IrStmt *s)
 	}
 	int64_t last;
 	int n = b->ndims;
+	/* a swizzled row padded to a width swizzle() permutes */
+	if (b->swizzle_row && n >= 1 && ir_is_const(to[n - 1], &last) && last < b->swizzle_row) {
+		to[n - 1] = ir_i64c(b->swizzle_row);
+		changed = true;
+	}
+	/* and a tile wgmma reads in whole rows of 16 (k, for an n-major b
+	 * whose k -D folded to 45: 48 rows, the last zeros, gpu_copy.c),
+	 * which its descriptors' 8-row groups and panels need */
+	if (b->swizzle_row && ic.wgmma && n >= 2 && ir_is_const(to[n - 2], &last) && last % 16) {
+		to[n - 2] = ir_i64c((last + 15) / 16 * 16);
+		changed = true;
+	}
 	if (ic.mma && !b->swizzle_row && b->scope == SCOPE_SHARED && n >= 2 &&
 	    ir_bits(b->elem) == 16 && ir_is_const(to[n - 1], &last) && last % 8 == 0) {
 		to[n - 1] = ir_i64c(last + 8);

@@ -112,11 +112,19 @@ copy_chain(IrStmt *s, IrStmt **chain)
 static int64_t
 slot_rows(Buffer *dst, IrStmt **chain, int n, IrExpr *di)
 {
-	int64_t row = dst->swizzle_row, slot, step;
-	if (n < 2 || row <= 0 || dst->ndims != 1 || !ir_is_const(dst->extent[0], &slot))
+	int64_t row = dst->swizzle_row, slot = dst->slot, step;
+	if (n < 2 || row <= 0)
 		return 0;
-	if (dst->slot)
-		slot = dst->slot;
+	/* one slot of a pipelined tile, else the whole (flat) tile */
+	if (!slot) {
+		slot = 1;
+		for (int d = 0; d < dst->ndims; d++) {
+			int64_t c;
+			if (!ir_is_const(dst->extent[d], &c))
+				return 0;
+			slot *= c;
+		}
+	}
 	if (slot % row)
 		return 0;
 	Var *r = chain[n - 2]->loop.var;

@@ -47,4 +47,13 @@ check hgemm_sm90a_cuda.tx sm_90a -D M=200 -D N=136 -D K=72
 check hgemm_sm90a_cuda.tx sm_90a -D M=128 -D N=64 -D K=80
 check bgemm_sm90a_cuda.tx sm_90a -D M=67 -D N=29 -D K=45
 check hgemm_sm90a_tma_cuda.tx sm_90a -D M=70 -D N=40 -D K=16
+# a k below the split (64 for the sm_90a plans, 32 for sm_80's) folds the
+# tile's rows to 48 or 80 bytes, widths swizzle() does not permute: they
+# are padded to 64 and 128 (lower/flatten.c), the pad zero-filled by the
+# copies of wgmma's tiles, and b's k rows to a multiple of 16
+for k in 24 40; do
+	check hgemm128_cuda.tx sm_80 -D M=70 -D N=72 -D K=$k
+	check hgemm_sm90a_cuda.tx sm_90a -D M=70 -D N=72 -D K=$k
+	check hgemm_sm90a_tma_cuda.tx sm_90a -D M=70 -D N=72 -D K=$k
+done
 [ $fails -eq 0 ]
