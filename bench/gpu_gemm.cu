@@ -178,6 +178,9 @@ main(int argc, char **argv)
 	int64_t M = argc > 3 ? atoll(argv[1]) : 4096, N = argc > 3 ? atoll(argv[2]) : 4096;
 	int64_t K = argc > 3 ? atoll(argv[3]) : 4096;
 	int runs = argc > 4 ? atoi(argv[4]) : 10;
+	/* a line at a time: a kernel that hangs (gpu-check.sh runs this under
+	 * timeout) leaves the lines of the kernels before it */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	size_t na = (size_t)(M * K), nb = (size_t)(K * N), nc = (size_t)(M * N);
 	float *ha = (float *)malloc(na * sizeof *ha), *hb = (float *)malloc(nb * sizeof *hb);
 	float *c1 = (float *)malloc(nc * sizeof *c1), *c2 = (float *)malloc(nc * sizeof *c2);

@@ -26,14 +26,25 @@
 #      hgemm_sm90a_tma_cuda.tx (wgmma and TMA) for sm_90a; with the GPU's
 #      name (GPU_GEMM_SIZES='M N K' changes the size);
 #      twice: the kernels as `txc -o` writes them for any size, and
-#      compiled with the sizes fixed (-D), as a user may when they are known.
+#      compiled with the sizes fixed (-D), as a user may when they are known
+#      (GPU_GEMM_FIXED_ONLY=1: only that).
 #   4. txc tune --target=cuda on examples/template_cuda.tx (the template
 #      of part 3's sgemm: its default point is that hand-written
 #      schedule) at M=N=K=2048, 40 trials (GPU_TUNE_SIZE, GPU_TUNE_TRIALS
 #      change them), then the chosen point beside the default in one txc
 #      bench run.
 #
-# GPU_CHECK_PARTS='4' (a list of part numbers) runs only those parts.
+#   5. (only when asked for) Nsight Compute's sections on part 3's
+#      kernels with the sizes fixed: throughput, occupancy, stalls.
+#   6. (only when asked for) variants of part 3's plans (the table
+#      `variants` below: deeper k steps, a fourth slot, taller blocks,
+#      larger SIMT tiles), each beside cuBLAS with the sizes fixed.
+#      --build-only checks each in the emulator.
+#
+# GPU_CHECK_PARTS='4' (a list of part numbers) runs only those parts; each
+# job of parts 1 and 2 runs under timeout (GPU_CHECK_JOB_TIMEOUT seconds,
+# default 300), as part 3's benchmark does, so a kernel that never ends
+# fails instead of holding the machine.
 #
 # --build-only builds what part 3 and the device harness need and runs
 # nothing (make check does this where the CUDA toolkit is installed, so
@@ -75,7 +86,7 @@ build_gemm() {
 	objs=
 	for ga in $kernels; do
 		g=${ga%%:*} a=${ga#*:}
-		"$TXC" --target=cuda ${a:+--cuda-arch=$a} "$@" "$srcdir/bench/kernels/${g}_cuda.tx" \
+		"$TXC" --target=cuda ${a:+--cuda-arch=$a} "$@" "${kdir:-$srcdir/bench/kernels}/${g}_cuda.tx" \
 		    -o "$work/$prog-$g.o" ||
 		    { fail "txc --target=cuda ${a:+--cuda-arch=$a }$* bench/kernels/${g}_cuda.tx"; return 1; }
 		objs="$objs $work/$prog-$g.o"
@@ -94,6 +105,59 @@ build_gemm() {
 	return 0
 }
 
+# Part 6's variants of part 3's plans, made from the shipped files by sed
+# (so that they follow them, and a stale one fails: its sed must change
+# the file): NAME|KERNELS|SED, KERNELS among part 3's (hgemm_sm90a for
+# bench/kernels/hgemm_sm90a_cuda.tx).  Each is a question the figures of
+# the shipped plans raised, to answer on the next GPU: deeper k steps
+# (fewer barriers and waits a FLOP, 128-byte rows for A), a fourth slot,
+# a taller block of four warpgroups sharing B's tile, larger SIMT tiles.
+variants='k64|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma hgemm128 bgemm128|s/Cf\.split(k, 32)/Cf.split(k, 64)/
+p4|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/\.pipeline(3)/.pipeline(4)/
+m256|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/C\.tile(i, j, 128, 128/C.tile(i, j, 256, 128/;s/Cf\.split(k, 32)/Cf.split(k, 64)/
+sg128|sgemm|s/C\.tile(i, j, 64, 64/C.tile(i, j, 128, 128/;s/C\.split(ii, 4)/C.split(ii, 8)/;s/C\.split(ji, 4)/C.split(ji, 8)/
+sg128k8|sgemm|s/C\.tile(i, j, 64, 64/C.tile(i, j, 128, 128/;s/C\.split(ii, 4)/C.split(ii, 8)/;s/C\.split(ji, 4)/C.split(ji, 8)/;s/Cl\.split(k, 16)/Cl.split(k, 8)/
+sg128x64|sgemm|s/C\.tile(i, j, 64, 64/C.tile(i, j, 128, 64/;s/C\.split(ii, 4)/C.split(ii, 8)/'
+
+# make_variant NAME: $work/var-NAME, part 3's kernel files with NAME's
+# changed ($vks: those kernels); fails where a sed changes nothing
+make_variant() {
+	line=$(printf '%s\n' "$variants" | grep "^$1|") || { fail "no variant $1"; return 1; }
+	vks=$(echo "$line" | cut -d'|' -f2)
+	ed=$(echo "$line" | cut -d'|' -f3-)
+	d=$work/var-$1
+	rm -rf "$d"
+	mkdir -p "$d"
+	cp "$srcdir"/bench/kernels/*_cuda.tx "$d"/
+	for k in $vks; do
+		f=$srcdir/bench/kernels/${k}_cuda.tx
+		# each of the seds (;-separated) must change the file
+		rest=$ed
+		while [ -n "$rest" ]; do
+			e=${rest%%;*}
+			if [ "$e" = "$rest" ]; then rest=; else rest=${rest#*;}; fi
+			! sed "$e" "$f" | cmp -s - "$f" ||
+			    { fail "variant $1: '$e' no longer changes bench/kernels/${k}_cuda.tx"; return 1; }
+		done
+		sed "$ed" "$f" >"$d/${k}_cuda.tx"
+	done
+}
+
+# check_variant NAME: its changed kernels in libtxrt's emulator against
+# the unscheduled kernel (txc bench, sizes fixed), at sizes of partial
+# tiles and several k steps
+check_variant() {
+	make_variant "$1" || return 1
+	for k in $vks; do
+		a=
+		case $k in *sm90a*) a=sm_90a ;; *tma*) a=sm_90 ;; esac
+		out=$(TXC_STDLIB="$srcdir/stdlib" "$TXC" bench "$work/var-$1/${k}_cuda.tx" --target=cuda \
+		    ${a:+--cuda-arch=$a} --runs=1 --warmup=0 -D M=130 -D N=136 -D K=200 2>&1)
+		echo "$out" | grep -Eq '^  default +emulated +- +0 ' ||
+		    { fail "variant $1: ${k}_cuda.tx in the emulator"; echo "$out" | head -5; }
+	done
+}
+
 hopper=1
 if [ $build_only = 1 ]; then
 	if [ ! -x "$nvcc" ] || [ ! -f "$cuda/include/cublas_v2.h" ]; then
@@ -101,6 +165,10 @@ if [ $build_only = 1 ]; then
 		exit 77
 	fi
 	build_gemm
+	# part 6's variants: their seds still apply, and they compute right
+	for v in $(printf '%s\n' "$variants" | cut -d'|' -f1); do
+		check_variant "$v"
+	done
 	# the emulator runs the device harness as a GPU would (copies included)
 	if [ $fails -eq 0 ]; then
 		TXRT_CUDA=emulate "$work/h" M=67 N=45 K=19 >/dev/null 2>"$work/run.log" ||
@@ -140,33 +208,56 @@ add_job() {
 # run_jobs: runs the jobs added since the last call; prints one line each
 run_jobs() {
 	i=$first
+	# each job's line as it ends (a run cut short by timeout keeps them)
 	while [ $i -le $njobs ]; do echo $i; i=$((i + 1)); done |
-	    xargs -P "$jobs" -I@ sh -c 'sh "$0/@.sh" >"$0/@.log" 2>&1; echo $? >"$0/@.rc"' "$work/jobs"
+	    xargs -P "$jobs" -I@ sh -c '
+		timeout "$1" sh "$0/@.sh" >"$0/@.log" 2>&1
+		rc=$?
+		echo $rc >"$0/@.rc"
+		if [ $rc = 0 ]; then
+			printf "   ok   %s: %s\n" "$(cat "$0/@.what")" "$(tail -n 1 "$0/@.log")"
+		else
+			printf "FAIL: %s (exit %s)\n%s\n" "$(cat "$0/@.what")" $rc \
+			    "$(tail -n 25 "$0/@.log" | sed "s/^/      /")"
+		fi' "$work/jobs" "${GPU_CHECK_JOB_TIMEOUT:-300}"
 	i=$first
 	while [ $i -le $njobs ]; do
-		if [ "$(cat "$work/jobs/$i.rc")" = 0 ]; then
-			echo "   ok   $(cat "$work/jobs/$i.what"): $(tail -n 1 "$work/jobs/$i.log")"
-		else
-			fail "$(cat "$work/jobs/$i.what")"
-			tail -n 25 "$work/jobs/$i.log" | sed 's/^/      /'
-		fi
+		[ "$(cat "$work/jobs/$i.rc" 2>/dev/null)" = 0 ] || fails=$((fails + 1))
 		i=$((i + 1))
 	done
 	first=$((njobs + 1))
 }
 first=1
 
+# file_arch FILE: the --cuda-arch a file's cuda schedules need, as
+# tests/unit/tcore_shipped.sh reads it: sm_90a where they tensorize with
+# wgmma, sm_90 where they load tiles by TMA, else nothing (the default);
+# `skip` for those two where the GPU is not a Hopper one
+file_arch() {
+	a=
+	! grep -Eq '\.tma\(\)' "$1" || a=sm_90
+	! grep -Eq 'tensorize\([^)]*wgmma_' "$1" || a=sm_90a
+	[ -z "$a" ] || [ "$hopper" = 1 ] || a=skip
+	echo "$a"
+}
+
 # ---- 1. the suite on the GPU ------------------------------------------------
 if want 1; then
 echo "== 1. cuda schedules on the GPU against the CPU ($jobs at a time)"
 export TXC abs_top_builddir="$top" CC
-for tx in "$srcdir"/tests/run/*.tx "$srcdir"/stdlib/*.tx; do
+for tx in "$srcdir"/tests/run/*.tx "$srcdir"/stdlib/*.tx "$srcdir"/bench/kernels/*.tx; do
 	grep -Eq '^[[:space:]]*schedule[[:space:]].*for[[:space:]]+cuda' "$tx" || continue
+	arch=$(file_arch "$tx")
+	[ "$arch" != skip ] || continue
+	# part 3's GEMMs also at sizes of several blocks, partial tiles and
+	# k steps (diffcheck's own sizes stop at 24)
+	sizes=
+	case $tx in */bench/kernels/*) sizes="-c 'M=1:300 N=1:300 K=1:200' -e 'M=257 N=263 K=129'" ;; esac
 	for k in $(sed -n 's/^[[:space:]]*kernel[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$tx"); do
 		grep -Eq "^[[:space:]]*schedule[[:space:]]+$k([[:space:]]+as[[:space:]]+[A-Za-z_0-9]+)?[[:space:]]+for[[:space:]]+cuda" "$tx" ||
 		    continue
-		add_job "$(basename "$tx") $k on the GPU" \
-		    "TXC_E2E_CUDA=device sh '$srcdir/tests/run/diffcheck.sh' -k $k -r 2 '$tx'"
+		add_job "$(basename "$tx") $k on the GPU${arch:+ ($arch)}" \
+		    "TXC_E2E_CUDA=device TXC_CUDA_ARCH=$arch sh '$srcdir/tests/run/diffcheck.sh' -k $k -r 2 $sizes '$tx'"
 	done
 done
 run_jobs
@@ -178,36 +269,42 @@ echo "== 2. compute-sanitizer memcheck, racecheck, synccheck ($jobs at a time)"
 if [ ! -x "$sanitizer" ]; then
 	fail "no compute-sanitizer ($sanitizer)"
 else
-	for tx in "$srcdir"/stdlib/*.tx "$srcdir"/tests/run/cuda_*.tx; do
+	for tx in "$srcdir"/stdlib/*.tx "$srcdir"/tests/run/cuda_*.tx "$srcdir"/bench/kernels/*_cuda.tx; do
+		arch=$(file_arch "$tx")
+		[ "$arch" != skip ] || continue
 		for k in $(sed -n 's/^[[:space:]]*kernel[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$tx"); do
 			for s in $(sed -n -e "s/^[[:space:]]*schedule[[:space:]]\{1,\}$k[[:space:]]\{1,\}as[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]\{1,\}for[[:space:]]\{1,\}cuda.*/\1/p" \
 			    -e "s/^[[:space:]]*schedule[[:space:]]\{1,\}$k[[:space:]]\{1,\}for[[:space:]]\{1,\}cuda.*/-/p" "$tx"); do
 				if [ "$s" = - ]; then sflag=; else sflag="-s $s"; fi
 				b=$work/san-$(basename "$tx" .tx)-$k-${s#-}
-				# shellcheck disable=SC2086
-				"$TXC" -k "$k" $sflag --target=cuda -o "$b.o" "$tx" 2>/dev/null || continue
-				"$TXC" -k "$k" --emit=harness -o "$b.c" "$tx" &&
-				    $CC -O1 -DTXC_LLVM -DTXC_CUDA_DEVICE -o "$b" "$b.c" "$b.o" "$txrt" \
-				    -lpthread -ldl -lm >/dev/null 2>&1 || { fail "$tx $k $s: harness"; continue; }
-				# odd sizes: every size parameter 37, else 7, else 3, with
-				# the scalars of seed 1, 2 or 3: the first the kernel
-				# accepts when run without the sanitizer (a conv's filter
-				# of 37 outgrows its image of 37)
-				sizes=$("$b" --params | sed -n 's/^sizes://p')
-				cands=
-				for n in 37 7 3; do
-					for seed in 1 2 3; do
-						a="seed=$seed"
-						for p in $sizes; do a="$a $p=$n"; done
-						cands="$cands '$a'"
-					done
-				done
-				for tool in memcheck racecheck synccheck; do
-					add_job "compute-sanitizer --tool $tool: $(basename "$tx") $k ${s#-}" \
-					    "for a in $cands; do TXRT_CUDA=device '$b' \$a >/dev/null 2>&1 && break; done
-					    echo \"sizes: \$a\"
-					    TXRT_CUDA=device '$sanitizer' --tool $tool --error-exitcode 99 '$b' \$a"
-				done
+				# one job a schedule, built in the job (in parallel): the
+				# object (a schedule txc refuses for this GPU is passed
+				# over) and the harness; then odd sizes: every size
+				# parameter 37, else 7, else 3, with the scalars of seed 1,
+				# 2 or 3: the first the kernel accepts when run without the
+				# sanitizer (a conv's filter of 37 outgrows its image of
+				# 37); then the three tools, each of which must be silent
+				add_job "compute-sanitizer: $(basename "$tx") $k${sflag:+ $s}${arch:+ ($arch)}" "
+				    '$TXC' -k $k $sflag --target=cuda ${arch:+--cuda-arch=$arch} -o '$b.o' '$tx' 2>/dev/null ||
+				        { echo 'txc refuses this schedule here: passed over'; exit 0; }
+				    '$TXC' -k $k --emit=harness -o '$b.c' '$tx' &&
+				        $CC -O1 -DTXC_LLVM -DTXC_CUDA_DEVICE -o '$b' '$b.c' '$b.o' '$txrt' \
+				        -lpthread -ldl -lm || { echo 'the harness does not build'; exit 1; }
+				    sizes=\$('$b' --params | sed -n 's/^sizes://p')
+				    ok=
+				    for n in 37 7 3; do
+				        for seed in 1 2 3; do
+				            a=\"seed=\$seed\"
+				            for p in \$sizes; do a=\"\$a \$p=\$n\"; done
+				            if TXRT_CUDA=device '$b' \$a >/dev/null 2>&1; then ok=1; break 2; fi
+				        done
+				    done
+				    [ -n \"\$ok\" ] || { echo 'no size set runs on the GPU'; exit 1; }
+				    for tool in memcheck racecheck synccheck; do
+				        echo \"\$tool at \$a\"
+				        TXRT_CUDA=device '$sanitizer' --tool \$tool --error-exitcode 99 '$b' \$a || exit 1
+				    done
+				    echo \"memcheck, racecheck and synccheck clean at \$a\""
 			done
 		done
 	done
@@ -216,17 +313,21 @@ fi
 fi   # part 2
 
 # ---- 3. beside cuBLAS ----------------------------------------------------------
-if want 3; then
-echo "== 3. sgemm beside cuBLAS"
 # shellcheck disable=SC2086
 set -- ${GPU_GEMM_SIZES:-4096 4096 4096}
+if want 3; then
+echo "== 3. sgemm beside cuBLAS"
 echo "   the kernels as txc -o writes them (any size)"
-if build_gemm; then
-	"$work/gpu_gemm" "$@" 10 || fail "bench/gpu_gemm.cu"
+# (under timeout: a kernel that never finishes fails the part, and the
+# lines of the kernels before it stay)
+if [ -n "${GPU_GEMM_FIXED_ONLY:-}" ]; then
+	echo "   (passed over: GPU_GEMM_FIXED_ONLY)"
+elif build_gemm; then
+	timeout 120 "$work/gpu_gemm" "$@" 10 || fail "bench/gpu_gemm.cu (exit $?)"
 fi
 echo "   the kernels compiled for these sizes (txc -D M=$1 -D N=$2 -D K=$3)"
 if build_gemm gpu_gemm_fixed -D "M=$1" -D "N=$2" -D "K=$3"; then
-	"$work/gpu_gemm_fixed" "$@" 10 || fail "bench/gpu_gemm.cu, sizes fixed"
+	timeout 120 "$work/gpu_gemm_fixed" "$@" 10 || fail "bench/gpu_gemm.cu, sizes fixed (exit $?)"
 fi
 fi   # part 3
 
@@ -255,6 +356,44 @@ if want 4; then
 	else
 		fail "txc tune --target=cuda (exit $?)"
 		tail -n 25 "$work/tune.err" | sed 's/^/      /'
+	fi
+fi
+
+# ---- 6. variants beside cuBLAS ------------------------------------------------
+# Not in the default list (GPU_CHECK_PARTS='3 6'): each of $variants built
+# into its own gpu_gemm with the sizes fixed, all part 3's kernels with the
+# variant's in place of the shipped ones, and run (GPU_GEMM_VARIANTS='k64
+# p4' picks some).
+if want 6; then
+	echo "== 6. variants of part 3's plans beside cuBLAS (sizes fixed)"
+	for v in ${GPU_GEMM_VARIANTS:-$(printf '%s\n' "$variants" | cut -d'|' -f1)}; do
+		make_variant "$v" || continue
+		echo "   variant $v ($(printf '%s\n' "$variants" | grep "^$v|" | cut -d'|' -f3-)):" \
+		    "$(echo $vks)"
+		kdir=$work/var-$v
+		if build_gemm "gpu_gemm_$v" -D "M=$1" -D "N=$2" -D "K=$3"; then
+			timeout 120 "$work/gpu_gemm_$v" "$@" 10 || fail "variant $v (exit $?)"
+		fi
+		kdir=
+	done
+fi
+
+# ---- 5. Nsight Compute on part 3's kernels ----------------------------------
+# Not in the default list (GPU_CHECK_PARTS='3 5'): ncu's speed of light,
+# occupancy, launch and warp-state sections of each txc GEMM kernel at
+# part 3's size (one timed run each; the entry points' _k0 kernels), to
+# read where a slow one waits.
+if want 5; then
+	echo "== 5. ncu on the GEMM kernels"
+	ncu=$(command -v ncu 2>/dev/null || echo "$cuda/bin/ncu")
+	if [ ! -x "$ncu" ]; then
+		fail "no ncu ($ncu)"
+	elif [ -x "$work/gpu_gemm_fixed" ] || build_gemm gpu_gemm_fixed -D "M=$1" -D "N=$2" -D "K=$3"; then
+		timeout 180 "$ncu" --kernel-name regex:'_cuda_k[0-9]' --launch-count 40 \
+		    --section SpeedOfLight --section LaunchStats --section Occupancy \
+		    --section WarpStateStats --section MemoryWorkloadAnalysis \
+		    "$work/gpu_gemm_fixed" "$@" 1 >"$work/ncu.out" 2>&1 || fail "ncu (exit $?)"
+		grep -Ev '^==PROF==|^ *-+ *-+|^ *$' "$work/ncu.out" | sed 's/^/   /'
 	fi
 fi
 

@@ -39,7 +39,8 @@
 # TXC_KEEP=1 to keep the work folder.  TXC_E2E_LIGHT=1 (the sanitized run
 # of .ci/run, where txc and libtxrt are what is checked): each schedule's
 # C is still written by txc but compiled and run only when there is no
-# LLVM path, and one random size set replaces -r's.
+# LLVM path, and one random size set replaces -r's.  TXC_CUDA_ARCH
+# (sm_90, sm_90a) compiles the cuda schedules for that architecture.
 # Exit 0 pass, 1 fail, 77 skip.
 set -u
 caps=
@@ -207,11 +208,20 @@ done
 # cuda schedules: the host object with its kernels, run by libtxrt's
 # emulator on the host's memory (its race and bounds checks fail a run);
 # where ptxas is found, their PTX must assemble for sm_80 and sm_90
+# (TXC_CUDA_ARCH=sm_90 or sm_90a compiles them with --cuda-arch for Hopper's
+# plans: assembled for sm_90 and sm_90a, or sm_90a alone)
+carch=${TXC_CUDA_ARCH:+--cuda-arch=$TXC_CUDA_ARCH}
+case ${TXC_CUDA_ARCH:-} in
+sm_90a) ptx_archs=sm_90a ;;
+sm_9*) ptx_archs="sm_90 sm_90a" ;;
+*) ptx_archs="sm_80 sm_90" ;;
+esac
 ptxas=$(command -v ptxas 2>/dev/null || true)
 [ -n "$ptxas" ] || { [ -x /usr/local/cuda/bin/ptxas ] && ptxas=/usr/local/cuda/bin/ptxas; }
 # and where nvcc is found, the CUDA C of --emit=cuda must compile (TXC_E2E_NVCC=0: no)
 nvcc=
-if [ "${TXC_E2E_NVCC:-1}" != 0 ]; then
+# (not for Hopper's plans: --emit=cuda writes no wgmma or TMA)
+if [ "${TXC_E2E_NVCC:-1}" != 0 ] && [ -z "${TXC_CUDA_ARCH:-}" ]; then
 	nvcc=$(command -v nvcc 2>/dev/null || true)
 	[ -n "$nvcc" ] || { [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc; }
 fi
@@ -224,15 +234,16 @@ for s in $cscheds; do
 	harness_o=hd.o
 	if [ "$s" = - ]; then sflag=; tag=cuda; else sflag="-s $s"; tag=$s; fi
 	block "$s" cuda >"$tag.sched"
-	llvm_build "$tag.gpu" "--target=cuda -o X.o" --target=cuda
+	# shellcheck disable=SC2086
+	llvm_build "$tag.gpu" "--target=cuda $carch -o X.o" --target=cuda $carch
 	harness_o=
 	if [ -n "$ptxas" ]; then
 		# shellcheck disable=SC2086
-		if ! "$TXC" -k "$kernel" $sflag --target=cuda --emit=ptx -o "$tag.ptx" "$tx" 2>txc.err; then
+		if ! "$TXC" -k "$kernel" $sflag --target=cuda $carch --emit=ptx -o "$tag.ptx" "$tx" 2>txc.err; then
 			fail "$name: schedule $tag: txc --emit=ptx failed"
 			cat txc.err
 		else
-			for arch in sm_80 sm_90; do
+			for arch in $ptx_archs; do
 				"$ptxas" -arch=$arch -o "$tag.$arch.cubin" "$tag.ptx" >"$build_log" 2>&1 ||
 				    fail "$name: schedule $tag: ptxas -arch=$arch rejects the PTX" "$build_log"
 			done
@@ -240,10 +251,10 @@ for s in $cscheds; do
 	fi
 	if [ -n "$nvcc" ]; then
 		# shellcheck disable=SC2086
-		if ! "$TXC" -k "$kernel" $sflag --target=cuda --emit=cuda -o "$tag.cu" "$tx" 2>txc.err; then
+		if ! "$TXC" -k "$kernel" $sflag --target=cuda $carch --emit=cuda -o "$tag.cu" "$tx" 2>txc.err; then
 			fail "$name: schedule $tag: txc --emit=cuda failed"
 			cat txc.err
-		elif ! "$nvcc" -c -arch=sm_80 -o "$tag.cu.o" "$tag.cu" >"$build_log" 2>&1; then
+		elif ! "$nvcc" -c -arch="${TXC_CUDA_ARCH:-sm_80}" -o "$tag.cu.o" "$tag.cu" >"$build_log" 2>&1; then
 			fail "$name: schedule $tag: nvcc rejects the CUDA C of --emit=cuda" "$build_log"
 		fi
 	fi
