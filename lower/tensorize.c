@@ -680,14 +680,20 @@ absorb_tails(Tz *t, IrExpr *cond)
 		bool param = ax >= 0 && (t->iext[ax]->kind == EXPR_NAME ||
 		    ir_fma_outer_lanes(t->k->intr_emit) || on_fragment(t));
 		if (nu == 1 && param && cs[i]->kind == IR_LT) {
-			/* d = e - b, affine in v with coefficient 1: v < -(d at v = 0) */
+			/* d = e - b, affine in v with coefficient 1: v < -(d at v = 0);
+			 * where b does not use v, d is e alone and b joins the limit
+			 * whole (b may be a min over a modulus, which lin_normalize
+			 * keeps as two terms that need not cancel) */
 			Var *v = t->var[l];
-			IrExpr *d = ir_sub(cs[i]->a, cs[i]->b);
+			bool whole = !ir_uses_var(cs[i]->b, v);
+			IrExpr *d = whole ? cs[i]->a : ir_sub(cs[i]->a, cs[i]->b);
 			IrExpr *d0 = lin_normalize(ir_substitute(d, v, ir_i64c(0)));
 			IrExpr *d1 = lin_normalize(ir_substitute(d, v, ir_i64c(1)));
 			int64_t c;
 			if (ir_is_const(lin_normalize(ir_sub(d1, d0)), &c) && c == 1) {
 				IrExpr *lim = lin_normalize(ir_sub(ir_unop(IR_NEG, d0), t->min[l]));
+				if (whole)
+					lim = ir_sub(cs[i]->b, lin_normalize(ir_add(d0, t->min[l])));
 				t->ext[l] = ir_max(ir_min(t->ext[l], lim), ir_i64c(0));
 				continue;
 			}
