@@ -222,7 +222,12 @@ conv3=conv3x3.tx
 [ "$tables" = avx512 ] && conv3=conv3x3_zmm.tx
 txc_build conv3x3_txc $conv3 conv.c && have_conv3=1
 drvflags=
-txc_build conv1x1_txc conv1x1.tx conv.c && have_conv1=1
+conv1=conv1x1.tx
+# conv1x1_zmm.tx (AVX-512): 14 pixels x 32 channels into NCHW through the
+# transposed c, on weights the driver blocks once (conv_prepack)
+[ "$tables" = avx512 ] && { conv1=conv1x1_zmm.tx; drvflags=-DTXC_PREPACK; }
+txc_build conv1x1_txc $conv1 conv.c && have_conv1=1
+drvflags=
 # dwconv3x3.tx runs in NCHW8c, the layout oneDNN picks for it; the driver
 # converts to and from it outside the timing, as oneDNN's reorders are
 drvflags=-DTXC_BLOCKED

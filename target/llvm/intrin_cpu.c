@@ -57,6 +57,10 @@ typedef struct {
 	 * (NULL: plain loads) and of c per row */
 	LLVMValueRef arow[MAXACC], bmask[MAXACC], cmask[MAXACC][MAXACC];
 	bool masked;
+	/* c transposed (ctrans_store): csi is then c's column stride, its
+	 * rows contiguous; rowvalid: the masked kernel's rows below mr */
+	bool ctrans;
+	LLVMValueRef rowvalid;
 } Fma;
 
 static LLVMValueRef
@@ -198,6 +202,82 @@ finish(Cg *cg, Fma *f, LLVMValueRef *acc, LLVMValueRef *cptr)
 	}
 }
 
+/* m[0..w) transposed in registers (w = 8 or 16 lanes): rows i and i + b
+ * swap their off-diagonal b x b blocks for b = w/2 .. 1, one two-input
+ * shuffle a row and step (vpermt2ps on AVX-512). */
+static void
+transpose(Cg *cg, LLVMValueRef *m, unsigned w)
+{
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+	for (unsigned b = w / 2; b >= 1; b /= 2)
+		for (unsigned i = 0; i < w; i++) {
+			if (i & b)
+				continue;
+			LLVMValueRef lo[16], hi[16];
+			for (unsigned l = 0; l < w; l++) {
+				lo[l] = LLVMConstInt(i32, (l & b) ? w + l - b : l, 0);
+				hi[l] = LLVMConstInt(i32, (l & b) ? w + l : l + b, 0);
+			}
+			LLVMValueRef A = m[i], B = m[i + b];
+			m[i] = LLVMBuildShuffleVector(cg->b, A, B, LLVMConstVector(lo, w), "");
+			m[i + b] = LLVMBuildShuffleVector(cg->b, A, B, LLVMConstVector(hi, w), "");
+		}
+}
+
+/* The block's sums into a c stored transposed (f->ctrans: c[i, j] at c +
+ * i + j * csi): the rows (at most a vector's lanes) become one vector a
+ * column, lanes past the block's rows off; unless f->first, c's column is
+ * loaded under the same mask and added; then stored. */
+static void
+ctrans_store(Cg *cg, Fma *f, LLVMValueRef *acc)
+{
+	unsigned w = (unsigned)f->lanes;
+	LLVMValueRef lane[16], cols[MAXACC * 16], ptr[MAXACC * 16], mask[MAXACC * 16];
+	for (unsigned l = 0; l < w; l++)
+		lane[l] = LLVMConstInt(f->i1, l < (unsigned)f->mr, 0);
+	LLVMValueRef rows = LLVMConstVector(lane, w);
+	if (f->rowvalid)
+		rows = LLVMBuildAnd(cg->b, rows, f->rowvalid, "");
+	int n = 0;
+	for (int v = 0; v < f->nv; v++) {
+		LLVMValueRef m[16];
+		for (unsigned i = 0; i < w; i++)
+			m[i] = (int)i < f->mr ? acc[i * f->nv + v] : LLVMConstNull(f->vt);
+		transpose(cg, m, w);
+		for (unsigned l = 0; l < w; l++, n++) {
+			LLVMValueRef j = intrin_i64(cg, v * f->lanes + (int)l);
+			ptr[n] = intrin_gep(cg, f->f32, f->c,
+			    LLVMBuildAdd(cg->b, f->arow[0], intrin_mul(cg, j, f->csi), ""));
+			mask[n] = rows;
+			if (f->bmask[v]) {   /* column j inside the block's nr */
+				LLVMValueRef on = LLVMBuildExtractElement(cg->b, f->bmask[v],
+				    LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), l, 0), "");
+				mask[n] = LLVMBuildAnd(cg->b, rows, cg_broadcast(cg, on, f->lanes), "");
+			}
+			cols[n] = m[l];
+		}
+	}
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
+	LLVMBasicBlockRef load = intrin_block(cg, "ctload"), join = intrin_block(cg, "ctstore");
+	LLVMBuildCondBr(cg->b, f->first, join, load);
+	LLVMPositionBuilderAtEnd(cg->b, load);
+	LLVMValueRef sum[MAXACC * 16];
+	for (int i = 0; i < n; i++)
+		sum[i] = LLVMBuildFAdd(cg->b, vload(cg, f, ptr[i], mask[i]), cols[i], "");
+	LLVMBasicBlockRef load_end = LLVMGetInsertBlock(cg->b);
+	LLVMBuildBr(cg->b, join);
+	LLVMPositionBuilderAtEnd(cg->b, join);
+	LLVMValueRef phi[MAXACC * 16];
+	for (int i = 0; i < n; i++) {
+		phi[i] = LLVMBuildPhi(cg->b, f->vt, "ct");
+		LLVMValueRef in[2] = { cols[i], sum[i] };
+		LLVMBasicBlockRef from[2] = { pre, load_end };
+		LLVMAddIncoming(phi[i], in, from, 2);
+	}
+	for (int i = 0; i < n; i++)
+		vstore(cg, f, phi[i], ptr[i], mask[i]);
+}
+
 /* The kernel body for the masks and rows set in f: prefetch c, run k (by
  * `by` steps, then one at a time) from zero, add c, store. */
 static void
@@ -212,7 +292,8 @@ block(Cg *cg, Fma *f, LLVMValueRef K, int by)
 			cptr[r * f->nv + v] = intrin_gep(cg, f->f32, row,
 			    intrin_i64(cg, v * f->lanes));
 		}
-	prefetch_c(cg, f, cptr);
+	if (!f->ctrans)
+		prefetch_c(cg, f, cptr);
 	for (int i = 0; i < per * f->sets; i++)
 		acc[i] = LLVMConstNull(f->vt);
 	kloop(cg, f, intrin_i64(cg, 0), K, by, acc, &k);
@@ -225,6 +306,10 @@ block(Cg *cg, Fma *f, LLVMValueRef K, int by)
 	for (int s = 1; s < f->sets; s++)
 		for (int i = 0; i < per; i++)
 			acc[i] = LLVMBuildFAdd(cg->b, acc[i], acc[s * per + i], "");
+	if (f->ctrans) {
+		ctrans_store(cg, f, acc);
+		return;
+	}
 	finish(cg, f, acc, cptr);
 	for (int r = 0; r < f->mr; r++)
 		for (int v = 0; v < f->nv; v++)
@@ -238,6 +323,13 @@ masked_block(Cg *cg, Fma *f, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K)
 	unsigned w = (unsigned)f->lanes;
 	LLVMValueRef nrv = cg_broadcast(cg, nr, f->lanes), ones = LLVMConstAllOnes(LLVMVectorType(f->i1, w));
 	LLVMValueRef last = LLVMBuildSub(cg->b, mr, intrin_i64(cg, 1), "");
+	if (f->ctrans) {   /* lanes are rows there */
+		LLVMValueRef lane[16];
+		for (int l = 0; l < f->lanes; l++)
+			lane[l] = intrin_i64(cg, l);
+		f->rowvalid = LLVMBuildICmp(cg->b, LLVMIntSLT, LLVMConstVector(lane, w),
+		    cg_broadcast(cg, mr, f->lanes), "rows");
+	}
 	for (int v = 0; v < f->nv; v++) {
 		LLVMValueRef lane[16];
 		for (int l = 0; l < f->lanes; l++)
@@ -261,6 +353,7 @@ plain(Fma *f, int mr)
 {
 	f->mr = mr;
 	f->masked = false;
+	f->rowvalid = NULL;
 	for (int r = 0; r < MAXACC; r++) {
 		f->bmask[r] = NULL;
 		for (int v = 0; v < MAXACC; v++)
@@ -365,6 +458,7 @@ kernel_fn(Cg *cg, int lanes, int MR, int NR, const int64_t *cst, bool runtime, L
 	f.i1 = LLVMInt1TypeInContext(cg->ctx);
 	f.nv = NR / lanes;
 	f.sets = 1;
+	f.ctrans = suffix && !strcmp(suffix, ".ct");
 	f.c = p[0], f.csi = p[1], f.a = p[2], f.asi = p[3], f.ask = p[4];
 	f.b = p[5], f.bsk = p[6], f.first = p[10];
 	LLVMValueRef K = p[7], vm = p[8], vn = p[9];
@@ -568,6 +662,26 @@ fma_outer(Cg *cg, IrExpr *e, int lanes)
 	if (!intrin_decode(e, lanes, &mr, &nr, cst) || mr * (nr / lanes) > MAXACC ||
 	    mr > MAXACC || nr / lanes > MAXACC)
 		ICE("fma_outer: malformed call");
+	/* c stored transposed (its rows contiguous, tensorize.c allows it for
+	 * blocks of at most a vector's rows): the kernel gets c's column
+	 * stride where the row stride goes, and stores through
+	 * ctrans_store; a local kernel (libtxrt has none of this form) */
+	int64_t one;
+	IrExpr **x = e->call.args;
+	if (ir_is_const(x[4], &one) && one == 1 && !(ir_is_const(x[5], &one) && one == 1) &&
+	    mr <= lanes) {
+		IrExpr **args = arena_alloc(ir_arena, (size_t)e->call.nargs * sizeof *args);
+		memcpy(args, x, (size_t)e->call.nargs * sizeof *args);
+		args[4] = x[5];
+		args[5] = x[4];
+		IrExpr *t = ir_call_intrinsic_like(e, args);
+		if (!intrin_decode(t, lanes, &mr, &nr, cst))
+			ICE("fma_outer: malformed call");
+		LLVMTypeRef fty;
+		LLVMValueRef fn = kernel_fn(cg, lanes, (int)mr, (int)nr, cst, false, &fty, ".ct");
+		intrin_call(cg, t, fn, fty);
+		return;
+	}
 	if (mr == 1)    /* one row: the row strides of c and a are never used */
 		cst[0] = cst[1] = -1;
 	LLVMTypeRef fty;

@@ -55,6 +55,13 @@ $SHELL "$srcdir/tests/run/diffcheck.sh" -k conv -r 2 \
     -e 'N=1 C=300 H=4 W=7 K=17' -e 'N=1 C=260 H=1 W=15 K=33' -e 'N=1 C=4 H=17 W=14 K=65' \
     "$srcdir/bench/kernels/conv3x3_zmm.tx" ||
     fails=$((fails + 1))
+# bench/kernels/conv1x1_zmm.tx, the AVX-512 1x1 plan: 14 pixels x 32
+# channels stored into NCHW by the transposed c; partial blocks of both
+printf 'bench/kernels/conv1x1_zmm.tx: '
+$SHELL "$srcdir/tests/run/diffcheck.sh" -k conv -r 2 \
+    -c 'N=1:2 C=1:9 H=1:9 W=1:20 K=1:40' -e 'N=1 C=5 H=3 W=57 K=33' -e 'N=1 C=17 H=14 W=14 K=64' \
+    "$srcdir/bench/kernels/conv1x1_zmm.tx" ||
+    fails=$((fails + 1))
 # the default point follows the target
 cd "$tmp" || exit 99
 tile() { # FLAGS...: the first tile line of matmul's loop nest

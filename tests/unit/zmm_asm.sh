@@ -100,3 +100,14 @@ for t in "14x32 28" "7x32 56"; do
 	fmas q.s | grep -qx "$2 0" || fail "conv3x3_zmm: the $1 kernel's k loop spills"
 done
 echo "ok: conv3x3_zmm.tx for sapphirerapids: 14x32 and 7x32 kernels in zmm"
+# the AVX-512 1x1 plan (bench/kernels/conv1x1_zmm.tx): gemm_14x32_f32 into
+# NCHW, c transposed (the .ct kernel): the k loop as the plain kernel's,
+# and the block's transposition two-input shuffles, not element moves
+"$TXC" --cpu=sapphirerapids -k conv -S -o z1.s "$src/bench/kernels/conv1x1_zmm.tx" 2>err ||
+    { cat err; fail "conv1x1_zmm.tx"; }
+sed -n '/^txc\.fma_outer_zmm\.14x32\.i1\.b32\.ct:$/,/^\.Lfunc_end/p' z1.s >q.s
+[ -s q.s ] || fail "conv1x1_zmm for sapphirerapids: no 14x32 kernel storing c transposed"
+fmas q.s | grep -qx "28 0" || fail "conv1x1_zmm: the transposing 14x32 kernel's k loop spills"
+[ "$(grep -c 'vperm[it]2ps' q.s)" -ge 32 ] ||
+    fail "conv1x1_zmm: the block is not transposed by two-input permutes"
+echo "ok: conv1x1_zmm.tx for sapphirerapids: 14x32 kernel into a transposed c"
