@@ -19,7 +19,15 @@
  * thread owns the pool, runs serially on the calling thread.  A child of
  * fork() has none of the workers, so it starts with an empty pool, as a
  * new process does (fork_child).
+ *
+ * On Linux each new worker starts on a CPU of its own, the allowed ones
+ * after the caller's, and then widens its mask back to all of them
+ * (start_workers, worker_main): a thread is created on its creator's CPU,
+ * and a spinning pair can share it for the whole of a short program.
  */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE   /* cpu_set_t, pthread_attr_setaffinity_np, sched_getcpu */
+#endif
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -46,6 +54,10 @@ typedef struct {
 } Worker;
 
 static pthread_mutex_t job_mu = PTHREAD_MUTEX_INITIALIZER;   /* one loop at a time */
+#ifdef __linux__
+static cpu_set_t allowed;         /* the process's CPUs when the workers started */
+static bool placed;               /* workers were started on CPUs of their own */
+#endif
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;       /* sleeping and waking */
 static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
 static Worker *workers;
@@ -154,6 +166,10 @@ worker_main(void *arg)
 	uint_fast64_t seen = 0;
 
 	in_parallel = true;
+#ifdef __linux__
+	if (placed)   /* started on a CPU of its own: the OS may move it from now on */
+		sched_setaffinity(0, sizeof allowed, &allowed);
+#endif
 	for (;;) {
 		int spins = 0;
 		while (atomic_load(&w->ticket) == seen && !atomic_load(&stopping)) {
@@ -258,12 +274,52 @@ start_workers(void)
 	workers = calloc(n, sizeof *workers);
 	if (!workers)
 		return;
+	/* Where a thread starts: a new one runs on its creator's CPU until
+	 * the OS balances the load, and a pair that spins (sched_yield) can
+	 * share that CPU for the whole of a short program.  On a 2-vCPU Zen 4
+	 * a depthwise convolution of 80 us ran at 69 GFLOP/s on 2 threads (1
+	 * thread: 88) in 3 runs of 8, with 400 context switches and no
+	 * migration, and at 147 in the others.  So worker i starts on the
+	 * (i + 1)-th allowed CPU after the caller's, then widens its mask
+	 * back to all of them (worker_main). */
+#ifdef __linux__
+	int ncpu = 0, me = sched_getcpu();
+	if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+		ncpu = CPU_COUNT(&allowed);
+	placed = ncpu > 1 && me >= 0 && me < CPU_SETSIZE && CPU_ISSET(me, &allowed);
+#endif
 	for (int i = 0; i < n; i++) {
 		Worker *w = &workers[i];
+		pthread_attr_t *ap = NULL;
 		pthread_cond_init(&w->wake, NULL);
 		atomic_init(&w->ticket, 0);
 		atomic_init(&w->sleeping, 0);
-		if (pthread_create(&w->tid, NULL, worker_main, w) != 0) {
+#ifdef __linux__
+		pthread_attr_t attr;
+		if (placed && pthread_attr_init(&attr) == 0) {
+			/* the (i % (ncpu - 1) + 1)-th allowed CPU after mine */
+			int skip = i % (ncpu - 1) + 1, c = me;
+			while (skip > 0) {
+				c = (c + 1) % CPU_SETSIZE;
+				if (CPU_ISSET(c, &allowed))
+					skip--;
+			}
+			cpu_set_t one;
+			CPU_ZERO(&one);
+			CPU_SET(c, &one);
+			ap = &attr;
+			if (pthread_attr_setaffinity_np(&attr, sizeof one, &one) != 0) {
+				pthread_attr_destroy(&attr);
+				ap = NULL;
+			}
+		}
+#endif
+		int rc = pthread_create(&w->tid, ap, worker_main, w);
+		if (rc != 0 && ap)   /* placement refused: where the OS puts it */
+			rc = pthread_create(&w->tid, NULL, worker_main, w);
+		if (ap)
+			pthread_attr_destroy(ap);
+		if (rc != 0) {
 			pthread_cond_destroy(&w->wake);
 			break;
 		}

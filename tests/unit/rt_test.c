@@ -5,8 +5,14 @@
  * effect, that nested loops run (serially) and complete, that errors
  * raised in any chunk reach the caller, that allocations are aligned,
  * and that a child of fork() runs parallel loops (its pool has none of the
- * parent's workers) while the parent's pool goes on working.
+ * parent's workers) while the parent's pool goes on working; on Linux,
+ * that every thread that runs a chunk may run on all of the process's
+ * CPUs (the workers start on CPUs of their own, then widen their masks).
  */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE
+#endif
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -224,6 +230,36 @@ check_fork(void)
 	check_cover(0, 1000, -1);
 }
 
+#ifdef __linux__
+/* Each chunk: the CPUs its thread may run on. */
+static int
+mask_body(void *closure, int64_t begin, int64_t end)
+{
+	atomic_int *narrow = closure;
+	cpu_set_t proc, mine;
+	(void)begin;
+	(void)end;
+	if (sched_getaffinity(0, sizeof mine, &mine) == 0 &&
+	    sched_getaffinity(getpid(), sizeof proc, &proc) == 0 && !CPU_EQUAL(&mine, &proc))
+		atomic_fetch_add(narrow, 1);
+	usleep(100);   /* long enough that the workers take chunks too */
+	return 0;
+}
+
+/* New workers (2 and 7 of them, more than this machine may have CPUs)
+ * run their chunks with the process's whole mask, as the caller does. */
+static void
+check_affinity(void)
+{
+	for (int t = 2; t <= 7; t += 5) {
+		atomic_int narrow = 0;
+		txrt_set_num_threads(t);
+		CHECK(txrt_parallel_for(mask_body, &narrow, 0, 64) == 0);
+		CHECK(atomic_load(&narrow) == 0);
+	}
+}
+#endif
+
 int
 main(void)
 {
@@ -251,6 +287,9 @@ main(void)
 	CHECK(txrt_get_num_threads() >= 1);
 	check_cover(0, 12345, -1);
 	check_alloc();
+#ifdef __linux__
+	check_affinity();
+#endif
 	check_fork();
 	if (failures)
 		fprintf(stderr, "rt_test: %d checks failed\n", failures);
