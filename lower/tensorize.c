@@ -606,12 +606,13 @@ emitter_ok(Tz *t)
 	 * NCHW */
 	static const int unit[] = { 2, 8 };
 	static const char *const what[] = { "written", "read" };
+	bool isc = false;
+	int64_t rows = t->ni > 0 ? ast_const(t->iext[0], &isc) : 0;
+	if (!isc)
+		rows = 0;
 	for (int i = 0; i < 2; i++) {
 		IrExpr *s = t->args[unit[i]];
-		bool isc = false;
-		int64_t c, rows = t->ni > 0 ? ast_const(t->iext[0], &isc) : 0;
-		if (!isc)
-			rows = 0;
+		int64_t c;
 		if (i == 0 && ir_is_const(t->args[1], &c) && c == 1 && rows > 0 &&
 		    rows <= ir_fma_outer_lanes(t->k->intr_emit))
 			continue;

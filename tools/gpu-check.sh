@@ -119,6 +119,18 @@ sg128|sgemm|s/C\.tile(i, j, 64, 64/C.tile(i, j, 128, 128/;s/C\.split(ii, 4)/C.sp
 sg128k8|sgemm|s/C\.tile(i, j, 64, 64/C.tile(i, j, 128, 128/;s/C\.split(ii, 4)/C.split(ii, 8)/;s/C\.split(ji, 4)/C.split(ji, 8)/;s/Cl\.split(k, 16)/Cl.split(k, 8)/
 sg128x64|sgemm|s/C\.tile(i, j, 64, 64/C.tile(i, j, 128, 64/;s/C\.split(ii, 4)/C.split(ii, 8)/'
 
+# file_arch FILE: the --cuda-arch a file's cuda schedules need, as
+# tests/unit/tcore_shipped.sh reads it: sm_90a where they tensorize with
+# wgmma, sm_90 where they load tiles by TMA, else nothing (the default);
+# `skip` for those two where the GPU is not a Hopper one
+file_arch() {
+	a=
+	! grep -Eq '\.tma\(\)' "$1" || a=sm_90
+	! grep -Eq 'tensorize\([^)]*wgmma_' "$1" || a=sm_90a
+	[ -z "$a" ] || [ "$hopper" = 1 ] || a=skip
+	echo "$a"
+}
+
 # make_variant NAME: $work/var-NAME, part 3's kernel files with NAME's
 # changed ($vks: those kernels); fails where a sed changes nothing
 make_variant() {
@@ -149,8 +161,7 @@ make_variant() {
 check_variant() {
 	make_variant "$1" || return 1
 	for k in $vks; do
-		a=
-		case $k in *sm90a*) a=sm_90a ;; *tma*) a=sm_90 ;; esac
+		a=$(file_arch "$work/var-$1/${k}_cuda.tx")
 		out=$(TXC_STDLIB="$srcdir/stdlib" "$TXC" bench "$work/var-$1/${k}_cuda.tx" --target=cuda \
 		    ${a:+--cuda-arch=$a} --runs=1 --warmup=0 -D M=130 -D N=136 -D K=200 2>&1)
 		echo "$out" | grep -Eq '^  default +emulated +- +0 ' ||
@@ -228,18 +239,6 @@ run_jobs() {
 	first=$((njobs + 1))
 }
 first=1
-
-# file_arch FILE: the --cuda-arch a file's cuda schedules need, as
-# tests/unit/tcore_shipped.sh reads it: sm_90a where they tensorize with
-# wgmma, sm_90 where they load tiles by TMA, else nothing (the default);
-# `skip` for those two where the GPU is not a Hopper one
-file_arch() {
-	a=
-	! grep -Eq '\.tma\(\)' "$1" || a=sm_90
-	! grep -Eq 'tensorize\([^)]*wgmma_' "$1" || a=sm_90a
-	[ -z "$a" ] || [ "$hopper" = 1 ] || a=skip
-	echo "$a"
-}
 
 # ---- 1. the suite on the GPU ------------------------------------------------
 if want 1; then

@@ -176,20 +176,18 @@ prefetch_c(Cg *cg, Fma *f, LLVMValueRef *cptr)
 		}
 }
 
-/* The accumulators started from zero; unless f->first holds (the reset
- * form), c's values are added to them now. */
+/* The n sums in acc started from zero; unless f->first holds (the reset
+ * form), c's values (at ptr[i] under mask[i]) are added to them now. */
 static void
-finish(Cg *cg, Fma *f, LLVMValueRef *acc, LLVMValueRef *cptr)
+finish(Cg *cg, Fma *f, int n, LLVMValueRef *acc, LLVMValueRef *ptr, LLVMValueRef *mask)
 {
-	int n = f->mr * f->nv;
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
 	LLVMBasicBlockRef load = intrin_block(cg, "cload"), join = intrin_block(cg, "cstore");
 	LLVMBuildCondBr(cg->b, f->first, join, load);
 	LLVMPositionBuilderAtEnd(cg->b, load);
-	LLVMValueRef sum[MAXACC];
+	LLVMValueRef sum[MAXACC * 16];
 	for (int i = 0; i < n; i++)
-		sum[i] = LLVMBuildFAdd(cg->b, vload(cg, f, cptr[i], f->cmask[i / f->nv][i % f->nv]),
-		    acc[i], "");
+		sum[i] = LLVMBuildFAdd(cg->b, vload(cg, f, ptr[i], mask[i]), acc[i], "");
 	LLVMBasicBlockRef load_end = LLVMGetInsertBlock(cg->b);
 	LLVMBuildBr(cg->b, join);
 	LLVMPositionBuilderAtEnd(cg->b, join);
@@ -257,25 +255,9 @@ ctrans_store(Cg *cg, Fma *f, LLVMValueRef *acc)
 			cols[n] = m[l];
 		}
 	}
-	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
-	LLVMBasicBlockRef load = intrin_block(cg, "ctload"), join = intrin_block(cg, "ctstore");
-	LLVMBuildCondBr(cg->b, f->first, join, load);
-	LLVMPositionBuilderAtEnd(cg->b, load);
-	LLVMValueRef sum[MAXACC * 16];
+	finish(cg, f, n, cols, ptr, mask);
 	for (int i = 0; i < n; i++)
-		sum[i] = LLVMBuildFAdd(cg->b, vload(cg, f, ptr[i], mask[i]), cols[i], "");
-	LLVMBasicBlockRef load_end = LLVMGetInsertBlock(cg->b);
-	LLVMBuildBr(cg->b, join);
-	LLVMPositionBuilderAtEnd(cg->b, join);
-	LLVMValueRef phi[MAXACC * 16];
-	for (int i = 0; i < n; i++) {
-		phi[i] = LLVMBuildPhi(cg->b, f->vt, "ct");
-		LLVMValueRef in[2] = { cols[i], sum[i] };
-		LLVMBasicBlockRef from[2] = { pre, load_end };
-		LLVMAddIncoming(phi[i], in, from, 2);
-	}
-	for (int i = 0; i < n; i++)
-		vstore(cg, f, phi[i], ptr[i], mask[i]);
+		vstore(cg, f, cols[i], ptr[i], mask[i]);
 }
 
 /* The kernel body for the masks and rows set in f: prefetch c, run k (by
@@ -310,7 +292,10 @@ block(Cg *cg, Fma *f, LLVMValueRef K, int by)
 		ctrans_store(cg, f, acc);
 		return;
 	}
-	finish(cg, f, acc, cptr);
+	LLVMValueRef cmask[MAXACC];
+	for (int i = 0; i < per; i++)
+		cmask[i] = f->cmask[i / f->nv][i % f->nv];
+	finish(cg, f, per, acc, cptr, cmask);
 	for (int r = 0; r < f->mr; r++)
 		for (int v = 0; v < f->nv; v++)
 			vstore(cg, f, acc[r * f->nv + v], cptr[r * f->nv + v], f->cmask[r][v]);
