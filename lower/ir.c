@@ -520,6 +520,57 @@ ir_call_intrinsic_like(IrExpr *e, IrExpr **args)
 	return r;
 }
 
+/* slot[i]: the field of f that argument i of an fma_outer call with L
+ * taps holds (ir.h's order). */
+static void
+fma_slots(IrFmaArgs *f, int L, IrExpr ***slot)
+{
+	IrExpr **s[15] = { &f->mr, &f->nr, &f->k, &f->c, &f->csi, &f->csj, &f->a, &f->asi,
+	    &f->ask, &f->b, &f->bsk, &f->bsj, &f->first, &f->MR, &f->NR };
+	int at[15] = { 0, 1, 2 + L, 3 + L, 4 + L, 5 + L, 6 + L, 7 + L, 8 + 2 * L, 9 + 2 * L,
+	    10 + 3 * L, 11 + 3 * L, 12 + 3 * L, 13 + 3 * L, 14 + 3 * L };
+	for (int i = 0; i < 15; i++)
+		slot[at[i]] = s[i];
+	for (int t = 0; t < L; t++) {
+		slot[2 + t] = &f->tap[t];
+		slot[8 + L + t] = &f->tap_as[t];
+		slot[10 + 2 * L + t] = &f->tap_bs[t];
+	}
+}
+
+bool
+ir_fma_args(const IrExpr *e, IrFmaArgs *f)
+{
+	memset(f, 0, sizeof *f);
+	if (!e || e->kind != IR_CALL || e->call.ck != CALL_INTRINSIC ||
+	    !ir_fma_outer_lanes(e->call.name) || e->call.nargs < FMA_OUTER_NARGS ||
+	    (e->call.nargs - FMA_OUTER_NARGS) % 3 != 0 ||
+	    (e->call.nargs - FMA_OUTER_NARGS) / 3 > FMA_MAX_TAPS)
+		return false;
+	IrExpr **slot[FMA_OUTER_NARGS + 3 * FMA_MAX_TAPS];
+	f->ntaps = (e->call.nargs - FMA_OUTER_NARGS) / 3;
+	fma_slots(f, f->ntaps, slot);
+	for (int i = 0; i < e->call.nargs; i++)
+		*slot[i] = e->call.args[i];
+	return true;
+}
+
+IrExpr *
+ir_fma_call_like(const IrExpr *e, const IrFmaArgs *f)
+{
+	IrFmaArgs g = *f;
+	IrExpr **slot[FMA_OUTER_NARGS + 3 * FMA_MAX_TAPS];
+	int n = FMA_OUTER_NARGS + 3 * g.ntaps;
+	fma_slots(&g, g.ntaps, slot);
+	IrExpr **args = arena_alloc(ir_arena, (size_t)n * sizeof *args);
+	for (int i = 0; i < n; i++)
+		args[i] = *slot[i];
+	IrExpr *r = call(CALL_INTRINSIC, BI_NONE, e->call.name, e->type, args, n);
+	r->call.tz = e->call.tz;
+	r->loc = e->loc;
+	return r;
+}
+
 int
 ir_fma_outer_lanes(const char *emit)
 {

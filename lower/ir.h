@@ -304,6 +304,22 @@ IrExpr *ir_call_intrinsic_like(IrExpr *e, IrExpr **args);
  * c, cs_i, cs_j, a, as_i, as_k, b, bs_k, bs_j, first, then the block's
  * constant full shape MR, NR, which only the LLVM emitter reads. */
 enum { FMA_OUTER_ARGS = 13, FMA_OUTER_NARGS = FMA_OUTER_ARGS + 2 };
+/* An f32 fma_outer intrinsic may sum over up to three reduction axes,
+ * c[i, j] = sum(r < R, s < S, k < K) a[i, r, s, k] * b[r, s, k, j] (a
+ * convolution's taps): the outer ones (taps) come in tensorize's order,
+ * each extent before K, each stride of a before as_k and of b before
+ * bs_k, so that a call has FMA_OUTER_NARGS + 3 arguments per tap.
+ * ir_fma_args reads either form by meaning (false: not such a call). */
+enum { FMA_MAX_TAPS = 2 };
+typedef struct {
+	IrExpr *mr, *nr, *k, *c, *csi, *csj, *a, *asi, *ask, *b, *bsk, *bsj, *first, *MR, *NR;
+	int ntaps;
+	IrExpr *tap[FMA_MAX_TAPS], *tap_as[FMA_MAX_TAPS], *tap_bs[FMA_MAX_TAPS];
+} IrFmaArgs;
+bool ir_fma_args(const IrExpr *e, IrFmaArgs *f);
+/* The call e with its arguments from f (its name, type, location and
+ * meaning kept). */
+IrExpr *ir_fma_call_like(const IrExpr *e, const IrFmaArgs *f);
 /* The f32 lanes of one vector of an fma_outer emitter: 8 for
  * "fma_outer" (AVX2), 16 for "fma_outer_zmm" (AVX-512); likewise the
  * 32-bit lanes of the i8 and bf16 ones, which take the same call

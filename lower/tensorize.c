@@ -599,12 +599,14 @@ emitter_ok(Tz *t)
 		return mma_ok(t);
 	if (!ir_fma_outer_lanes(t->k->intr_emit))
 		return true;
-	/* args: c, cs_i, cs_j, a, as_i, as_k, b, bs_k, bs_j; c may instead be
-	 * stored transposed (unit stride in i) where its rows fit one vector
-	 * (14 x 32 in zmm: target/llvm/intrin_cpu.c transposes the block in
-	 * registers), as a 1x1 convolution with the pixels broadcast writes
-	 * NCHW */
-	static const int unit[] = { 2, 8 };
+	/* args: c, cs_i, cs_j, a, as_i, (as_r, as_s,) as_k, b, (bs_r, bs_s,)
+	 * bs_k, bs_j (the strides in parentheses for an intrinsic with taps,
+	 * lower/ir.h); c may instead be stored transposed (unit stride in i)
+	 * where its rows fit one vector (14 x 32 in zmm:
+	 * target/llvm/intrin_cpu.c transposes the block in registers), as a
+	 * 1x1 convolution with the pixels broadcast writes NCHW */
+	int L = t->ni - 3;   /* taps */
+	const int unit[] = { 2, 8 + 2 * L }, load[] = { 0, 6 + L };
 	static const char *const what[] = { "written", "read" };
 	bool isc = false;
 	int64_t rows = t->ni > 0 ? ast_const(t->iext[0], &isc) : 0;
@@ -617,7 +619,7 @@ emitter_ok(Tz *t)
 		    rows <= ir_fma_outer_lanes(t->k->intr_emit))
 			continue;
 		if (!ir_is_const(s, &c) || c != 1) {
-			IrExpr *ld = t->args[unit[i] - 2];
+			IrExpr *ld = t->args[load[i]];
 			int j = t->map[iaxis_of(t, t->rule->axes[1])];
 			int r = t->map[iaxis_of(t, t->rule->axes[0])];
 			const char *alt = i ? "" : arena_printf(ir_arena, ", or in loop '%s' for an "
@@ -763,6 +765,17 @@ match_nest(Tz *t, IrStmt *loop)
 		t->ext[t->n++] = s->loop.extent;
 		s = s->loop.body;
 	}
+	/* the call covers a box: no loop's bounds may use a loop of the tile
+	 * (sema keeps a range's dependence outside the loops it uses today:
+	 * this guards the call against a nest that would break that) */
+	for (int l = 1; l < t->n; l++)
+		for (int o = 0; o < l; o++)
+			if (ir_uses_var(t->min[l], t->var[o]) || ir_uses_var(t->ext[l], t->var[o])) {
+				fail(t, arena_printf(ir_arena, "the bounds of loop '%s' depend on loop "
+				    "'%s' inside the tile; the intrinsic computes a box", t->var[l]->name,
+				    t->var[o]->name));
+				return NULL;
+			}
 	IrExpr *cond = NULL;
 	if (s->kind == IS_IF && !s->ifs.else_s) {
 		cond = s->ifs.cond;

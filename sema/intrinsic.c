@@ -47,7 +47,7 @@ typedef struct {
 } IntrinsicKind;
 
 static const IntrinsicKind intrinsic_kinds[] = {
-	{ "cpu", "fma_outer", "c[i, j] = sum(k < K) a[i, k] * b[k, j] in f32" },
+	{ "cpu", "fma_outer", "c[i, j] = sum(k < K) a[i, k] * b[k, j] in f32 (or over taps: sum(r < R, s < S, k < K) a[i, r, s, k] * b[r, s, k, j])" },
 	{ "cpu", "fma_outer_zmm", "c[i, j] = sum(k < K) a[i, k] * b[k, j] in f32, 16-wide rows" },
 	{ "cpu", "i8_madd", "c[i, j] = sum(k < K) i32(a[i, k]) * i32(b[k, j]), a and b i8, c i32 (AVX2)" },
 	{ "cpu", "i8_vnni", "c[i, j] = sum(k < K) i32(a[i, k]) * i32(b[k, j]), a and b i8, c i32 "
@@ -140,26 +140,41 @@ check_fma_outer(Kernel *k, Rule *r, const OuterKind *ok)
 		    "c[i, j]", k->name, kind, ot);
 		return;
 	}
-	if (v->kind != EXPR_REDUCE || v->reduce.op != RED_SUM || v->reduce.naxes != 1) {
-		diag_error(v->loc, "intrinsic '%s' (%s) must be a sum over one reduction "
-		    "axis: c[i, j] = sum(k < K) %sa[i, k]%s * %sb[k, j]%s", k->name, kind,
-		    cast, wide ? ")" : "", cast, wide ? ")" : "");
+	/* f32: up to three reduction axes, the outer ones taps (lower/ir.h):
+	 * c[i, j] = sum(r < R, s < S, k < K) a[i, r, s, k] * b[r, s, k, j] */
+	enum { MAX_TAPS = 2 };   /* lower/ir.h's FMA_MAX_TAPS */
+	int maxred = ok->in == TY_F32 ? 1 + MAX_TAPS : 1;
+	if (v->kind != EXPR_REDUCE || v->reduce.op != RED_SUM || v->reduce.naxes < 1 ||
+	    v->reduce.naxes > maxred) {
+		diag_error(v->loc, "intrinsic '%s' (%s) must be a sum over %s: c[i, j] = "
+		    "sum(k < K) %sa[i, k]%s * %sb[k, j]%s%s", k->name, kind,
+		    maxred > 1 ? "one to three reduction axes" : "one reduction axis",
+		    cast, wide ? ")" : "", cast, wide ? ")" : "", maxred > 1 ? ", or with taps "
+		    "c[i, j] = sum(r < R, s < S, k < K) a[i, r, s, k] * b[r, s, k, j]" : "");
 		return;
 	}
+	int nred = v->reduce.naxes;
 	Expr *body = v->reduce.body;
 	Expr *a = body->kind == EXPR_BINARY && body->bin.op == OP_MUL ? access_of(body->bin.a) : NULL;
 	Expr *b = a ? access_of(body->bin.b) : NULL;
-	const char *i = r->axes[0], *j = r->axes[1], *kk = v->reduce.axes[0].name;
-	if (!a || !b || a->call.nargs != 2 || b->call.nargs != 2 ||
+	const char *i = r->axes[0], *j = r->axes[1], *kk = v->reduce.axes[nred - 1].name;
+	const char *taps = "";
+	for (int t = 0; t < nred - 1; t++)
+		taps = arena_printf(perm, "%s%s, ", taps, v->reduce.axes[t].name);
+	if (!a || !b || a->call.nargs != 1 + nred || b->call.nargs != 1 + nred ||
 	    a->call.tensor->role != ROLE_IN || b->call.tensor->role != ROLE_IN) {
 		diag_error(body->loc, "the body of intrinsic '%s' (%s) must be the product "
-		    "of two input accesses a[%s, %s] * b[%s, %s]", k->name, kind, i, kk, kk, j);
+		    "of two input accesses a[%s, %s%s] * b[%s%s, %s]", k->name, kind, i, taps, kk, taps,
+		    kk, j);
 		return;
 	}
-	if (!is_axis(a->call.args[0], i) || !is_axis(a->call.args[1], kk) ||
-	    !is_axis(b->call.args[0], kk) || !is_axis(b->call.args[1], j)) {
-		diag_error(body->loc, "intrinsic '%s' (%s) must read a[%s, %s] and b[%s, %s] "
-		    "(each index a plain axis)", k->name, kind, i, kk, kk, j);
+	bool axes_ok = is_axis(a->call.args[0], i) && is_axis(b->call.args[nred], j);
+	for (int t = 0; t < nred; t++)
+		axes_ok = axes_ok && is_axis(a->call.args[1 + t], v->reduce.axes[t].name) &&
+		    is_axis(b->call.args[t], v->reduce.axes[t].name);
+	if (!axes_ok) {
+		diag_error(body->loc, "intrinsic '%s' (%s) must read a[%s, %s%s] and b[%s%s, %s] "
+		    "(each index a plain axis)", k->name, kind, i, taps, kk, taps, kk, j);
 		return;
 	}
 	if (a->call.tensor->elem != ok->in || b->call.tensor->elem != ok->in) {

@@ -743,17 +743,34 @@ ex(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 	case IR_BROADCAST:
 		return ex(E, e->a, NULL, hoist);
 	case IR_CALL:
-		if (e->call.ck == CALL_INTRINSIC && ir_fma_outer_lanes(e->call.name) &&
-		    e->call.nargs == FMA_OUTER_NARGS) {
+		IrFmaArgs fa;
+		if (ir_fma_args(e, &fa)) {
 			/* tensorize (lower/tensorize.c): tensors pass as
 			 * addresses; the block's full shape, the last arguments,
-			 * only chooses the LLVM backend's micro-kernel */
+			 * only chooses the LLVM backend's micro-kernel; taps
+			 * (f32 only) pass as two levels, a missing one run once */
 			const char *nm = e->call.name;
 			bool i8 = !strncmp(nm, "i8_", 3), bf = !strncmp(nm, "bf16_", 5);
-			chelp_use(E, i8 ? H_DOT_I8 : bf ? H_DOT_BF16 : H_FMA_OUTER);
-			char *s = i8 ? "txc_dot_i8(" : bf ? "txc_dot_bf16(" : "txc_fma_outer(";
-			for (int i = 0; i < FMA_OUTER_ARGS; i++) {
-				IrExpr *x = e->call.args[i];
+			bool taps = fa.ntaps > 0;
+			if (taps && (i8 || bf))
+				ICE("C backend: taps of %s", nm);
+			chelp_use(E, i8 ? H_DOT_I8 : bf ? H_DOT_BF16 : taps ? H_FMA_TAPS : H_FMA_OUTER);
+			char *s = i8 ? "txc_dot_i8(" : bf ? "txc_dot_bf16(" :
+			    taps ? "txc_fma_taps(" : "txc_fma_outer(";
+			IrExpr *one = ir_i64c(1), *zero = ir_i64c(0);
+			IrExpr *r0 = fa.ntaps > 0 ? fa.tap[0] : one, *s0 = fa.ntaps > 1 ? fa.tap[1] : one;
+			IrExpr *plain[] = { fa.mr, fa.nr, fa.k, fa.c, fa.csi, fa.csj, fa.a, fa.asi,
+			    fa.ask, fa.b, fa.bsk, fa.bsj, fa.first };
+			IrExpr *withtaps[] = { fa.mr, fa.nr, r0, s0, fa.k, fa.c, fa.csi, fa.csj, fa.a,
+			    fa.asi, fa.ntaps > 0 ? fa.tap_as[0] : zero,
+			    fa.ntaps > 1 ? fa.tap_as[1] : zero, fa.ask, fa.b,
+			    fa.ntaps > 0 ? fa.tap_bs[0] : zero, fa.ntaps > 1 ? fa.tap_bs[1] : zero,
+			    fa.bsk, fa.bsj, fa.first };
+			IrExpr **xs = taps ? withtaps : plain;
+			int nx = taps ? (int)(sizeof withtaps / sizeof *withtaps) :
+			    (int)(sizeof plain / sizeof *plain);
+			for (int i = 0; i < nx; i++) {
+				IrExpr *x = xs[i];
 				const char *t = x->kind == IR_LOAD ?
 				    P("&%s[%s]", cname_get(E->names, x->load.buf, x->load.buf->name),
 				    cexpr_offset(E, x->load.buf, x->load.idx, x->load.nidx, lane, hoist)) :

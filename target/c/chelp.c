@@ -324,6 +324,27 @@ static const char fma_outer[] =
     "\t\t\t\tc[i * csi + j * csj] += a[i * asi + k * ask] * b[k * bsk + j * bsj];\n"
     "\treturn 0;\n}\n\n";
 
+/* fma_outer with taps (lower/ir.h): the k loop inside two tap loops,
+ * each moving a and b by its strides. */
+static const char fma_taps[] =
+    "/* tensorize fma_outer with taps: c += a * b over an mr x nr block. */\n"
+    "static int\ntxc_fma_taps(int64_t mr, int64_t nr, int64_t rr, int64_t ss, int64_t kk,\n"
+    "    float *c, int64_t csi, int64_t csj, const float *a, int64_t asi, int64_t asr,\n"
+    "    int64_t ass, int64_t ask, const float *b, int64_t bsr, int64_t bss, int64_t bsk,\n"
+    "    int64_t bsj, int64_t first)\n{\n"
+    "\tif (first)\n"
+    "\t\tfor (int64_t i = 0; i < mr; i++)\n"
+    "\t\t\tfor (int64_t j = 0; j < nr; j++)\n"
+    "\t\t\t\tc[i * csi + j * csj] = 0;\n"
+    "\tfor (int64_t r = 0; r < rr; r++)\n"
+    "\t\tfor (int64_t s = 0; s < ss; s++)\n"
+    "\t\t\tfor (int64_t k = 0; k < kk; k++)\n"
+    "\t\t\t\tfor (int64_t i = 0; i < mr; i++)\n"
+    "\t\t\t\t\tfor (int64_t j = 0; j < nr; j++)\n"
+    "\t\t\t\t\t\tc[i * csi + j * csj] += a[i * asi + r * asr + s * ass + k * ask] *\n"
+    "\t\t\t\t\t\t    b[r * bsr + s * bss + k * bsk + j * bsj];\n"
+    "\treturn 0;\n}\n\n";
+
 /* The i8 and bf16 micro-kernels likewise (their sums widened: i32 that
  * wraps, f32). */
 static const char dot_i8[] =
@@ -364,7 +385,7 @@ chelp_write(FILE *out, const CHelpers *h)
 		[H_BF16_BITS] = bf16_bits, [H_BF16_ROUND] = bf16_round, [H_ALLOC] = alloc,
 		[H_DIV_I64] = div_i64, [H_MOD_I64] = mod_i64,
 		[H_DIV_U64] = div_u64, [H_MOD_U64] = mod_u64,
-		[H_FMA_OUTER] = fma_outer, [H_DOT_I8] = dot_i8, [H_DOT_BF16] = dot_bf16,
+		[H_FMA_OUTER] = fma_outer, [H_FMA_TAPS] = fma_taps, [H_DOT_I8] = dot_i8, [H_DOT_BF16] = dot_bf16,
 	};
 	for (int i = 0; i < H_COUNT; i++)
 		if (h->used[i])

@@ -240,6 +240,12 @@ void intrin_name_strides(char *name, size_t size, char sep, const int64_t *cst);
  * (NULL-terminated); 16 lanes: its 512-bit vectors kept whole. */
 LLVMValueRef intrin_decl(Cg *cg, const char *name, bool internal, int lanes,
     const char *const *attrs, LLVMTypeRef *fty);
+/* Likewise; with taps (an f32 kernel summing over taps, lower/ir.h) six
+ * more: R, asr, bsr, S, ass, bss (the outer level first; a call with
+ * one tap passes S = 1). */
+enum { INTRIN_PARAMS = 11, INTRIN_TAPS_PARAMS = INTRIN_PARAMS + 3 * FMA_MAX_TAPS };
+LLVMValueRef intrin_decl_taps(Cg *cg, const char *name, bool internal, int lanes,
+    const char *const *attrs, LLVMTypeRef *fty, bool taps);
 /* Where the builder was before intrin_begin. */
 typedef struct {
 	LLVMBasicBlockRef block;

@@ -2,7 +2,8 @@
  * fma_outer, intrin_dot.c's i8 and bf16 kernels) share: the decoding of
  * the call (lower/ir.h's fma_outer arguments), the kernel's signature
  *     void NAME(c, csi, a, asi, ask, b, bsk, K, mr, nr, first)
- * and its call, the builder moved into a kernel and back, and a few
+ * (an f32 kernel with taps, ir.h, adds R, asr, bsr, S, ass, bss) and its
+ * call, the builder moved into a kernel and back, and a few
  * one-line LLVM builders.
  */
 #include <stdio.h>
@@ -44,14 +45,14 @@ intrin_block(Cg *cg, const char *name)
 bool
 intrin_decode(IrExpr *e, int lanes, int64_t *mr, int64_t *nr, int64_t *cst)
 {
-	IrExpr **x = e->call.args;
+	IrFmaArgs f;
 	*mr = *nr = -1;
-	if (e->call.nargs != FMA_OUTER_NARGS || !ir_is_const(x[FMA_OUTER_ARGS], mr) ||
-	    !ir_is_const(x[FMA_OUTER_ARGS + 1], nr) || *mr <= 0 || *nr <= 0 || *nr % lanes != 0)
+	if (!ir_fma_args(e, &f) || !ir_is_const(f.MR, mr) || !ir_is_const(f.NR, nr) || *mr <= 0 ||
+	    *nr <= 0 || *nr % lanes != 0)
 		return false;
 	/* strides known here are built into the kernel (one per set of them):
 	 * constant offsets address a and b without integer arithmetic */
-	IrExpr *sx[4] = { x[4], x[7], x[8], x[10] };
+	IrExpr *sx[4] = { f.csi, f.asi, f.ask, f.bsk };
 	for (int i = 0; i < 4; i++)
 		if (!ir_is_const(sx[i], &cst[i]) || cst[i] < 0 || cst[i] > (1 << 20))
 			cst[i] = -1;
@@ -77,10 +78,18 @@ LLVMValueRef
 intrin_decl(Cg *cg, const char *name, bool internal, int lanes, const char *const *attrs,
     LLVMTypeRef *fty)
 {
+	return intrin_decl_taps(cg, name, internal, lanes, attrs, fty, false);
+}
+
+LLVMValueRef
+intrin_decl_taps(Cg *cg, const char *name, bool internal, int lanes, const char *const *attrs,
+    LLVMTypeRef *fty, bool taps)
+{
 	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0), i64 = LLVMInt64TypeInContext(cg->ctx);
-	LLVMTypeRef pt[11] = { ptr, i64, ptr, i64, i64, ptr, i64, i64, i64, i64,
-	    LLVMInt1TypeInContext(cg->ctx) };
-	*fty = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), pt, 11, 0);
+	LLVMTypeRef pt[INTRIN_TAPS_PARAMS] = { ptr, i64, ptr, i64, i64, ptr, i64, i64, i64, i64,
+	    LLVMInt1TypeInContext(cg->ctx), i64, i64, i64, i64, i64, i64 };
+	*fty = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), pt,
+	    taps ? INTRIN_TAPS_PARAMS : INTRIN_PARAMS, 0);
 	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
 	if (fn)
 		return fn;
@@ -139,17 +148,30 @@ address_of(Cg *cg, IrExpr *ld)
 void
 intrin_call(Cg *cg, IrExpr *e, LLVMValueRef fn, LLVMTypeRef fty)
 {
-	IrExpr **x = e->call.args;
-	LLVMValueRef first = cg_index(cg, x[12], 1);
+	IrFmaArgs f;
+	if (!ir_fma_args(e, &f))
+		ICE("intrin_call: not an fma_outer call");
+	bool taps = LLVMCountParamTypes(fty) == INTRIN_TAPS_PARAMS;
+	if (f.ntaps && !taps)
+		ICE("intrin_call: a call with taps to a kernel without them");
+	LLVMValueRef first = cg_index(cg, f.first, 1);
 	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
-	LLVMValueRef args[11] = {
-		address_of(cg, x[3]), cg_index(cg, x[4], 1),
-		address_of(cg, x[6]), cg_index(cg, x[7], 1), cg_index(cg, x[8], 1),
-		address_of(cg, x[9]), cg_index(cg, x[10], 1),
-		cg_index(cg, x[2], 1), cg_index(cg, x[0], 1), cg_index(cg, x[1], 1),
+	LLVMValueRef args[INTRIN_TAPS_PARAMS] = {
+		address_of(cg, f.c), cg_index(cg, f.csi, 1),
+		address_of(cg, f.a), cg_index(cg, f.asi, 1), cg_index(cg, f.ask, 1),
+		address_of(cg, f.b), cg_index(cg, f.bsk, 1),
+		cg_index(cg, f.k, 1), cg_index(cg, f.mr, 1), cg_index(cg, f.nr, 1),
 		LLVMBuildICmp(cg->b, LLVMIntNE, first, LLVMConstInt(i64, 0, 0), "first"),
 	};
-	LLVMBuildCall2(cg->b, fty, fn, args, 11, "");
+	/* the taps, outermost first; a level the call lacks runs once */
+	for (int t = 0; t < FMA_MAX_TAPS; t++) {
+		args[INTRIN_PARAMS + 3 * t] = t < f.ntaps ? cg_index(cg, f.tap[t], 1) : intrin_i64(cg, 1);
+		args[INTRIN_PARAMS + 3 * t + 1] = t < f.ntaps ? cg_index(cg, f.tap_as[t], 1) :
+		    intrin_i64(cg, 0);
+		args[INTRIN_PARAMS + 3 * t + 2] = t < f.ntaps ? cg_index(cg, f.tap_bs[t], 1) :
+		    intrin_i64(cg, 0);
+	}
+	LLVMBuildCall2(cg->b, fty, fn, args, taps ? INTRIN_TAPS_PARAMS : INTRIN_PARAMS, "");
 }
 
 LLVMValueRef

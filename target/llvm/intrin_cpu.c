@@ -61,6 +61,10 @@ typedef struct {
 	 * rows contiguous; rowvalid: the masked kernel's rows below mr */
 	bool ctrans;
 	LLVMValueRef rowvalid;
+	/* taps (lower/ir.h): the k loop runs inside tap loops, outermost
+	 * first, each moving a and b by its strides */
+	int ntaps;
+	LLVMValueRef tap[FMA_MAX_TAPS], tap_as[FMA_MAX_TAPS], tap_bs[FMA_MAX_TAPS];
 } Fma;
 
 static LLVMValueRef
@@ -158,6 +162,56 @@ kloop(Cg *cg, Fma *f, LLVMValueRef from, LLVMValueRef end, int by, LLVMValueRef 
 	LLVMPositionBuilderAtEnd(cg->b, exit);
 	memcpy(acc, phis, sizeof(LLVMValueRef) * (size_t)n);
 	*kout = k;
+}
+
+/* The whole reduction into acc: k from 0 to K (by `by` steps, then one
+ * at a time), inside the tap loops from level lev on (the accumulators
+ * phis of each, a and b moved by the level's strides). */
+static void
+ksweep(Cg *cg, Fma *f, LLVMValueRef K, int by, LLVMValueRef *acc, int lev)
+{
+	int per = f->mr * f->nv;
+	if (lev == f->ntaps) {
+		LLVMValueRef k;
+		kloop(cg, f, intrin_i64(cg, 0), K, by, acc, &k);
+		if (by > 1) {
+			int sets = f->sets;
+			f->sets = 1;
+			kloop(cg, f, k, K, 1, acc, &k);
+			f->sets = sets;
+		}
+		return;
+	}
+	int n = per * f->sets;
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
+	LLVMBasicBlockRef head = intrin_block(cg, "tap"), body = intrin_block(cg, "tapbody");
+	LLVMBasicBlockRef exit = intrin_block(cg, "tapdone");
+	LLVMBuildBr(cg->b, head);
+	LLVMPositionBuilderAtEnd(cg->b, head);
+	LLVMValueRef t = LLVMBuildPhi(cg->b, f->i64, "t"), zero = intrin_i64(cg, 0);
+	LLVMAddIncoming(t, &zero, &pre, 1);
+	LLVMValueRef phis[MAXACC * MAXSET];
+	for (int i = 0; i < n; i++) {
+		phis[i] = LLVMBuildPhi(cg->b, f->vt, "acc");
+		LLVMAddIncoming(phis[i], &acc[i], &pre, 1);
+	}
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, t, f->tap[lev], ""), body, exit);
+	LLVMPositionBuilderAtEnd(cg->b, body);
+	LLVMValueRef cur[MAXACC * MAXSET], a = f->a, b = f->b;
+	memcpy(cur, phis, sizeof(LLVMValueRef) * (size_t)n);
+	f->a = intrin_gep(cg, f->f32, a, intrin_mul(cg, t, f->tap_as[lev]));
+	f->b = intrin_gep(cg, f->f32, b, intrin_mul(cg, t, f->tap_bs[lev]));
+	ksweep(cg, f, K, by, cur, lev + 1);
+	f->a = a;
+	f->b = b;
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
+	LLVMValueRef next = LLVMBuildAdd(cg->b, t, intrin_i64(cg, 1), "");
+	LLVMAddIncoming(t, &next, &latch, 1);
+	for (int i = 0; i < n; i++)
+		LLVMAddIncoming(phis[i], &cur[i], &latch, 1);
+	no_unroll(cg, LLVMBuildBr(cg->b, head));
+	LLVMPositionBuilderAtEnd(cg->b, exit);
+	memcpy(acc, phis, sizeof(LLVMValueRef) * (size_t)n);
 }
 
 /* Asks for the lines of c's block at the start of the kernel: they arrive
@@ -266,7 +320,7 @@ static void
 block(Cg *cg, Fma *f, LLVMValueRef K, int by)
 {
 	int per = f->mr * f->nv;
-	LLVMValueRef acc[MAXACC * MAXSET], cptr[MAXACC], k;
+	LLVMValueRef acc[MAXACC * MAXSET], cptr[MAXACC];
 	for (int r = 0; r < f->mr; r++)
 		for (int v = 0; v < f->nv; v++) {
 			LLVMValueRef row = intrin_gep(cg, f->f32, f->c,
@@ -278,13 +332,7 @@ block(Cg *cg, Fma *f, LLVMValueRef K, int by)
 		prefetch_c(cg, f, cptr);
 	for (int i = 0; i < per * f->sets; i++)
 		acc[i] = LLVMConstNull(f->vt);
-	kloop(cg, f, intrin_i64(cg, 0), K, by, acc, &k);
-	if (by > 1) {
-		int sets = f->sets;
-		f->sets = 1;
-		kloop(cg, f, k, K, 1, acc, &k);
-		f->sets = sets;
-	}
+	ksweep(cg, f, K, by, acc, 0);
 	for (int s = 1; s < f->sets; s++)
 		for (int i = 0; i < per; i++)
 			acc[i] = LLVMBuildFAdd(cg->b, acc[i], acc[s * per + i], "");
@@ -411,28 +459,30 @@ kernel_name(char *name, size_t size, bool runtime, int lanes, int MR, int NR, co
 /* The declaration of a micro-kernel (intrin_decl), internal to the
  * module, or libtxrt's (runtime). */
 static LLVMValueRef
-kernel_decl(Cg *cg, const char *name, bool runtime, int lanes, LLVMTypeRef *fty)
+kernel_decl(Cg *cg, const char *name, bool runtime, int lanes, LLVMTypeRef *fty, bool taps)
 {
 	static const char *const attrs[] = { "noinline", "nounwind", "nofree", "nosync", NULL };
-	return intrin_decl(cg, name, !runtime, lanes, attrs, fty);
+	return intrin_decl_taps(cg, name, !runtime, lanes, attrs, fty, taps);
 }
 
 /* The micro-kernel MR x NR of vectors of `lanes` f32 with the strides cst
  * (-1: an argument) built in, defined in the module under its name
- * (kernel_name). */
+ * (kernel_name, then ".taps" for a kernel with tap loops, then suffix). */
 static LLVMValueRef
 kernel_fn(Cg *cg, int lanes, int MR, int NR, const int64_t *cst, bool runtime, LLVMTypeRef *fty,
-    const char *suffix)
+    const char *suffix, bool taps)
 {
 	char name[96];
 	kernel_name(name, sizeof name, runtime, lanes, MR, NR, cst);
+	if (taps)
+		strncat(name, ".taps", sizeof name - strlen(name) - 1);
 	if (suffix)
 		strncat(name, suffix, sizeof name - strlen(name) - 1);
-	LLVMValueRef fn = kernel_decl(cg, name, runtime, lanes, fty);
+	LLVMValueRef fn = kernel_decl(cg, name, runtime, lanes, fty, taps);
 	if (LLVMCountBasicBlocks(fn))
 		return fn;
 	IntrinSaved saved;
-	LLVMValueRef p[11];
+	LLVMValueRef p[INTRIN_TAPS_PARAMS];
 	intrin_begin(cg, &saved, fn, cst, p);
 	Fma f;
 	memset(&f, 0, sizeof f);
@@ -446,6 +496,12 @@ kernel_fn(Cg *cg, int lanes, int MR, int NR, const int64_t *cst, bool runtime, L
 	f.ctrans = suffix && !strcmp(suffix, ".ct");
 	f.c = p[0], f.csi = p[1], f.a = p[2], f.asi = p[3], f.ask = p[4];
 	f.b = p[5], f.bsk = p[6], f.first = p[10];
+	f.ntaps = taps ? FMA_MAX_TAPS : 0;
+	for (int t = 0; t < f.ntaps; t++) {
+		f.tap[t] = p[INTRIN_PARAMS + 3 * t];
+		f.tap_as[t] = p[INTRIN_PARAMS + 3 * t + 1];
+		f.tap_bs[t] = p[INTRIN_PARAMS + 3 * t + 2];
+	}
 	LLVMValueRef K = p[7], vm = p[8], vn = p[9];
 	for (int r = 0; r < MAXACC; r++)
 		f.arow[r] = intrin_i64(cg, r);
@@ -562,8 +618,8 @@ zmm_dispatch(Cg *cg, int MR, int NR, const int64_t *s)
 {
 	LLVMTypeRef fty, i32 = LLVMInt32TypeInContext(cg->ctx);
 	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
-	LLVMValueRef wide = kernel_fn(cg, 16, MR, NR, s, true, &fty, "_avx512");
-	LLVMValueRef half = kernel_fn(cg, 16, MR, NR, s, true, &fty, "_avx2");
+	LLVMValueRef wide = kernel_fn(cg, 16, MR, NR, s, true, &fty, "_avx512", false);
+	LLVMValueRef half = kernel_fn(cg, 16, MR, NR, s, true, &fty, "_avx2", false);
 	LLVMSetLinkage(wide, LLVMInternalLinkage);
 	LLVMSetLinkage(half, LLVMInternalLinkage);
 	string_attr(cg, wide, "target-cpu", "x86-64-v4");
@@ -627,7 +683,7 @@ intrin_cpu_runtime_kernels(Cg *cg)
 	for (size_t i = 0; i < RT_SHAPES; i++)
 		for (int f = 0; f < RT_FORMS; f++) {
 			rt_form(f, rt_shapes[i][0], rt_shapes[i][1], s);
-			kernel_fn(cg, 8, rt_shapes[i][0], rt_shapes[i][1], s, true, &fty, NULL);
+			kernel_fn(cg, 8, rt_shapes[i][0], rt_shapes[i][1], s, true, &fty, NULL, false);
 		}
 	for (size_t i = 0; i < RT_SHAPES; i++)
 		for (int f = 0; f < RT_FORMS; f++) {
@@ -644,26 +700,26 @@ static void
 fma_outer(Cg *cg, IrExpr *e, int lanes)
 {
 	int64_t mr, nr, cst[4];
-	if (!intrin_decode(e, lanes, &mr, &nr, cst) || mr * (nr / lanes) > MAXACC ||
-	    mr > MAXACC || nr / lanes > MAXACC)
+	IrFmaArgs fa;
+	if (!intrin_decode(e, lanes, &mr, &nr, cst) || !ir_fma_args(e, &fa) ||
+	    mr * (nr / lanes) > MAXACC || mr > MAXACC || nr / lanes > MAXACC)
 		ICE("fma_outer: malformed call");
+	bool taps = fa.ntaps > 0;
 	/* c stored transposed (its rows contiguous, tensorize.c allows it for
 	 * blocks of at most a vector's rows): the kernel gets c's column
 	 * stride where the row stride goes, and stores through
 	 * ctrans_store; a local kernel (libtxrt has none of this form) */
 	int64_t one;
-	IrExpr **x = e->call.args;
-	if (ir_is_const(x[4], &one) && one == 1 && !(ir_is_const(x[5], &one) && one == 1) &&
+	if (ir_is_const(fa.csi, &one) && one == 1 && !(ir_is_const(fa.csj, &one) && one == 1) &&
 	    mr <= lanes) {
-		IrExpr **args = arena_alloc(ir_arena, (size_t)e->call.nargs * sizeof *args);
-		memcpy(args, x, (size_t)e->call.nargs * sizeof *args);
-		args[4] = x[5];
-		args[5] = x[4];
-		IrExpr *t = ir_call_intrinsic_like(e, args);
+		IrFmaArgs sw = fa;
+		sw.csi = fa.csj;
+		sw.csj = fa.csi;
+		IrExpr *t = ir_fma_call_like(e, &sw);
 		if (!intrin_decode(t, lanes, &mr, &nr, cst))
 			ICE("fma_outer: malformed call");
 		LLVMTypeRef fty;
-		LLVMValueRef fn = kernel_fn(cg, lanes, (int)mr, (int)nr, cst, false, &fty, ".ct");
+		LLVMValueRef fn = kernel_fn(cg, lanes, (int)mr, (int)nr, cst, false, &fty, ".ct", taps);
 		intrin_call(cg, t, fn, fty);
 		return;
 	}
@@ -672,12 +728,12 @@ fma_outer(Cg *cg, IrExpr *e, int lanes)
 	LLVMTypeRef fty;
 	LLVMValueRef fn;
 	int64_t rt[4];
-	if (cg->runtime_kernels && rt_kernel(lanes, (int)mr, (int)nr, cst, rt)) {
+	if (cg->runtime_kernels && !taps && rt_kernel(lanes, (int)mr, (int)nr, cst, rt)) {
 		char name[80];
 		kernel_name(name, sizeof name, true, lanes, (int)mr, (int)nr, rt);
-		fn = kernel_decl(cg, name, true, lanes, &fty);
+		fn = kernel_decl(cg, name, true, lanes, &fty, false);
 	} else {
-		fn = kernel_fn(cg, lanes, (int)mr, (int)nr, cst, false, &fty, NULL);
+		fn = kernel_fn(cg, lanes, (int)mr, (int)nr, cst, false, &fty, NULL, taps);
 	}
 	intrin_call(cg, e, fn, fty);
 }

@@ -88,14 +88,15 @@ sed -n '/^txc\.fma_outer_zmm\.28x16\..*:$/,/^\.Lfunc_end/p' c.s >q.s
 [ -s q.s ] || fail "conv3x3 for sapphirerapids: no 28x16 zmm kernel"
 fmas q.s | grep -qx "112 0" || fail "conv3x3: the 28x16 kernel's k loop spills"
 echo "ok: conv3x3.tx for sapphirerapids: 28x16 kernel in zmm"
-# its AVX-512 plan (bench/kernels/conv3x3_zmm.tx): gemm_14x32_f32 on 14
-# consecutive pixels of the NCHW copy (a constant stride, 28 FMAs per k)
-# and, for 7-pixel rows (specialize), gemm_7x32_f32 (k unrolled by 4)
+# its AVX-512 plan (bench/kernels/conv3x3_zmm.tx): conv_14x32_f32 (taps:
+# the .taps kernel) on 14 consecutive pixels of the NCHW copy (a constant
+# stride, 28 FMAs per k) and, for 7-pixel rows (specialize),
+# conv_7x32_f32 (k unrolled by 4), the k loop clean inside the tap loops
 "$TXC" --cpu=sapphirerapids -S -o z.s "$src/bench/kernels/conv3x3_zmm.tx" 2>err ||
     { cat err; fail "conv3x3_zmm.tx"; }
 for t in "14x32 28" "7x32 56"; do
 	set -- $t
-	sed -n "/^txc\.fma_outer_zmm\.$1\.c32\.i1\.b32:\$/,/^\.Lfunc_end/p" z.s >q.s
+	sed -n "/^txc\.fma_outer_zmm\.$1\.c32\.i1\.b32\.taps:\$/,/^\.Lfunc_end/p" z.s >q.s
 	[ -s q.s ] || fail "conv3x3_zmm for sapphirerapids: no $1 zmm kernel with unit pixel stride"
 	fmas q.s | grep -qx "$2 0" || fail "conv3x3_zmm: the $1 kernel's k loop spills"
 done
