@@ -126,6 +126,51 @@ no_unroll(Cg *cg, LLVMValueRef br)
 	    LLVMMetadataAsValue(cg->ctx, id));
 }
 
+/* A loop whose n accumulators (acc) are phis: loop_open builds its
+ * head with the counter (from `from`) and the phis, leaving the builder
+ * there for the test, which branches to l->body or l->exit; loop_close
+ * ends the body (the counter's next value and the accumulators' in cur),
+ * and leaves the builder at the exit with the phis in acc. */
+typedef struct {
+	LLVMBasicBlockRef pre, head, body, exit;
+	LLVMValueRef iv, phis[MAXACC * MAXSET];
+	int n;
+} AccLoop;
+
+static void
+loop_open(Cg *cg, Fma *f, AccLoop *l, const char *name, LLVMValueRef from, LLVMValueRef *acc,
+    int n)
+{
+	char bn[16];
+	l->n = n;
+	l->pre = LLVMGetInsertBlock(cg->b);
+	l->head = intrin_block(cg, name);
+	snprintf(bn, sizeof bn, "%sbody", name);
+	l->body = intrin_block(cg, bn);
+	snprintf(bn, sizeof bn, "%sdone", name);
+	l->exit = intrin_block(cg, bn);
+	LLVMBuildBr(cg->b, l->head);
+	LLVMPositionBuilderAtEnd(cg->b, l->head);
+	l->iv = LLVMBuildPhi(cg->b, f->i64, name);
+	LLVMAddIncoming(l->iv, &from, &l->pre, 1);
+	for (int i = 0; i < n; i++) {
+		l->phis[i] = LLVMBuildPhi(cg->b, f->vt, "acc");
+		LLVMAddIncoming(l->phis[i], &acc[i], &l->pre, 1);
+	}
+}
+
+static void
+loop_close(Cg *cg, AccLoop *l, LLVMValueRef next, LLVMValueRef *cur, LLVMValueRef *acc)
+{
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
+	LLVMAddIncoming(l->iv, &next, &latch, 1);
+	for (int i = 0; i < l->n; i++)
+		LLVMAddIncoming(l->phis[i], &cur[i], &latch, 1);
+	no_unroll(cg, LLVMBuildBr(cg->b, l->head));
+	LLVMPositionBuilderAtEnd(cg->b, l->exit);
+	memcpy(acc, l->phis, sizeof(LLVMValueRef) * (size_t)l->n);
+}
+
 /* for (k = from; k + by <= end; k += by) step...  with the accumulators
  * as phis (n of them: sets of mr * nv, step u updating set u % sets);
  * acc holds the values on entry and on exit. */
@@ -134,33 +179,17 @@ kloop(Cg *cg, Fma *f, LLVMValueRef from, LLVMValueRef end, int by, LLVMValueRef 
     LLVMValueRef *kout)
 {
 	int per = f->mr * f->nv, n = per * f->sets;
-	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
-	LLVMBasicBlockRef head = intrin_block(cg, "k"), body = intrin_block(cg, "kbody");
-	LLVMBasicBlockRef exit = intrin_block(cg, "kdone");
-	LLVMBuildBr(cg->b, head);
-	LLVMPositionBuilderAtEnd(cg->b, head);
-	LLVMValueRef k = LLVMBuildPhi(cg->b, f->i64, "k");
-	LLVMAddIncoming(k, &from, &pre, 1);
-	LLVMValueRef phis[MAXACC * MAXSET];
-	for (int i = 0; i < n; i++) {
-		phis[i] = LLVMBuildPhi(cg->b, f->vt, "acc");
-		LLVMAddIncoming(phis[i], &acc[i], &pre, 1);
-	}
-	LLVMValueRef last = LLVMBuildAdd(cg->b, k, intrin_i64(cg, by), "");
-	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, last, end, ""), body, exit);
-	LLVMPositionBuilderAtEnd(cg->b, body);
+	AccLoop l;
+	loop_open(cg, f, &l, "k", from, acc, n);
+	LLVMValueRef k = l.iv, last = LLVMBuildAdd(cg->b, k, intrin_i64(cg, by), "");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, last, end, ""), l.body, l.exit);
+	LLVMPositionBuilderAtEnd(cg->b, l.body);
 	LLVMValueRef cur[MAXACC * MAXSET];
-	memcpy(cur, phis, sizeof(LLVMValueRef) * (size_t)n);
+	memcpy(cur, l.phis, sizeof(LLVMValueRef) * (size_t)n);
 	for (int u = 0; u < by; u++)
 		step(cg, f, LLVMBuildAdd(cg->b, k, intrin_i64(cg, u), ""),
 		    cur + per * (u % f->sets));
-	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
-	LLVMAddIncoming(k, &last, &latch, 1);
-	for (int i = 0; i < n; i++)
-		LLVMAddIncoming(phis[i], &cur[i], &latch, 1);
-	no_unroll(cg, LLVMBuildBr(cg->b, head));
-	LLVMPositionBuilderAtEnd(cg->b, exit);
-	memcpy(acc, phis, sizeof(LLVMValueRef) * (size_t)n);
+	loop_close(cg, &l, last, cur, acc);
 	*kout = k;
 }
 
@@ -170,7 +199,6 @@ kloop(Cg *cg, Fma *f, LLVMValueRef from, LLVMValueRef end, int by, LLVMValueRef 
 static void
 ksweep(Cg *cg, Fma *f, LLVMValueRef K, int by, LLVMValueRef *acc, int lev)
 {
-	int per = f->mr * f->nv;
 	if (lev == f->ntaps) {
 		LLVMValueRef k;
 		kloop(cg, f, intrin_i64(cg, 0), K, by, acc, &k);
@@ -182,36 +210,20 @@ ksweep(Cg *cg, Fma *f, LLVMValueRef K, int by, LLVMValueRef *acc, int lev)
 		}
 		return;
 	}
-	int n = per * f->sets;
-	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
-	LLVMBasicBlockRef head = intrin_block(cg, "tap"), body = intrin_block(cg, "tapbody");
-	LLVMBasicBlockRef exit = intrin_block(cg, "tapdone");
-	LLVMBuildBr(cg->b, head);
-	LLVMPositionBuilderAtEnd(cg->b, head);
-	LLVMValueRef t = LLVMBuildPhi(cg->b, f->i64, "t"), zero = intrin_i64(cg, 0);
-	LLVMAddIncoming(t, &zero, &pre, 1);
-	LLVMValueRef phis[MAXACC * MAXSET];
-	for (int i = 0; i < n; i++) {
-		phis[i] = LLVMBuildPhi(cg->b, f->vt, "acc");
-		LLVMAddIncoming(phis[i], &acc[i], &pre, 1);
-	}
-	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, t, f->tap[lev], ""), body, exit);
-	LLVMPositionBuilderAtEnd(cg->b, body);
+	int n = f->mr * f->nv * f->sets;
+	AccLoop l;
+	loop_open(cg, f, &l, "tap", intrin_i64(cg, 0), acc, n);
+	LLVMValueRef t = l.iv;
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, t, f->tap[lev], ""), l.body, l.exit);
+	LLVMPositionBuilderAtEnd(cg->b, l.body);
 	LLVMValueRef cur[MAXACC * MAXSET], a = f->a, b = f->b;
-	memcpy(cur, phis, sizeof(LLVMValueRef) * (size_t)n);
+	memcpy(cur, l.phis, sizeof(LLVMValueRef) * (size_t)n);
 	f->a = intrin_gep(cg, f->f32, a, intrin_mul(cg, t, f->tap_as[lev]));
 	f->b = intrin_gep(cg, f->f32, b, intrin_mul(cg, t, f->tap_bs[lev]));
 	ksweep(cg, f, K, by, cur, lev + 1);
 	f->a = a;
 	f->b = b;
-	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
-	LLVMValueRef next = LLVMBuildAdd(cg->b, t, intrin_i64(cg, 1), "");
-	LLVMAddIncoming(t, &next, &latch, 1);
-	for (int i = 0; i < n; i++)
-		LLVMAddIncoming(phis[i], &cur[i], &latch, 1);
-	no_unroll(cg, LLVMBuildBr(cg->b, head));
-	LLVMPositionBuilderAtEnd(cg->b, exit);
-	memcpy(acc, phis, sizeof(LLVMValueRef) * (size_t)n);
+	loop_close(cg, &l, LLVMBuildAdd(cg->b, t, intrin_i64(cg, 1), ""), cur, acc);
 }
 
 /* Asks for the lines of c's block at the start of the kernel: they arrive
