@@ -3,10 +3,10 @@
 #
 #   bench/run.sh [BUILD_DIR]     (make bench runs it from the build tree)
 #
-# Builds the references (OpenBLAS sgemm, oneDNN conv, int8 conv and int8
-# and bf16 GEMM, Halide 14 matmul, 3x3 conv and blur) and the txc kernels
-# of bench/kernels/ (and the stdlib's gemm_i8, matmul_bf16 and
-# conv2d_i8), runs every case
+# Builds the references (OpenBLAS sgemm, oneDNN conv, int8 and bf16 conv
+# and GEMM, Halide 14 matmul, 3x3 conv and blur) and the txc kernels of
+# bench/kernels/ (and the stdlib's gemm_i8, matmul_bf16, conv2d_i8 and
+# conv2d_bf16), runs every case
 # in its own process with 1 and 2 threads, and prints one table: GFLOP/s of
 # txc and of the reference, their ratio, txc's share of the FMA peak
 # measured in the same run, and the error of each against a plain
@@ -103,14 +103,16 @@ for f in avx2 fma avx512f avx512bw avx512_vnni avx_vnni avx512_bf16 amx_int8 amx
 	grep -qw "$f" /proc/cpuinfo 2>/dev/null && cpusets="$cpusets $f"
 done
 log "CPU: ${cpuname:-unknown}; instruction sets:${cpusets:- unknown}"
-lowp_table() { # KERNEL: the emitter its schedule calls here
+lowp_table() { # KERNEL [FILE]: the emitter its schedule calls here
 	# shellcheck disable=SC2086
-	TXC_STDLIB=$srcdir/stdlib "$TXC" $lowpflags -k "$1" --print-loops "$srcdir/stdlib/matmul.tx" \
+	TXC_STDLIB=$srcdir/stdlib "$TXC" $lowpflags -k "$1" --print-loops "$srcdir/stdlib/${2:-matmul.tx}" \
 	    2>/dev/null | grep -o -m1 -E '(i8|bf16)_[a-z_]+\(' | tr -d '('
 }
 itable=$(lowp_table gemm_i8)
 btable=$(lowp_table matmul_bf16)
+bctable=$(lowp_table conv2d_bf16 conv2d.tx)
 log "txc's int8 GEMM table: ${itable:-none (generic)}; bf16 GEMM table: ${btable:-none (generic)}"
+log "txc's bf16 convolution table: ${bctable:-none (generic)}"
 
 # ---- the machine's peak -----------------------------------------------------
 $CC -O2 -mavx2 -mfma -pthread "$srcdir/bench/peak.c" -o peak || exit 1
@@ -143,7 +145,7 @@ if [ -f /usr/include/dnnl.h ] &&
 else missing "oneDNN (int8 and bf16 GEMM)" libdnnl-dev; noref lowp_onednn; fi
 if [ -f /usr/include/dnnl.h ] &&
 	$CC $CFLAGS -DIMPL_DNNL "$srcdir/bench/lowp_conv.c" -o lconv_onednn -ldnnl -lm; then :
-else missing "oneDNN (int8 convolution)" libdnnl-dev; noref lconv_onednn; fi
+else missing "oneDNN (int8 and bf16 convolution)" libdnnl-dev; noref lconv_onednn; fi
 if [ -f /usr/include/halide14/Halide.h ] && [ -f /usr/src/halide14/GenGen.cpp ] &&
 	c++ -O1 -std=c++17 -I/usr/include/halide14 "$srcdir/bench/halide_gen.cpp" \
 	/usr/src/halide14/GenGen.cpp -o halide_gen -lHalide14 -lpthread -ldl; then
@@ -245,16 +247,28 @@ if best=$(best_ms lowp.err "$TXC" "$srcdir/stdlib/matmul.tx" -k gemm_i8 -k matmu
 else
 	log "txc could not compile gemm_i8 and matmul_bf16: $(head -1 lowp.err)"
 fi
-# the stdlib's int8 convolution, its table chosen by the isa knob
-have_lconv=0
+# the stdlib's int8 and bf16 convolutions, their tables chosen by the isa
+# knob (lowp_conv.c declares conv2d_bf16 weak: without it the bconv
+# cases say so and the iconv ones run)
+have_lconv=0 have_bconv=0 bconv_o=
+# shellcheck disable=SC2086
+if best=$(best_ms bconv.err "$TXC" "$srcdir/stdlib/conv2d.tx" -k conv2d_bf16 -o bconv_txc.o \
+	$lowpflags); then
+	echo "conv2d_bf16 txc $best" >>"$ctimes"
+	bconv_o=bconv_txc.o have_bconv=1
+else
+	log "txc could not compile conv2d_bf16: $(head -1 bconv.err)"
+fi
 # shellcheck disable=SC2086
 if best=$(best_ms lconv.err "$TXC" "$srcdir/stdlib/conv2d.tx" -k conv2d_i8 -o lconv_txc.o \
 	$lowpflags); then
 	echo "conv2d_i8 txc $best" >>"$ctimes"
-	$CC $CFLAGS -DIMPL_TXC "$srcdir/bench/lowp_conv.c" lconv_txc.o "$RTLIB" -o lconv_txc \
+	# shellcheck disable=SC2086
+	$CC $CFLAGS -DIMPL_TXC "$srcdir/bench/lowp_conv.c" lconv_txc.o $bconv_o "$RTLIB" -o lconv_txc \
 		-lpthread -lm && have_lconv=1
 else
 	log "txc could not compile conv2d_i8: $(head -1 lconv.err)"
+	have_bconv=0
 fi
 
 # ---- compile time of every stdlib kernel ------------------------------------------
@@ -343,12 +357,16 @@ while [ "$round" -lt "$rounds" ]; do
 				[ $have_lowp = 1 ] && run $th ./lowp_txc $t "$s" "$s" "$s"
 			done
 		done
-		# int8 convolutions: ResNet's 3x3 at 56 x 56 and a 1x1 at 14 x 14
-		for a in "1 64 56 56 64 3 3 1" "1 256 14 14 256 1 1 0"; do
-			# shellcheck disable=SC2086
-			run $th ./lconv_onednn $a
-			# shellcheck disable=SC2086
-			[ $have_lconv = 1 ] && run $th ./lconv_txc $a
+		# int8 and bf16 convolutions: ResNet's 3x3 at 56 x 56 and a 1x1
+		# at 14 x 14
+		for t in i8 bf16; do
+			for a in "1 64 56 56 64 3 3 1" "1 256 14 14 256 1 1 0"; do
+				# shellcheck disable=SC2086
+				run $th ./lconv_onednn $t $a
+				case $t in i8) h=$have_lconv ;; *) h=$have_bconv ;; esac
+				# shellcheck disable=SC2086
+				[ "$h" = 1 ] && run $th ./lconv_txc $t $a
+			done
 		done
 	done
 done
@@ -390,6 +408,7 @@ END {
 echo "instruction set: $isa (OpenBLAS kernels: ${core:-none}; txc flags: ${txcflags:-none}; txc tables: ${tables:-unknown})"
 echo "CPU: ${cpuname:-unknown}; instruction sets:${cpusets:- unknown}"
 echo "iconv (int8 x int8 -> int32 convolution, stride 1): the stdlib's conv2d_i8 (the int8 table of igemm) and oneDNN's int8 convolution primitive (its error column is not 0 where its AVX2 kernel saturates)"
+echo "bconv (bf16 x bf16 -> f32 convolution, stride 1): the stdlib's conv2d_bf16, txc table ${bctable:-generic}, and oneDNN's bf16 convolution primitive (a '-' where it has none for this CPU; error relative to the sum of the products' magnitudes)"
 echo "igemm (int8 x int8 -> int32) and bgemm (bf16 x bf16 -> f32): the stdlib's gemm_i8 and matmul_bf16, txc tables ${itable:-generic} and ${btable:-generic} (txc flags: ${lowpflags:-none}); oneDNN's dnnl_gemm_s8s8s32 and bf16 matmul (a '-' where it has none for this CPU; its int8 error column is not 0 where its AVX2 kernel saturates)"
 echo "GFLOP/s from the fastest of each process's repeated runs, best of $rounds sweeps"
 echo

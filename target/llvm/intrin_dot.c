@@ -248,6 +248,8 @@ dot_pack_b(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *pb)
 LLVMValueRef
 dot_a_row(Cg *cg, Dot *d, int r)
 {
+	if (d->arow[r])
+		return d->arow[r];
 	LLVMValueRef ri = intrin_i64(cg, r);
 	if (d->mrv)     /* rows past mr: the last one again (never stored) */
 		ri = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, ri, d->mrv, ""), ri,
@@ -261,6 +263,16 @@ dot_pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
 	int L = d->k->lanes, G = d->k->group;
 	LLVMValueRef row = dot_a_row(cg, d, r);
 	LLVMValueRef el[4];
+	if (d->k->bf16 && G == 2 && !last && LLVMIsConstant(d->ask) &&
+	    LLVMConstIntGetSExtValue(d->ask) == 1) {
+		/* a's pair adjacent, both rows valid: one 32-bit load, which
+		 * LLVM folds into vdpbf16ps as a broadcast operand (two
+		 * 16-bit loads joined by a shift were not merged) */
+		LLVMValueRef p = intrin_gep(cg, d->e, row, k);
+		LLVMValueRef w = load(cg, d->i32, p);
+		return LLVMBuildBitCast(cg->b, cg_broadcast(cg, w, L),
+		    LLVMVectorType(LLVMBFloatTypeInContext(cg->ctx), (unsigned)(2 * L)), "");
+	}
 	for (int q = 0; q < G; q++) {
 		LLVMValueRef valid;
 		LLVMValueRef kq = dot_row_index(cg, k, q, last, &valid);
@@ -409,6 +421,10 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 		for (int i = 0; i < n; i++)
 			init[i] = d->rs[i / d->nv];
 	}
+	/* bf16: a's rows (clamped past mr) once, not at every k step */
+	if (d->k->bf16)
+		for (int r = 0; r < d->mr; r++)
+			d->arow[r] = dot_a_row(cg, d, r);
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
 	LLVMBasicBlockRef head = intrin_block(cg, "k"), body = intrin_block(cg, "kbody");
 	LLVMBasicBlockRef exit = intrin_block(cg, "kdone");
@@ -501,20 +517,41 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 	}
 	for (int i = 0; i < n; i++)
 		intrin_vstore(cg, acc[i], cptr[i], 4, cmask[i]);
+	memset(d->arow, 0, sizeof d->arow);
 }
 
 /* full_block; on the panel path (vnni_panel, where ok and, when a's k
  * stride is not built in, it is 1 at run time) b's rows loaded together
- * where panel is true at run time, else one by one */
+ * where panel is true at run time, else one by one; bf16 pairs with a's
+ * k stride not built in: twice, for a stride of 1 at run time (a's pair
+ * one 32-bit load) and for any other */
 static void
 block(Cg *cg, Dot *d, LLVMValueRef K, bool ok, LLVMValueRef panel)
 {
-	if (!ok) {
+	bool unit2 = !ok && d->k->bf16 && d->k->group == 2 && !LLVMIsConstant(d->ask);
+	if (!ok && !unit2) {
 		full_block(cg, d, K);
 		return;
 	}
 	LLVMBasicBlockRef join = intrin_block(cg, "blockdone");
 	LLVMValueRef ask = d->ask;
+	if (unit2) {
+		/* a's k stride 1 at run time (weights read as they are by a
+		 * 1 x 1 convolution): a's pairs one load each */
+		LLVMBasicBlockRef unit = intrin_block(cg, "kunit"), other = intrin_block(cg, "kstride");
+		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, ask, intrin_i64(cg, 1), ""),
+		    unit, other);
+		LLVMPositionBuilderAtEnd(cg->b, other);
+		full_block(cg, d, K);
+		LLVMBuildBr(cg->b, join);
+		LLVMPositionBuilderAtEnd(cg->b, unit);
+		d->ask = intrin_i64(cg, 1);
+		full_block(cg, d, K);
+		d->ask = ask;
+		LLVMBuildBr(cg->b, join);
+		LLVMPositionBuilderAtEnd(cg->b, join);
+		return;
+	}
 	if (!LLVMIsConstant(ask)) {
 		LLVMBasicBlockRef unit = intrin_block(cg, "kunit"), other = intrin_block(cg, "kstride");
 		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, d->ask, intrin_i64(cg, 1), ""),

@@ -31,6 +31,9 @@ typedef struct {
 	bool rows;              /* b's rows apart: loaded one by one */
 	bool vbmi;              /* vpermb/vpermi2b there (else emulated) */
 	LLVMValueRef idx[2], bmask[2], rs[MAXR];
+	/* bf16: a's row pointers, computed once before the k loop (rows
+	 * past mr clamped); NULL elsewhere */
+	LLVMValueRef arow[MAXR];
 } Dot;
 
 /* ---- intrin_dot.c ----------------------------------------------------------- */
