@@ -250,7 +250,7 @@ cuda_emu_wgmma_drop(void)
 			free(wgs[w].g[i].calls);
 		wgs[w].ng = 0;
 	}
-	if (cuda_emu_shadow && cuda_emu_cur)
+	if (cuda_emu_shadow && cuda_emu_cur && cuda_emu_cur->check)   /* the shadow covers the arena */
 		for (size_t i = 0; i < cuda_emu_cur->shared; i++)
 			cuda_emu_shadow[i].wgread = 0;
 }

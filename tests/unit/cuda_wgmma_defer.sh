@@ -92,6 +92,7 @@ for k in "$@"; do
 	if build "$k"; then
 		run "$k" M=257 N=263 K=129
 		run "$k" M=67 N=29 K=45
+		run "$k" M=130 N=72 K=264   # rows of 16-byte multiples: TMA; 9 steps, the ring wraps twice
 	else
 		fail "$k: build"
 	fi
