@@ -26,6 +26,7 @@
  * that does not fit the pattern is an error at the primitive that says
  * why.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "lower/ir.h"
@@ -114,6 +115,8 @@ doubled(Buffer *b, int64_t half, int64_t extra)
 	two->swizzle_row = b->swizzle_row;   /* slots of whole rows: the same layout */
 	two->tma = b->tma;
 	two->tma_loc = b->tma_loc;
+	two->pipeline_defer = b->pipeline_defer;
+	two->pipeline_loc = b->pipeline_loc;
 	return two;
 }
 
@@ -152,10 +155,19 @@ double_buffer_async_is(const IrExpr *e)
 /* loop's body is a chain of allocations around a block whose first
  * statements compute them; those of double-buffered (or pipelined) stages
  * move out of the loop with S slots each (2 for double_buffer), their
- * first S - 1 fills before it and the fill S - 1 iterations ahead at the
- * top of every iteration.  A pipeline's fills are async produces, each
- * iteration's one commit group, waited for (all but the S - 2 newest)
- * before the first iteration and at the end of each. */
+ * first A fills before it and the fill A iterations ahead at the top of
+ * every iteration, A = S - 1 - D.  A pipeline's fills are async produces,
+ * each iteration's one commit group, waited for (all but the A - 1
+ * newest) before the first iteration and at the end of each.
+ *
+ * D (pipeline(S, defer = D)) is the groups of wgmma calls that stay in
+ * flight at the end of an iteration (gpu_wgmma.c waits for all but the D
+ * newest), each still reading its own slot: the slot iteration i fills
+ * (the one iteration i - 1 - D read) must be none of them, hence slots =
+ * lookahead + 1 + D, one more than the lookahead + 1 of a pipeline whose
+ * calls finish within their iteration.  The barrier that ends iteration
+ * i - 1 (target/cuda) comes after its wait, which retired the group of
+ * iteration i - 1 - D. */
 static IrStmt *
 inject(Db *D, IrStmt *loop)
 {
@@ -177,7 +189,7 @@ inject(Db *D, IrStmt *loop)
 	IrStmt *fills[MAXA] = { 0 }, *prefetch = NULL;
 	Buffer *from[MAXA], *to[MAXA];
 	int64_t sizes[MAXA];
-	int nd = 0, S = 0;
+	int nd = 0, S = 0, A = 0;   /* slots, and fills ahead */
 	bool async = false, tma = false;
 	Buffer *first = NULL;
 	bool *taken = arena_alloc(ir_arena, (size_t)(nst + 1) * sizeof *taken);
@@ -189,11 +201,12 @@ inject(Db *D, IrStmt *loop)
 		b->double_buffer = false;     /* reported or done once */
 		const char *what = prim_name(b);
 		int bs = b->pipeline ? b->pipeline : 2;
-		if (first && (bs != S || async != (b->pipeline > 0))) {
+		if (first && (bs != S || async != (b->pipeline > 0) ||
+		    b->pipeline_defer != first->pipeline_defer)) {
 			diag_error(b->double_buffer_loc, "%s of '%s' in loop '%s' beside %s of '%s': "
-			    "the stages one loop fills ahead must have the same number of slots and be "
-			    "all asynchronous (pipeline) or all not (double_buffer)", what, b->name,
-			    v->name, first->pipeline ? "pipeline" : "double_buffer", first->name);
+			    "the stages one loop fills ahead must have the same number of slots and "
+			    "defer and be all asynchronous (pipeline) or all not (double_buffer)", what,
+			    b->name, v->name, first->pipeline ? "pipeline" : "double_buffer", first->name);
 			diag_note(first->double_buffer_loc, "'%s' is %s here",
 			    first->name, first->pipeline ? "pipelined" : "double-buffered");
 			D->ok = false;
@@ -203,6 +216,14 @@ inject(Db *D, IrStmt *loop)
 			first = b;
 			S = bs;
 			async = b->pipeline > 0;
+			A = S - 1 - (async ? b->pipeline_defer : 0);
+			/* TXC_PIPELINE_DEFER_SLOTS=short: the fills S - 1 ahead
+			 * whatever the defer, one slot too few (tests/unit/
+			 * cuda_wgmma_defer.sh: the emulator must report the fill
+			 * of a slot that a wgmma in flight reads) */
+			const char *sh = getenv("TXC_PIPELINE_DEFER_SLOTS");
+			if (sh && !strcmp(sh, "short"))
+				A = S - 1;
 		}
 		int at = -1;
 		for (int j = 0; j < nst && stmts[j]->kind == IS_PRODUCE; j++)
@@ -232,16 +253,16 @@ inject(Db *D, IrStmt *loop)
 		to[nd]->slot = sizes[nd];
 		IrExpr *sz = ir_i64c(sizes[nd]);
 		IrStmt *p = stmts[at];
-		/* the first S - 1 fills, slot k for iteration m + k */
-		for (int k = 0; k < S - 1; k++) {
+		/* the first A fills, slot k for iteration m + k */
+		for (int k = 0; k < A; k++) {
 			IrStmt *f = in_half(ir_substitute_stmt(p, v, ir_add(m, ir_i64c(k))), b, to[nd],
 			    ir_i64c(k * sizes[nd]));
 			f->produce.prefetch = k > 0;
 			f->produce.async = async;
 			fills[k] = ir_seq(fills[k], f);
 		}
-		IrStmt *next = in_half(ir_substitute_stmt(p, v, ir_add(ir_var(v), ir_i64c(S - 1))), b,
-		    to[nd], ir_mul(ir_mod(ir_add(ir_sub(ir_var(v), m), ir_i64c(S - 1)), ir_i64c(S)), sz));
+		IrStmt *next = in_half(ir_substitute_stmt(p, v, ir_add(ir_var(v), ir_i64c(A))), b,
+		    to[nd], ir_mul(ir_mod(ir_add(ir_sub(ir_var(v), m), ir_i64c(A)), ir_i64c(S)), sz));
 		next->produce.prefetch = true;
 		next->produce.async = async;
 		prefetch = ir_seq(prefetch, next);
@@ -268,15 +289,15 @@ inject(Db *D, IrStmt *loop)
 			body = a;
 		}
 	}
-	IrStmt *top = ir_if(ir_binop(IR_LT, ir_add(ir_var(v), ir_i64c(S - 1)), end), prefetch, NULL);
+	IrStmt *top = ir_if(ir_binop(IR_LT, ir_add(ir_var(v), ir_i64c(A)), end), prefetch, NULL);
 	IrStmt *prologue = NULL;
 	if (async) {
 		top = ir_seq(top, async_call(ASYNC_COMMIT, -1));
-		body = ir_seq(body, tma ? tma_wait(S - 2, ir_add(ir_sub(ir_var(v), m), ir_i64c(1)),
-		    loop->loop.extent) : async_call(ASYNC_WAIT, S - 2));
+		body = ir_seq(body, tma ? tma_wait(A - 1, ir_add(ir_sub(ir_var(v), m), ir_i64c(1)),
+		    loop->loop.extent) : async_call(ASYNC_WAIT, A - 1));
 	}
 	body = ir_seq(top, body);
-	for (int k = 0; k < S - 1; k++) {
+	for (int k = 0; k < A; k++) {
 		IrStmt *f = k ? ir_if(ir_binop(IR_LT, ir_add(m, ir_i64c(k)), end), fills[k], NULL) :
 		    fills[k];
 		prologue = ir_seq(prologue, f);
@@ -284,8 +305,8 @@ inject(Db *D, IrStmt *loop)
 			prologue = ir_seq(prologue, async_call(ASYNC_COMMIT, -1));
 	}
 	if (async)
-		prologue = ir_seq(prologue, tma ? tma_wait(S - 2, ir_i64c(0), loop->loop.extent) :
-		    async_call(ASYNC_WAIT, S - 2));
+		prologue = ir_seq(prologue, tma ? tma_wait(A - 1, ir_i64c(0), loop->loop.extent) :
+		    async_call(ASYNC_WAIT, A - 1));
 	IrStmt *out = ir_seq(ir_if(ir_binop(IR_GT, loop->loop.extent, ir_i64c(0)), prologue, NULL),
 	    ir_for_like(loop, loop->loop.min, loop->loop.extent, body));
 	out = simplify_stmt(out);

@@ -110,6 +110,10 @@ typedef struct Buffer {
 	Loc double_buffer_loc;     /* the primitive */
 	int pipeline;              /* pipeline(S): S slots, async copies (0: none) */
 	Loc pipeline_loc;          /* the primitive */
+	/* pipeline(S, defer = D): the wgmma calls that read it keep D groups
+	 * in flight (target/cuda/gpu_wgmma.c), so its fills run S - 1 - D
+	 * iterations ahead (double_buffer.c); 0: none */
+	int pipeline_defer;
 	Loc scope_loc;             /* the primitive that chose its scope, if any */
 	/* swizzle(): requested at swizzle_loc; flatten.c checks it and sets
 	 * swizzle_row, the row in elements whose 16-byte pieces are permuted

@@ -502,8 +502,29 @@ apply(Lower *L, SchedPrim *sp)
 			    "asynchronous form");
 			return;
 		}
+		SchedArg *d = kwarg(sp, "defer");
+		if (d && d->ival > 0 && (!L->opt || !L->opt->target ||
+		    strcmp(L->opt->target, "cuda"))) {
+			diag_error(d->loc, "pipeline of '%s' with defer = %lld: the wgmma calls of "
+			    "sm_90a GPUs keep groups in flight, for schedules of the cuda target (this "
+			    "one is for %s)", s->name, (long long)d->ival,
+			    L->opt && L->opt->target ? L->opt->target : "cpu");
+			return;
+		}
+		/* each group in flight still reads its slot: it holds one more,
+		 * and the fills run 1 + defer fewer steps ahead than the slots */
+		if (d && d->ival > 0 && a->ival - 1 - d->ival < 1) {
+			diag_error(d->loc, "pipeline of '%s' with %lld stages and defer = %lld: too "
+			    "few slots; the fills run stages - 1 - defer steps ahead, at least 1",
+			    s->name, (long long)a->ival, (long long)d->ival);
+			diag_note(a->loc, "pipeline(%lld, defer = %lld) is the fewest: one step ahead, "
+			    "%lld slot%s read by wgmma in flight", (long long)(d->ival + 2),
+			    (long long)d->ival, (long long)d->ival, d->ival == 1 ? "" : "s");
+			return;
+		}
 		s->buf->pipeline = (int)a->ival;
 		s->buf->pipeline_loc = sp->loc;
+		s->buf->pipeline_defer = d ? (int)d->ival : 0;
 		s->buf->double_buffer = true;     /* the same pass, S slots */
 		s->buf->double_buffer_loc = sp->loc;
 		break;

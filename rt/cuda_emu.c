@@ -28,10 +28,14 @@
  * (a read before the wait: the data may not be there), and a thread that
  * ends with copies not waited for is too.  A wgmma (Hopper's warpgroup
  * tensor cores, txrt_emu_wgmma) reads its operands through their matrix
- * descriptors, each byte checked as a read, and counts as in flight until
- * the thread's wgmma wait: a barrier, the end of the thread or a touch of
- * the fragment's registers (fill, store) before it is reported (the
- * results themselves are written at the call).  Every report is
+ * descriptors, each byte checked as a read at the call, and its group is
+ * in flight until the thread's wgmma wait for it: the end of the thread
+ * or a touch of the fragment's registers (fill, store) before it is
+ * reported (the results themselves are written at the call).  The
+ * tensor cores may read the operands at any time up to the wait, so the
+ * bytes a group reads stay marked (Shadow.wgread) until every thread of
+ * the warpgroup has waited for it, and a write to one of them (a store,
+ * a cp.async issued or landing, a TMA load) is reported.  Every report is
  * counted; the first ten of a launch are printed on stderr, and the first
  * becomes the launch's error.
  *
@@ -179,7 +183,6 @@ txrt_emu_barrier(void)
 
 	if (!e)
 		return;
-	cuda_emu_wgmma_check(e, "reaches a barrier");
 	e->cur->state = WAITING;
 	fiber_switch(&e->cur->fiber, &e->sched);
 }
@@ -190,7 +193,7 @@ txrt_emu_shared(void)
 	return cuda_emu_cur ? cuda_emu_arena : NULL;
 }
 
-enum { RACE_NONE, RACE_WW, RACE_RAW, RACE_WAR, UNINIT, IN_FLIGHT, TMA_IN_FLIGHT };
+enum { RACE_NONE, RACE_WW, RACE_RAW, RACE_WAR, UNINIT, IN_FLIGHT, TMA_IN_FLIGHT, WGMMA_READS };
 
 /* The race checks of an access to esize bytes of the arena at p (element
  * off of shared buffer buf). */
@@ -210,6 +213,8 @@ cuda_emu_shadow_access(Emu *e, int buf, uintptr_t p, int64_t off, int esize, int
 			other = (uint16_t)((s->async & ~TMA_FLIGHT) - 1);
 		}
 		if (write) {
+			if (problem == RACE_NONE && s->wgread)
+				problem = WGMMA_READS;
 			if (problem == RACE_NONE) {
 				if (s->wepoch == now && s->writer != me) {
 					problem = RACE_WW;
@@ -267,6 +272,12 @@ cuda_emu_shadow_access(Emu *e, int buf, uintptr_t p, int64_t off, int esize, int
 		    "load into it is in flight: no mbarrier wait has seen its phase complete (block "
 		    "%s)", write ? "write" : "read", name, (long long)off, tb,
 		    cuda_emu_thread_name(e, other, ob, sizeof ob), bb);
+		break;
+	case WGMMA_READS:
+		cuda_emu_report(e, "write of shared buffer '%s' element %lld by thread %s while a wgmma "
+		    "group in flight reads it: not every thread of its warpgroup has waited for the "
+		    "group (wgmma.wait_group) before a barrier that precedes the write (block %s)",
+		    name, (long long)off, tb, bb);
 		break;
 	case RACE_WW:
 		cuda_emu_report(e, "write-write race on shared buffer '%s' element %lld: threads %s and %s "
@@ -458,6 +469,7 @@ thread_main(void *arg)
 	Emu *e = cuda_emu_cur;
 
 	t->wgmma = 0;
+	t->wg_committed = t->wg_done = 0;
 	e->kernel->emu(e->params);
 	cuda_emu_wgmma_check(e, "ends");
 	drop_pending(e, t, 1);
@@ -479,6 +491,7 @@ run_block(Emu *e)
 
 	memset(cuda_emu_arena, 0xff, e->shared);
 	cuda_emu_tma_drop();   /* loads a stopped block left in flight */
+	cuda_emu_wgmma_drop();   /* and wgmma groups */
 	if (epoch >= EPOCH_LIMIT) {
 		if (cuda_emu_shadow)
 			memset(cuda_emu_shadow, 0, shadow_cap * sizeof *cuda_emu_shadow);

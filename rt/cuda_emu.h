@@ -33,14 +33,17 @@ typedef struct {
 	Pending *pend;           /* its copies in flight */
 	int npend, cappend;
 	int64_t groups;          /* commit groups made */
-	int wgmma;               /* its wgmma calls not waited for */
+	int wgmma;               /* its wgmma calls not committed yet */
+	int64_t wg_committed;    /* its wgmma groups committed ... */
+	int64_t wg_done;         /* ... and the first of them not waited for */
 } Thread;
 
 /* one arena byte: see the top comment; async: 1 + the thread whose
- * asynchronous copy into it is in flight, 0 when none is */
+ * asynchronous copy into it is in flight, 0 when none is; wgread: the
+ * wgmma calls in flight that read it (cuda_emu_hopper.c) */
 typedef struct {
 	uint32_t wepoch, repoch;
-	uint16_t writer, reader, reader2, async;
+	uint16_t writer, reader, reader2, async, wgread;
 } Shadow;
 
 typedef struct {
@@ -88,8 +91,10 @@ uintptr_t cuda_emu_bounds(Emu *e, int buf, const void *base, int64_t off, int64_
 
 /* ---- cuda_emu_hopper.c --------------------------------------------------- */
 /* Reports the running thread's wgmma calls not waited for, as it does
- * `what` (reaches a barrier, ends, touches a fragment). */
+ * `what` (ends, touches a fragment), and then counts them done. */
 void cuda_emu_wgmma_check(Emu *e, const char *what);
+/* Forgets the wgmma groups in flight (at a block's start). */
+void cuda_emu_wgmma_drop(void);
 /* Forgets the TMA loads in flight (a stopped block's). */
 void cuda_emu_tma_drop(void);
 

@@ -3,8 +3,11 @@
  * the map's swizzle and zero fill past the tensor, the mbarriers they
  * complete on (phases, expected bytes, waits that nothing can complete),
  * and wgmma, which reads its operands through their shared-memory matrix
- * descriptors and counts as in flight until the thread's wait.
+ * descriptors and whose group is in flight until its wait; no write may
+ * touch what a group in flight reads until every thread of its warpgroup
+ * has waited for it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_emu.h"
@@ -160,18 +163,138 @@ txrt_emu_mbar_wait(void *bar, int parity)
 
 /* ---- wgmma (sm_90a) ------------------------------------------------------------ */
 
+/* A warpgroup's wgmma group in flight: its calls' descriptors (the bytes
+ * they read, marked in the shadow until every thread of the warpgroup
+ * has waited for the group: the first thread to issue a call marks them,
+ * the last to wait clears them). */
+typedef struct {
+	int64_t adesc, bdesc;
+	int n, flags;
+} WgCall;
+
+typedef struct {
+	int64_t seq;             /* the group's number, as each thread counts them */
+	WgCall *calls;
+	int ncalls, cap;
+	int waited;              /* threads that have waited for it */
+} WgGroup;
+
+enum { MAX_WG = CUDA_EMU_MAX_THREADS / 128 };
+static struct {
+	WgGroup *g;
+	int ng, cap;
+} wgs[MAX_WG];
+
+static uint64_t desc_addr(int64_t desc, int r, int c);
+
+/* Adds d to the in-flight count of each byte call c reads. */
+static void
+mark(Emu *e, const WgCall *c, int d)
+{
+	if (!cuda_emu_shadow)
+		return;
+	for (int op = 0; op < 2; op++) {
+		int rows = op ? 16 : 64, cols = op ? c->n : 16;
+		int t = op ? c->flags & 8 : c->flags & 4;
+		int64_t desc = op ? c->bdesc : c->adesc;
+		for (int r = 0; r < rows; r++)
+			for (int k = 0; k < cols; k++) {
+				uint64_t a = op ? (t ? desc_addr(desc, r, k) : desc_addr(desc, k, r)) :
+				    (t ? desc_addr(desc, k, r) : desc_addr(desc, r, k));
+				if (a + 2 > e->shared)
+					continue;
+				for (int b = 0; b < 2; b++)
+					cuda_emu_shadow[a + (uint64_t)b].wgread =
+					    (uint16_t)(cuda_emu_shadow[a + (uint64_t)b].wgread + d);
+			}
+	}
+}
+
+static WgGroup *
+group_of(int w, int64_t seq)
+{
+	for (int i = 0; i < wgs[w].ng; i++)
+		if (wgs[w].g[i].seq == seq)
+			return &wgs[w].g[i];
+	return NULL;
+}
+
+/* The threads of warpgroup w (128, or fewer in a small block). */
+static int
+wg_threads(Emu *e, int w)
+{
+	int n = e->nthreads - 128 * w;
+	return n > 128 ? 128 : n;
+}
+
+/* Thread t has waited for its group seq: the last of its warpgroup to
+ * do so unmarks the group's bytes. */
+static void
+retire(Emu *e, Thread *t, int64_t seq)
+{
+	int w = t->index / 128;
+	WgGroup *g = w < MAX_WG ? group_of(w, seq) : NULL;
+	if (!g || ++g->waited < wg_threads(e, w))
+		return;
+	for (int i = 0; i < g->ncalls; i++)
+		mark(e, &g->calls[i], -1);
+	free(g->calls);
+	*g = wgs[w].g[--wgs[w].ng];
+}
+
+void
+cuda_emu_wgmma_drop(void)
+{
+	for (int w = 0; w < MAX_WG; w++) {
+		for (int i = 0; i < wgs[w].ng; i++)
+			free(wgs[w].g[i].calls);
+		wgs[w].ng = 0;
+	}
+	if (cuda_emu_shadow && cuda_emu_cur && cuda_emu_cur->check)   /* the shadow covers the arena */
+		for (size_t i = 0; i < cuda_emu_cur->shared; i++)
+			cuda_emu_shadow[i].wgread = 0;
+}
+
+/* The thread waits for all but its n newest groups. */
+static void
+wait_groups(Emu *e, Thread *t, int64_t n)
+{
+	int64_t upto = t->wg_committed - n;
+	for (; t->wg_done < upto; t->wg_done++)
+		retire(e, t, t->wg_done);
+}
+
 void
 cuda_emu_wgmma_check(Emu *e, const char *what)
 {
 	Thread *t = e->cur;
-	if (!t->wgmma)
+	int64_t groups = t->wg_committed - t->wg_done;
+	if (!t->wgmma && !groups)
 		return;
 	char tb[48], bb[48];
-	cuda_emu_report(e, "thread %s of block %s %s with %d wgmma call%s in flight (no "
-	    "wgmma.wait_group since): its accumulators and the shared tiles it reads are not "
-	    "settled", cuda_emu_thread_name(e, t->index, tb, sizeof tb), cuda_emu_block_name(e, bb, sizeof bb), what,
+	cuda_emu_report(e, "thread %s of block %s %s with wgmma calls in flight (%lld group%s and "
+	    "%d call%s not committed, no wgmma.wait_group since): its accumulators and the shared "
+	    "tiles it reads are not settled", cuda_emu_thread_name(e, t->index, tb, sizeof tb),
+	    cuda_emu_block_name(e, bb, sizeof bb), what, (long long)groups, groups == 1 ? "" : "s",
 	    t->wgmma, t->wgmma == 1 ? "" : "s");
+	if (t->wgmma)
+		t->wg_committed++;
 	t->wgmma = 0;
+	wait_groups(e, t, 0);
+}
+
+void
+txrt_emu_wgmma_wait(int commit, int n)
+{
+	Emu *e = cuda_emu_cur;
+	if (!e)
+		return;
+	Thread *t = e->cur;
+	if (commit) {
+		t->wg_committed++;
+		t->wgmma = 0;
+	}
+	wait_groups(e, t, n < 0 ? 0 : n);
 }
 
 void
@@ -181,7 +304,7 @@ txrt_emu_wgmma_sync(int kind)
 	if (!e)
 		return;
 	if (kind == 1)
-		e->cur->wgmma = 0;
+		txrt_emu_wgmma_wait(1, 0);
 	else if (kind == 2)
 		cuda_emu_wgmma_check(e, "touches a warpgroup fragment's registers");
 }
@@ -266,5 +389,44 @@ txrt_emu_wgmma(int abuf, const void *abase, int64_t an, int bbuf, const void *bb
 		}
 		acc[s] = (flags & 2 ? acc[s] : 0.0f) + sum;
 	}
+	/* the first thread of the warpgroup to issue the group's call marks
+	 * what it reads */
+	int wg = t->index / 128;
+	if (e->check && wg < MAX_WG) {
+		WgGroup *g = group_of(wg, t->wg_committed);
+		if (!g) {
+			if (wgs[wg].ng == wgs[wg].cap) {
+				int cap = wgs[wg].cap ? 2 * wgs[wg].cap : 8;
+				WgGroup *ng = realloc(wgs[wg].g, (size_t)cap * sizeof *ng);
+				if (!ng)
+					goto oom;
+				wgs[wg].g = ng;
+				wgs[wg].cap = cap;
+			}
+			g = &wgs[wg].g[wgs[wg].ng++];
+			memset(g, 0, sizeof *g);
+			g->seq = t->wg_committed;
+		}
+		if (g->ncalls <= t->wgmma) {
+			if (g->ncalls == g->cap) {
+				int cap = g->cap ? 2 * g->cap : 8;
+				WgCall *nc = realloc(g->calls, (size_t)cap * sizeof *nc);
+				if (!nc)
+					goto oom;
+				g->calls = nc;
+				g->cap = cap;
+			}
+			WgCall *c = &g->calls[g->ncalls++];
+			c->adesc = adesc;
+			c->bdesc = bdesc;
+			c->n = n;
+			c->flags = flags;
+			mark(e, c, 1);
+		}
+	}
 	t->wgmma++;
+	return;
+oom:
+	cuda_emu_report(e, "out of memory for the wgmma groups in flight");
+	cuda_emu_stop(e);
 }

@@ -231,11 +231,16 @@ TXRT_API void txrt_emu_mbar_wait(void *bar, int parity);
  * adesc and bdesc (start addresses relative to the arena) describe, in
  * buffers abuf and bbuf (base, elements); flags: 1 bf16 (else f16), 2
  * scale-d (else the sums replace acc), 4 a transposed, 8 b transposed.
- * txrt_emu_wgmma_sync: 0 the fence, 1 the wait (wait_group 0), 2 the
- * fragment's registers touched (an error while a call is in flight). */
+ * The shared bytes a call reads stay in flight (no writes) until every
+ * thread of the warpgroup has waited for its group.
+ * txrt_emu_wgmma_sync: 0 the fence, 1 the commit and wait_group 0, 2 the
+ * fragment's registers touched (an error while a call is in flight).
+ * txrt_emu_wgmma_wait: wgmma.commit_group (commit != 0), then
+ * wgmma.wait_group n: all but the n newest of the thread's groups done. */
 TXRT_API void txrt_emu_wgmma(int abuf, const void *abase, int64_t an, int bbuf,
     const void *bbase, int64_t bn, int64_t adesc, int64_t bdesc, float *acc, int n, int flags);
 TXRT_API void txrt_emu_wgmma_sync(int kind);
+TXRT_API void txrt_emu_wgmma_wait(int commit, int n);
 
 #ifdef __cplusplus
 }

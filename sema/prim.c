@@ -22,6 +22,13 @@ static const PrimKwarg tail_kwargs[] = {
 	{ NULL, NULL },
 };
 
+/* pipeline(S, defer = D): D wgmma groups kept in flight over the k loop
+ * (values NULL: an integer, checked where the pipeline is lowered) */
+static const PrimKwarg pipeline_kwargs[] = {
+	{ "defer", NULL },
+	{ NULL, NULL },
+};
+
 #define AXIS { PARG_AXIS, "an axis", NULL, false }
 #define FACTOR { PARG_INT, "a positive integer factor", NULL, true }
 #define STAGE { PARG_STAGE, "a stage", NULL, false }
@@ -96,10 +103,12 @@ const PrimInfo prim_table[PRIM_COUNT] = {
 	    { STAGE, STAGE_AXIS }, 2, 2, NULL, OUTS_NONE, 0, NULL, false },
 	/* S slots of the stage's buffer, S - 1 iterations of its loop ahead, the
 	 * copies asynchronous where the target has them (cp.async on a GPU):
-	 * double_buffer generalised, lower/double_buffer.c */
+	 * double_buffer generalised, lower/double_buffer.c; defer = D keeps D
+	 * groups of the wgmma calls that read it in flight (S - 1 - D ahead):
+	 * target/cuda/gpu_wgmma.c */
 	[PRIM_PIPELINE] = { "pipeline", PRIM_PIPELINE, "a number of stages, at least 2",
 	    { { PARG_INT, "a number of stages (an integer, at least 2)", NULL, false } }, 1, 1,
-	    NULL, OUTS_NONE, 0, NULL, false },
+	    pipeline_kwargs, OUTS_NONE, 0, NULL, false },
 	/* the 16-byte pieces of each row of a shared buffer permuted by an XOR
 	 * with the row (CUTLASS's Swizzle<3, 4, 3>, TVM's permuted_layout), so
 	 * that ldmatrix's 8 rows and a warp's 16-byte copies fall in distinct

@@ -313,6 +313,11 @@ check_kwarg(SchedPrim *sp, const PrimInfo *pi, SchedArg *a, int idx)
 			diag_error(a->loc, "'%s' has no keyword argument '%s'", sp->prim, a->key);
 		return;
 	}
+	if (!kw->values) {   /* an integer */
+		if (a->kind != ARG_INT || a->ival < 0)
+			diag_error(a->loc, "'%s' must be an integer, 0 or more", a->key);
+		return;
+	}
 	if (a->kind == ARG_NAME)
 		for (int j = 0; kw->values[j]; j++)
 			if (strcmp(kw->values[j], a->str) == 0)

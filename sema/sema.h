@@ -220,7 +220,7 @@ typedef struct {
 
 typedef struct {
 	const char *key;             /* "tail" */
-	const char *const *values;   /* allowed values, NULL-terminated */
+	const char *const *values;   /* allowed values, NULL-terminated; NULL: an integer */
 } PrimKwarg;
 
 /* What the `->` names denote. */

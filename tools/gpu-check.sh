@@ -38,7 +38,8 @@
 #      kernels with the sizes fixed: throughput, occupancy, stalls.
 #   6. (only when asked for) variants of part 3's plans (the table
 #      `variants` below: deeper k steps, a fourth slot, taller blocks,
-#      larger SIMT tiles), each beside cuBLAS with the sizes fixed.
+#      larger SIMT tiles, a wgmma group in flight over each k step),
+#      each beside cuBLAS with the sizes fixed.
 #      --build-only checks each in the emulator.
 #
 # GPU_CHECK_PARTS='4' (a list of part numbers) runs only those parts; each
@@ -111,9 +112,17 @@ build_gemm() {
 # bench/kernels/hgemm_sm90a_cuda.tx).  Each is a question the figures of
 # the shipped plans raised, to answer on the next GPU: deeper k steps
 # (fewer barriers and waits a FLOP, 128-byte rows for A), a fourth slot,
-# a taller block of four warpgroups sharing B's tile, larger SIMT tiles.
+# a taller block of four warpgroups sharing B's tile, larger SIMT tiles,
+# and one wgmma group kept in flight over each step of k (defer: the wait
+# for the step before, wgmma.wait_group 1; a fourth slot keeps the fills
+# two steps ahead, 64 KB of shared memory at k 32, 128 KB at k 64;
+# defer3: three slots, one step ahead, the shipped 48 KB and 96 KB).
 variants='k64|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma hgemm128 bgemm128|s/Cf\.split(k, 32)/Cf.split(k, 64)/
 p4|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/\.pipeline(3)/.pipeline(4)/
+defer|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/\.pipeline(3)/.pipeline(4, defer = 1)/
+defer3|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/\.pipeline(3)/.pipeline(3, defer = 1)/
+defer_k64|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/Cf\.split(k, 32)/Cf.split(k, 64)/;s/\.pipeline(3)/.pipeline(4, defer = 1)/
+defer3_k64|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/Cf\.split(k, 32)/Cf.split(k, 64)/;s/\.pipeline(3)/.pipeline(3, defer = 1)/
 m256|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/C\.tile(i, j, 128, 128/C.tile(i, j, 256, 128/;s/Cf\.split(k, 32)/Cf.split(k, 64)/
 sg128|sgemm|s/C\.tile(i, j, 64, 64/C.tile(i, j, 128, 128/;s/C\.split(ii, 4)/C.split(ii, 8)/;s/C\.split(ji, 4)/C.split(ji, 8)/
 sg128k8|sgemm|s/C\.tile(i, j, 64, 64/C.tile(i, j, 128, 128/;s/C\.split(ii, 4)/C.split(ii, 8)/;s/C\.split(ji, 4)/C.split(ji, 8)/;s/Cl\.split(k, 16)/Cl.split(k, 8)/

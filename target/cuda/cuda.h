@@ -78,13 +78,16 @@ enum { GPU_MMA_FILL_NARGS = 5, GPU_MMA_STORE_NARGS = 8 };
 /* Hopper's warpgroup forms (gpu_wgmma.c), the same arguments as the three
  * above over 64 x N blocks of a warpgroup fragment (N/2 registers a
  * thread a block), and the synchronisation gpu_wgmma adds around a row of
- * wgmma calls: wgmma.sync(kind, c[c0], n0, c[c1], n1, ...), kind 0 the
- * fence before them, 1 the wait after them, each c the first register of
- * a block the calls write and n its N. */
+ * wgmma calls: wgmma.sync(kind, count, c[c0], n0, c[c1], n1, ...), kind
+ * GPU_WGMMA_FENCE before them, GPU_WGMMA_COMMIT_WAIT after them (their
+ * group committed, then all but the count newest groups waited for), or
+ * GPU_WGMMA_WAIT (the wait alone: a deferred loop's drain), each c the
+ * first register of a block the calls write and n its N. */
 #define GPU_WGMMA "wgmma"
 #define GPU_WGMMA_FILL "wgmma_fill"
 #define GPU_WGMMA_STORE "wgmma_store"
 #define GPU_WGMMA_SYNC "wgmma.sync"
+enum { GPU_WGMMA_FENCE = 0, GPU_WGMMA_COMMIT_WAIT = 1, GPU_WGMMA_WAIT = 3 };
 
 /* The most threads a block may have, and shared memory a block may use
  * (the smallest limit of sm_80 and later: 163 KiB on sm_80; the run time

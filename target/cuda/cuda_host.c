@@ -201,23 +201,36 @@ emu_copy(Cg *cg, IrExpr *e)
  * the hardware's shared window is at 1024-byte alignment), the registers
  * of the thread's block and N; the fence and the wait, and the fill and
  * store (the fragment's registers touched), tell the emulator, which
- * reports a fragment touched or a barrier reached while a call is in
- * flight. */
+ * reports a fragment touched while a call is in flight, and a write to
+ * shared memory that a group in flight reads (txrt_emu_wgmma_wait: the
+ * commit and wait, or the wait alone). */
 static bool
 emu_wgmma(Cg *cg, IrExpr *e)
 {
 	Host *H = cg->hook_ctx;
 	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx);
 	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0), vd = LLVMVoidTypeInContext(cg->ctx);
-	if (gpu_wgmma_sync_is(e) || gpu_wgmma_fill_is(e) || gpu_wgmma_store_is(e)) {
-		int64_t kind = 2;   /* the registers touched */
-		if (gpu_wgmma_sync_is(e))
-			ir_is_const(e->call.args[0], &kind);
-		LLVMValueRef a = LLVMConstInt(i32, (unsigned long long)kind, 0);
+	if (gpu_wgmma_sync_is(e) && e->call.nargs >= 2) {
+		int64_t kind = 0, count = 0;
+		ir_is_const(e->call.args[0], &kind);
+		ir_is_const(e->call.args[1], &count);
+		if (kind == GPU_WGMMA_FENCE) {
+			LLVMValueRef a = LLVMConstInt(i32, 0, 0);
+			emu_call(cg, "txrt_emu_wgmma_sync", vd, &i32, 1, &a);
+		} else {
+			LLVMTypeRef pt[2] = { i32, i32 };
+			LLVMValueRef a[2] = {
+				LLVMConstInt(i32, kind == GPU_WGMMA_COMMIT_WAIT, 0),
+				LLVMConstInt(i32, (unsigned long long)count, 0),
+			};
+			emu_call(cg, "txrt_emu_wgmma_wait", vd, pt, 2, a);
+		}
+		return true;
+	}
+	if (gpu_wgmma_fill_is(e) || gpu_wgmma_store_is(e)) {
+		LLVMValueRef a = LLVMConstInt(i32, 2, 0);   /* the registers touched */
 		emu_call(cg, "txrt_emu_wgmma_sync", vd, &i32, 1, &a);
-		if (!gpu_wgmma_sync_is(e))
-			cg_stmt(cg, gpu_wgmma_fill_is(e) ? gpu_wgmma_fill_lanes(e) :
-			    gpu_wgmma_store_lanes(e));
+		cg_stmt(cg, gpu_wgmma_fill_is(e) ? gpu_wgmma_fill_lanes(e) : gpu_wgmma_store_lanes(e));
 		return true;
 	}
 	if (!gpu_wgmma_is(e))

@@ -4,10 +4,11 @@
  *
  * A wgmma call is one asm statement
  *     wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 {d...}, adesc,
- *         bdesc, p, 1, 1, 0, 1;  wgmma.commit_group.sync.aligned;
+ *         bdesc, p, 1, 1, 0, 1;
  * (.bf16 for bf16; imm-trans-b 1: b is N-major) whose N/2 accumulators
  * are outputs tied to the same registers as inputs, and the fence and the
- * wait around a row of calls (GPU_WGMMA_SYNC) are asm statements that take
+ * commit and wait around a row of calls (GPU_WGMMA_SYNC: the row is one
+ * wgmma group, wgmma.wait_group N its count) are asm statements that take
  * and give back every accumulator of the row, so LLVM keeps the calls
  * between them and reads the results only after the wait.  Fill and
  * store are the threads' registers as IR (gpu_wgmma.c).  The emulator's
@@ -113,7 +114,7 @@ ptx_wgmma(Cg *cg, IrExpr *e)
 	const char *t = bf ? "bf16" : "f16";
 	char *text = arena_printf(ir_arena, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n"
 	    "wgmma.mma_async.sync.aligned.m64n%lldk16.f32.%s.%s {%s}, $%d, $%d, p, 1, 1, 0, 1;\n"
-	    "wgmma.commit_group.sync.aligned;\n}", nacc + 2, (long long)n, t, t, regs, nacc,
+	    "}", nacc + 2, (long long)n, t, t, regs, nacc,
 	    nacc + 1);
 	LLVMValueRef in[3] = {
 		cuda_wgmma_desc(cg, e, 6, shared_addr(cg, e, 6)),
@@ -126,19 +127,23 @@ ptx_wgmma(Cg *cg, IrExpr *e)
 static void
 ptx_sync(Cg *cg, IrExpr *e)
 {
-	int64_t kind = 0;
+	int64_t kind = 0, count = 0;
 	ir_is_const(e->call.args[0], &kind);
-	int nb = (e->call.nargs - 1) / 2;
+	ir_is_const(e->call.args[1], &count);
+	int nb = (e->call.nargs - 2) / 2;
 	IrExpr **c = arena_alloc(ir_arena, (size_t)(nb + 1) * sizeof *c);
 	int64_t *n = arena_alloc(ir_arena, (size_t)(nb + 1) * sizeof *n);
 	for (int i = 0; i < nb; i++) {
-		c[i] = e->call.args[1 + 2 * i];
-		ir_is_const(e->call.args[2 + 2 * i], &n[i]);
+		c[i] = e->call.args[2 + 2 * i];
+		ir_is_const(e->call.args[3 + 2 * i], &n[i]);
 	}
 	IrExpr *acc[MAXREGS];
 	int nacc = acc_loads(c, n, nb, acc, MAXREGS);
-	tied_asm(cg, kind ? "wgmma.wait_group.sync.aligned 0;" : "wgmma.fence.sync.aligned;",
-	    NULL, 0, "", acc, nacc);
+	const char *text = kind == GPU_WGMMA_FENCE ? "wgmma.fence.sync.aligned;" :
+	    arena_printf(ir_arena, "%swgmma.wait_group.sync.aligned %lld;",
+	    kind == GPU_WGMMA_COMMIT_WAIT ? "wgmma.commit_group.sync.aligned;\n" : "",
+	    (long long)count);
+	tied_asm(cg, text, NULL, 0, "", acc, nacc);
 }
 
 LLVMValueRef

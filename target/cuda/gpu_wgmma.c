@@ -33,16 +33,23 @@
  *
  * Asynchrony: gpu_wgmma puts wgmma.fence before each row of consecutive
  * calls (a statement list of them, the unrolled k steps of one stage) and
- * wgmma.wait_group 0 after it, each GPU_WGMMA_SYNC naming the blocks the
- * row writes, so the emitters thread those registers through the fence
- * and the wait (inline asm with tied operands: LLVM cannot read them
- * before the wait).  Nothing but the row runs between, so the
- * accumulators are never read and the shared tiles never written while
- * a call is in flight; the emulator (rt/cuda_emu_hopper.c) reports a
- * barrier, a fragment's fill or store, or a thread's end reached with
- * one in flight.  Edges: the calls read whole blocks; the copies of their tiles
- * zero-fill past the data (gpu_copy.c), and wgmma_store writes only
- * inside the extents.
+ * after it wgmma.commit_group (the row is one group) and
+ * wgmma.wait_group 0, each GPU_WGMMA_SYNC naming the blocks the row
+ * writes, so the emitters thread those registers through the fence and
+ * the wait (inline asm with tied operands: LLVM cannot read them before
+ * the wait).  Nothing but the row runs between, so the accumulators are
+ * never read and the shared tiles never written while a call is in
+ * flight.  A row whose tiles are pipelined with defer = D
+ * (pipeline(S, defer = D), lower/double_buffer.c) waits instead for all
+ * but the D newest groups, so that the tensor cores run step t's calls
+ * while the threads issue step t + 1's; the innermost loop around it is
+ * followed by a wait_group 0 of its blocks (wg_for), and its tiles have
+ * one slot more than the lookahead needs, the one the groups in flight
+ * read.  The emulator (rt/cuda_emu_hopper.c) reports a write to shared
+ * memory that a group in flight reads, and a fragment's fill or store or
+ * a thread's end reached with one in flight.  Edges: the calls read
+ * whole blocks; the copies of their tiles zero-fill past the data
+ * (gpu_copy.c), and wgmma_store writes only inside the extents.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -278,6 +285,13 @@ typedef struct {
 	IrExpr *acc[MAXACC];      /* the row's blocks (their first registers) */
 	int64_t n[MAXACC];
 	int nacc;
+	int defer;                /* the row's operands': pipeline(S, defer = D) */
+	int loops;                /* the loops around the statement mutated */
+	/* the blocks of the rows that the innermost loop around them leaves
+	 * in flight (deferred waits), drained after that loop */
+	IrExpr *dacc[MAXACC];
+	int64_t dn[MAXACC];
+	int ndacc;
 	bool ok;
 } Wg;
 
@@ -296,6 +310,9 @@ collect(Wg *W, IrStmt *s)
 	IrExpr *call = s->eval.value, *c = call->call.args[3];
 	if (!operand_ok(call, 6) || !operand_ok(call, 9))
 		W->ok = false;
+	for (int op = 6; op <= 9; op += 3)
+		if (call->call.args[op]->load.buf->pipeline_defer > W->defer)
+			W->defer = call->call.args[op]->load.buf->pipeline_defer;
 	for (int i = 0; i < W->nacc; i++)
 		if (W->acc[i]->load.buf == c->load.buf && ir_expr_equal(W->acc[i]->load.idx[0],
 		    c->load.idx[0]))
@@ -310,30 +327,66 @@ collect(Wg *W, IrStmt *s)
 	W->n[W->nacc++] = gpu_wgmma_width(call);
 }
 
+/* GPU_WGMMA_SYNC(kind, count, block, N, ...) of the nacc blocks acc */
 static IrStmt *
-sync_stmt(Wg *W, int kind)
+sync_of(int kind, int count, IrExpr **acc, int64_t *n, int nacc)
 {
-	IrExpr **args = arena_alloc(ir_arena, (size_t)(1 + 2 * W->nacc) * sizeof *args);
+	IrExpr **args = arena_alloc(ir_arena, (size_t)(2 + 2 * nacc) * sizeof *args);
 	args[0] = ir_i64c(kind);
-	for (int i = 0; i < W->nacc; i++) {
-		args[1 + 2 * i] = W->acc[i];
-		args[2 + 2 * i] = ir_i64c(W->n[i]);
+	args[1] = ir_i64c(count);
+	for (int i = 0; i < nacc; i++) {
+		args[2 + 2 * i] = acc[i];
+		args[3 + 2 * i] = ir_i64c(n[i]);
 	}
-	return ir_evaluate(ir_call_intrinsic(GPU_WGMMA_SYNC, ir_i32, args, 1 + 2 * W->nacc));
+	return ir_evaluate(ir_call_intrinsic(GPU_WGMMA_SYNC, ir_i32, args, 2 + 2 * nacc));
 }
 
-/* stmts[from, to) between a fence and a wait */
+static IrStmt *
+sync_stmt(Wg *W, int kind, int count)
+{
+	return sync_of(kind, count, W->acc, W->n, W->nacc);
+}
+
+/* the row's blocks, to be drained after the loop around it */
+static void
+defer_blocks(Wg *W)
+{
+	for (int i = 0; i < W->nacc; i++) {
+		bool have = false;
+		for (int j = 0; j < W->ndacc && !have; j++)
+			have = W->dacc[j]->load.buf == W->acc[i]->load.buf &&
+			    ir_expr_equal(W->dacc[j]->load.idx[0], W->acc[i]->load.idx[0]);
+		if (have)
+			continue;
+		if (W->ndacc == MAXACC) {
+			diag_error(W->acc[i]->loc, "more than %d blocks of fragments in the wgmma "
+			    "calls of one deferred loop", MAXACC);
+			W->ok = false;
+			return;
+		}
+		W->dacc[W->ndacc] = W->acc[i];
+		W->dn[W->ndacc++] = W->n[i];
+	}
+}
+
+/* stmts[from, to) between a fence and a commit and wait: for all of the
+ * row's group (0), or, where its tiles are pipelined with defer = D and
+ * a loop runs it, for all but the D newest groups, the rest drained after
+ * the innermost loop (wg_for) */
 static IrStmt *
 fenced(Wg *W, IrStmt **stmts, int from, int to)
 {
 	W->nacc = 0;
+	W->defer = 0;
 	for (int i = from; i < to; i++)
 		collect(W, stmts[i]);
-	int n = to - from;
+	int n = to - from, wait = W->loops ? W->defer : 0;
+	if (wait)
+		defer_blocks(W);
 	IrStmt **out = arena_alloc(ir_arena, (size_t)(n + 2) * sizeof *out);
-	out[0] = sync_stmt(W, 0);
+	out[0] = sync_stmt(W, GPU_WGMMA_FENCE, 0);
 	memcpy(out + 1, stmts + from, (size_t)n * sizeof *out);
-	out[n + 1] = sync_stmt(W, 1);
+	out[n + 1] = sync_stmt(W, GPU_WGMMA_COMMIT_WAIT, wait);
 	/* TXC_CUDA_WGMMA_WAIT=none leaves the wait out (tests/unit/cuda_wgmma.sh:
 	 * the emulator must report the calls in flight) */
 	const char *w = getenv("TXC_CUDA_WGMMA_WAIT");
@@ -386,9 +439,63 @@ wg_eval(IrMutator *m, IrStmt *s)
 	return fenced((Wg *)m, &s, 0, 1);
 }
 
+/* A loop: the rows inside it that keep groups in flight are drained
+ * after it (a wait for all of them), before anything reads their blocks;
+ * the slots they read are refilled only after an iteration's barrier
+ * that their wait precedes (lower/double_buffer.c). */
+static IrStmt *
+wg_for(IrMutator *m, IrStmt *s)
+{
+	Wg *W = (Wg *)m;
+	IrExpr *dacc[MAXACC];
+	int64_t dn[MAXACC];
+	int nd = W->ndacc;
+	memcpy(dacc, W->dacc, sizeof dacc);
+	memcpy(dn, W->dn, sizeof dn);
+	W->ndacc = 0;
+	W->loops++;
+	IrStmt *r = ir_mutate_stmt_children(m, s);
+	W->loops--;
+	if (W->ndacc)
+		r = ir_seq(r, sync_of(GPU_WGMMA_WAIT, 0, W->dacc, W->dn, W->ndacc));
+	memcpy(W->dacc, dacc, sizeof dacc);
+	memcpy(W->dn, dn, sizeof dn);
+	W->ndacc = nd;
+	return r;
+}
+
+typedef struct {
+	IrVisitor v;
+	IrStmt *body;
+	bool ok;
+} Deferred;
+
+/* An allocation pipelined with defer: a tile some wgmma call reads. */
+static void
+deferred_alloc(IrVisitor *v, IrStmt *s)
+{
+	Deferred *d = (Deferred *)v;
+	Buffer *b = s->alloc.buf;
+	if (b->pipeline_defer > 0 && !gpu_wgmma_operand(d->body, b)) {
+		diag_error(b->pipeline_loc, "pipeline of '%s' with defer = %d: no wgmma call reads "
+		    "it; defer keeps groups of wgmma (sm_90a) in flight over the loop that fills "
+		    "the tiles they read", b->name, b->pipeline_defer);
+		d->ok = false;
+	}
+	ir_visit_stmt_children(v, s);
+}
+
 bool
 gpu_wgmma(GpuKernel *k)
 {
+	Deferred d;
+	memset(&d, 0, sizeof d);
+	d.v.stmt[IS_ALLOCATE] = deferred_alloc;
+	d.body = k->fn->body;
+	d.ok = true;
+	ir_visit_stmt(&d.v, k->fn->body);
+	if (!d.ok)
+		return false;
 	if (!gpu_wgmma_in(k->fn->body))
 		return true;
 	k->wgmma = true;
@@ -398,6 +505,7 @@ gpu_wgmma(GpuKernel *k)
 	W.ok = true;
 	W.m.stmt[IS_BLOCK] = wg_block;
 	W.m.stmt[IS_EVALUATE] = wg_eval;
+	W.m.stmt[IS_FOR] = wg_for;
 	IrStmt *body = ir_mutate_stmt(&W.m, k->fn->body);
 	if (W.ok)
 		k->fn->body = body;

@@ -69,6 +69,7 @@ define_runtime(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
 		{ "txrt_emu_async_wait", (void (*)(void))txrt_emu_async_wait },
 		{ "txrt_emu_wgmma", (void (*)(void))txrt_emu_wgmma },
 		{ "txrt_emu_wgmma_sync", (void (*)(void))txrt_emu_wgmma_sync },
+		{ "txrt_emu_wgmma_wait", (void (*)(void))txrt_emu_wgmma_wait },
 		/* --target=vta (target/vta/vta_host.c) */
 		{ "txrt_vta_run", (void (*)(void))txrt_vta_run },
 	};
