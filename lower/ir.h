@@ -307,8 +307,8 @@ enum { FMA_OUTER_ARGS = 13, FMA_OUTER_NARGS = FMA_OUTER_ARGS + 2 };
 /* The f32 lanes of one vector of an fma_outer emitter: 8 for
  * "fma_outer" (AVX2), 16 for "fma_outer_zmm" (AVX-512); likewise the
  * 32-bit lanes of the i8 and bf16 ones, which take the same call
- * ("i8_madd", "i8_vnni", "bf16_widen": 8; "i8_vnni_zmm", "bf16_dp_zmm":
- * 16); 0 for any other name.  Every pass that treats them alike asks
+ * ("i8_madd", "i8_vnni", "bf16_widen": 8; "i8_vnni_zmm", "bf16_dp_zmm",
+ * and the AMX tiles' "i8_amx", "bf16_amx": 16); 0 for any other name.  Every pass that treats them alike asks
  * this. */
 int ir_fma_outer_lanes(const char *emit);
 IrExpr *ir_let(Var *v, IrExpr *value, IrExpr *body);
