@@ -121,8 +121,14 @@ ready(int *state, const char *features)
 #include <immintrin.h>
 #define HAVE_AMX 1
 
-#define T_CONFIG(p) _tile_loadconfig(p)
-#define T_LOAD(t, p, s) _tile_loadd(t, p, s)
+/* GCC's tileloadd and ldtilecfg are asm statements that take the
+ * address in a register and declare no read of memory (ldtilecfg 8 bytes
+ * of its 64), so the copies this kernel writes just before them (A's
+ * staged tile, the packed B, the configuration) could be dropped or
+ * sunk past them: a compiler barrier first keeps them. */
+#define BARRIER() __asm__ volatile("" ::: "memory")
+#define T_CONFIG(p) do { BARRIER(); _tile_loadconfig(p); } while (0)
+#define T_LOAD(t, p, s) do { BARRIER(); _tile_loadd(t, p, s); } while (0)
 #define T_STORE(t, p, s) _tile_stored(t, p, s)
 #define T_ZERO(t) _tile_zero(t)
 #define T_RELEASE() _tile_release()
