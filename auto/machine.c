@@ -41,6 +41,11 @@ static const struct {
 	    "diamondrapids", "znver5", NULL } },
 	{ "avx512bf16", { "cooperlake", "sapphirerapids", "emeraldrapids", "graniterapids",
 	    "graniterapids-d", "diamondrapids", "znver4", "znver5", NULL } },
+	/* AMX: each also needs amx-tile, which every CPU with one has */
+	{ "amx-int8", { "sapphirerapids", "emeraldrapids", "graniterapids", "graniterapids-d",
+	    "diamondrapids", NULL } },
+	{ "amx-bf16", { "sapphirerapids", "emeraldrapids", "graniterapids", "graniterapids-d",
+	    "diamondrapids", NULL } },
 };
 
 /* The sign of the last item of list naming f: 1 "+f", -1 "-f", 0 none
@@ -102,8 +107,13 @@ auto_machine(AutoMachine *m, const char *cpu, const char *features)
 		int sg = feat ? feature_sign(feat, ext_cpus[e].ext) : 0;
 		if (sg)
 			on = sg > 0;
-		/* the zmm extensions need AVX-512 itself */
-		if (on && (avx2 || avx512) && (avx512 || strncmp(ext_cpus[e].ext, "avx512", 6)))
+		/* the zmm extensions (and AMX: its tables are AVX-512's) need
+		 * AVX-512 itself; AMX's dot products need the tiles too */
+		bool zmm = !strncmp(ext_cpus[e].ext, "avx512", 6) || !strncmp(ext_cpus[e].ext, "amx", 3);
+		if (on && !strncmp(ext_cpus[e].ext, "amx", 3) && feat &&
+		    feature_sign(feat, "amx-tile") < 0)
+			on = false;
+		if (on && (avx2 || avx512) && (avx512 || !zmm))
 			exts = arena_printf(perm, "%s%s%s", exts, *exts ? "," : "", ext_cpus[e].ext);
 	}
 	m->exts = exts;

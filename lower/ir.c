@@ -586,6 +586,9 @@ ir_fma_outer_lanes(const char *emit)
 		return 8;
 	if (!strcmp(emit, "i8_vnni_zmm") || !strcmp(emit, "bf16_dp_zmm"))
 		return 16;
+	/* AMX (target/llvm/intrin_amx.c): tiles of 16 32-bit columns */
+	if (!strcmp(emit, "i8_amx") || !strcmp(emit, "bf16_amx"))
+		return 16;
 	return 0;
 }
 

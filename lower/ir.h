@@ -327,8 +327,8 @@ IrExpr *ir_fma_call_like(const IrExpr *e, const IrFmaArgs *f);
 /* The f32 lanes of one vector of an fma_outer emitter: 8 for
  * "fma_outer" (AVX2), 16 for "fma_outer_zmm" (AVX-512); likewise the
  * 32-bit lanes of the i8 and bf16 ones, which take the same call
- * ("i8_madd", "i8_vnni", "bf16_widen": 8; "i8_vnni_zmm", "bf16_dp_zmm":
- * 16); 0 for any other name.  Every pass that treats them alike asks
+ * ("i8_madd", "i8_vnni", "bf16_widen": 8; "i8_vnni_zmm", "bf16_dp_zmm",
+ * and the AMX tiles' "i8_amx", "bf16_amx": 16); 0 for any other name.  Every pass that treats them alike asks
  * this. */
 int ir_fma_outer_lanes(const char *emit);
 IrExpr *ir_let(Var *v, IrExpr *value, IrExpr *body);

@@ -9,13 +9,17 @@
  * one is an error message and TXRT_ERR_CPU.  The CPU is read once, with
  * CPUID, and XGETBV for the register state the operating system saves
  * (AVX needs the YMM state, AVX-512 the opmask and ZMM state, AMX the tile
- * state); names this file does not know are taken as present.
+ * state); names this file does not know are taken as present.  A list
+ * that names AMX (amx-tile, amx-int8, amx-bf16) also asks the operating
+ * system for the tile state, once a process (amx.c); a refusal is
+ * TXRT_ERR_CPU too.
  */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "txrt.h"
+#include "amx.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -143,6 +147,16 @@ txrt_cpu_has(const char *features)
 	return 1;
 }
 
+/* Whether features names an AMX set (its tiles need the OS's leave) */
+static bool
+names_amx(const char *features)
+{
+	for (const char *p = features; p && (p = strstr(p, "amx-")); p += 4)
+		if (p == features || p[-1] == ',')
+			return true;
+	return false;
+}
+
 int
 txrt_cpu_require(const char *features, const char *entry)
 {
@@ -163,8 +177,17 @@ txrt_cpu_require(const char *features, const char *entry)
 		}
 		p = e ? e + 1 : NULL;
 	}
-	if (!m)
-		return 0;
+	if (!m) {
+		const char *why = "";
+		if (!names_amx(features) || amx_permit(&why))
+			return 0;
+		txrt_set_error("%s: compiled for a CPU with AMX, but the operating system refused "
+		    "this process the tile state (arch_prctl(ARCH_REQ_XCOMP_PERM, "
+		    "XFEATURE_XTILEDATA): %s); compile it for a CPU without AMX (txc "
+		    "--features=-amx-tile) or run it where Linux 5.16 or later allows AMX",
+		    entry ? entry : "txc entry point", why);
+		return TXRT_ERR_CPU;
+	}
 	txrt_set_error("%s: compiled for a CPU with instructions this CPU lacks (%s); "
 	    "compile it for the machines it runs on (txc --cpu=NAME, e.g. x86-64-v2 or "
 	    "x86-64-v3)", entry ? entry : "txc entry point", missing);

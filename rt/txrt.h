@@ -87,6 +87,25 @@ TXRT_API int txrt_cpu_require(const char *features, const char *entry);
  * message.  libtxrt's AVX-512 micro-kernels choose their code by it. */
 TXRT_API int txrt_cpu_has(const char *features);
 
+/* ---- AMX ---------------------------------------------------------------------
+ * The micro-kernels of txc's "i8_amx" and "bf16_amx" intrinsics (tdpbssd,
+ * tdpbf16ps on AMX tiles), which objects call: C[mr, nr] (+)= A[mr, K]
+ * B[K, nr], C's and B's columns contiguous, strides in elements, C
+ * overwritten where first is 1.  A CPU with AMX needs the operating
+ * system's leave to use its tiles, which libtxrt asks once a process
+ * (Linux: arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)), from
+ * txrt_cpu_require when the list names amx-tile, amx-int8 or amx-bf16.
+ * The _emulated ones run the same kernel on a tile file in memory (any
+ * x86-64; txc's TXC_AMX_EMULATE=1, a test switch). */
+TXRT_API void txrt_amx_i8(void *c, int64_t csi, const void *a, int64_t asi, int64_t ask,
+    const void *b, int64_t bsk, int64_t K, int64_t mr, int64_t nr, int64_t first);
+TXRT_API void txrt_amx_bf16(void *c, int64_t csi, const void *a, int64_t asi, int64_t ask,
+    const void *b, int64_t bsk, int64_t K, int64_t mr, int64_t nr, int64_t first);
+TXRT_API void txrt_amx_i8_emulated(void *c, int64_t csi, const void *a, int64_t asi,
+    int64_t ask, const void *b, int64_t bsk, int64_t K, int64_t mr, int64_t nr, int64_t first);
+TXRT_API void txrt_amx_bf16_emulated(void *c, int64_t csi, const void *a, int64_t asi,
+    int64_t ask, const void *b, int64_t bsk, int64_t K, int64_t mr, int64_t nr, int64_t first);
+
 /* ---- CUDA -------------------------------------------------------------------
  * The objects txc writes for a CUDA target hold their kernels' PTX and, for
  * the emulator, the same kernels compiled for the host; their entry points

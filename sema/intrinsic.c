@@ -19,6 +19,10 @@
  *   bf16_widen,      c[i, j] = sum(k < K) f32(a[i, k]) * f32(b[k, j]), a and
  *     bf16_dp_zmm    b bf16, c f32: AVX2 (widened, FMA) and AVX512_BF16
  *     (cpu)          (vdpbf16ps).
+ *   i8_amx, bf16_amx the int8 and bf16 forms on AMX tiles (tdpbssd,
+ *     (cpu)          tdpbf16ps): a block of C in memory, not in registers,
+ *                    MR and NR multiples of 32 (2 x 2 tiles of 16 x 16
+ *                    sums at a time), MR up to 1024, NR up to 256.
  *
  *   gemm (vta)       c[j] = sum(k < 16) i32(a[k]) * i32(b[j, k]): one VTA
  *                    GEMM micro-op, a row of 16 int8 activations times a
@@ -58,6 +62,10 @@ static const IntrinsicKind intrinsic_kinds[] = {
 	    "c f32 (AVX2)" },
 	{ "cpu", "bf16_dp_zmm", "c[i, j] = sum(k < K) f32(a[i, k]) * f32(b[k, j]), a and b bf16, "
 	    "c f32 (AVX512_BF16, 16-wide rows)" },
+	{ "cpu", "i8_amx", "c[i, j] = sum(k < K) i32(a[i, k]) * i32(b[k, j]), a and b i8, c i32 "
+	    "(AMX tiles)" },
+	{ "cpu", "bf16_amx", "c[i, j] = sum(k < K) f32(a[i, k]) * f32(b[k, j]), a and b bf16, "
+	    "c f32 (AMX tiles)" },
 	{ "vta", "gemm", "c[j] = sum(k < 16) i32(a[k]) * i32(b[j, k]), a and b i8, c i32" },
 	{ "cuda", "mma", "c[i, j] = sum(k < 16) f32(a[i, k]) * f32(b[k, j]), a and b f16 or bf16, c f32" },
 	{ "cuda", "mma_fill", "c[i, j] = 0.0, c f32[16, 16] (a fragment's tile set to zero)" },
@@ -105,16 +113,19 @@ typedef struct {
 	ScalarType in, out;
 	int lanes, regs;
 	bool comp;             /* VNNI: one more register per vector of b, and the ones */
+	bool amx;              /* AMX: the block is in memory (tiles), not registers */
 } OuterKind;
 
 static const OuterKind outer_kinds[] = {
-	{ "fma_outer", TY_F32, TY_F32, 8, 16, false },
-	{ "fma_outer_zmm", TY_F32, TY_F32, 16, 32, false },
-	{ "i8_madd", TY_I8, TY_I32, 8, 16, false },
-	{ "i8_vnni", TY_I8, TY_I32, 8, 16, true },
-	{ "i8_vnni_zmm", TY_I8, TY_I32, 16, 32, true },
-	{ "bf16_widen", TY_BF16, TY_F32, 8, 16, false },
-	{ "bf16_dp_zmm", TY_BF16, TY_F32, 16, 32, false },
+	{ "fma_outer", TY_F32, TY_F32, 8, 16, false, false },
+	{ "fma_outer_zmm", TY_F32, TY_F32, 16, 32, false, false },
+	{ "i8_madd", TY_I8, TY_I32, 8, 16, false, false },
+	{ "i8_vnni", TY_I8, TY_I32, 8, 16, true, false },
+	{ "i8_vnni_zmm", TY_I8, TY_I32, 16, 32, true, false },
+	{ "bf16_widen", TY_BF16, TY_F32, 8, 16, false, false },
+	{ "bf16_dp_zmm", TY_BF16, TY_F32, 16, 32, false, false },
+	{ "i8_amx", TY_I8, TY_I32, 16, 0, false, true },
+	{ "bf16_amx", TY_BF16, TY_F32, 16, 0, false, true },
 };
 
 static const OuterKind *
@@ -185,6 +196,15 @@ check_fma_outer(Kernel *k, Rule *r, const OuterKind *ok)
 	if (mr <= 0 || nr <= 0) {
 		diag_error(c->loc, "the output of intrinsic '%s' needs a constant shape (the register "
 		    "block), e.g. %s[6, 16]", k->name, ot);
+		return;
+	}
+	if (ok->amx) {
+		/* tiles of 16 rows, 2 x 2 of them at a time (tmm0-3 the sums,
+		 * tmm4-7 a and b): the kernel walks the block in memory */
+		if (mr % 32 || nr % 32 || mr > 1024 || nr > 256)
+			diag_error(c->loc, "the block %lld x %lld of intrinsic '%s' (%s) must be whole "
+			    "32 x 32 blocks of AMX tiles, at most 1024 x 256", (long long)mr,
+			    (long long)nr, k->name, ok->kind);
 		return;
 	}
 	/* b's vectors stay in registers to be reused by every row; with one

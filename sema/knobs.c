@@ -69,6 +69,8 @@ static const struct {
 	{ "avx512", 3, NULL }, { "avx2", 2, NULL }, { "sse2", 1, NULL }, { "neon", 0, NULL },
 	{ "generic", 0, NULL }, { "avx512vnni", 3, "avx512vnni" },
 	{ "avx512bf16", 3, "avx512bf16" }, { "avxvnni", 2, "avxvnni" },
+	/* AMX's tiles (Sapphire Rapids on): int8 and bf16 dot products */
+	{ "amxint8", 3, "amx-int8" }, { "amxbf16", 3, "amx-bf16" },
 };
 #define NISA_VALUES (sizeof isa_values / sizeof isa_values[0])
 

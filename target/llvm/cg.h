@@ -220,6 +220,11 @@ bool intrin_dot_emit(Cg *cg, IrExpr *e);
 #define CG_KERNEL_PREFIX "txc."
 #define CG_RUNTIME_KERNEL_PREFIX "txrt_"
 
+/* ---- intrin_amx.c: the AMX micro-kernels (libtxrt's) ----------------------- */
+/* Emits the tensorize call e if its emitter is "i8_amx" or "bf16_amx"
+ * (a call of libtxrt's kernel); false if not. */
+bool intrin_amx_emit(Cg *cg, IrExpr *e);
+
 /* ---- intrin.c: what intrin_cpu.c's and intrin_dot.c's micro-kernels share */
 /* One-line builders: a GEP of one index, a product, i64 and i32
  * constants, a block appended to the function being built. */

@@ -754,7 +754,7 @@ LLVMValueRef
 intrin_cpu_emit(Cg *cg, IrExpr *e)
 {
 	cg->fn->work++;
-	if (intrin_dot_emit(cg, e))
+	if (intrin_amx_emit(cg, e) || intrin_dot_emit(cg, e))
 		return LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0);
 	int lanes = ir_fma_outer_lanes(e->call.name);
 	if (lanes)

@@ -70,6 +70,11 @@ define_runtime(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
 		{ "txrt_emu_wgmma", (void (*)(void))txrt_emu_wgmma },
 		{ "txrt_emu_wgmma_sync", (void (*)(void))txrt_emu_wgmma_sync },
 		{ "txrt_emu_wgmma_wait", (void (*)(void))txrt_emu_wgmma_wait },
+		/* the AMX micro-kernels (target/llvm/intrin_amx.c) */
+		{ "txrt_amx_i8", (void (*)(void))txrt_amx_i8 },
+		{ "txrt_amx_bf16", (void (*)(void))txrt_amx_bf16 },
+		{ "txrt_amx_i8_emulated", (void (*)(void))txrt_amx_i8_emulated },
+		{ "txrt_amx_bf16_emulated", (void (*)(void))txrt_amx_bf16_emulated },
 		/* --target=vta (target/vta/vta_host.c) */
 		{ "txrt_vta_run", (void (*)(void))txrt_vta_run },
 	};

@@ -14,7 +14,9 @@
 # SIGILL, and that table counts as not run.  Then the VNNI and BF16
 # tables once more for this CPU with TXC_DOT_EMULATE=1 (txc builds their
 # vpdpbusd and vdpbf16ps from plain vector code): their packing, K
-# tails and compensation run and are checked everywhere.  Skips (77) off
+# tails and compensation run and are checked everywhere; the AMX tables
+# (amxint8, amxbf16: sapphirerapids) likewise with TXC_AMX_EMULATE=1
+# (libtxrt's kernels on emulated tiles).  Skips (77) off
 # x86-64 and where the CPU lacks AVX2 (no table runs).
 TRY_NAME=stdlib_int8
 . "$(dirname "$0")/isa_tables.sh"
@@ -48,7 +50,7 @@ main(void)
 		{ 13, 35, 19 }, { 8, 32, 1 }, { 1, 1, 1 }, { 29, 97, 131 }, { 16, 64, 64 },
 		{ 9, 49, 0 }, { 8, 32, 4 }, { 8, 32, 5 }, { 33, 70, 257 }, { 24, 96, 6 },
 		{ 12, 32, 7 }, { 4, 16, 3 }, { 2, 3, 2 }, { 3, 33, 63 }, { 25, 48, 128 },
-		{ 50, 16, 65 },
+		{ 50, 16, 65 }, { 37, 53, 129 }, { 64, 64, 256 }, { 300, 130, 1100 },
 	};
 	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
 		int64_t M = sizes[s][0], N = sizes[s][1], K = sizes[s][2];
@@ -131,6 +133,16 @@ isa_try avx512vnni $(isa_cpu avx512_vnni)
 TXC_DOT_PANEL=0 isa_try avx512vnni $(isa_cpu avx512_vnni)
 # shellcheck disable=SC2046
 isa_try avx512bf16 $(isa_cpu avx512_bf16)
+# shellcheck disable=SC2046
+isa_try amxint8 $(isa_cpu amx_int8)
+# shellcheck disable=SC2046
+isa_try amxbf16 $(isa_cpu amx_bf16)
+# AMX's tiles emulated (libtxrt's rt/amx_emu.c): the kernels' packing,
+# edges and tile sequence on any x86-64
+printf 'emulated: '
+TXC_AMX_EMULATE=1 isa_try amxint8
+printf 'emulated: '
+TXC_AMX_EMULATE=1 isa_try amxbf16
 TXC_DOT_EMULATE=1
 export TXC_DOT_EMULATE
 for isa in avxvnni avx512vnni avx512bf16; do

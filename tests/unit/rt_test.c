@@ -7,11 +7,15 @@
  * and that a child of fork() runs parallel loops (its pool has none of the
  * parent's workers) while the parent's pool goes on working; on Linux,
  * that every thread that runs a chunk may run on all of the process's
- * CPUs (the workers start on CPUs of their own, then widen their masks).
+ * CPUs (the workers start on CPUs of their own, then widen their masks);
+ * and that the AMX micro-kernels compute C (+)= A B exactly (int8) or
+ * within rounding (bf16), natively where the CPU has AMX, on their
+ * emulation where not (never a signal), and their _emulated forms alike.
  */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE
 #endif
+#include <math.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -260,6 +264,75 @@ check_affinity(void)
 }
 #endif
 
+/* The AMX kernels (rt/amx.c) on an 37 x 53 x 129 product at an offset
+ * in larger arrays (strides 131, 140, 60): C = A B (first), then C +=
+ * A B, against the sums here. */
+typedef void AmxFn(void *, int64_t, const void *, int64_t, int64_t, const void *, int64_t,
+    int64_t, int64_t, int64_t, int64_t);
+
+static float
+bf(uint16_t h)
+{
+	uint32_t u = (uint32_t)h << 16;
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static void
+check_amx(AmxFn *fn, int bf16)
+{
+	enum { M = 37, N = 53, K = 129, LA = 131, LB = 60, LC = 140 };
+	static int8_t a8[M * LA], b8[K * LB];
+	static uint16_t ah[M * LA], bh[K * LB];
+	static int32_t c8[M * LC];
+	static float cf[M * LC];
+	uint32_t seed = 12345;
+	for (int i = 0; i < M * LA; i++) {
+		seed = seed * 1103515245u + 12345u;
+		a8[i] = (int8_t)(seed >> 24);
+		ah[i] = (uint16_t)(0x3c00 + (seed >> 20) % 0x600) ^ (seed & 0x10000 ? 0x8000 : 0);
+	}
+	for (int i = 0; i < K * LB; i++) {
+		seed = seed * 1103515245u + 12345u;
+		b8[i] = (int8_t)(seed >> 24);
+		bh[i] = (uint16_t)(0x3c00 + (seed >> 20) % 0x600) ^ (seed & 0x10000 ? 0x8000 : 0);
+	}
+	memset(c8, 0x5a, sizeof c8);
+	memset(cf, 0x5a, sizeof cf);
+	for (int pass = 0; pass < 2; pass++) {
+		if (bf16)
+			fn(cf + 3, LC, ah + 1, LA, 1, bh + 2, LB, K, M, N, !pass);
+		else
+			fn(c8 + 3, LC, a8 + 1, LA, 1, b8 + 2, LB, K, M, N, !pass);
+		int bad = 0;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				uint32_t r = 0;
+				double d = 0, m = 0;
+				for (int k = 0; k < K; k++) {
+					r += (uint32_t)(a8[i * LA + 1 + k] * b8[k * LB + 2 + j]);
+					double p = (double)bf(ah[i * LA + 1 + k]) * bf(bh[k * LB + 2 + j]);
+					d += p;
+					m += fabs(p);
+				}
+				if (bf16)
+					bad += fabs((pass + 1) * d - cf[i * LC + 3 + j]) > 1e-4 * m * 2;
+				else
+					bad += (int32_t)(r * (uint32_t)(pass + 1)) != c8[i * LC + 3 + j];
+			}
+		CHECK(bad == 0);
+	}
+	/* nothing outside the block: the columns before and after it */
+	for (int i = 0; i < M; i++) {
+		uint32_t u;
+		memcpy(&u, bf16 ? (void *)&cf[i * LC + 2] : (void *)&c8[i * LC + 2], 4);
+		CHECK(u == 0x5a5a5a5au);
+		memcpy(&u, bf16 ? (void *)&cf[i * LC + 3 + N] : (void *)&c8[i * LC + 3 + N], 4);
+		CHECK(u == 0x5a5a5a5au);
+	}
+}
+
 int
 main(void)
 {
@@ -291,6 +364,10 @@ main(void)
 	check_affinity();
 #endif
 	check_fork();
+	check_amx(txrt_amx_i8, 0);
+	check_amx(txrt_amx_bf16, 1);
+	check_amx(txrt_amx_i8_emulated, 0);
+	check_amx(txrt_amx_bf16_emulated, 1);
 	if (failures)
 		fprintf(stderr, "rt_test: %d checks failed\n", failures);
 	return failures != 0;

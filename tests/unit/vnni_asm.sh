@@ -12,7 +12,10 @@
 # its VEX form for gemm_4x16_i8_avxvnni (8 + 2), vdpbf16ps zmm for
 # gemm_12x32_bf16 (24); the AVX2 tables' loops (vpmaddwd, vfmadd) for
 # znver3.  The stdlib's gemm_i8 and matmul_bf16 pick those tables for
-# those CPUs.  Skips (77) where txc has no x86 target.
+# those CPUs (with AMX, sapphirerapids, the AMX tables: calls of
+# libtxrt's kernels, whose code must hold ldtilecfg, tileloadd, tdpbssd,
+# tdpbf16ps, tilestored, tilezero and tilerelease).  Skips (77) where txc
+# has no x86 target.
 set -u
 : "${TXC:?TXC must name the txc binary}"
 srcdir=${abs_top_srcdir:-${srcdir:-.}}
@@ -68,18 +71,41 @@ done
 check znver3 gi8 madd 'vpmaddwd[ \t]+%ymm' 8 gemm_4x16_i8
 check znver3 gbf widen 'vfmadd[0-9]+ps[ \t]+%ymm' 12 gemm_6x16_bf16
 # the stdlib's schedules take them where the CPU has them
-pick() { # CPU KERNEL EMITTER
-	"$TXC" --cpu="$1" -k "$2" --print-loops "$srcdir/stdlib/matmul.tx" 2>err | grep -q "$3(" ||
+pick() { # CPU KERNEL EMITTER [FLAGS]
+	"$TXC" --cpu="$1" ${4:+"$4"} -k "$2" --print-loops "$srcdir/stdlib/matmul.tx" 2>err | grep -q "$3(" ||
 	    { cat err; fail "--cpu=$1: $2 does not call $3"; }
 }
-pick sapphirerapids gemm_i8 i8_vnni_zmm
+pick sapphirerapids gemm_i8 i8_amx
 pick znver4 gemm_i8 i8_vnni_zmm
+pick cascadelake gemm_i8 i8_vnni_zmm
 pick alderlake gemm_i8 i8_vnni
 pick znver3 gemm_i8 i8_madd
-pick sapphirerapids matmul_bf16 bf16_dp_zmm
+pick sapphirerapids matmul_bf16 bf16_amx
+pick znver4 matmul_bf16 bf16_dp_zmm
 pick znver3 matmul_bf16 bf16_widen
-"$TXC" --cpu=sapphirerapids -k gemm_i8 -S -o s.s "$srcdir/stdlib/matmul.tx" || fail "stdlib gemm_i8 for sapphirerapids"
+# AMX's tables held to AVX-512 (--features=-amx-tile) take the zmm ones
+pick sapphirerapids gemm_i8 i8_vnni_zmm --features=-amx-tile
+pick sapphirerapids matmul_bf16 bf16_dp_zmm --features=-amx-tile
+"$TXC" --cpu=sapphirerapids -K isa=avx512vnni -k gemm_i8 -S -o s.s "$srcdir/stdlib/matmul.tx" ||
+    fail "stdlib gemm_i8 for sapphirerapids, isa=avx512vnni"
 grep -q 'vpdpbusd.*%zmm' s.s || fail "stdlib gemm_i8 for sapphirerapids: no vpdpbusd"
-"$TXC" --cpu=sapphirerapids -k matmul_bf16 -S -o s.s "$srcdir/stdlib/matmul.tx" || fail "stdlib matmul_bf16 for sapphirerapids"
+"$TXC" --cpu=sapphirerapids -K isa=avx512bf16 -k matmul_bf16 -S -o s.s "$srcdir/stdlib/matmul.tx" ||
+    fail "stdlib matmul_bf16 for sapphirerapids, isa=avx512bf16"
 grep -q 'vdpbf16ps.*%zmm' s.s || fail "stdlib matmul_bf16 for sapphirerapids: no vdpbf16ps"
 echo "ok: the stdlib's gemm_i8 and matmul_bf16 pick them"
+# AMX: the object calls libtxrt's kernels (rt/amx.c), whose code has the
+# tile instructions
+for k in gemm_i8:i8 matmul_bf16:bf16; do
+	"$TXC" --cpu=sapphirerapids -k "${k%%:*}" -S -o s.s "$srcdir/stdlib/matmul.tx" ||
+	    fail "stdlib ${k%%:*} for sapphirerapids"
+	grep -Eq "call.*txrt_amx_${k#*:}(@PLT)?\$" s.s ||
+	    fail "stdlib ${k%%:*} for sapphirerapids: no call of txrt_amx_${k#*:}"
+done
+lib=${abs_top_builddir:-.}/rt/.libs/libtxrt.a
+if [ -f "$lib" ] && command -v objdump >/dev/null 2>&1; then
+	objdump -d "$lib" >rt.s 2>/dev/null || fail "objdump $lib"
+	for insn in ldtilecfg tileloadd tdpbssd tdpbf16ps tilestored tilezero tilerelease; do
+		grep -Eq "[[:space:]]$insn([[:space:]]|$)" rt.s || fail "libtxrt has no $insn (rt/amx.c)"
+	done
+	echo "ok: libtxrt's AMX kernels have the tile instructions"
+fi
