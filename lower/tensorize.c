@@ -103,8 +103,8 @@ axis_names(Tz *t)
 	return s;
 }
 
-static void
-fail(Tz *t, const char *msg)
+void
+tz_fail(Tz *t, const char *msg)
 {
 	if (t->failed)
 		return;
@@ -120,8 +120,8 @@ report(Tz *t)
 	diag_note(t->k->name_loc, "intrinsic '%s' declared here", t->k->name);
 }
 
-static int64_t
-ast_const(Expr *e, bool *ok)
+int64_t
+tz_ast_const(Expr *e, bool *ok)
 {
 	*ok = e && e->kind == EXPR_INT;
 	return *ok ? e->ival : 0;
@@ -141,7 +141,7 @@ intrinsic_axes(Tz *t)
 		for (int i = 0; i < r->value->reduce.naxes && t->ni < MAXL; i++) {
 			RedAxis *ra = &r->value->reduce.axes[i];
 			if (ra->lo && !(ra->lo->kind == EXPR_INT && ra->lo->ival == 0)) {
-				fail(t, "the intrinsic's reduction ranges must start at 0");
+				tz_fail(t, "the intrinsic's reduction ranges must start at 0");
 				return false;
 			}
 			t->iax[t->ni] = ra->name;
@@ -150,7 +150,7 @@ intrinsic_axes(Tz *t)
 	for (int i = 0; i < t->ni; i++) {
 		Expr *e = t->iext[i];
 		if (!(e->kind == EXPR_INT || (e->kind == EXPR_NAME && e->id.ref == REF_SIZE))) {
-			fail(t, arena_printf(ir_arena, "the extent of the intrinsic's axis '%s' must be "
+			tz_fail(t, arena_printf(ir_arena, "the extent of the intrinsic's axis '%s' must be "
 			    "a constant or a parameter", t->iax[i]));
 			return false;
 		}
@@ -160,8 +160,8 @@ intrinsic_axes(Tz *t)
 	return true;
 }
 
-static int
-iaxis_of(Tz *t, const char *name)
+int
+tz_iaxis(Tz *t, const char *name)
 {
 	for (int i = 0; i < t->ni; i++)
 		if (t->iax[i] == name)
@@ -218,17 +218,17 @@ bind_axis(Tz *t, int ax, int l)
 			return false;
 	Expr *ie = t->iext[ax];
 	bool isc;
-	int64_t want = ast_const(ie, &isc), have;
+	int64_t want = tz_ast_const(ie, &isc), have;
 	if (isc) {
 		if (!ir_is_const(t->ext[l], &have) || have != want) {
-			fail(t, arena_printf(ir_arena, "loop '%s' has extent %s but the intrinsic's '%s' "
+			tz_fail(t, arena_printf(ir_arena, "loop '%s' has extent %s but the intrinsic's '%s' "
 			    "has %lld", t->var[l]->name, str(t->ext[l]), t->iax[ax], (long long)want));
 			return false;
 		}
 	} else {
 		Param *p = ie->id.param;
 		if (t->pval[p->index] && !ir_expr_equal(t->pval[p->index], t->ext[l])) {
-			fail(t, arena_printf(ir_arena, "loop '%s' has extent %s but the intrinsic's "
+			tz_fail(t, arena_printf(ir_arena, "loop '%s' has extent %s but the intrinsic's "
 			    "'%s' is %s, already bound to %s", t->var[l]->name, str(t->ext[l]),
 			    t->iax[ax], p->name, str(t->pval[p->index])));
 			return false;
@@ -268,7 +268,7 @@ match_access(Tz *t, Expr *ia, Buffer *b, IrExpr **idx, int nidx)
 {
 	Tensor *it = ia->call.tensor;
 	if (b->elem != it->elem) {
-		fail(t, arena_printf(ir_arena, "'%s' holds %s but the intrinsic's '%s' is %s",
+		tz_fail(t, arena_printf(ir_arena, "'%s' holds %s but the intrinsic's '%s' is %s",
 		    b->name, type_name(b->elem), it->name, type_name(it->elem)));
 		return false;
 	}
@@ -282,7 +282,7 @@ match_access(Tz *t, Expr *ia, Buffer *b, IrExpr **idx, int nidx)
 			IrExpr *clamp = NULL;
 			for (int d = 0; d < nidx && !clamp; d++)
 				clamp = clamped(idx[d]);
-			fail(t, clamp ? arena_printf(ir_arena, "an index of '%s' is not affine in "
+			tz_fail(t, clamp ? arena_printf(ir_arena, "an index of '%s' is not affine in "
 			    "loop '%s': '%s' clamps it (as a tail=round_up split does where it "
 			    "reads past the end); "
 			    "pack '%s' with cache_read at the tile's loop, whose copy holds whole "
@@ -300,16 +300,16 @@ match_access(Tz *t, Expr *ia, Buffer *b, IrExpr **idx, int nidx)
 	int axs[MAXL], na = 0;
 	for (int d = 0; d < ia->call.nargs; d++) {
 		Expr *x = ia->call.args[d];
-		int a = x->kind == EXPR_NAME ? iaxis_of(t, x->id.name) : -1;
+		int a = x->kind == EXPR_NAME ? tz_iaxis(t, x->id.name) : -1;
 		if (a < 0) {
-			fail(t, "the intrinsic's indices must be plain axes");
+			tz_fail(t, "the intrinsic's indices must be plain axes");
 			return false;
 		}
 		axs[na++] = a;
 		npoint += t->map[a] >= 0 && t->point[t->map[a]];
 	}
 	if (nz != na - npoint) {
-		fail(t, arena_printf(ir_arena, "'%s' varies in %d of the loops %s but the intrinsic's "
+		tz_fail(t, arena_printf(ir_arena, "'%s' varies in %d of the loops %s but the intrinsic's "
 		    "'%s' in %d", b->name, nz, loop_names(t), it->name, na - npoint));
 		return false;
 	}
@@ -321,7 +321,7 @@ match_access(Tz *t, Expr *ia, Buffer *b, IrExpr **idx, int nidx)
 			int l = t->map[axs[i]];
 			int64_t c;
 			if (!t->point[l] && ir_is_const(st[l], &c) && c == 0) {
-				fail(t, arena_printf(ir_arena, "'%s' does not vary in loop '%s', which the "
+				tz_fail(t, arena_printf(ir_arena, "'%s' does not vary in loop '%s', which the "
 				    "intrinsic's '%s' indexes with '%s'", b->name, t->var[l]->name, it->name,
 				    t->iax[axs[i]]));
 				return false;
@@ -334,7 +334,7 @@ match_access(Tz *t, Expr *ia, Buffer *b, IrExpr **idx, int nidx)
 			if (t->map[a] >= 0)
 				continue;
 			bool isc;
-			int64_t want = ast_const(t->iext[a], &isc), have;
+			int64_t want = tz_ast_const(t->iext[a], &isc), have;
 			for (int l = 0; l < t->n; l++) {
 				int64_t c;
 				if (used[l] || (ir_is_const(st[l], &c) && c == 0))
@@ -350,7 +350,7 @@ match_access(Tz *t, Expr *ia, Buffer *b, IrExpr **idx, int nidx)
 		}
 	for (int i = 0; i < na; i++)
 		if (t->map[axs[i]] < 0) {
-			fail(t, arena_printf(ir_arena, "no loop left for the intrinsic's '%s' in '%s'",
+			tz_fail(t, arena_printf(ir_arena, "no loop left for the intrinsic's '%s' in '%s'",
 			    t->iax[axs[i]], it->name));
 			return false;
 		}
@@ -363,11 +363,11 @@ match_access(Tz *t, Expr *ia, Buffer *b, IrExpr **idx, int nidx)
 		base[d] = lin_normalize(base[d]);
 	}
 	if (t->nargs + 1 + na > 64) {
-		fail(t, "too many arguments");
+		tz_fail(t, "too many arguments");
 		return false;
 	}
 	if (t->nacc >= 3 || na > IR_TZ_MAXDIMS) {
-		fail(t, "too many accesses or indices");
+		tz_fail(t, "too many accesses or indices");
 		return false;
 	}
 	t->meaning.ndims[t->nacc] = na;
@@ -437,7 +437,7 @@ match_update(Tz *t, IrStmt *st, bool swap)
 	Expr *body = rv->kind == EXPR_REDUCE ? rv->reduce.body : rv;
 	IrExpr *v = st->store.value;
 	if (v->kind != IR_ADD) {
-		fail(t, "the nest's store is not a sum update S = S + ...");
+		tz_fail(t, "the nest's store is not a sum update S = S + ...");
 		return false;
 	}
 	IrExpr *old = v->a, *x = v->b;
@@ -447,21 +447,21 @@ match_update(Tz *t, IrStmt *st, bool swap)
 	}
 	if (old->kind != IR_LOAD || old->load.buf != st->store.buf ||
 	    old->load.nidx != st->store.nidx) {
-		fail(t, "the nest's store is not a sum update S = S + ...");
+		tz_fail(t, "the nest's store is not a sum update S = S + ...");
 		return false;
 	}
 	for (int d = 0; d < old->load.nidx; d++)
 		if (!ir_expr_equal(old->load.idx[d], st->store.idx[d])) {
-			fail(t, "the update reads another element than it writes");
+			tz_fail(t, "the update reads another element than it writes");
 			return false;
 		}
 	if (rv->kind != EXPR_REDUCE || rv->reduce.op != RED_SUM) {
-		fail(t, "only sum reductions are supported");
+		tz_fail(t, "only sum reductions are supported");
 		return false;
 	}
 	x = strip_cast(x);
 	if (body->kind != EXPR_BINARY || body->bin.op != OP_MUL || x->kind != IR_MUL) {
-		fail(t, arena_printf(ir_arena, "the nest adds %s, not a product as the intrinsic does",
+		tz_fail(t, arena_printf(ir_arena, "the nest adds %s, not a product as the intrinsic does",
 		    str(x)));
 		return false;
 	}
@@ -475,7 +475,7 @@ match_update(Tz *t, IrStmt *st, bool swap)
 	Expr *ia = ast_strip(body->bin.a), *ib = ast_strip(body->bin.b);
 	if (xa->kind != IR_LOAD || xb->kind != IR_LOAD || ia->kind != EXPR_ACCESS ||
 	    ib->kind != EXPR_ACCESS) {
-		fail(t, arena_printf(ir_arena, "the nest multiplies %s, not two loads",
+		tz_fail(t, arena_printf(ir_arena, "the nest multiplies %s, not two loads",
 		    str(x)));
 		return false;
 	}
@@ -496,7 +496,7 @@ match_copy(Tz *t, IrStmt *st)
 	OutAccess ca;
 	if (rv->kind == EXPR_ACCESS) {
 		if (v->kind != IR_LOAD) {
-			fail(t, arena_printf(ir_arena, "the nest stores %s, not a copy of a load as the "
+			tz_fail(t, arena_printf(ir_arena, "the nest stores %s, not a copy of a load as the "
 			    "intrinsic does", str(v)));
 			return false;
 		}
@@ -508,130 +508,12 @@ match_copy(Tz *t, IrStmt *st)
 	bool isc = ir_is_const(v, &hi) ? (have = (double)hi, true) :
 	    v->kind == IR_FLOAT ? (have = v->fval, true) : false;
 	if (!isc || have != want) {
-		fail(t, arena_printf(ir_arena, "the nest stores %s, not the intrinsic's constant %g",
+		tz_fail(t, arena_printf(ir_arena, "the nest stores %s, not the intrinsic's constant %g",
 		    str(v), want));
 		return false;
 	}
 	t->meaning.value = want;
 	return match_access(t, out_access(t, &ca), st->store.buf, st->store.idx, st->store.nidx);
-}
-
-/* Form checks of VTA's gemm: the operands are whole elements of the
- * on-chip buffers, so within the tile c's j, a's k and b's k are
- * contiguous and b's rows (j) 16 apart.  args: c, cs_j, a, as_k, b,
- * bs_j, bs_k. */
-static bool
-gemm_ok(Tz *t)
-{
-	static const struct { int arg; int64_t want; const char *what; } need[] = {
-		{ 1, 1, "written" }, { 3, 1, "read" }, { 6, 1, "read" }, { 5, 16, "read" },
-	};
-	for (size_t i = 0; i < sizeof need / sizeof *need; i++) {
-		IrExpr *s = t->args[need[i].arg];
-		int64_t c;
-		if (ir_is_const(s, &c) && c == need[i].want)
-			continue;
-		IrExpr *ld = t->args[need[i].arg < 2 ? 0 : need[i].arg < 4 ? 2 : 4];
-		fail(t, arena_printf(ir_arena, "'%s' is %s with stride %s where VTA's GEMM needs "
-		    "%lld (the packed layouts: 16 channels innermost, weights as 16 x 16 tiles)",
-		    ld->load.buf->name, need[i].what, str(s), (long long)need[i].want));
-		return false;
-	}
-	return true;
-}
-
-/* Whether the call's tensor at argument a (a load) is a fragment. */
-static bool
-frag_arg(Tz *t, int a)
-{
-	return a < t->nargs && t->args[a]->kind == IR_LOAD &&
-	    t->args[a]->load.buf->scope == SCOPE_FRAGMENT;
-}
-
-/* Whether the call touches a fragment (the tensor cores' registers). */
-static bool
-on_fragment(Tz *t)
-{
-	for (int a = 0; a < t->nargs; a++)
-		if (frag_arg(t, a))
-			return true;
-	return false;
-}
-
-/* The tensor cores' forms: a fragment holds the mma's accumulators (c),
- * which mma_fill zeroes and mma_store writes out.  args: mma c, cs, cs,
- * a, .., b, ..; mma_fill c, cs, cs; mma_store d, ds, ds, c, cs, cs. */
-static bool
-mma_ok(Tz *t)
-{
-	const char *e = t->k->intr_emit;
-	bool wg = !strncmp(e, "wg", 2);
-	if (wg)   /* wgmma, wgmma_fill, wgmma_store: the same forms, c always a fragment */
-		e += 2;
-	int want = !strcmp(e, "mma") ? 0 : !strcmp(e, "mma_fill") ? 0 : 3;
-	for (int a = 0; a < t->nargs; a += 3) {
-		Buffer *b = t->args[a]->load.buf;
-		if (a == want && !strcmp(e, "mma") && !wg)
-			continue;
-		if (a == want && !frag_arg(t, a)) {
-			fail(t, arena_printf(ir_arena, "'%s' is in %s memory, but '%s' works on a fragment "
-			    "(the accumulators %s keeps in a %s's registers): cache_write(fragment) "
-			    "the stage the %s updates", b->name, ir_scope_name(b->scope), t->k->name,
-			    wg ? "a wgmma" : "an mma", wg ? "warpgroup" : "warp", wg ? "wgmma" : "mma"));
-			return false;
-		}
-		if (a != want && frag_arg(t, a)) {
-			fail(t, arena_printf(ir_arena, "'%s' is a fragment, which only an mma's "
-			    "accumulator tile can be (its 'c'), read by mma_store", b->name));
-			return false;
-		}
-	}
-	return true;
-}
-
-/* Form checks of the emitter: fma_outer needs unit strides in j. */
-static bool
-emitter_ok(Tz *t)
-{
-	if (!strcmp(t->k->intr_emit, "gemm"))
-		return gemm_ok(t);
-	if (!strncmp(t->k->intr_emit, "mma", 3) || !strncmp(t->k->intr_emit, "wgmma", 5))
-		return mma_ok(t);
-	if (!ir_fma_outer_lanes(t->k->intr_emit))
-		return true;
-	/* args: c, cs_i, cs_j, a, as_i, (as_r, as_s,) as_k, b, (bs_r, bs_s,)
-	 * bs_k, bs_j (the strides in parentheses for an intrinsic with taps,
-	 * lower/ir.h); c may instead be stored transposed (unit stride in i)
-	 * where its rows fit one vector (14 x 32 in zmm:
-	 * target/llvm/intrin_cpu.c transposes the block in registers), as a
-	 * 1x1 convolution with the pixels broadcast writes NCHW */
-	int L = t->ni - 3;   /* taps */
-	const int unit[] = { 2, 8 + 2 * L }, load[] = { 0, 6 + L };
-	static const char *const what[] = { "written", "read" };
-	bool isc = false;
-	int64_t rows = t->ni > 0 ? ast_const(t->iext[0], &isc) : 0;
-	if (!isc)
-		rows = 0;
-	for (int i = 0; i < 2; i++) {
-		IrExpr *s = t->args[unit[i]];
-		int64_t c;
-		if (i == 0 && ir_is_const(t->args[1], &c) && c == 1 && rows > 0 &&
-		    rows <= ir_fma_outer_lanes(t->k->intr_emit))
-			continue;
-		if (!ir_is_const(s, &c) || c != 1) {
-			IrExpr *ld = t->args[load[i]];
-			int j = t->map[iaxis_of(t, t->rule->axes[1])];
-			int r = t->map[iaxis_of(t, t->rule->axes[0])];
-			const char *alt = i ? "" : arena_printf(ir_arena, ", or in loop '%s' for an "
-			    "intrinsic of at most %d rows, which stores its block transposed",
-			    t->var[r]->name, ir_fma_outer_lanes(t->k->intr_emit));
-			fail(t, arena_printf(ir_arena, "'%s' is %s with stride %s in loop '%s'; the "
-			    "intrinsic needs stride 1 there%s (store it in a layout where that loop is "
-			    "innermost)", ld->load.buf->name, what[i], str(s), t->var[j]->name, alt));
-			return false;
-		}
-	}
-	return true;
 }
 
 static void
@@ -695,7 +577,7 @@ absorb_tails(Tz *t, IrExpr *cond)
 			if (t->map[a] == l)
 				ax = a;
 		bool param = ax >= 0 && (t->iext[ax]->kind == EXPR_NAME ||
-		    ir_fma_outer_lanes(t->k->intr_emit) || on_fragment(t));
+		    ir_fma_outer_lanes(t->k->intr_emit) || tz_on_fragment(t));
 		if (nu == 1 && param && cs[i]->kind == IR_LT) {
 			/* d = e - b, affine in v with coefficient 1: v < -(d at v = 0);
 			 * where b does not use v, d is e alone and b joins the limit
@@ -771,7 +653,7 @@ match_nest(Tz *t, IrStmt *loop)
 	for (int l = 1; l < t->n; l++)
 		for (int o = 0; o < l; o++)
 			if (ir_uses_var(t->min[l], t->var[o]) || ir_uses_var(t->ext[l], t->var[o])) {
-				fail(t, arena_printf(ir_arena, "the bounds of loop '%s' depend on loop "
+				tz_fail(t, arena_printf(ir_arena, "the bounds of loop '%s' depend on loop "
 				    "'%s' inside the tile; the intrinsic computes a box", t->var[l]->name,
 				    t->var[o]->name));
 				return NULL;
@@ -782,7 +664,7 @@ match_nest(Tz *t, IrStmt *loop)
 		s = s->ifs.then_s;
 	}
 	if (s->kind != IS_STORE) {
-		fail(t, arena_printf(ir_arena, "the loops %s do not end in one store (a %s "
+		tz_fail(t, arena_printf(ir_arena, "the loops %s do not end in one store (a %s "
 		    "statement is in the way)", loop_names(t), ir_stmt_names[s->kind]));
 		return NULL;
 	}
@@ -794,7 +676,7 @@ match_nest(Tz *t, IrStmt *loop)
 	bool unit[MAXL], isc;
 	int units = 0;
 	for (int a = 0; a < t->ni; a++)
-		units += unit[a] = ast_const(t->iext[a], &isc) == 1 && isc;
+		units += unit[a] = tz_ast_const(t->iext[a], &isc) == 1 && isc;
 	for (int a = 0; a < t->ni && t->n + units == t->ni; a++) {
 		if (!unit[a])
 			continue;
@@ -807,19 +689,19 @@ match_nest(Tz *t, IrStmt *loop)
 		t->map[a] = l;
 	}
 	if (t->n != t->ni) {
-		fail(t, arena_printf(ir_arena, "the nest has %d loop%s (%s) but the intrinsic has "
+		tz_fail(t, arena_printf(ir_arena, "the nest has %d loop%s (%s) but the intrinsic has "
 		    "%d axes (%s)", t->n, t->n == 1 ? "" : "s", loop_names(t), t->ni, axis_names(t)));
 		return NULL;
 	}
 	/* try the product's operands in both orders; report the first's reason */
 	Tz save = *t;
 	if (t->rule->value->kind != EXPR_REDUCE) {
-		if (!match_copy(t, s) || !emitter_ok(t))
+		if (!match_copy(t, s) || !tz_emitter_ok(t))
 			return NULL;
-	} else if (!match_update(t, s, false) || !emitter_ok(t)) {
+	} else if (!match_update(t, s, false) || !tz_emitter_ok(t)) {
 		Tz first = *t;
 		*t = save;
-		if (!match_update(t, s, true) || !emitter_ok(t)) {
+		if (!match_update(t, s, true) || !tz_emitter_ok(t)) {
 			*t = first;
 			return NULL;
 		}
@@ -829,7 +711,7 @@ match_nest(Tz *t, IrStmt *loop)
 		for (int a = 0; a < t->ni; a++)
 			mapped |= t->map[a] == l;
 		if (!mapped) {
-			fail(t, arena_printf(ir_arena, "loop '%s' is not one of the intrinsic's axes (%s)",
+			tz_fail(t, arena_printf(ir_arena, "loop '%s' is not one of the intrinsic's axes (%s)",
 			    t->var[l]->name, axis_names(t)));
 			return NULL;
 		}
@@ -922,7 +804,7 @@ mut_for(IrMutator *m, IrStmt *s)
 	t->done = true;
 	IrStmt *r = match_nest(t, s);
 	if (!r && !t->failed)
-		fail(t, "the nest does not match");
+		tz_fail(t, "the nest does not match");
 	if (!r)
 		report(t);
 	return r ? r : s;

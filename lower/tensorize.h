@@ -1,5 +1,5 @@
-/* tensorize.h: what tensorize.c and tensorize_reset.c share: the state
- * of one match of a loop nest against an intrinsic. */
+/* tensorize.h: what tensorize.c, tensorize_forms.c and tensorize_reset.c
+ * share: the state of one match of a loop nest against an intrinsic. */
 #ifndef TXC_LOWER_TENSORIZE_H
 #define TXC_LOWER_TENSORIZE_H
 
@@ -42,6 +42,19 @@ typedef struct {
 	IrExpr *empty;          /* the reduction has no iteration (NULL: never) */
 	IrExpr *callx;          /* the call made */
 } Tz;
+
+/* tensorize.c: a failed match's reason (the first one kept), an AST
+ * extent's constant value (*ok false if it has none), the index of the
+ * intrinsic's axis named name (-1 if none) */
+void tz_fail(Tz *t, const char *msg);
+int64_t tz_ast_const(Expr *e, bool *ok);
+int tz_iaxis(Tz *t, const char *name);
+
+/* tensorize_forms.c: whether the call touches a fragment (the tensor
+ * cores' registers); whether the emitter takes the match (else tz_fail
+ * says why) */
+bool tz_on_fragment(Tz *t);
+bool tz_emitter_ok(Tz *t);
 
 /* tensorize_reset.c: the reset form (fma_outer's `first` argument) */
 IrExpr *tz_reset_arg(Tz *t, IrExpr *cond);
