@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/Transforms/PassBuilder.h>
 
 #include "target/cuda/cuda_cg.h"
 
@@ -560,6 +561,26 @@ wgmma_arch(GpuFunc **gf, int n, const char *arch)
 	return ok;
 }
 
+/* The NVPTX code generator's load/store vectorizer merges consecutive
+ * accesses (4 f32 of a row of a shared tile into one ld.shared.v4.f32)
+ * only when the first carries the vector's alignment; cg_stmt gives each
+ * access its element's.  The alignment is provable here: the shared
+ * arena is 16-byte aligned and every buffer's offset in it a multiple of
+ * 16 (gpu_shared.c), and the index's low bits are known where its terms
+ * are multiples of 4 (tx*8 + 4, a row stride of 128).  infer-address-spaces
+ * first turns the generic pointers into shared ones, so that the known
+ * bits reach the arena's alignment through its address; infer-alignment
+ * then writes the alignment the bits prove on each load and store. */
+static LLVMErrorRef
+vector_ready(LLVMModuleRef mod, LLVMTargetMachineRef tm)
+{
+	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef err = LLVMRunPasses(mod, "function(infer-address-spaces,infer-alignment)",
+	    tm, po);
+	LLVMDisposePassBuilderOptions(po);
+	return err;
+}
+
 char *
 cuda_ptx(GpuFunc **gf, int n, const LlvmOptions *o, const CudaOptions *co)
 {
@@ -620,6 +641,8 @@ cuda_ptx(GpuFunc **gf, int n, const LlvmOptions *o, const CudaOptions *co)
 		}
 		LLVMDisposeMessage(msg);
 		LLVMErrorRef err = llvm_optimise(cg.mod, &po, tm);
+		if (!err && po.opt_level > 0)
+			err = vector_ready(cg.mod, tm);
 		if (err) {
 			char *m = LLVMGetErrorMessage(err);
 			diag_error(loc_none, "LLVM optimisation of the GPU kernels failed: %s", m);
