@@ -1,7 +1,9 @@
 /* flatten.c: multi-dimensional accesses to flat offsets.
  *
  * Every buffer is stored row-major: the last dimension is contiguous and
- * stride[d] = stride[d + 1] * extent[d + 1].  An access buf[i0, ..., in]
+ * stride[d] = stride[d + 1] * extent[d + 1]; a stage's buffer given
+ * reorder_storage is stored in its order instead (the last dimension it
+ * names contiguous, each before it the product of those after).  An access buf[i0, ..., in]
  * becomes buf[(i0 - min0)*stride0 + ... + (in - minn)], and the buffer is
  * marked flat.  Strides are expressions in the extents, which hold where
  * the buffer is allocated (an Allocate) or passed in (an argument).
@@ -17,7 +19,8 @@ strides(Buffer *b)
 		return;
 	b->stride = arena_alloc(ir_arena, (b->ndims + 1) * sizeof *b->stride);
 	IrExpr *s = ir_i64c(1);
-	for (int d = b->ndims - 1; d >= 0; d--) {
+	for (int o = b->ndims - 1; o >= 0; o--) {
+		int d = b->storage_order ? b->storage_order[o] : o;
 		b->stride[d] = s;
 		s = lin_normalize(ir_mul(s, b->extent[d]));
 	}
@@ -91,11 +94,14 @@ mark_alloc(IrMutator *m, IrStmt *s)
 	return ir_mutate_stmt_children(m, s);
 }
 
+static IrStmt *flat_alloc(IrMutator *m, IrStmt *s);
+
 IrStmt *
 flatten_buffers(IrStmt *s)
 {
 	/* rewrite first (checks see multi-dimensional buffers), then mark */
-	IrMutator fl = { .expr[IR_LOAD] = flat_load, .stmt[IS_STORE] = flat_store };
+	IrMutator fl = { .expr[IR_LOAD] = flat_load, .stmt[IS_STORE] = flat_store,
+		.stmt[IS_ALLOCATE] = flat_alloc };
 	s = ir_mutate_stmt(&fl, s);
 	IrMutator mk = { .expr[IR_LOAD] = mark_load, .stmt[IS_STORE] = mark_store,
 		.stmt[IS_ALLOCATE] = mark_alloc };
@@ -136,6 +142,26 @@ in_call(IrVisitor *v, IrExpr *e)
 					c->wgmma = true;
 			}
 	ir_visit_expr_children(v, e);
+}
+
+/* A buffer given reorder_storage, before its first access fixes its
+ * strides: an intrinsic's stride arguments (tensorize.c) and swizzle's
+ * rows assume the row-major layout, so either keeps it, after an error. */
+static IrStmt *
+flat_alloc(IrMutator *m, IrStmt *s)
+{
+	Buffer *b = s->alloc.buf;
+	if (b->storage_order && !b->stride) {
+		InCall ic = { .v = {.expr = {[IR_CALL] = in_call}}, .b = b };
+		ir_visit_stmt(&ic.v, s->alloc.body);
+		if (ic.found || b->swizzle) {
+			diag_error(b->storage_loc, "reorder_storage of '%s', which %s: that reads "
+			    "the row-major layout", b->name, ic.found ? "a tensorized call takes" :
+			    "is swizzled");
+			b->storage_order = NULL;
+		}
+	}
+	return ir_mutate_stmt_children(m, s);
 }
 
 /* Element stride of dimension d of a row-major layout over ext[0..n). */

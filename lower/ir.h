@@ -117,6 +117,11 @@ typedef struct Buffer {
 	bool swizzle;
 	Loc swizzle_loc;
 	int64_t swizzle_row;
+	/* reorder_storage(): the dimensions in memory, outermost first
+	 * (storage_order[0] the slowest; NULL: row-major, the last dimension
+	 * contiguous); flatten.c's strides follow it */
+	int *storage_order;
+	Loc storage_loc;
 	/* tma(): its pipeline's copies are TMA loads where the kernel's
 	 * sizes allow them (target/cuda/gpu_tma.c), requested at tma_loc */
 	bool tma;

@@ -508,6 +508,45 @@ apply(Lower *L, SchedPrim *sp)
 		s->buf->double_buffer_loc = sp->loc;
 		break;
 	}
+	case PRIM_REORDER_STORAGE: {
+		/* a permutation of the root pure axes (the buffer's dimensions),
+		 * whatever loops split them since; the rest is flatten.c's */
+		if (s->input || s->output) {
+			diag_error(sp->loc, "reorder_storage of '%s', the caller's %s: its layout is "
+			    "the caller's (row-major); reorder the storage of a copy (cache_read, "
+			    "cache_write) or of a stage computed inside", s->name,
+			    s->input ? "input" : "output");
+			return;
+		}
+		int *order = arena_alloc(ir_arena, (size_t)(s->ndims + 1) * sizeof *order);
+		int n = 0;
+		for (int i = 0; (a = sched_arg(sp, i)); i++) {
+			int d = 0;
+			while (d < s->ndims && (s->axes[d].red || strcmp(s->axes[d].name, a->str)))
+				d++;
+			if (d == s->ndims) {
+				diag_error(a->loc, "'%s' is not a dimension of '%s': reorder_storage "
+				    "names the stage's pure axes as it defines them (not the loops "
+				    "split from them)", a->str, s->name);
+				return;
+			}
+			for (int j = 0; j < n; j++)
+				if (order[j] == d) {
+					diag_error(a->loc, "'%s' appears twice in reorder_storage", a->str);
+					return;
+				}
+			if (n < s->ndims)
+				order[n++] = d;
+		}
+		if (n != s->ndims) {
+			diag_error(sp->loc, "reorder_storage of '%s' names %d of its %d dimensions: "
+			    "give every one, outermost first", s->name, n, s->ndims);
+			return;
+		}
+		s->buf->storage_order = order;
+		s->buf->storage_loc = sp->loc;
+		break;
+	}
 	case PRIM_SWIZZLE:
 		/* checked where its layout is fixed: flatten.c */
 		if (s->input || s->output) {
