@@ -144,13 +144,68 @@ in_call(IrVisitor *v, IrExpr *e)
 	ir_visit_expr_children(v, e);
 }
 
-/* A buffer given reorder_storage, before its first access fixes its
- * strides: an intrinsic's stride arguments (tensorize.c) and swizzle's
- * rows assume the row-major layout, so either keeps it, after an error. */
+/* storage_align(d, factor, offset): the dimension just inside d in memory
+ * padded until d's stride is factor * n + offset elements (the rows of a
+ * shared tile read down a column then fall in different banks); the
+ * dimensions inside d need constant extents.  False after an error. */
+static bool
+align_pad(Buffer *b)
+{
+	int n = b->ndims, pos = 0, *ord = b->storage_order;
+	while (pos < n && (ord ? ord[pos] : pos) != b->align_dim)
+		pos++;
+	if (pos >= n - 1) {
+		diag_error(b->align_loc, "storage_align of '%s': dimension %d is its innermost in "
+		    "memory, whose stride is 1", b->name, b->align_dim);
+		return false;
+	}
+	int in = ord ? ord[pos + 1] : pos + 1;
+	int64_t p = 1, e, c;
+	for (int o = pos + 1; o < n; o++) {
+		int d = ord ? ord[o] : o;
+		if (!ir_is_const(b->extent[d], &c) || c <= 0) {
+			diag_error(b->align_loc, "storage_align of '%s': dimension %d has the extent "
+			    "%s here, not a constant", b->name, d, ir_expr_str(b->extent[d]));
+			diag_note(b->align_loc, "a tile with tail = round_up, or a cuda schedule "
+			    "(which allocates shared and local tiles at their constant bounds), has "
+			    "constant extents");
+			return false;
+		}
+		if (d != in)
+			p *= c;
+	}
+	ir_is_const(b->extent[in], &e);
+	for (int64_t x = e; x < e + b->align_factor; x++)
+		if (x * p % b->align_factor == b->align_offset) {
+			b->extent[in] = ir_i64c(x);
+			return true;
+		}
+	diag_error(b->align_loc, "storage_align of '%s': no padding of dimension %d makes the "
+	    "stride %lld * n + %lld (the dimensions inside it multiply it by %lld)", b->name, in,
+	    (long long)b->align_factor, (long long)b->align_offset, (long long)p);
+	return false;
+}
+
+/* A buffer given reorder_storage or storage_align, before its first
+ * access fixes its strides: an intrinsic's stride arguments (tensorize.c)
+ * and swizzle's rows assume the row-major layout, unpadded, so either
+ * keeps it, after an error. */
 static IrStmt *
 flat_alloc(IrMutator *m, IrStmt *s)
 {
 	Buffer *b = s->alloc.buf;
+	if (b->align_factor && !b->stride) {
+		InCall ic = { .v = {.expr = {[IR_CALL] = in_call}}, .b = b };
+		ir_visit_stmt(&ic.v, s->alloc.body);
+		if (ic.found || b->swizzle_row) {
+			diag_error(b->align_loc, "storage_align of '%s', which %s: that reads the "
+			    "unpadded layout", b->name, ic.found ? "a tensorized call takes" :
+			    "is swizzled");
+			b->align_factor = 0;
+		} else if (!align_pad(b)) {
+			b->align_factor = 0;
+		}
+	}
 	if (b->storage_order && !b->stride) {
 		InCall ic = { .v = {.expr = {[IR_CALL] = in_call}}, .b = b };
 		ir_visit_stmt(&ic.v, s->alloc.body);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # cuda_sgemm_v4.sh: bench/kernels/sgemm_cuda.tx's SIMT plans, the shipped
-# one and v4 (128 x 128 blocks, 8 x 8 a thread, A's tile k-major), held to
+# one and v4 (128 x 128 blocks, 8 x 8 a thread, A's tile k-major and
+# padded), held to
 # what issue 34 asks of a fast SIMT sgemm without a GPU to time them:
 # the steady state of the k loop (each PTX entry's basic block with the
 # most fma.rn.f32) loads its operands with ld.shared.v4.f32 only, no
@@ -79,12 +80,20 @@ plan() {
 	    { echo "FAIL: shipped $e: want 256 fma, 32 ld.shared.v4.f32, no ld.shared.f32"; exit 1; }
 done || fails=$((fails + 1))
 plan v4 "-s v4" 512 32 128
+# v4's tile of A: k-major, rows padded to 132 floats (8 k of 128 rows, two
+# slots: 2112 floats), B's two slots of 8 x 128
+"$TXC" -s v4 --target=cuda --emit=kernels -o "$tmp/v4.kernels" "$f" &&
+    grep -q 'allocate As\[f32 \* 2112\] in shared' "$tmp/v4.kernels" &&
+    grep -q 'allocate Bs\[f32 \* 2048\] in shared' "$tmp/v4.kernels" ||
+    fail "v4: As is not 2 x 8 rows of 132 floats (k-major, padded), or Bs not 2 x 8 x 128"
 
 # the emulator: both plans against the unscheduled kernel, sizes fixed
 # (several blocks with partial ones, a k tail; k below one step; one
 # row), then at run time through diffcheck.sh
 TXC_STDLIB=$top/stdlib; export TXC_STDLIB
-for d in "M=257 N=263 K=129" "M=130 N=7 K=3" "M=1 N=129 K=17"; do
+# (and those of cuda_fixed_sizes.sh: two steps of k, one, a tail)
+for d in "M=257 N=263 K=129" "M=130 N=7 K=3" "M=1 N=129 K=17" "M=64 N=64 K=48" \
+    "M=64 N=64 K=16" "M=64 N=64 K=72" "M=70 N=72 K=24"; do
 	set -- $d
 	out=$("$TXC" bench "$f" --target=cuda --schedules=default,v4 --runs=1 --warmup=0 \
 	    -D "$1" -D "$2" -D "$3" 2>&1)
