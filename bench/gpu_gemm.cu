@@ -4,7 +4,8 @@
  *
  * C = A B in fp32, row-major, on device buffers: txc's kernel
  * (bench/kernels/sgemm_cuda.tx, compiled with --target=cuda, launched
- * through libtxrt) and cublasSgemm; then cuBLAS's HGEMM (fp16 inputs, fp32
+ * through libtxrt) and cublasSgemm, and that file's v4 plan where linked
+ * (v4_sgemm_cuda); then cuBLAS's HGEMM (fp16 inputs, fp32
  * accumulation, tensor cores) beside txc's tensor-core kernel
  * (bench/kernels/hgemm_cuda.tx), and the same with bf16 inputs
  * (cublasGemmEx on CUDA_R_16BF; bench/kernels/bgemm_cuda.tx), each also
@@ -36,6 +37,10 @@
 
 extern "C" int sgemm_cuda(int64_t M, int64_t N, int64_t K, const float *A, const float *B,
     float *C);
+/* its other plan (schedule sgemm_cuda as v4, linked with --prefix=v4_ by
+ * tools/gpu-check.sh), timed beside it where linked */
+extern "C" int v4_sgemm_cuda(int64_t M, int64_t N, int64_t K, const float *A, const float *B,
+    float *C) __attribute__((weak));
 /* the 16-bit GEMMs: fp16 or bf16 inputs, fp32 sums */
 typedef int (*Gemm16)(int64_t M, int64_t N, int64_t K, const uint16_t *A, const uint16_t *B,
     float *C);
@@ -97,6 +102,16 @@ run_txc(void *arg)
 	Gemm *g = (Gemm *)arg;
 	if (sgemm_cuda(g->M, g->N, g->K, g->A, g->B, g->C) != 0) {
 		fprintf(stderr, "gpu_gemm: sgemm_cuda: %s\n", txrt_last_error());
+		exit(1);
+	}
+}
+
+static void
+run_txc_v4(void *arg)
+{
+	Gemm *g = (Gemm *)arg;
+	if (v4_sgemm_cuda(g->M, g->N, g->K, g->A, g->B, g->C) != 0) {
+		fprintf(stderr, "gpu_gemm: v4_sgemm_cuda: %s\n", txrt_last_error());
 		exit(1);
 	}
 }
@@ -226,6 +241,16 @@ main(int argc, char **argv)
 	    flop / ts * 1e-12);
 	printf("  %-30s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
 	    "txc sgemm_cuda (fp32 SIMT)", tt * 1e3, flop / tt * 1e-12, ts / tt, err);
+	bool bad = err > 1e-3;
+	if (v4_sgemm_cuda) {
+		/* the v4 plan beside its own run of cuBLAS */
+		double ts4, t4, e4 = pair(runs, run_sgemm, run_txc_v4, &g, &g, c1, c2, nc, &ts4, &t4);
+		printf("  %-30s %10.3f ms %8.2f TFLOP/s\n", "cuBLAS SGEMM (fp32)", ts4 * 1e3,
+		    flop / ts4 * 1e-12);
+		printf("  %-30s %10.3f ms %8.2f TFLOP/s  %.2fx cuBLAS  max error %.3g\n",
+		    "txc sgemm_cuda -s v4 (SIMT)", t4 * 1e3, flop / t4 * 1e-12, ts4 / t4, e4);
+		bad |= e4 > 1e-3;
+	}
 	/* each 16-bit kernel beside its own run of cuBLAS */
 	Txc16 k16[] = {
 		{ "hgemm_cuda", "(tensor cores)", hgemm_cuda, false, &g },
@@ -237,7 +262,6 @@ main(int argc, char **argv)
 		{ "bgemm_sm90a_cuda", "(wgmma)", bgemm_sm90a_cuda, true, &g },
 		{ "hgemm_sm90a_tma_cuda", "(wgmma, TMA)", hgemm_sm90a_tma_cuda, false, &g },
 	};
-	bool bad = err > 1e-3;
 	for (size_t i = 0; i < sizeof k16 / sizeof *k16; i++) {
 		Txc16 *t = &k16[i];
 		if (!t->fn)

@@ -1,7 +1,9 @@
 /* flatten.c: multi-dimensional accesses to flat offsets.
  *
  * Every buffer is stored row-major: the last dimension is contiguous and
- * stride[d] = stride[d + 1] * extent[d + 1].  An access buf[i0, ..., in]
+ * stride[d] = stride[d + 1] * extent[d + 1]; a stage's buffer given
+ * reorder_storage is stored in its order instead (the last dimension it
+ * names contiguous, each before it the product of those after).  An access buf[i0, ..., in]
  * becomes buf[(i0 - min0)*stride0 + ... + (in - minn)], and the buffer is
  * marked flat.  Strides are expressions in the extents, which hold where
  * the buffer is allocated (an Allocate) or passed in (an argument).
@@ -17,7 +19,8 @@ strides(Buffer *b)
 		return;
 	b->stride = arena_alloc(ir_arena, (b->ndims + 1) * sizeof *b->stride);
 	IrExpr *s = ir_i64c(1);
-	for (int d = b->ndims - 1; d >= 0; d--) {
+	for (int o = b->ndims - 1; o >= 0; o--) {
+		int d = b->storage_order ? b->storage_order[o] : o;
 		b->stride[d] = s;
 		s = lin_normalize(ir_mul(s, b->extent[d]));
 	}
@@ -91,11 +94,14 @@ mark_alloc(IrMutator *m, IrStmt *s)
 	return ir_mutate_stmt_children(m, s);
 }
 
+static IrStmt *flat_alloc(IrMutator *m, IrStmt *s);
+
 IrStmt *
 flatten_buffers(IrStmt *s)
 {
 	/* rewrite first (checks see multi-dimensional buffers), then mark */
-	IrMutator fl = { .expr[IR_LOAD] = flat_load, .stmt[IS_STORE] = flat_store };
+	IrMutator fl = { .expr[IR_LOAD] = flat_load, .stmt[IS_STORE] = flat_store,
+		.stmt[IS_ALLOCATE] = flat_alloc };
 	s = ir_mutate_stmt(&fl, s);
 	IrMutator mk = { .expr[IR_LOAD] = mark_load, .stmt[IS_STORE] = mark_store,
 		.stmt[IS_ALLOCATE] = mark_alloc };
@@ -136,6 +142,81 @@ in_call(IrVisitor *v, IrExpr *e)
 					c->wgmma = true;
 			}
 	ir_visit_expr_children(v, e);
+}
+
+/* storage_align(d, factor, offset): the dimension just inside d in memory
+ * padded until d's stride is factor * n + offset elements (the rows of a
+ * shared tile read down a column then fall in different banks); the
+ * dimensions inside d need constant extents.  False after an error. */
+static bool
+align_pad(Buffer *b)
+{
+	int n = b->ndims, pos = 0, *ord = b->storage_order;
+	while (pos < n && (ord ? ord[pos] : pos) != b->align_dim)
+		pos++;
+	if (pos >= n - 1) {
+		diag_error(b->align_loc, "storage_align of '%s': dimension %d is its innermost in "
+		    "memory, whose stride is 1", b->name, b->align_dim);
+		return false;
+	}
+	int in = ord ? ord[pos + 1] : pos + 1;
+	int64_t p = 1, e, c;
+	for (int o = pos + 1; o < n; o++) {
+		int d = ord ? ord[o] : o;
+		if (!ir_is_const(b->extent[d], &c) || c <= 0) {
+			diag_error(b->align_loc, "storage_align of '%s': dimension %d has the extent "
+			    "%s here, not a constant", b->name, d, ir_expr_str(b->extent[d]));
+			diag_note(b->align_loc, "a tile with tail = round_up, or a cuda schedule "
+			    "(which allocates shared and local tiles at their constant bounds), has "
+			    "constant extents");
+			return false;
+		}
+		if (d != in)
+			p *= c;
+	}
+	ir_is_const(b->extent[in], &e);
+	for (int64_t x = e; x < e + b->align_factor; x++)
+		if (x * p % b->align_factor == b->align_offset) {
+			b->extent[in] = ir_i64c(x);
+			return true;
+		}
+	diag_error(b->align_loc, "storage_align of '%s': no padding of dimension %d makes the "
+	    "stride %lld * n + %lld (the dimensions inside it multiply it by %lld)", b->name, in,
+	    (long long)b->align_factor, (long long)b->align_offset, (long long)p);
+	return false;
+}
+
+/* A buffer given reorder_storage or storage_align, before its first
+ * access fixes its strides: an intrinsic's stride arguments (tensorize.c)
+ * and swizzle's rows assume the row-major layout, unpadded, so either
+ * keeps it, after an error. */
+static IrStmt *
+flat_alloc(IrMutator *m, IrStmt *s)
+{
+	Buffer *b = s->alloc.buf;
+	if (b->align_factor && !b->stride) {
+		InCall ic = { .v = {.expr = {[IR_CALL] = in_call}}, .b = b };
+		ir_visit_stmt(&ic.v, s->alloc.body);
+		if (ic.found || b->swizzle_row) {
+			diag_error(b->align_loc, "storage_align of '%s', which %s: that reads the "
+			    "unpadded layout", b->name, ic.found ? "a tensorized call takes" :
+			    "is swizzled");
+			b->align_factor = 0;
+		} else if (!align_pad(b)) {
+			b->align_factor = 0;
+		}
+	}
+	if (b->storage_order && !b->stride) {
+		InCall ic = { .v = {.expr = {[IR_CALL] = in_call}}, .b = b };
+		ir_visit_stmt(&ic.v, s->alloc.body);
+		if (ic.found || b->swizzle) {
+			diag_error(b->storage_loc, "reorder_storage of '%s', which %s: that reads "
+			    "the row-major layout", b->name, ic.found ? "a tensorized call takes" :
+			    "is swizzled");
+			b->storage_order = NULL;
+		}
+	}
+	return ir_mutate_stmt_children(m, s);
 }
 
 /* Element stride of dimension d of a row-major layout over ext[0..n). */

@@ -121,6 +121,17 @@ typedef struct Buffer {
 	bool swizzle;
 	Loc swizzle_loc;
 	int64_t swizzle_row;
+	/* reorder_storage(): the dimensions in memory, outermost first
+	 * (storage_order[0] the slowest; NULL: row-major, the last dimension
+	 * contiguous); flatten.c's strides follow it */
+	int *storage_order;
+	Loc storage_loc;
+	/* storage_align(): the stride of dimension align_dim is made
+	 * align_factor * n + align_offset elements by padding the dimension
+	 * inside it in memory (flatten.c; align_factor 0: none) */
+	int align_dim;
+	int64_t align_factor, align_offset;
+	Loc align_loc;
 	/* tma(): its pipeline's copies are TMA loads where the kernel's
 	 * sizes allow them (target/cuda/gpu_tma.c), requested at tma_loc */
 	bool tma;

@@ -527,6 +527,74 @@ apply(Lower *L, SchedPrim *sp)
 		s->buf->double_buffer_loc = sp->loc;
 		break;
 	}
+	case PRIM_STORAGE_ALIGN: {
+		SchedArg *ax = sched_arg(sp, 0), *fa = sched_arg(sp, 1), *of = sched_arg(sp, 2);
+		if (s->input || s->output) {
+			diag_error(sp->loc, "storage_align of '%s', the caller's %s: its layout is the "
+			    "caller's; pad a copy (cache_read, cache_write) or a stage computed inside",
+			    s->name, s->input ? "input" : "output");
+			return;
+		}
+		int d = 0;
+		while (d < s->ndims && (s->axes[d].red || strcmp(s->axes[d].name, ax->str)))
+			d++;
+		if (d == s->ndims) {
+			diag_error(ax->loc, "'%s' is not a dimension of '%s': storage_align names the "
+			    "stage's pure axes as it defines them (not the loops split from them)",
+			    ax->str, s->name);
+			return;
+		}
+		if (!fa || !of || of->ival < 0 || of->ival >= fa->ival) {
+			diag_error(of ? of->loc : sp->loc, "storage_align of '%s': the offset must be "
+			    "at least 0 and below the factor (%lld)", s->name,
+			    fa ? (long long)fa->ival : 0LL);
+			return;
+		}
+		s->buf->align_dim = d;
+		s->buf->align_factor = fa->ival;
+		s->buf->align_offset = of->ival;
+		s->buf->align_loc = sp->loc;
+		break;
+	}
+	case PRIM_REORDER_STORAGE: {
+		/* a permutation of the root pure axes (the buffer's dimensions),
+		 * whatever loops split them since; the rest is flatten.c's */
+		if (s->input || s->output) {
+			diag_error(sp->loc, "reorder_storage of '%s', the caller's %s: its layout is "
+			    "the caller's (row-major); reorder the storage of a copy (cache_read, "
+			    "cache_write) or of a stage computed inside", s->name,
+			    s->input ? "input" : "output");
+			return;
+		}
+		int *order = arena_alloc(ir_arena, (size_t)(s->ndims + 1) * sizeof *order);
+		int n = 0;
+		for (int i = 0; (a = sched_arg(sp, i)); i++) {
+			int d = 0;
+			while (d < s->ndims && (s->axes[d].red || strcmp(s->axes[d].name, a->str)))
+				d++;
+			if (d == s->ndims) {
+				diag_error(a->loc, "'%s' is not a dimension of '%s': reorder_storage "
+				    "names the stage's pure axes as it defines them (not the loops "
+				    "split from them)", a->str, s->name);
+				return;
+			}
+			for (int j = 0; j < n; j++)
+				if (order[j] == d) {
+					diag_error(a->loc, "'%s' appears twice in reorder_storage", a->str);
+					return;
+				}
+			if (n < s->ndims)
+				order[n++] = d;
+		}
+		if (n != s->ndims) {
+			diag_error(sp->loc, "reorder_storage of '%s' names %d of its %d dimensions: "
+			    "give every one, outermost first", s->name, n, s->ndims);
+			return;
+		}
+		s->buf->storage_order = order;
+		s->buf->storage_loc = sp->loc;
+		break;
+	}
 	case PRIM_SWIZZLE:
 		/* checked where its layout is fixed: flatten.c */
 		if (s->input || s->output) {

@@ -120,6 +120,21 @@ const PrimInfo prim_table[PRIM_COUNT] = {
 	 * later: target/cuda/gpu_tma.c */
 	[PRIM_TMA] = { "tma", PRIM_TMA, "no arguments",
 	    { { 0 } }, 0, 0, NULL, OUTS_NONE, 0, NULL, false },
+	/* the order of the stage's dimensions in memory, outermost first
+	 * (Halide's reorder_storage, its list reversed to read as reorder's):
+	 * a tile stored transposed, lower/flatten.c */
+	[PRIM_REORDER_STORAGE] = { "reorder_storage", PRIM_REORDER_STORAGE,
+	    "every dimension of the stage, outermost first",
+	    { { PARG_IDENT, "a dimension of the stage", NULL, false } }, 2, -1, NULL,
+	    OUTS_NONE, 0, NULL, false },
+	/* the stride of a dimension padded to factor * n + offset elements
+	 * (TVM's storage_align): rows of a shared tile apart by a bank or so,
+	 * lower/flatten.c */
+	[PRIM_STORAGE_ALIGN] = { "storage_align", PRIM_STORAGE_ALIGN,
+	    "a dimension of the stage, a factor and an offset",
+	    { { PARG_IDENT, "a dimension of the stage", NULL, false }, FACTOR,
+	      { PARG_INT, "an offset (an integer, 0 or more)", NULL, false } }, 3, 3, NULL,
+	    OUTS_NONE, 0, NULL, false },
 };
 
 const PrimInfo *

@@ -16,7 +16,8 @@
 #      stdlib's cuda schedules and the tests' (each kernel once, at odd
 #      sizes); any report fails;
 #   3. bench/gpu_gemm.cu: txc's SIMT sgemm (bench/kernels/sgemm_cuda.tx)
-#      beside cuBLAS SGEMM at 4096^3, and txc's tensor-core hgemm
+#      beside cuBLAS SGEMM at 4096^3, and that file's second plan
+#      (schedule sgemm_cuda as v4, linked as v4_sgemm_cuda), and txc's tensor-core hgemm
 #      (bench/kernels/hgemm_cuda.tx) beside cuBLAS HGEMM, and its bf16
 #      twin (bench/kernels/bgemm_cuda.tx) beside cuBLAS's bf16 GemmEx,
 #      and both in 128 x 128 tiles of 8 warps (hgemm128_cuda.tx,
@@ -38,8 +39,9 @@
 #      kernels with the sizes fixed: throughput, occupancy, stalls.
 #   6. (only when asked for) variants of part 3's plans (the table
 #      `variants` below: deeper k steps, a fourth slot, taller blocks,
-#      larger SIMT tiles, a wgmma group in flight over each k step),
-#      each beside cuBLAS with the sizes fixed.
+#      larger SIMT tiles, a wgmma group in flight over each k step,
+#      cp.async slots for the sgemm's v4 plan), each beside cuBLAS with
+#      the sizes fixed.
 #      --build-only checks each in the emulator.
 #
 # GPU_CHECK_PARTS='4' (a list of part numbers) runs only those parts; each
@@ -92,6 +94,13 @@ build_gemm() {
 		    { fail "txc --target=cuda ${a:+--cuda-arch=$a }$* bench/kernels/${g}_cuda.tx"; return 1; }
 		objs="$objs $work/$prog-$g.o"
 	done
+	# the SIMT sgemm's other plan (schedule sgemm_cuda as v4: 128 x 128
+	# blocks, 8 x 8 a thread, ld.shared.v4 operands), as v4_sgemm_cuda,
+	# which bench/gpu_gemm.cu times beside the shipped one
+	"$TXC" --target=cuda -s v4 --prefix=v4_ "$@" "${kdir:-$srcdir/bench/kernels}/sgemm_cuda.tx" \
+	    -o "$work/$prog-sgemm_v4.o" ||
+	    { fail "txc --target=cuda -s v4 --prefix=v4_ $* bench/kernels/sgemm_cuda.tx"; return 1; }
+	objs="$objs $work/$prog-sgemm_v4.o"
 	# nvcc compiles, $CC links (libtxrt may be built with sanitizers)
 	# shellcheck disable=SC2086
 	"$nvcc" -O2 -I"$srcdir/rt" -c -o "$work/gpu_gemm.o" "$srcdir/bench/gpu_gemm.cu" \
@@ -116,7 +125,11 @@ build_gemm() {
 # and one wgmma group kept in flight over each step of k (defer: the wait
 # for the step before, wgmma.wait_group 1; a fourth slot keeps the fills
 # two steps ahead, 64 KB of shared memory at k 32, 128 KB at k 64;
-# defer3: three slots, one step ahead, the shipped 48 KB and 96 KB).
+# defer3: three slots, one step ahead, the shipped 48 KB and 96 KB); for
+# the sgemm's v4 plan (the seds limited to its schedule block), its
+# tiles in 2 or 3 slots filled by cp.async (B's; A's transposing copy
+# stays element by element), k steps of 16, and A's rows unpadded (128
+# floats: what the padding to 132 saves).
 variants='k64|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma hgemm128 bgemm128|s/Cf\.split(k, 32)/Cf.split(k, 64)/
 p4|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/\.pipeline(3)/.pipeline(4)/
 defer|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/\.pipeline(3)/.pipeline(4, defer = 1)/
@@ -126,7 +139,11 @@ defer3_k64|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/Cf\.split(k, 32)/Cf.split(k
 m256|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/C\.tile(i, j, 128, 128/C.tile(i, j, 256, 128/;s/Cf\.split(k, 32)/Cf.split(k, 64)/
 sg128|sgemm|s/C\.tile(i, j, 64, 64/C.tile(i, j, 128, 128/;s/C\.split(ii, 4)/C.split(ii, 8)/;s/C\.split(ji, 4)/C.split(ji, 8)/
 sg128k8|sgemm|s/C\.tile(i, j, 64, 64/C.tile(i, j, 128, 128/;s/C\.split(ii, 4)/C.split(ii, 8)/;s/C\.split(ji, 4)/C.split(ji, 8)/;s/Cl\.split(k, 16)/Cl.split(k, 8)/
-sg128x64|sgemm|s/C\.tile(i, j, 64, 64/C.tile(i, j, 128, 64/;s/C\.split(ii, 4)/C.split(ii, 8)/'
+sg128x64|sgemm|s/C\.tile(i, j, 64, 64/C.tile(i, j, 128, 64/;s/C\.split(ii, 4)/C.split(ii, 8)/
+v4p2|sgemm|/as v4 for/,/^}/s/As\.double_buffer()/As.pipeline(2)/;/as v4 for/,/^}/s/Bs\.double_buffer()/Bs.pipeline(2)/
+v4p3|sgemm|/as v4 for/,/^}/s/As\.double_buffer()/As.pipeline(3)/;/as v4 for/,/^}/s/Bs\.double_buffer()/Bs.pipeline(3)/
+v4k16|sgemm|/as v4 for/,/^}/s/Cl\.split(k, 8)/Cl.split(k, 16)/
+v4pad0|sgemm|/as v4 for/,/^}/s/As\.storage_align(ax1, 32, 4)/As.storage_align(ax1, 32, 0)/'
 
 # file_arch FILE: the --cuda-arch a file's cuda schedules need, as
 # tests/unit/tcore_shipped.sh reads it: sm_90a where they tensorize with
@@ -166,15 +183,21 @@ make_variant() {
 
 # check_variant NAME: its changed kernels in libtxrt's emulator against
 # the unscheduled kernel (txc bench, sizes fixed), at sizes of partial
-# tiles and several k steps
+# tiles and several k steps; every cuda schedule of the file (the
+# unnamed one and those named, as sgemm's v4)
 check_variant() {
 	make_variant "$1" || return 1
 	for k in $vks; do
-		a=$(file_arch "$work/var-$1/${k}_cuda.tx")
-		out=$(TXC_STDLIB="$srcdir/stdlib" "$TXC" bench "$work/var-$1/${k}_cuda.tx" --target=cuda \
-		    ${a:+--cuda-arch=$a} --runs=1 --warmup=0 -D M=130 -D N=136 -D K=200 2>&1)
-		echo "$out" | grep -Eq '^  default +emulated +- +0 ' ||
-		    { fail "variant $1: ${k}_cuda.tx in the emulator"; echo "$out" | head -5; }
+		f=$work/var-$1/${k}_cuda.tx
+		a=$(file_arch "$f")
+		names=$(sed -n 's/^[[:space:]]*schedule[[:space:]]\{1,\}[A-Za-z_0-9]\{1,\}[[:space:]]\{1,\}as[[:space:]]\{1,\}\([A-Za-z_0-9]\{1,\}\)[[:space:]]\{1,\}for[[:space:]]\{1,\}cuda.*/\1/p' "$f")
+		out=$(TXC_STDLIB="$srcdir/stdlib" "$TXC" bench "$f" --target=cuda \
+		    ${a:+--cuda-arch=$a} --schedules="$(echo default $names | tr ' ' ,)" --runs=1 \
+		    --warmup=0 -D M=130 -D N=136 -D K=200 2>&1)
+		for n in default $names; do
+			echo "$out" | grep -Eq "^  $n +emulated +- +0 " ||
+			    { fail "variant $1: ${k}_cuda.tx ($n) in the emulator"; echo "$out" | head -5; }
+		done
 	done
 }
 

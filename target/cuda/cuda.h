@@ -194,7 +194,7 @@ void gpu_mma_owned(IrExpr *lane, IrExpr *r, IrExpr *h, IrExpr *q, IrExpr **i, Ir
 
 /* ---- gpu_copy.c: 16-byte pieces of a tile's copy ------------------------ */
 bool gpu_copy_is(IrExpr *e);            /* a call of GPU_COPY */
-bool gpu_copy_in(IrStmt *s);            /* s holds one */
+bool gpu_copy_in(IrStmt *s);            /* s holds one, or an async commit or wait */
 /* A pipeline's ASYNC_COMMIT or ASYNC_WAIT Evaluate as each thread runs it
  * (TXC_CUDA_ASYNC_WAIT=late or none: a wrong wait, for the checker's
  * tests). */

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/Transforms/PassBuilder.h>
 
 #include "target/cuda/cuda_cg.h"
 
@@ -486,10 +487,70 @@ ptx_builtin(Cg *cg, IrExpr *e, LLVMValueRef *a)
 	}
 }
 
+/* The power of two that an integer index is a multiple of, as its form
+ * shows (a sum of multiples of 4 is one; a variable, a division or a
+ * remainder, whatever value it takes, is a multiple of 1), at most 2^16. */
+static int
+pow2_of(IrExpr *e)
+{
+	int a, b;
+	switch (e->kind) {
+	case IR_INT:
+		if (!e->ival)
+			return 16;
+		for (a = 0; a < 16 && !(e->ival & ((int64_t)1 << a)); a++)
+			;
+		return a;
+	case IR_ADD: case IR_SUB: case IR_MIN: case IR_MAX:
+		a = pow2_of(e->a), b = pow2_of(e->b);
+		return a < b ? a : b;
+	case IR_MUL:
+		a = pow2_of(e->a) + pow2_of(e->b);
+		return a > 16 ? 16 : a;
+	case IR_SHL:
+		if (e->b->kind == IR_INT && e->b->ival >= 0 && e->b->ival < 16) {
+			a = pow2_of(e->a) + (int)e->b->ival;
+			return a > 16 ? 16 : a;
+		}
+		return 0;
+	case IR_NEG:
+		return pow2_of(e->a);
+	case IR_SELECT:
+		a = pow2_of(e->b), b = pow2_of(e->c);
+		return a < b ? a : b;
+	case IR_CAST:
+		return e->type.code == e->a->type.code || ir_bits(e->type.code) >=
+		    ir_bits(e->a->type.code) ? pow2_of(e->a) : 0;
+	default:
+		return 0;
+	}
+}
+
+/* A scalar access of a shared buffer: the arena is 16-byte aligned and
+ * each buffer's offset in it a multiple of 16 (gpu_shared.c), so an
+ * element whose index is a multiple of 4 f32 is 16-byte aligned, and the
+ * NVPTX load/store vectorizer may make it and its 3 neighbours one
+ * ld.shared.v4.f32.  LLVM finds the same from the index's known bits,
+ * but only as deep as its analysis goes (6 operations): an index of
+ * several thread ids and a slot (tz/4*64 + ty*8 + ko%2*1024 + 128) is
+ * deeper. */
+static unsigned
+ptx_align(Cg *cg, Buffer *b, IrExpr **idx, int nidx)
+{
+	if (nidx != 1 || !b->flat || !gpu_shared_find(cur_kernel(cg), b))
+		return 0;
+	int bits = ir_bits(b->elem), p = pow2_of(idx[0]);
+	if (bits < 8 || p > 8)
+		return bits < 8 ? 0 : 16;
+	int64_t bytes = (int64_t)(bits / 8) << p;
+	return bytes >= 16 ? 16 : (unsigned)bytes;
+}
+
 static const CgHooks ptx_hooks = {
 	.intrinsic = ptx_intrinsic,
 	.builtin = ptx_builtin,
 	.allocate = ptx_allocate,
+	.align = ptx_align,
 };
 
 /* nvvm.annotations: !{ptr @fn, !"maxntidx", i32 n} per dimension */
@@ -560,6 +621,26 @@ wgmma_arch(GpuFunc **gf, int n, const char *arch)
 	return ok;
 }
 
+/* The NVPTX code generator's load/store vectorizer merges consecutive
+ * accesses (4 f32 of a row of a shared tile into one ld.shared.v4.f32)
+ * only when the first carries the vector's alignment; cg_stmt gives each
+ * access its element's.  The alignment is provable here: the shared
+ * arena is 16-byte aligned and every buffer's offset in it a multiple of
+ * 16 (gpu_shared.c), and the index's low bits are known where its terms
+ * are multiples of 4 (tx*8 + 4, a row stride of 128).  infer-address-spaces
+ * first turns the generic pointers into shared ones, so that the known
+ * bits reach the arena's alignment through its address; infer-alignment
+ * then writes the alignment the bits prove on each load and store. */
+static LLVMErrorRef
+vector_ready(LLVMModuleRef mod, LLVMTargetMachineRef tm)
+{
+	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef err = LLVMRunPasses(mod, "function(infer-address-spaces,infer-alignment)",
+	    tm, po);
+	LLVMDisposePassBuilderOptions(po);
+	return err;
+}
+
 char *
 cuda_ptx(GpuFunc **gf, int n, const LlvmOptions *o, const CudaOptions *co)
 {
@@ -620,6 +701,8 @@ cuda_ptx(GpuFunc **gf, int n, const LlvmOptions *o, const CudaOptions *co)
 		}
 		LLVMDisposeMessage(msg);
 		LLVMErrorRef err = llvm_optimise(cg.mod, &po, tm);
+		if (!err && po.opt_level > 0)
+			err = vector_ready(cg.mod, tm);
 		if (err) {
 			char *m = LLVMGetErrorMessage(err);
 			diag_error(loc_none, "LLVM optimisation of the GPU kernels failed: %s", m);

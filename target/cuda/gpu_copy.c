@@ -293,10 +293,14 @@ typedef struct {
 	bool found;
 } Find;
 
+/* a piece of a copy, or a pipeline's commit or wait: a pipeline whose
+ * copies all go element by element (a transposing one, a stage computed
+ * into its slots) still commits and waits */
 static void
 find_call(IrVisitor *v, IrExpr *e)
 {
-	((Find *)v)->found |= gpu_copy_is(e);
+	((Find *)v)->found |= gpu_copy_is(e) || (e->call.ck == CALL_INTRINSIC &&
+	    (!strcmp(e->call.name, ASYNC_COMMIT) || !strcmp(e->call.name, ASYNC_WAIT)));
 	ir_visit_expr_children(v, e);
 }
 

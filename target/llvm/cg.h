@@ -111,6 +111,10 @@ typedef struct CgHooks {
 	/* a constant tensor b of the entry point, whose bytes are the host
 	 * global `host`: the pointer its kernels read instead */
 	LLVMValueRef (*constant)(Cg *cg, Buffer *b, LLVMValueRef host);
+	/* the alignment in bytes a scalar access of b at idx is known to have
+	 * (0: its element's), which lets LLVM merge neighbouring accesses
+	 * into a vector one */
+	unsigned (*align)(Cg *cg, Buffer *b, IrExpr **idx, int nidx);
 } CgHooks;
 
 /* ---- cg_func.c ---------------------------------------------------------- */

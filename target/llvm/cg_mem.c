@@ -250,6 +250,17 @@ elem_align(ScalarType t)
 	return bits < 8 ? 1 : (unsigned)bits / 8;
 }
 
+/* A scalar access's alignment: the target's proof (CgHooks.align), at
+ * least its element's. */
+static unsigned
+access_align(Cg *cg, Buffer *b, IrExpr **idx, int nidx)
+{
+	unsigned a = elem_align(b->elem), h = 0;
+	if (cg->hooks && cg->hooks->align)
+		h = cg->hooks->align(cg, b, idx, nidx);
+	return h > a ? h : a;
+}
+
 static LLVMValueRef
 i32c(Cg *cg, unsigned v)
 {
@@ -364,7 +375,7 @@ cg_load(Cg *cg, IrExpr *e)
 			cg->hooks->access(cg, b, base, off, p, false);
 		if (!p) {
 			v = LLVMBuildLoad2(cg->b, et, ptr, b->name);
-			LLVMSetAlignment(v, align);
+			LLVMSetAlignment(v, access_align(cg, b, e->load.idx, e->load.nidx));
 			tag(cg, v, b);
 			return from_mem(cg, v, b->elem);
 		}
@@ -455,7 +466,7 @@ cg_store(Cg *cg, IrStmt *s)
 		if (cg->hooks && cg->hooks->access && !s->store.pred)
 			cg->hooks->access(cg, b, base, off, NULL, true);
 		st = LLVMBuildStore(cg->b, v, ptr);
-		LLVMSetAlignment(st, align);
+		LLVMSetAlignment(st, access_align(cg, b, s->store.idx, s->store.nidx));
 		tag(cg, st, b);
 		if (jb) {
 			LLVMBuildBr(cg->b, jb);
