@@ -266,6 +266,12 @@ typedef struct {
  * values.  intrin_end moves it back. */
 void intrin_begin(Cg *cg, IntrinSaved *s, LLVMValueRef fn, const int64_t *cst, LLVMValueRef *p);
 void intrin_end(Cg *cg, const IntrinSaved *s);
+/* The address of a scalar load (a tile's first element: a flat index
+ * after flatten.c). */
+LLVMValueRef intrin_address(Cg *cg, IrExpr *ld);
+/* Whether the comma-separated feature list names name ("avx512vbmi",
+ * "amx-tile"), whole. */
+bool intrin_has_feature(const char *list, const char *name);
 /* Calls fn (of type fty) with the arguments of e, each tensor's the
  * address of its tile. */
 void intrin_call(Cg *cg, IrExpr *e, LLVMValueRef fn, LLVMTypeRef fty);

@@ -133,9 +133,8 @@ intrin_end(Cg *cg, const IntrinSaved *s)
 	LLVMSetCurrentDebugLocation2(cg->b, s->loc);
 }
 
-/* The address of a scalar load (flat index after flatten.c). */
-static LLVMValueRef
-address_of(Cg *cg, IrExpr *ld)
+LLVMValueRef
+intrin_address(Cg *cg, IrExpr *ld)
 {
 	if (ld->kind != IR_LOAD || ld->load.nidx != 1)
 		ICE("intrinsic argument is not a flat load");
@@ -143,6 +142,16 @@ address_of(Cg *cg, IrExpr *ld)
 	LLVMTypeRef et = cg_elem_mem_type(cg, b->elem);
 	LLVMValueRef off = cg_index(cg, ld->load.idx[0], 1);
 	return LLVMBuildGEP2(cg->b, et, cg_lookup_buf(cg, b), &off, 1, "tile");
+}
+
+bool
+intrin_has_feature(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
 }
 
 void
@@ -157,9 +166,9 @@ intrin_call(Cg *cg, IrExpr *e, LLVMValueRef fn, LLVMTypeRef fty)
 	LLVMValueRef first = cg_index(cg, f.first, 1);
 	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
 	LLVMValueRef args[INTRIN_TAPS_PARAMS] = {
-		address_of(cg, f.c), cg_index(cg, f.csi, 1),
-		address_of(cg, f.a), cg_index(cg, f.asi, 1), cg_index(cg, f.ask, 1),
-		address_of(cg, f.b), cg_index(cg, f.bsk, 1),
+		intrin_address(cg, f.c), cg_index(cg, f.csi, 1),
+		intrin_address(cg, f.a), cg_index(cg, f.asi, 1), cg_index(cg, f.ask, 1),
+		intrin_address(cg, f.b), cg_index(cg, f.bsk, 1),
 		cg_index(cg, f.k, 1), cg_index(cg, f.mr, 1), cg_index(cg, f.nr, 1),
 		LLVMBuildICmp(cg->b, LLVMIntNE, first, LLVMConstInt(i64, 0, 0), "first"),
 	};

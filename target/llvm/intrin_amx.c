@@ -33,28 +33,6 @@ static const struct {
 	{ "bf16_amx", "amx-bf16", "txrt_amx_bf16" },
 };
 
-static bool
-has_feature(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	for (const char *p = list; p && (p = strstr(p, name)); p += n)
-		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
-			return true;
-	return false;
-}
-
-/* The address of a scalar load (flat index after flatten.c). */
-static LLVMValueRef
-address_of(Cg *cg, IrExpr *ld)
-{
-	if (ld->kind != IR_LOAD || ld->load.nidx != 1)
-		ICE("intrinsic argument is not a flat load");
-	Buffer *b = ld->load.buf;
-	LLVMTypeRef et = cg_elem_mem_type(cg, b->elem);
-	LLVMValueRef off = cg_index(cg, ld->load.idx[0], 1);
-	return LLVMBuildGEP2(cg->b, et, cg_lookup_buf(cg, b), &off, 1, "tile");
-}
-
 bool
 intrin_amx_emit(Cg *cg, IrExpr *e)
 {
@@ -66,8 +44,8 @@ intrin_amx_emit(Cg *cg, IrExpr *e)
 		return false;
 	const char *em = getenv("TXC_AMX_EMULATE");
 	bool emulate = em && *em == '1';
-	if (!emulate && (!cg->features || !has_feature(cg->features, "amx-tile") ||
-	    !has_feature(cg->features, kinds[k].need))) {
+	if (!emulate && (!cg->features || !intrin_has_feature(cg->features, "amx-tile") ||
+	    !intrin_has_feature(cg->features, kinds[k].need))) {
 		unsigned bit = 1u << (16 + k);
 		if (cg->dot_errors & bit)
 			return true;   /* said once a module */
@@ -94,9 +72,9 @@ intrin_amx_emit(Cg *cg, IrExpr *e)
 		cg_attr(cg, fn, LLVMAttributeFunctionIndex, "nounwind");
 	}
 	LLVMValueRef args[11] = {
-		address_of(cg, x[3]), cg_index(cg, x[4], 1),
-		address_of(cg, x[6]), cg_index(cg, x[7], 1), cg_index(cg, x[8], 1),
-		address_of(cg, x[9]), cg_index(cg, x[10], 1),
+		intrin_address(cg, x[3]), cg_index(cg, x[4], 1),
+		intrin_address(cg, x[6]), cg_index(cg, x[7], 1), cg_index(cg, x[8], 1),
+		intrin_address(cg, x[9]), cg_index(cg, x[10], 1),
 		cg_index(cg, x[2], 1), cg_index(cg, x[0], 1), cg_index(cg, x[1], 1),
 		cg_index(cg, x[12], 1),
 	};

@@ -658,16 +658,6 @@ kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emu
 	return fn;
 }
 
-static bool
-has_feature(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	for (const char *p = list; p && (p = strstr(p, name)); p += n)
-		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
-			return true;
-	return false;
-}
-
 bool
 intrin_dot_emit(Cg *cg, IrExpr *e)
 {
@@ -679,7 +669,7 @@ intrin_dot_emit(Cg *cg, IrExpr *e)
 		return false;
 	const char *em = getenv("TXC_DOT_EMULATE");
 	bool emulate = em && *em == '1' && strcmp(k->need, "avx2") && strcmp(k->need, "fma");
-	if (!emulate && (!cg->features || !has_feature(cg->features, k->need))) {
+	if (!emulate && (!cg->features || !intrin_has_feature(cg->features, k->need))) {
 		unsigned bit = 1u << (k - kinds);
 		if (cg->dot_errors & bit)
 			return true;   /* said once a module */
@@ -699,7 +689,7 @@ intrin_dot_emit(Cg *cg, IrExpr *e)
 	const char *pe = getenv("TXC_DOT_PANEL");
 	int panelkind = 0;         /* 1: vpermb there, 2: emulated */
 	if (!(pe && *pe == '0'))
-		panelkind = cg->features && has_feature(cg->features, "avx512vbmi") ? 1 : emulate ? 2 : 0;
+		panelkind = cg->features && intrin_has_feature(cg->features, "avx512vbmi") ? 1 : emulate ? 2 : 0;
 	LLVMValueRef fn = kernel_fn(cg, k, (int)mr, (int)nr, cst, emulate, panelkind, &fty);
 	intrin_call(cg, e, fn, fty);
 	return true;
