@@ -547,6 +547,22 @@ kernel_fn(Cg *cg, int lanes, int MR, int NR, const int64_t *cst, bool runtime, L
 		LLVMBuildCondBr(cg->b, LLVMBuildAnd(cg->b, colsfull,
 		    LLVMBuildICmp(cg->b, LLVMIntSLT, vm, intrin_i64(cg, MR), ""), ""), brows, bmask);
 		LLVMPositionBuilderAtEnd(cg->b, brows);
+		if (taps && MR >= 4) {
+			/* one row short, a convolution's first or last tile
+			 * under a tap that reads the border there (tensorize.c,
+			 * absorb_heads): a whole kernel of MR - 1 rows, where
+			 * the pairs would stream b MR / 2 times */
+			LLVMBasicBlockRef bshort = LLVMInsertBasicBlockInContext(cg->ctx, bmask, "short");
+			LLVMBasicBlockRef bpairs = LLVMInsertBasicBlockInContext(cg->ctx, bmask, "pairs");
+			LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, vm,
+			    intrin_i64(cg, MR - 1), ""), bshort, bpairs);
+			LLVMPositionBuilderAtEnd(cg->b, bshort);
+			plain(&f, MR - 1);
+			int left = regs - ((MR - 1) * f.nv + f.nv + 1);
+			block(cg, &f, K, left < 2 && (MR - 1) * f.nv >= 24 ? 1 : UNROLL);
+			LLVMBuildBr(cg->b, done);
+			LLVMPositionBuilderAtEnd(cg->b, bpairs);
+		}
 		row_loop(cg, &f, vm, K);
 		LLVMBuildBr(cg->b, done);
 	} else {

@@ -88,19 +88,25 @@ sed -n '/^txc\.fma_outer_zmm\.28x16\..*:$/,/^\.Lfunc_end/p' c.s >q.s
 [ -s q.s ] || fail "conv3x3 for sapphirerapids: no 28x16 zmm kernel"
 fmas q.s | grep -qx "112 0" || fail "conv3x3: the 28x16 kernel's k loop spills"
 echo "ok: conv3x3.tx for sapphirerapids: 28x16 kernel in zmm"
-# its AVX-512 plan (bench/kernels/conv3x3_zmm.tx): conv_14x32_f32 (taps:
+# its AVX-512 plan (bench/kernels/conv3x3_zmm.tx): conv_r_14x32_f32 (taps:
 # the .taps kernel) on 14 consecutive pixels of the NCHW copy (a constant
 # stride, 28 FMAs per k) and, for 7-pixel rows (specialize),
-# conv_7x32_f32 (k unrolled by 4), the k loop clean inside the tap loops
+# conv_r_7x32_f32 (k unrolled by 4), the k loop clean inside the tap
+# loop; so is the whole block one row short (13 x 32 unrolled by 4, 6 x
+# 32), which runs a row's first and last tiles for the taps whose where
+# drops their border pixel
 "$TXC" --cpu=sapphirerapids -S -o z.s "$src/bench/kernels/conv3x3_zmm.tx" 2>err ||
     { cat err; fail "conv3x3_zmm.tx"; }
-for t in "14x32 28" "7x32 56"; do
+for t in "14x32 28 104" "7x32 56 48"; do
 	set -- $t
 	sed -n "/^txc\.fma_outer_zmm\.$1\.c32\.i1\.b32\.taps:\$/,/^\.Lfunc_end/p" z.s >q.s
 	[ -s q.s ] || fail "conv3x3_zmm for sapphirerapids: no $1 zmm kernel with unit pixel stride"
-	fmas q.s | grep -qx "$2 0" || fail "conv3x3_zmm: the $1 kernel's k loop spills"
+	fmas q.s >loops.txt
+	grep -qx "$2 0" loops.txt || fail "conv3x3_zmm: the $1 kernel's k loop spills"
+	grep -qx "$3 0" loops.txt ||
+	    fail "conv3x3_zmm: the $1 kernel has no clean k loop of $3 FMAs one row short ($(tr '\n' ' ' <loops.txt))"
 done
-echo "ok: conv3x3_zmm.tx for sapphirerapids: 14x32 and 7x32 kernels in zmm"
+echo "ok: conv3x3_zmm.tx for sapphirerapids: 14x32 and 7x32 kernels in zmm, and one row short"
 # the AVX-512 1x1 plan (bench/kernels/conv1x1_zmm.tx): gemm_14x32_f32 into
 # NCHW, c transposed (the .ct kernel): the k loop as the plain kernel's,
 # and the block's transposition two-input shuffles, not element moves
