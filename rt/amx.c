@@ -150,35 +150,26 @@ ready(int *state, const char *features)
 #include "amx_gemm.h"
 #endif
 
-static int i8_state, bf16_state;
-
-void
-txrt_amx_i8(void *c, int64_t csi, const void *a, int64_t asi, int64_t ask, const void *b,
-    int64_t bsk, int64_t K, int64_t mr, int64_t nr, int64_t first)
-{
+/* txrt_amx_KIND: the tile instructions where the CPU has them and the
+ * process may use them, else the emulation (one definition for both). */
 #ifdef HAVE_AMX
-	if (ready(&i8_state, "amx-tile,amx-int8")) {
-		amx_i8(c, csi, a, asi, ask, b, bsk, K, mr, nr, first);
-		return;
+#define AMX_HW(kind, state, features) \
+	if (ready(&state, features)) { \
+		amx_##kind(c, csi, a, asi, ask, b, bsk, K, mr, nr, first); \
+		return; \
 	}
 #else
-	(void)i8_state;
-	(void)ready;
+#define AMX_HW(kind, state, features) (void)state; (void)ready;
 #endif
-	txrt_amx_i8_emulated(c, csi, a, asi, ask, b, bsk, K, mr, nr, first);
-}
-
-void
-txrt_amx_bf16(void *c, int64_t csi, const void *a, int64_t asi, int64_t ask, const void *b,
-    int64_t bsk, int64_t K, int64_t mr, int64_t nr, int64_t first)
-{
-#ifdef HAVE_AMX
-	if (ready(&bf16_state, "amx-tile,amx-bf16")) {
-		amx_bf16(c, csi, a, asi, ask, b, bsk, K, mr, nr, first);
-		return;
+#define AMX_DISPATCH(kind, features) \
+	static int kind##_state; \
+	void \
+	txrt_amx_##kind(void *c, int64_t csi, const void *a, int64_t asi, int64_t ask, \
+	    const void *b, int64_t bsk, int64_t K, int64_t mr, int64_t nr, int64_t first) \
+	{ \
+		AMX_HW(kind, kind##_state, features) \
+		txrt_amx_##kind##_emulated(c, csi, a, asi, ask, b, bsk, K, mr, nr, first); \
 	}
-#else
-	(void)bf16_state;
-#endif
-	txrt_amx_bf16_emulated(c, csi, a, asi, ask, b, bsk, K, mr, nr, first);
-}
+
+AMX_DISPATCH(i8, "amx-tile,amx-int8")
+AMX_DISPATCH(bf16, "amx-tile,amx-bf16")
