@@ -31,6 +31,7 @@ typedef struct {
 	const char **names; CmdValue *values; int ndefs;   /* -D */
 	const char *target;                /* --target: whose schedules */
 	bool no_schedule;                  /* --no-schedule */
+	bool no_layout;                    /* --no-layout */
 	bool stats, dump;                  /* --stats, --dump-trace */
 	int frames;                        /* --frames=N */
 	VizOptions vo;
@@ -48,6 +49,7 @@ usage(FILE *fp)
 	    "  --schedules=A,B,...  several schedules side by side ('default': unnamed)\n"
 	    "  --no-schedule        the kernel as written\n"
 	    "  --target=cpu|cuda|vta  whose schedules (default cpu)\n"
+	    "  --no-layout          as for txc: calls keep their kernels' layout\n"
 	    "  -o FILE              the page (default: FILE.html here; '-': stdout);\n"
 	    "                       with --frames, the frames' prefix\n"
 	    "  --frames=N           write N SVG frames PREFIX-001.svg ... instead of a page\n"
@@ -67,10 +69,11 @@ bad(const char *fmt, const char *arg)
 static int
 parse(Viz *z, int argc, char **argv)
 {
-	enum { O_SCHEDS = 256, O_NOSCHED, O_TARGET, O_FRAMES, O_STATS, O_DUMP, O_THREADS, O_SEED };
+	enum { O_SCHEDS = 256, O_NOSCHED, O_NOLAYOUT, O_TARGET, O_FRAMES, O_STATS, O_DUMP, O_THREADS, O_SEED };
 	static const struct option lo[] = {
 		{ "schedules", required_argument, NULL, O_SCHEDS },
 		{ "no-schedule", no_argument, NULL, O_NOSCHED },
+		{ "no-layout", no_argument, NULL, O_NOLAYOUT },
 		{ "target", required_argument, NULL, O_TARGET },
 		{ "frames", required_argument, NULL, O_FRAMES },
 		{ "stats", no_argument, NULL, O_STATS },
@@ -110,6 +113,7 @@ parse(Viz *z, int argc, char **argv)
 				return bad("%s", "--schedules needs a list of names");
 			break;
 		case O_NOSCHED: z->no_schedule = true; break;
+		case O_NOLAYOUT: z->no_layout = true; break;
 		case O_TARGET:
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "vta"))
 				return bad("bad --target '%s': txc viz draws cpu, cuda or vta schedules", optarg);
@@ -197,6 +201,9 @@ trace_file(Viz *z, const char *input, VizTrace ***tr, int *n, int *cap)
 
 	if (!file)
 		return false;
+	/* calls rewritten by the target's layout declarations, as txc
+	 * compiles them (tx.5 LAYOUTS) */
+	layouts_set_target(z->target, !z->no_layout);
 	Program *prog = parse_program(file);
 	if (diag_errors() || !import_resolve(prog, &z->drv) ||
 	    !import_target_table(prog, z->target) || !sema_check(prog))

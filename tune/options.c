@@ -38,6 +38,7 @@ usage(FILE *fp)
 	    "                       vta: modelled cycles of libtxrt's VTA simulator;\n"
 	    "                       cuda: timed on this machine's GPU)\n"
 	    "  --cuda-arch=SM       as for txc (--target=cuda)\n"
+	    "  --no-layout          as for txc: calls keep their kernels' layout\n"
 	    "  --cpu=NAME --features=LIST -O0..3 -I DIR   as for txc\n", fp);
 }
 
@@ -51,7 +52,7 @@ int
 options_parse(Tune *t, int argc, char **argv)
 {
 	enum { O_TRIALS = 256, O_THREADS, O_LOG, O_SEED, O_NAME, O_SAMPLES, O_MINMS, O_TOP,
-		O_TIMEOUT, O_TOL, O_TARGET, O_CPU, O_FEAT, O_MODEL, O_MPI, O_ARCH };
+		O_TIMEOUT, O_TOL, O_TARGET, O_CPU, O_FEAT, O_MODEL, O_MPI, O_ARCH, O_NOLAYOUT };
 	static const struct option lo[] = {
 		{ "trials", required_argument, NULL, O_TRIALS },
 		{ "threads", required_argument, NULL, O_THREADS },
@@ -69,6 +70,7 @@ options_parse(Tune *t, int argc, char **argv)
 		{ "features", required_argument, NULL, O_FEAT },
 		{ "model", required_argument, NULL, O_MODEL },
 		{ "mpi", no_argument, NULL, O_MPI },
+		{ "no-layout", no_argument, NULL, O_NOLAYOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -171,6 +173,7 @@ options_parse(Tune *t, int argc, char **argv)
 			t->cuda_arch = optarg;
 			break;
 		case O_MPI: t->mpi = true; break;
+		case O_NOLAYOUT: t->no_layout = true; break;
 		case O_MODEL:
 			if (!strcmp(optarg, "auto"))
 				t->model = MODEL_AUTO;

@@ -255,8 +255,8 @@ write_best(Run *r, const int *point, double speedup)
 		fprintf(fp, ",\n// %d thread%s on %s: %s, %.2fx the default point (txc %s, %s).\n",
 		    t->threads, t->threads == 1 ? "" : "s", r->base.cpu,
 		    space_describe(&r->sp, point, false), speedup, PACKAGE_VERSION, r->base.date);
-	fprintf(fp, "//     txc %s%s -k %s -s %s\n", strcmp(t->target, "cpu") ?
-	    arena_printf(perm, "--target=%s ", t->target) : "",
+	fprintf(fp, "//     txc %s%s%s -k %s -s %s\n", strcmp(t->target, "cpu") ?
+	    arena_printf(perm, "--target=%s ", t->target) : "", t->no_layout ? "--no-layout " : "",
 	    t->out, r->k->name, t->name);
 	fprintf(fp, "import \"%s\";\n\n", relative_path(t->out, t->input));
 	ast_format_schedule(fp, r->s, t->name);
@@ -324,6 +324,9 @@ tune(Tune *t, int mpi_rank)
 	uint32_t file = source_load(t->input);
 	if (!file)
 		return 1;
+	/* calls rewritten by the target's layout declarations, as txc
+	 * compiles them (tx.5 LAYOUTS): the nest tuned is the one compiled */
+	layouts_set_target(t->target, !t->no_layout);
 	Program *prog = parse_program(file);
 	auto_target_isa(NULL, t->llvm.cpu, t->llvm.features);   /* the isa knob's default */
 	if (diag_errors() || !import_resolve(prog, &t->drv) ||

@@ -206,6 +206,7 @@ typedef struct {
 	double timeout, tolerance, min_sample_ms;
 	int model;                   /* MODEL_AUTO, MODEL_XGBOOST, MODEL_NONE */
 	bool mpi;                    /* --mpi (spread.c) */
+	bool no_layout;              /* --no-layout */
 	Options drv;                 /* for imports (-I) */
 	LlvmOptions llvm;
 } Tune;

@@ -7,7 +7,8 @@
 # the log has one valid line per point plus the confirmations and the
 # winner; later compiles reuse it (a miss is one warning; a malformed line
 # an error at its line); -o writes a schedule that compiles and computes
-# what the unscheduled kernel does.
+# what the unscheduled kernel does; calls are rewritten by the target's
+# layout declarations as txc compiles them (--no-layout: not).
 : "${TXC:?TXC must name the txc binary}" "${abs_top_srcdir:?}"
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
@@ -125,4 +126,29 @@ TX
 	--threads=1 --model=none --log=isa.jsonl >out.txt 2>err.txt || fail "txc tune isa.tx exited $?"
 [ "$(grep -c '"isa":"avx2"' isa.jsonl)" -ge 3 ] || fail "the isa knob: not avx2 at every point"
 grep -q '"isa":"avx512"' isa.jsonl && fail "the isa knob was searched (avx512 on znver3)"
+# layouts (tx.5 LAYOUTS): txc tune rewrites calls as txc compiles them, so
+# a schedule naming the rewritten stages (y__yb: scale computed in blocks
+# of 8) tunes, and the schedule written compiles; with --no-layout the
+# stage does not exist, and the error says so
+{
+	sed -n '/^kernel scale(N)/,/^}/p; /^kernel pad8(N)/,/^}/p; /^kernel scale8(NB)/,/^}/p' \
+	    "$abs_top_srcdir/tests/run/layout.tx"
+	sed -n '/^kernel unpad8(N)/,/^}/p; /^layout scale for cpu/,/^}/p; /^kernel twice(N)/,/^}/p' \
+	    "$abs_top_srcdir/tests/run/layout.tx"
+	cat <<'TX'
+schedule twice for cpu {
+  knob f in [8, 16, 32];
+  y__yb.split(b, f) -> (bo, bi);
+  y__yb.parallel(bo);
+}
+TX
+} >lay.tx
+"$TXC" tune lay.tx -k twice -D N=1000 --trials=3 --samples=3 --min-sample-ms=0.02 --top=1 \
+	--threads=1 --model=none -o lay_best.tx >out.txt 2>err.txt ||
+    fail "txc tune of a schedule of rewritten stages exited $?"
+grep -q 'y__yb.split(b, ' lay_best.tx || fail "the tuned schedule does not split y__yb"
+"$TXC" lay_best.tx -k twice -s tuned -o lay.o 2>err.txt || { cat err.txt; fail "the tuned layout schedule does not compile"; }
+"$TXC" tune lay.tx -k twice --no-layout -D N=1000 --trials=3 --model=none >out.txt 2>err.txt &&
+    fail "txc tune --no-layout tuned a schedule of stages that do not exist then"
+grep -q "y__yb" err.txt || { cat err.txt; fail "--no-layout: the error does not name y__yb"; }
 exit 0
