@@ -32,6 +32,44 @@ bench_fill(float *p, size_t n, uint64_t seed)
 	}
 }
 
+/* n int8 values, each the top byte of the next step of the LCG whose
+ * state *s carries from one call to the next (the int8 drivers draw their
+ * two operands from one sequence) */
+static inline void
+bench_fill_i8(int8_t *p, size_t n, uint64_t *s)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (int8_t)((*s = *s * 6364136223846793005u + 1442695040888963407u) >> 56);
+}
+
+/* n bf16 values: bench_fill's, truncated to their upper 16 bits */
+static inline void
+bench_fill_bf16(uint16_t *h, size_t n, uint64_t seed)
+{
+	float *t = malloc(sizeof *t * (n ? n : 1));
+	if (!t) {
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	bench_fill(t, n, seed);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u;
+		memcpy(&u, &t[i], sizeof u);
+		h[i] = (uint16_t)(u >> 16);
+	}
+	free(t);
+}
+
+/* the float a bf16 value stands for */
+static inline float
+bench_bf16_value(uint16_t h)
+{
+	uint32_t u = (uint32_t)h << 16;
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
 static inline void *
 bench_alloc(size_t bytes)
 {

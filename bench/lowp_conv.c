@@ -164,31 +164,6 @@ run(void *p)
 #endif
 }
 
-static float
-bf16_value(uint16_t h)
-{
-	uint32_t u = (uint32_t)h << 16;
-	float f;
-	memcpy(&f, &u, sizeof f);
-	return f;
-}
-
-/* n bf16 values in [-1, 1) (bench_fill's, truncated) */
-static uint16_t *
-bf16_fill(size_t n, uint64_t seed)
-{
-	float *t = bench_alloc(4 * n);
-	uint16_t *h = bench_alloc(2 * n);
-	bench_fill(t, n, seed);
-	for (size_t i = 0; i < n; i++) {
-		uint32_t u;
-		memcpy(&u, &t[i], 4);
-		h[i] = (uint16_t)(u >> 16);
-	}
-	free(t);
-	return h;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -212,17 +187,17 @@ main(int argc, char **argv)
 	size_t no = (size_t)c.N * c.K * c.P * c.Q;
 	uint64_t s = 11;
 	if (c.bf) {
-		c.inh = bf16_fill(ni, 1);
-		c.wth = bf16_fill(nw, 2);
+		c.inh = bench_alloc(2 * ni);
+		c.wth = bench_alloc(2 * nw);
+		bench_fill_bf16(c.inh, ni, 1);
+		bench_fill_bf16(c.wth, nw, 2);
 		c.outf = bench_alloc(4 * no);
 	} else {
 		c.in = bench_alloc(ni);
 		c.wt = bench_alloc(nw);
 		c.out = bench_alloc(4 * no);
-		for (size_t i = 0; i < ni; i++)
-			c.in[i] = (int8_t)((s = s * 6364136223846793005u + 1442695040888963407u) >> 56);
-		for (size_t i = 0; i < nw; i++)
-			c.wt[i] = (int8_t)((s = s * 6364136223846793005u + 1442695040888963407u) >> 56);
+		bench_fill_i8(c.in, ni, &s);
+		bench_fill_i8(c.wt, nw, &s);
 	}
 	int threads = bench_threads();
 #if defined(IMPL_TXC)
@@ -261,7 +236,7 @@ main(int argc, char **argv)
 					size_t xi = (((size_t)n * c.C + ch) * c.H + h) * c.W + v;
 					size_t wi = (((size_t)k * c.C + ch) * c.R + a) * c.S + b;
 					if (c.bf) {
-						double pr = (double)bf16_value(c.inh[xi]) * bf16_value(c.wth[wi]);
+						double pr = (double)bench_bf16_value(c.inh[xi]) * bench_bf16_value(c.wth[wi]);
 						fref += pr;
 						mag += fabs(pr);
 					} else {

@@ -109,15 +109,6 @@ run(void *p)
 #endif
 }
 
-static float
-bf16_value(uint16_t h)
-{
-	uint32_t u = (uint32_t)h << 16;
-	float f;
-	memcpy(&f, &u, sizeof f);
-	return f;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -137,31 +128,17 @@ main(int argc, char **argv)
 #endif
 	uint64_t s = 7;
 	if (c.bf) {
-		float *t = bench_alloc(sizeof(float) * (mk > kn ? mk : kn));
 		c.Ah = bench_alloc(2 * mk);
 		c.Bh = bench_alloc(2 * kn);
 		c.Cf = bench_alloc(4 * mn);
-		bench_fill(t, mk, 1);
-		for (size_t i = 0; i < mk; i++) {
-			uint32_t u;
-			memcpy(&u, &t[i], 4);
-			c.Ah[i] = (uint16_t)(u >> 16);   /* truncated: a bf16 value */
-		}
-		bench_fill(t, kn, 2);
-		for (size_t i = 0; i < kn; i++) {
-			uint32_t u;
-			memcpy(&u, &t[i], 4);
-			c.Bh[i] = (uint16_t)(u >> 16);
-		}
-		free(t);
+		bench_fill_bf16(c.Ah, mk, 1);
+		bench_fill_bf16(c.Bh, kn, 2);
 	} else {
 		c.A = bench_alloc(mk);
 		c.B = bench_alloc(kn);
 		c.C = bench_alloc(4 * mn);
-		for (size_t i = 0; i < mk; i++)
-			c.A[i] = (int8_t)((s = s * 6364136223846793005u + 1442695040888963407u) >> 56);
-		for (size_t i = 0; i < kn; i++)
-			c.B[i] = (int8_t)((s = s * 6364136223846793005u + 1442695040888963407u) >> 56);
+		bench_fill_i8(c.A, mk, &s);
+		bench_fill_i8(c.B, kn, &s);
 	}
 #if defined(IMPL_DNNL)
 	if (c.bf) {
@@ -184,7 +161,7 @@ main(int argc, char **argv)
 		for (int k = 0; k < c.K; k++) {
 			size_t a = (size_t)i * (size_t)c.K + (size_t)k, b = (size_t)k * (size_t)c.N + (size_t)j;
 			if (c.bf) {
-				double p = (double)bf16_value(c.Ah[a]) * bf16_value(c.Bh[b]);
+				double p = (double)bench_bf16_value(c.Ah[a]) * bench_bf16_value(c.Bh[b]);
 				ref += p;
 				mag += fabs(p);
 			} else {
