@@ -96,6 +96,10 @@ binary(Ev *ev, Expr *e)
 	bool flt = a.flt || b.flt;
 	ScalarType ty = a.ty != TY_ERROR ? a.ty : b.ty;   /* a literal takes the other's */
 	uint64_t ua = (uint64_t)a.i, ub = (uint64_t)b.i;
+	if (!flt && ty == TY_U64) {
+		ev->bad = true;   /* past INT64_MAX the int64 arithmetic here is not u64's */
+		return ival(0);
+	}
 	switch (e->bin.op) {
 	case OP_ADD: case OP_SUB: case OP_MUL:
 		if (flt)
