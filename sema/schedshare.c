@@ -85,8 +85,11 @@ share(Program *p, Schedule *s)
 	if (!s->from || s->share_state == 2)
 		return;
 	if (s->share_state == 1) {
-		diag_error(s->from_loc, "the %s is shared from itself, through '%s'", what(s),
-		    s->from);
+		if (same(s->from, s->kernel))
+			diag_error(s->from_loc, "the %s is shared from itself", what(s));
+		else
+			diag_error(s->from_loc, "the %s is shared from itself, through '%s'",
+			    what(s), s->from);
 		s->share_state = 2;
 		return;
 	}
