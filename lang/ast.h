@@ -398,6 +398,12 @@ typedef struct {
 	const char *target;   /* "cpu", "cuda", "vta" (checked by sema) */
 	Loc target_loc;
 	SchedPrim *prims; int nprims;
+	/* `schedule KERNEL for TARGET = FROM;`: FROM's schedule of the same
+	 * name and target, whose statements sema/schedshare.c copies into
+	 * prims; NULL for a schedule written out */
+	const char *from;
+	Loc from_loc;
+	int share_state;      /* sema/schedshare.c: 0 to do, 1 doing, 2 done */
 	Kernel *k;            /* sema */
 	/* sema (knobs.c), for a template (a schedule with knobs or whens): the
 	 * statements as written; its knob declarations; the point that

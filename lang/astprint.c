@@ -304,6 +304,8 @@ dump_schedule(Dump *d, Schedule *s)
 	if (s->name)
 		fprintf(fp, " as %s", s->name);
 	fprintf(fp, " for %s", str_or(s->target));
+	if (s->from)
+		fprintf(fp, " = %s", s->from);
 	at(d, s->loc);
 	if (s->tmpl)
 		dump_prims(d, s->tmpl, s->ntmpl, 1);
@@ -689,6 +691,10 @@ format_schedule(FILE *fp, Schedule *s)
 	fprintf(fp, "schedule %s", str_or(s->kernel));
 	if (s->name)
 		fprintf(fp, " as %s", s->name);
+	if (s->from) {
+		fprintf(fp, " for %s = %s;\n", str_or(s->target), s->from);
+		return;
+	}
 	fprintf(fp, " for %s {\n", str_or(s->target));
 	if (s->tmpl)
 		format_prims(fp, s->tmpl, s->ntmpl, 1);

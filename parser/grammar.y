@@ -641,6 +641,18 @@ schedule(Token start, Token kern, Token *name, Token target, PrimList *prims, To
 	return s;
 }
 
+/* `schedule KERNEL [as NAME] for TARGET = FROM;`: the statements are
+ * FROM's (sema/schedshare.c). */
+static Schedule *
+shared_schedule(Token start, Token kern, Token *name, Token target, Token from, Token end)
+{
+	PrimList none = { 0 };
+	Schedule *s = schedule(start, kern, name, target, &none, end);
+	s->from = from.str;
+	s->from_loc = from.loc;
+	return s;
+}
+
 static void
 add_import(ParseState *ps, Token start, Token path, Token end)
 {
@@ -956,7 +968,8 @@ expr(A) ::= LP(O) expr(B) RP(C).               { A = paren(O, B, C); }
 /* ---- schedules -------------------------------------------------------------
  * `schedule KERNEL [as NAME] for TARGET { STAGE.prim(args) -> outs; ... }`,
  * where a statement may also be `specialize (cond) { STAGE.prim(...); ... }`,
- * and, in a template, `knob NAME in [values];` or `when (cond) { ... }` */
+ * and, in a template, `knob NAME in [values];` or `when (cond) { ... }`;
+ * `schedule KERNEL [as NAME] for TARGET = FROM;` shares FROM's */
 %type schedule {Schedule *}
 schedule(A) ::= SCHEDULE(B) IDENT(K) FOR IDENT(T) LC prims(P) RC(E).
                                                { A = schedule(B, K, NULL, T, &P, E); }
@@ -966,6 +979,10 @@ schedule(A) ::= SCHEDULE(B) IDENT(K) AS IDENT(N) FOR IDENT(T) LC prims(P) RC(E).
                                                { A = schedule(B, K, &N, T, &P, E); }
 schedule(A) ::= SCHEDULE(B) IDENT(K) AS IDENT(N) FOR IDENT(T) LC prims(P) error RC(E).
                                                { A = schedule(B, K, &N, T, &P, E); yyerrok; }
+schedule(A) ::= SCHEDULE(B) IDENT(K) FOR IDENT(T) ASSIGN IDENT(F) SEMI(E).
+                                               { A = shared_schedule(B, K, NULL, T, F, E); }
+schedule(A) ::= SCHEDULE(B) IDENT(K) AS IDENT(N) FOR IDENT(T) ASSIGN IDENT(F) SEMI(E).
+                                               { A = shared_schedule(B, K, &N, T, F, E); }
 schedule(A) ::= SCHEDULE error LC prims RC.    { A = NULL; }
 schedule(A) ::= SCHEDULE error LC prims error RC.
                                                { A = NULL; yyerrok; }

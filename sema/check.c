@@ -1,6 +1,7 @@
 /* check.c: the order of sema's passes, and helpers they share.
  *
- * sema_check expands the calls of kernels in kernels (calls.c), then
+ * sema_check copies the schedules shared between kernels (schedshare.c),
+ * expands the calls of kernels in kernels (calls.c), then
  * runs, for each kernel (the kernels it calls first), resolve (names) ->
  * shapes -> reduce -> stages (compute order) -> types, then validates the
  * schedules.  Each
@@ -78,6 +79,7 @@ check_program(Program *p)
 {
 	if (!p || !check_once(p))
 		return;
+	schedshare_program(p);
 	calls_program(p);
 	resolve_program(p);
 	for (int i = 0; i < p->nkernels; i++)

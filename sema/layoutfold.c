@@ -11,6 +11,12 @@
  * casts and reads of the input (in bounds); any other kernel is computed
  * at run time as usual.  Integer / and % round as everywhere (toward
  * negative infinity, never negative).
+ *
+ * layoutfold_zero evaluates an element-wise rule at a zero of the tensor
+ * it reads (layouts.c), in that tensor's element type: each integer
+ * value keeps the type it has (a read, a cast, or the other operand's
+ * for a literal) and wraps to its width, as the generated code does
+ * (i8(c - 32) at c = 0 is -32, u8(0 - 32) is 224).
  */
 #include <math.h>
 #include <string.h>
@@ -24,6 +30,7 @@ typedef struct {
 	bool flt;
 	int64_t i;
 	double d;
+	ScalarType ty;           /* an integer's type; TY_ERROR: an index or a literal */
 } Val;
 
 typedef struct {
@@ -34,6 +41,7 @@ typedef struct {
 	Tensor *in;              /* the kernel's input */
 	Tensor *src;             /* the constant it reads */
 	int64_t *sdims;
+	ScalarType zero;         /* layoutfold_zero: the element type of in */
 	bool bad;
 } Ev;
 
@@ -53,7 +61,23 @@ num(Val v)
 static Val
 ival(int64_t i)
 {
-	return (Val){ false, i, 0 };
+	return (Val){ false, i, 0, TY_ERROR };
+}
+
+/* v as a value of integer type t (its low bits, as C converts). */
+static Val
+wrap(Val v, ScalarType t)
+{
+	v.ty = t;
+	int bits = type_bits(t);
+	if (v.flt || !type_is_int(t) || t == TY_INT_LIT || bits >= 64)
+		return v;
+	uint64_t m = ((uint64_t)1 << bits) - 1, u = (uint64_t)v.i & m;
+	if (type_is_signed(t) && (u >> (bits - 1)))
+		v.i = (int64_t)(u | ~m);
+	else
+		v.i = (int64_t)u;
+	return v;
 }
 
 static Val eval(Ev *ev, Expr *e);
@@ -70,21 +94,45 @@ binary(Ev *ev, Expr *e)
 	}
 	Val b = eval(ev, e->bin.b);
 	bool flt = a.flt || b.flt;
+	ScalarType ty = a.ty != TY_ERROR ? a.ty : b.ty;   /* a literal takes the other's */
+	uint64_t ua = (uint64_t)a.i, ub = (uint64_t)b.i;
+	if (!flt && ty == TY_U64) {
+		ev->bad = true;   /* past INT64_MAX the int64 arithmetic here is not u64's */
+		return ival(0);
+	}
 	switch (e->bin.op) {
 	case OP_ADD: case OP_SUB: case OP_MUL:
 		if (flt)
 			return (Val){ true, 0, e->bin.op == OP_ADD ? num(a) + num(b) :
-			    e->bin.op == OP_SUB ? num(a) - num(b) : num(a) * num(b) };
-		return ival(e->bin.op == OP_ADD ? a.i + b.i : e->bin.op == OP_SUB ? a.i - b.i :
-		    a.i * b.i);
+			    e->bin.op == OP_SUB ? num(a) - num(b) : num(a) * num(b), TY_ERROR };
+		return wrap(ival((int64_t)(e->bin.op == OP_ADD ? ua + ub : e->bin.op == OP_SUB ?
+		    ua - ub : ua * ub)), ty);
 	case OP_DIV: case OP_MOD:
 		if (flt && e->bin.op == OP_DIV)
-			return (Val){ true, 0, num(a) / num(b) };
-		if (flt || b.i == 0) {
+			return (Val){ true, 0, num(a) / num(b), TY_ERROR };
+		if (flt || b.i == 0 || (b.i == -1 && a.i == INT64_MIN)) {
 			ev->bad = true;
 			return ival(0);
 		}
-		return ival(e->bin.op == OP_DIV ? floordiv(a.i, b.i) : a.i - floordiv(a.i, b.i) * b.i);
+		return wrap(ival(e->bin.op == OP_DIV ? floordiv(a.i, b.i) :
+		    a.i - floordiv(a.i, b.i) * b.i), ty);
+	case OP_SHL: case OP_SHR:
+		if (flt || ty == TY_ERROR || b.i < 0 || b.i >= type_bits(ty)) {
+			ev->bad = true;
+			return ival(0);
+		}
+		if (e->bin.op == OP_SHL)
+			return wrap(ival((int64_t)(ua << b.i)), ty);
+		/* >> of a signed value is arithmetic: floor(a / 2^b) */
+		return wrap(ival(type_is_signed(ty) ? floordiv(a.i, (int64_t)1 << b.i) :
+		    (int64_t)(ua >> b.i)), ty);
+	case OP_BITAND: case OP_BITOR: case OP_BITXOR:
+		if (flt) {
+			ev->bad = true;
+			return ival(0);
+		}
+		return wrap(ival((int64_t)(e->bin.op == OP_BITAND ? ua & ub :
+		    e->bin.op == OP_BITOR ? ua | ub : ua ^ ub)), ty);
 	case OP_EQ: return ival(flt ? num(a) == num(b) : a.i == b.i);
 	case OP_NE: return ival(flt ? num(a) != num(b) : a.i != b.i);
 	case OP_LT: return ival(flt ? num(a) < num(b) : a.i < b.i);
@@ -101,8 +149,9 @@ binary(Ev *ev, Expr *e)
 static Val
 access(Ev *ev, Expr *e)
 {
-	if (!ev->src && e->call.name == ev->in->name)
-		return (Val){ true, 0, 0.0 };   /* layoutfold_zero */
+	if (!ev->src && e->call.name == ev->in->name)   /* layoutfold_zero */
+		return type_is_int(ev->zero) ? wrap(ival(0), ev->zero) :
+		    (Val){ true, 0, 0.0, TY_ERROR };
 	if (!ev->src || e->call.name != ev->in->name || e->call.nargs != ev->src->ndims) {
 		ev->bad = true;
 		return ival(0);
@@ -118,7 +167,7 @@ access(Ev *ev, Expr *e)
 	}
 	float f;
 	memcpy(&f, ev->src->cdata + 4 * off, 4);
-	return (Val){ true, 0, f };
+	return (Val){ true, 0, f, TY_ERROR };
 }
 
 static Val
@@ -132,7 +181,7 @@ eval(Ev *ev, Expr *e)
 	case EXPR_INT: case EXPR_BOOL:
 		return ival(e->ival);
 	case EXPR_FLOAT:
-		return (Val){ true, 0, e->fval };
+		return (Val){ true, 0, e->fval, TY_ERROR };
 	case EXPR_NAME:
 		for (int i = 0; i < ev->naxes; i++)
 			if (ev->axes[i] == e->id.name)
@@ -144,7 +193,8 @@ eval(Ev *ev, Expr *e)
 	case EXPR_UNARY: {
 		Val a = eval(ev, e->bin.a);
 		if (e->bin.op == OP_NEG)
-			return a.flt ? (Val){ true, 0, -a.d } : ival(-a.i);
+			return a.flt ? (Val){ true, 0, -a.d, TY_ERROR } :
+			    wrap(ival((int64_t)(0 - (uint64_t)a.i)), a.ty);
 		if (e->bin.op == OP_NOT)
 			return ival(num(a) == 0);
 		break;
@@ -158,11 +208,12 @@ eval(Ev *ev, Expr *e)
 		return access(ev, e);
 	case EXPR_CAST: {
 		Val a = eval(ev, e->call.args[0]);
-		if (type_is_float(e->call.cast_to))
-			return (Val){ true, 0, e->call.cast_to == TY_F32 ? (float)num(a) : num(a) };
-		if (e->call.cast_to == TY_I64 || e->call.cast_to == TY_I32)
-			return ival(a.flt ? (int64_t)a.d : a.i);
-		break;
+		ScalarType to = e->call.cast_to;
+		if (type_is_float(to))
+			return (Val){ true, 0, to == TY_F32 ? (float)num(a) : num(a), TY_ERROR };
+		if (!type_is_int(to) || (a.flt && !(a.d > -9.2e18 && a.d < 9.2e18)))
+			break;
+		return wrap(ival(a.flt ? (int64_t)a.d : a.i), to);
 	}
 	case EXPR_CALL: {
 		Builtin b = types_builtin(e->call.name);
@@ -286,10 +337,10 @@ layoutfold_const(Kernel *f, Tensor *src, const char *name, Loc at)
 }
 
 bool
-layoutfold_zero(Expr *e, const char *t)
+layoutfold_zero(Expr *e, const char *t, ScalarType elem)
 {
 	Tensor in = { .name = t };
-	Ev ev = { .in = &in };
+	Ev ev = { .in = &in, .zero = elem };
 	Val v = eval(&ev, e);
 	return !ev.bad && num(v) == 0;
 }

@@ -734,7 +734,7 @@ layouts_elementwise(Program *p, Kernel *k, Rule *r, KernelItem *made, int nmade,
 	Ew w = { .r = r, .ok = true };
 	check_walk(r->value, ew_fn, &w);
 	Back *b = w.ok && w.c ? back_of(k, w.c) : NULL;
-	if (!b || updated(k, b->r) || !layoutfold_zero(r->value, w.c))
+	if (!b || updated(k, b->r))
 		return NULL;
 	Kernel *B = sema_find_kernel(p, b->B);
 	Tensor *vd = NULL, *rd = NULL;
@@ -744,7 +744,10 @@ layouts_elementwise(Program *p, Kernel *k, Rule *r, KernelItem *made, int nmade,
 	for (int i = 0; i < k->nitems; i++)
 		if (k->items[i].decl && k->items[i].decl->name == r->name)
 			rd = k->items[i].decl;
-	if (!B || !moves_only(B) || !vd || !rd || rd->role == ROLE_IN || rd->elem != vd->elem)
+	/* E(0) = 0, computed in the element type r and v share (B moves
+	 * elements) */
+	if (!B || !moves_only(B) || !vd || !rd || rd->role == ROLE_IN || rd->elem != vd->elem ||
+	    !layoutfold_zero(r->value, w.c, vd->elem))
 		return NULL;
 	/* rb[l0, ...] = E(v[l0, ...]); r = B(rb, ...) */
 	const char *rb = intern_cstr(arena_printf(perm, "%s__b", r->name));

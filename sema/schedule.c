@@ -703,7 +703,11 @@ schedule_check(Program *p)
 		Schedule *s = p->schedules[i];
 		if (!s)
 			continue;
+		int before = diag_errors();
 		check_schedule(p, s);
+		if (s->from && diag_errors() != before)
+			diag_note(s->from_loc, "in the statements of '%s' that the schedule of '%s' "
+			    "shares (tx.5 SCHEDULES)", s->from, s->kernel);
 		check_unique(p, i);
 	}
 }

@@ -103,8 +103,11 @@ void layouts_finish(Kernel *k, KernelItem *items, int *n);
  * src: a new constant NAME of the caller, or NULL where f is no plain
  * transform of one f32 input (it is then computed at run time). */
 Tensor *layoutfold_const(Kernel *f, Tensor *src, const char *name, Loc at);
-/* Whether e is 0 where each read of tensor t is 0 (e reads nothing else). */
-bool layoutfold_zero(Expr *e, const char *t);
+/* schedshare.c: `schedule K for T = FROM;` gets FROM's statements. */
+void schedshare_program(Program *p);
+/* Whether e is 0 where each read of tensor t is 0 (e reads nothing else),
+ * computed in t's element type elem. */
+bool layoutfold_zero(Expr *e, const char *t, ScalarType elem);
 /* txc --print-layout: what was rewritten in k and what cancelled. */
 void layouts_print(FILE *fp, Kernel *k);
 /* callexpr.c, for calls.c: an expression as text ("N + 2"), a shape

@@ -1,7 +1,7 @@
 #!/bin/sh
 # vtacheck.sh: differential end-to-end test of the vta schedules in a .tx file.
 #
-#   vtacheck.sh [-k KERNEL] [-c 'M=1:40 N=1:9'] [-r NRANDOM] [-e 'M=3 N=5']... FILE.tx
+#   vtacheck.sh [-a] [-k KERNEL] [-c 'M=1:40 N=1:9'] [-r NRANDOM] [-e 'M=3 N=5']... FILE.tx
 #
 # For VTA every size is fixed at compile time, so each size set is a
 # build: per set, the unscheduled kernel (`txc --no-schedule -D ...`, the
@@ -12,8 +12,10 @@
 # simulator with every check on (deadlock, FINISH, tokens, SRAM bounds,
 # uninitialised reads, races between the modules) and in three more
 # interleavings of the modules (TXRT_VTA_INTERLEAVINGS=4), and its outputs
-# must equal the reference's exactly (txcmp).  --emit=vta-asm and
-# --emit=vta-bin must work for each build too.  Size sets: each -e set,
+# must equal the reference's exactly (txcmp).  With -a the kernel has no
+# vta schedule of its own, and its generated one (that of the kernels it
+# calls, txc-schedule(7) FUSION) is compiled: `txc --target=vta` alone.
+# --emit=vta-asm and --emit=vta-bin must work for each build too.  Size sets: each -e set,
 # then NRANDOM (-r, default 0) random ones drawn from the -c ranges.
 #
 # Environment: TXC, CC (default cc), abs_top_builddir (txcmp, libtxrt),
@@ -24,14 +26,16 @@ caps=
 nrandom=0
 extra=
 kernel=
-while getopts c:r:e:k: opt; do
+generated=
+while getopts ac:r:e:k: opt; do
 	case $opt in
+	a) generated=1 ;;
 	c) caps=$OPTARG ;;
 	r) nrandom=$OPTARG ;;
 	e) extra="$extra$OPTARG
 " ;;
 	k) kernel=$OPTARG ;;
-	*) echo "usage: vtacheck.sh [-k KERNEL] [-c CAPS] [-r N] [-e SET]... FILE.tx"; exit 99 ;;
+	*) echo "usage: vtacheck.sh [-a] [-k KERNEL] [-c CAPS] [-r N] [-e SET]... FILE.tx"; exit 99 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -62,6 +66,10 @@ fail() { # MESSAGE [LOG]
 vscheds=$(sed -n \
 	-e "s/^[[:space:]]*schedule[[:space:]]\{1,\}$kernel[[:space:]]\{1,\}as[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]\{1,\}for[[:space:]]\{1,\}vta.*/\1/p" \
 	-e "s/^[[:space:]]*schedule[[:space:]]\{1,\}$kernel[[:space:]]\{1,\}for[[:space:]]\{1,\}vta.*/-/p" "$tx")
+if [ -n "$generated" ]; then
+	[ -z "$vscheds" ] || { echo "vtacheck.sh: -a: $kernel has a vta schedule in $tx"; exit 99; }
+	vscheds=-
+fi
 [ -n "$vscheds" ] || { echo "vtacheck.sh: no vta schedule of $kernel in $tx"; exit 99; }
 
 sizes=$(sed -n 's/^[[:space:]]*kernel[[:space:]]\{1,\}'"$kernel"'[[:space:]]*(\([^)]*\)).*/\1/p' "$tx" | head -n 1 | tr -d ' ' | tr ',' ' ')
