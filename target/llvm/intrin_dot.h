@@ -34,6 +34,9 @@ typedef struct {
 	/* bf16: a's row pointers, computed once before the k loop (rows
 	 * past mr clamped); NULL elsewhere */
 	LLVMValueRef arow[MAXR];
+	/* a kernel with taps (lower/ir.h): the k loop, and the panel path's
+	 * sums of a's rows, run inside their loops (intrin_taps) */
+	IntrinTaps taps;
 } Dot;
 
 /* ---- intrin_dot.c ----------------------------------------------------------- */
