@@ -134,15 +134,38 @@ dot_row_index(Cg *cg, LLVMValueRef k, int q, LLVMValueRef last, LLVMValueRef *va
 	return LLVMBuildSelect(cg->b, *valid, kq, last, "");
 }
 
-/* The lanes col .. col + n - 1 that are columns of the block (< nr) */
+/* The lanes col .. col + n - 1 that are columns of the block (< nr);
+ * Dot.lmask's where it has them */
 LLVMValueRef
 dot_lane_mask(Cg *cg, Dot *d, int col, int n)
 {
+	int L = d->k->lanes, v = col / L, w = n == L ? 0 : n == 2 * L ? 1 : 2;
+	if (col % L == 0 && v < MAXV && (w < 2 || col == 0) && d->lmask[v][w])
+		return d->lmask[v][w];
 	LLVMValueRef lane[64];
 	for (int i = 0; i < n; i++)
 		lane[i] = intrin_i64(cg, col + i);
 	return LLVMBuildICmp(cg->b, LLVMIntSLT, LLVMConstVector(lane, (unsigned)n),
 	    cg_broadcast(cg, d->nrv, n), "cols");
+}
+
+/* Dot.lmask, before the loops of a masked block: built inside the k loop
+ * they were not hoisted out of the tap loops (3 vpcmpgtq and 3 kunpck a
+ * k step in the 8 x 32 bf16 kernel); unused ones are dropped */
+static void
+lane_masks(Cg *cg, Dot *d)
+{
+	int L = d->k->lanes, NR = d->nv * L;
+	LLVMValueRef m[MAXV][3];
+	memset(m, 0, sizeof m);
+	for (int v = 0; v < d->nv; v++) {
+		m[v][0] = dot_lane_mask(cg, d, v * L, L);
+		if (v % 2 == 0 && v + 1 < d->nv && 2 * L <= 64)
+			m[v][1] = dot_lane_mask(cg, d, v * L, 2 * L);
+	}
+	if (NR <= 64 && NR != L && NR != 2 * L)
+		m[0][2] = dot_lane_mask(cg, d, 0, NR);
+	memcpy(d->lmask, m, sizeof m);
 }
 
 /* Row k + q of b from column col on, n elements (row_index: zero past
@@ -488,6 +511,8 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 		for (int i = 0; i < n; i++)
 			init[i] = d->rs[i / d->nv];
 	}
+	if (d->nrv)
+		lane_masks(cg, d);
 	KSweep w = { d, K, n + nc };
 	intrin_taps(cg, &d->taps, d->a, d->b, acc, n + nc, ksweep, &w);
 	if (d->perm)
@@ -531,6 +556,7 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 	for (int i = 0; i < n; i++)
 		intrin_vstore(cg, acc[i], cptr[i], 4, cmask[i]);
 	memset(d->arow, 0, sizeof d->arow);
+	memset(d->lmask, 0, sizeof d->lmask);
 }
 
 /* full_block; on the panel path (vnni_panel, where ok and, when a's k

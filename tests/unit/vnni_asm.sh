@@ -13,7 +13,8 @@
 # gemm_12x32_bf16 (24); the AVX2 tables' loops (vpmaddwd, vfmadd) for
 # znver3.  The kernels with taps (conv_8x32_i8_vnni, conv_8x32_bf16 on a
 # 3x3 convolution laid out as conv2d.tx's): the same k loops inside the
-# tap loops (16 vpdpbusd, 16 vdpbf16ps).  The stdlib's gemm_i8 and matmul_bf16 pick those tables for
+# tap loops (16 vpdpbusd, 16 vdpbf16ps), and no innermost loop of theirs
+# (the masked blocks' included) builds lane masks (vpcmp, kunpck).  The stdlib's gemm_i8 and matmul_bf16 pick those tables for
 # those CPUs (with AMX, sapphirerapids, the AMX tables: calls of
 # libtxrt's kernels, whose code must hold ldtilecfg, tileloadd, tdpbssd,
 # tdpbf16ps, tilestored, tilezero and tilerelease).  Skips (77) where txc
@@ -90,7 +91,11 @@ done
 for cpu in sapphirerapids znver4; do
 	check $cpu ci8 taps 'vpdpbusd[ \t]+%zmm' 16 conv_8x32_i8_vnni
 	grep -q '^txc[.]dot[.].*[.]taps:' m.s || fail "--cpu=$cpu conv_8x32_i8_vnni: no .taps kernel"
+	loops m.s 'vpcmp|kunpck' 'dot[.].*taps' | grep -v '^0 ' >masks.txt &&
+	    fail "--cpu=$cpu conv_8x32_i8_vnni: lane masks built in a loop ($(tr '\n' ' ' <masks.txt))"
 	check $cpu cbf16 taps 'vdpbf16ps[ \t]+%zmm' 16 conv_8x32_bf16
+	loops m.s 'vpcmp|kunpck' 'dot[.].*taps' | grep -v '^0 ' >masks.txt &&
+	    fail "--cpu=$cpu conv_8x32_bf16: lane masks built in a loop ($(tr '\n' ' ' <masks.txt))"
 done
 check cascadelake gi8 vnni 'vpdpbusd[ \t]+%zmm' 18 gemm_8x32_i8_vnni
 check cascadelake ci8 taps 'vpdpbusd[ \t]+%zmm' 18 conv_8x32_i8_vnni
