@@ -110,7 +110,7 @@ row_totals(Cg *cg, Dot *d, LLVMValueRef *s)
  * tap, a where the tap puts it). */
 typedef struct {
 	Dot *d;
-	LLVMValueRef K;
+	LLVMValueRef K, tail;   /* tail: the bytes below K % 64 */
 } RowSums;
 
 static void
@@ -141,9 +141,8 @@ row_sums(Cg *cg, void *ctx, LLVMValueRef a, LLVMValueRef b, LLVMValueRef *s)
 	LLVMBasicBlockRef tail = intrin_block(cg, "rsumtail"), join = intrin_block(cg, "rsumjoin");
 	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, k, K, ""), tail, join);
 	LLVMPositionBuilderAtEnd(cg->b, tail);
-	LLVMValueRef m = bytes_below(cg, 0, LLVMBuildSub(cg->b, K, k, ""));
 	for (int r = 0; r < d->mr; r++) {
-		LLVMValueRef x = intrin_vload(cg, v64, intrin_gep(cg, i8, rows[r], k), 1, m);
+		LLVMValueRef x = intrin_vload(cg, v64, intrin_gep(cg, i8, rows[r], k), 1, w->tail);
 		cur[r] = dot_instr(cg, d, s[r], ones, LLVMBuildBitCast(cg->b, x, d->acc, ""));
 	}
 	LLVMBasicBlockRef tend = LLVMGetInsertBlock(cg->b);
@@ -184,7 +183,9 @@ dot_panel_prepare(Cg *cg, Dot *d, LLVMValueRef K)
 	LLVMValueRef s[MAXR];
 	for (int r = 0; r < d->mr; r++)
 		s[r] = LLVMConstNull(d->acc);
-	RowSums w = { d, K };
+	/* the tail's mask before the taps (K - k there is K % 64 at every
+	 * tap, which LLVM did not see) */
+	RowSums w = { d, K, bytes_below(cg, 0, LLVMBuildAnd(cg->b, K, intrin_i64(cg, 63), "")) };
 	intrin_taps(cg, &d->taps, d->a, d->b, s, d->mr, row_sums, &w);
 	row_totals(cg, d, s);
 }
