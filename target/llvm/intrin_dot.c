@@ -406,8 +406,14 @@ dot_instr(Cg *cg, Dot *d, LLVMValueRef acc, LLVMValueRef pa, LLVMValueRef pb)
 		LLVMTypeRef t = d->acc;
 		return cg_call_intrinsic(cg, "llvm.fma", &t, 1, f, 3);
 	}
-	if (d->k->bf16)
-		return cg_call_intrinsic(cg, "llvm.x86.avx512bf16.dpbf16ps.512", NULL, 0, args, 3);
+	if (d->k->bf16) {
+		/* a (the broadcast pair) last, the operand that may be memory:
+		 * LLVM then folds its load as {1to16} instead of a
+		 * vbroadcastss a vdpbf16ps; the products are the same either
+		 * way round */
+		LLVMValueRef ba[3] = { acc, pb, pa };
+		return cg_call_intrinsic(cg, "llvm.x86.avx512bf16.dpbf16ps.512", NULL, 0, ba, 3);
+	}
 	if (d->k->group == 4)
 		return cg_call_intrinsic(cg, zmm ? "llvm.x86.avx512.vpdpbusd.512" :
 		    "llvm.x86.avx512.vpdpbusd.256", NULL, 0, args, 3);

@@ -10,7 +10,8 @@
 # AVX512_VBMI, a's row sums are summed before the loop: 16 + 2 for
 # cascadelake, which lacks it) and gemm_16x16_i8_vnni (16), vpdpbusd ymm in
 # its VEX form for gemm_4x16_i8_avxvnni (8 + 2), vdpbf16ps zmm for
-# gemm_12x32_bf16 (24); the AVX2 tables' loops (vpmaddwd, vfmadd) for
+# gemm_12x32_bf16 (24) and gemm_16x16_bf16 (16, a's pair a {1to16}
+# memory operand, not a vbroadcastss a vdpbf16ps); the AVX2 tables' loops (vpmaddwd, vfmadd) for
 # znver3.  The kernels with taps (conv_8x32_i8_vnni, conv_8x32_bf16 on a
 # 3x3 convolution laid out as conv2d.tx's): the same k loops inside the
 # tap loops (16 vpdpbusd, 16 vdpbf16ps), and no innermost loop of theirs
@@ -51,6 +52,7 @@ kernel gbf(M, N, K) {
 }
 TX
 	tile_schedule gbf dp 12 32 gemm_12x32_bf16
+	tile_schedule gbf dp16 16 16 gemm_16x16_bf16
 	tile_schedule gbf widen 6 16 gemm_6x16_bf16
 	for t in i8:i32:conv_8x32_i8_vnni bf16:f32:conv_8x32_bf16; do
 		set -- $(echo "$t" | tr : ' ')
@@ -87,6 +89,7 @@ for cpu in sapphirerapids znver4; do
 	check $cpu gi8 vnni16 'vpdpbusd[ \t].*%zmm' 16 gemm_16x16_i8_vnni
 	grep -q 'vpermb' m.s || fail "--cpu=$cpu gemm_16x16_i8_vnni: no vpermb"
 	check $cpu gbf dp 'vdpbf16ps[ \t]+%zmm' 24 gemm_12x32_bf16
+	check $cpu gbf dp16 'vdpbf16ps[ \t].*[{]1to16[}]' 16 gemm_16x16_bf16
 done
 for cpu in sapphirerapids znver4; do
 	check $cpu ci8 taps 'vpdpbusd[ \t]+%zmm' 16 conv_8x32_i8_vnni
