@@ -151,17 +151,25 @@ check_fma_outer(Kernel *k, Rule *r, const OuterKind *ok)
 		    "c[i, j]", k->name, kind, ot);
 		return;
 	}
-	/* f32: up to three reduction axes, the outer ones taps (lower/ir.h):
-	 * c[i, j] = sum(r < R, s < S, k < K) a[i, r, s, k] * b[r, s, k, j] */
+	/* the register-blocked kinds: up to three reduction axes, the outer
+	 * ones taps (lower/ir.h): c[i, j] = sum(r < R, s < S, k < K) a[i, r,
+	 * s, k] * b[r, s, k, j]; AMX's kernel walks its block through tiles
+	 * in memory and has no tap loops */
 	enum { MAX_TAPS = 2 };   /* lower/ir.h's FMA_MAX_TAPS */
-	int maxred = ok->in == TY_F32 ? 1 + MAX_TAPS : 1;
+	int maxred = ok->amx ? 1 : 1 + MAX_TAPS;
 	if (v->kind != EXPR_REDUCE || v->reduce.op != RED_SUM || v->reduce.naxes < 1 ||
 	    v->reduce.naxes > maxred) {
+		const char *ac = wide ? ")" : "";
 		diag_error(v->loc, "intrinsic '%s' (%s) must be a sum over %s: c[i, j] = "
 		    "sum(k < K) %sa[i, k]%s * %sb[k, j]%s%s", k->name, kind,
 		    maxred > 1 ? "one to three reduction axes" : "one reduction axis",
-		    cast, wide ? ")" : "", cast, wide ? ")" : "", maxred > 1 ? ", or with taps "
-		    "c[i, j] = sum(r < R, s < S, k < K) a[i, r, s, k] * b[r, s, k, j]" : "");
+		    cast, ac, cast, ac, maxred > 1 ? arena_printf(perm, ", or with taps "
+		    "c[i, j] = sum(r < R, s < S, k < K) %sa[i, r, s, k]%s * %sb[r, s, k, j]%s", cast,
+		    ac, cast, ac) : "");
+		if (ok->amx && v->kind == EXPR_REDUCE && v->reduce.naxes > 1)
+			diag_note(v->loc, "AMX kernels (%s) take no taps: their block lives in tiles, "
+			    "not registers; sum the taps outside the call, or take the i8_vnni_zmm or "
+			    "bf16_dp_zmm kernels", ok->kind);
 		return;
 	}
 	int nred = v->reduce.naxes;

@@ -748,12 +748,11 @@ ex(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 			/* tensorize (lower/tensorize.c): tensors pass as
 			 * addresses; the block's full shape, the last arguments,
 			 * only chooses the LLVM backend's micro-kernel; taps
-			 * (f32 only) pass as two levels, a missing one run once */
+			 * pass as two levels, a missing one run once (the i8
+			 * and bf16 helpers take them always) */
 			const char *nm = e->call.name;
 			bool i8 = !strncmp(nm, "i8_", 3), bf = !strncmp(nm, "bf16_", 5);
-			bool taps = fa.ntaps > 0;
-			if (taps && (i8 || bf))
-				ICE("C backend: taps of %s", nm);
+			bool taps = fa.ntaps > 0 || i8 || bf;
 			chelp_use(E, i8 ? H_DOT_I8 : bf ? H_DOT_BF16 : taps ? H_FMA_TAPS : H_FMA_OUTER);
 			char *s = i8 ? "txc_dot_i8(" : bf ? "txc_dot_bf16(" :
 			    taps ? "txc_fma_taps(" : "txc_fma_outer(";

@@ -346,33 +346,41 @@ static const char fma_taps[] =
     "\treturn 0;\n}\n\n";
 
 /* The i8 and bf16 micro-kernels likewise (their sums widened: i32 that
- * wraps, f32). */
+ * wraps, f32), with fma_taps' tap levels (a call without taps passes
+ * them as one tap of stride 0). */
+#define DOT_TAPS_PARAMS(CT, ET) \
+    "(int64_t mr, int64_t nr, int64_t rr, int64_t ss, int64_t kk,\n" \
+    "    " CT " *c, int64_t csi, int64_t csj, const " ET " *a, int64_t asi, int64_t asr,\n" \
+    "    int64_t ass, int64_t ask, const " ET " *b, int64_t bsr, int64_t bss, int64_t bsk,\n" \
+    "    int64_t bsj, int64_t first)\n{\n" \
+    "\tfor (int64_t i = 0; i < mr; i++)\n" \
+    "\t\tfor (int64_t j = 0; j < nr; j++) {\n"
+#define DOT_TAPS_LOOPS \
+    "\t\t\tfor (int64_t r = 0; r < rr; r++)\n" \
+    "\t\t\t\tfor (int64_t s = 0; s < ss; s++)\n" \
+    "\t\t\t\t\tfor (int64_t k = 0; k < kk; k++) {\n" \
+    "\t\t\t\t\t\tint64_t ai = i * asi + r * asr + s * ass + k * ask;\n" \
+    "\t\t\t\t\t\tint64_t bi = r * bsr + s * bss + k * bsk + j * bsj;\n"
+
 static const char dot_i8[] =
     "/* tensorize i8_*: c += i32(a) * i32(b) over an mr x nr block (wrapping). */\n"
-    "static int\ntxc_dot_i8(int64_t mr, int64_t nr, int64_t kk, int32_t *c, int64_t csi,\n"
-    "    int64_t csj, const int8_t *a, int64_t asi, int64_t ask, const int8_t *b,\n"
-    "    int64_t bsk, int64_t bsj, int64_t first)\n{\n"
-    "\tfor (int64_t i = 0; i < mr; i++)\n"
-    "\t\tfor (int64_t j = 0; j < nr; j++) {\n"
-    "\t\t\tuint32_t s = first ? 0 : (uint32_t)c[i * csi + j * csj];\n"
-    "\t\t\tfor (int64_t k = 0; k < kk; k++)\n"
-    "\t\t\t\ts += (uint32_t)(a[i * asi + k * ask] * b[k * bsk + j * bsj]);\n"
-    "\t\t\tc[i * csi + j * csj] = (int32_t)s;\n"
+    "static int\ntxc_dot_i8" DOT_TAPS_PARAMS("int32_t", "int8_t")
+    "\t\t\tuint32_t acc = first ? 0 : (uint32_t)c[i * csi + j * csj];\n"
+    DOT_TAPS_LOOPS
+    "\t\t\t\t\t\tacc += (uint32_t)(a[ai] * b[bi]);\n"
+    "\t\t\t\t\t}\n"
+    "\t\t\tc[i * csi + j * csj] = (int32_t)acc;\n"
     "\t\t}\n"
     "\treturn 0;\n}\n\n";
 
 static const char dot_bf16[] =
     "/* tensorize bf16_*: c += f32(a) * f32(b) over an mr x nr block. */\n"
-    "static int\ntxc_dot_bf16(int64_t mr, int64_t nr, int64_t kk, float *c, int64_t csi,\n"
-    "    int64_t csj, const uint16_t *a, int64_t asi, int64_t ask, const uint16_t *b,\n"
-    "    int64_t bsk, int64_t bsj, int64_t first)\n{\n"
-    "\tfor (int64_t i = 0; i < mr; i++)\n"
-    "\t\tfor (int64_t j = 0; j < nr; j++) {\n"
-    "\t\t\tfloat s = first ? 0 : c[i * csi + j * csj];\n"
-    "\t\t\tfor (int64_t k = 0; k < kk; k++)\n"
-    "\t\t\t\ts += txc_bf16_to_f32(a[i * asi + k * ask]) * "
-    "txc_bf16_to_f32(b[k * bsk + j * bsj]);\n"
-    "\t\t\tc[i * csi + j * csj] = s;\n"
+    "static int\ntxc_dot_bf16" DOT_TAPS_PARAMS("float", "uint16_t")
+    "\t\t\tfloat acc = first ? 0 : c[i * csi + j * csj];\n"
+    DOT_TAPS_LOOPS
+    "\t\t\t\t\t\tacc += txc_bf16_to_f32(a[ai]) * txc_bf16_to_f32(b[bi]);\n"
+    "\t\t\t\t\t}\n"
+    "\t\t\tc[i * csi + j * csj] = acc;\n"
     "\t\t}\n"
     "\treturn 0;\n}\n\n";
 

@@ -249,7 +249,7 @@ void intrin_name_strides(char *name, size_t size, char sep, const int64_t *cst);
  * (NULL-terminated); 16 lanes: its 512-bit vectors kept whole. */
 LLVMValueRef intrin_decl(Cg *cg, const char *name, bool internal, int lanes,
     const char *const *attrs, LLVMTypeRef *fty);
-/* Likewise; with taps (an f32 kernel summing over taps, lower/ir.h) six
+/* Likewise; with taps (a kernel summing over taps, lower/ir.h) six
  * more: R, asr, bsr, S, ass, bss (the outer level first; a call with
  * one tap passes S = 1). */
 enum { INTRIN_PARAMS = 11, INTRIN_TAPS_PARAMS = INTRIN_PARAMS + 3 * FMA_MAX_TAPS };
@@ -281,6 +281,43 @@ void intrin_call(Cg *cg, IrExpr *e, LLVMValueRef fn, LLVMTypeRef fty);
 LLVMValueRef intrin_vload(Cg *cg, LLVMTypeRef vt, LLVMValueRef p, unsigned align,
     LLVMValueRef mask);
 void intrin_vstore(Cg *cg, LLVMValueRef v, LLVMValueRef p, unsigned align, LLVMValueRef mask);
+
+/* ---- intrin_loop.c: the micro-kernels' loops ------------------------------ */
+/* Marks a loop latch so that LLVM neither unrolls nor vectorizes it again
+ * (a kernel's loops are unrolled as it wants them already). */
+void intrin_no_unroll(Cg *cg, LLVMValueRef br);
+/* A counted loop whose n accumulators are phis: intrin_loop_open builds
+ * its head with the counter iv (from `from`) and the phis (the values in
+ * acc on entry), leaving the builder there for the test, which branches
+ * to body or exit; intrin_loop_close ends the body (the counter's next
+ * value, the accumulators' in cur, the latch marked intrin_no_unroll)
+ * and leaves the builder at the exit with the phis in acc. */
+enum { INTRIN_LOOP_ACC = 264 };   /* intrin_dot.c's 32 x 8 sums and 8 of b */
+typedef struct {
+	LLVMBasicBlockRef pre, head, body, exit;
+	LLVMValueRef iv, phis[INTRIN_LOOP_ACC];
+	int n;
+} IntrinLoop;
+void intrin_loop_open(Cg *cg, IntrinLoop *l, const char *name, LLVMValueRef from,
+    const LLVMValueRef *acc, int n);
+void intrin_loop_close(Cg *cg, IntrinLoop *l, LLVMValueRef next, LLVMValueRef *cur,
+    LLVMValueRef *acc);
+/* The taps of a kernel with them (lower/ir.h; intrin_decl_taps's
+ * parameters), outermost first: the extent and a's and b's strides of
+ * each, in elements of elem; ntaps 0 for a kernel without. */
+typedef struct {
+	int ntaps;
+	LLVMTypeRef elem;
+	LLVMValueRef tap[FMA_MAX_TAPS], as[FMA_MAX_TAPS], bs[FMA_MAX_TAPS];
+} IntrinTaps;
+/* t from a kernel's parameters p (intrin_begin's) */
+void intrin_taps_params(IntrinTaps *t, LLVMTypeRef elem, bool taps, const LLVMValueRef *p);
+/* body(cg, ctx, a, b, acc) inside the tap loops of t (once where t has
+ * none), a and b moved by each tap, the n accumulators in acc phis of
+ * every loop: acc holds their values on entry and on exit. */
+typedef void IntrinTapBody(Cg *cg, void *ctx, LLVMValueRef a, LLVMValueRef b, LLVMValueRef *acc);
+void intrin_taps(Cg *cg, const IntrinTaps *t, LLVMValueRef a, LLVMValueRef b, LLVMValueRef *acc,
+    int n, IntrinTapBody *body, void *ctx);
 
 /* ---- vmath.c: exp, log, tanh, sigmoid, erf, pow of f32 (f16) vectors -- */
 /* The builtin (BI_...) of type t on args (already emitted; a scalar

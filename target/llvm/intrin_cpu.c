@@ -63,8 +63,7 @@ typedef struct {
 	LLVMValueRef rowvalid;
 	/* taps (lower/ir.h): the k loop runs inside tap loops, outermost
 	 * first, each moving a and b by its strides */
-	int ntaps;
-	LLVMValueRef tap[FMA_MAX_TAPS], tap_as[FMA_MAX_TAPS], tap_bs[FMA_MAX_TAPS];
+	IntrinTaps taps;
 } Fma;
 
 static LLVMValueRef
@@ -105,72 +104,6 @@ step(Cg *cg, Fma *f, LLVMValueRef k, LLVMValueRef *acc)
 	}
 }
 
-/* Marks a loop latch so that LLVM neither unrolls nor vectorizes it again
- * (the k loop is unrolled here already; re-unrolling only costs compile
- * time). */
-static void
-no_unroll(Cg *cg, LLVMValueRef br)
-{
-	const char *props[2] = { "llvm.loop.unroll.disable", "llvm.loop.vectorize.width" };
-	LLVMMetadataRef ops[3], kv[2];
-	kv[0] = LLVMMDStringInContext2(cg->ctx, props[0], strlen(props[0]));
-	ops[1] = LLVMMDNodeInContext2(cg->ctx, kv, 1);
-	kv[0] = LLVMMDStringInContext2(cg->ctx, props[1], strlen(props[1]));
-	kv[1] = LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 1, 0));
-	ops[2] = LLVMMDNodeInContext2(cg->ctx, kv, 2);
-	LLVMMetadataRef tmp = LLVMTemporaryMDNode(cg->ctx, NULL, 0);
-	ops[0] = tmp;
-	LLVMMetadataRef id = LLVMMDNodeInContext2(cg->ctx, ops, 3);
-	LLVMMetadataReplaceAllUsesWith(tmp, id);
-	LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "llvm.loop", 9),
-	    LLVMMetadataAsValue(cg->ctx, id));
-}
-
-/* A loop whose n accumulators (acc) are phis: loop_open builds its
- * head with the counter (from `from`) and the phis, leaving the builder
- * there for the test, which branches to l->body or l->exit; loop_close
- * ends the body (the counter's next value and the accumulators' in cur),
- * and leaves the builder at the exit with the phis in acc. */
-typedef struct {
-	LLVMBasicBlockRef pre, head, body, exit;
-	LLVMValueRef iv, phis[MAXACC * MAXSET];
-	int n;
-} AccLoop;
-
-static void
-loop_open(Cg *cg, Fma *f, AccLoop *l, const char *name, LLVMValueRef from, LLVMValueRef *acc,
-    int n)
-{
-	char bn[16];
-	l->n = n;
-	l->pre = LLVMGetInsertBlock(cg->b);
-	l->head = intrin_block(cg, name);
-	snprintf(bn, sizeof bn, "%sbody", name);
-	l->body = intrin_block(cg, bn);
-	snprintf(bn, sizeof bn, "%sdone", name);
-	l->exit = intrin_block(cg, bn);
-	LLVMBuildBr(cg->b, l->head);
-	LLVMPositionBuilderAtEnd(cg->b, l->head);
-	l->iv = LLVMBuildPhi(cg->b, f->i64, name);
-	LLVMAddIncoming(l->iv, &from, &l->pre, 1);
-	for (int i = 0; i < n; i++) {
-		l->phis[i] = LLVMBuildPhi(cg->b, f->vt, "acc");
-		LLVMAddIncoming(l->phis[i], &acc[i], &l->pre, 1);
-	}
-}
-
-static void
-loop_close(Cg *cg, AccLoop *l, LLVMValueRef next, LLVMValueRef *cur, LLVMValueRef *acc)
-{
-	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
-	LLVMAddIncoming(l->iv, &next, &latch, 1);
-	for (int i = 0; i < l->n; i++)
-		LLVMAddIncoming(l->phis[i], &cur[i], &latch, 1);
-	no_unroll(cg, LLVMBuildBr(cg->b, l->head));
-	LLVMPositionBuilderAtEnd(cg->b, l->exit);
-	memcpy(acc, l->phis, sizeof(LLVMValueRef) * (size_t)l->n);
-}
-
 /* for (k = from; k + by <= end; k += by) step...  with the accumulators
  * as phis (n of them: sets of mr * nv, step u updating set u % sets);
  * acc holds the values on entry and on exit. */
@@ -179,8 +112,8 @@ kloop(Cg *cg, Fma *f, LLVMValueRef from, LLVMValueRef end, int by, LLVMValueRef 
     LLVMValueRef *kout)
 {
 	int per = f->mr * f->nv, n = per * f->sets;
-	AccLoop l;
-	loop_open(cg, f, &l, "k", from, acc, n);
+	IntrinLoop l;
+	intrin_loop_open(cg, &l, "k", from, acc, n);
 	LLVMValueRef k = l.iv, last = LLVMBuildAdd(cg->b, k, intrin_i64(cg, by), "");
 	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, last, end, ""), l.body, l.exit);
 	LLVMPositionBuilderAtEnd(cg->b, l.body);
@@ -189,41 +122,44 @@ kloop(Cg *cg, Fma *f, LLVMValueRef from, LLVMValueRef end, int by, LLVMValueRef 
 	for (int u = 0; u < by; u++)
 		step(cg, f, LLVMBuildAdd(cg->b, k, intrin_i64(cg, u), ""),
 		    cur + per * (u % f->sets));
-	loop_close(cg, &l, last, cur, acc);
+	intrin_loop_close(cg, &l, last, cur, acc);
 	*kout = k;
 }
 
-/* The whole reduction into acc: k from 0 to K (by `by` steps, then one
- * at a time), inside the tap loops from level lev on (the accumulators
- * phis of each, a and b moved by the level's strides). */
+/* The reduction inside the taps (intrin_taps' body): k from 0 to K (by
+ * `by` steps, then one at a time) with a and b where the taps put them. */
+typedef struct {
+	Fma *f;
+	LLVMValueRef K;
+	int by;
+} Sweep;
+
 static void
-ksweep(Cg *cg, Fma *f, LLVMValueRef K, int by, LLVMValueRef *acc, int lev)
+sweep_body(Cg *cg, void *ctx, LLVMValueRef a, LLVMValueRef b, LLVMValueRef *acc)
 {
-	if (lev == f->ntaps) {
-		LLVMValueRef k;
-		kloop(cg, f, intrin_i64(cg, 0), K, by, acc, &k);
-		if (by > 1) {
-			int sets = f->sets;
-			f->sets = 1;
-			kloop(cg, f, k, K, 1, acc, &k);
-			f->sets = sets;
-		}
-		return;
-	}
-	int n = f->mr * f->nv * f->sets;
-	AccLoop l;
-	loop_open(cg, f, &l, "tap", intrin_i64(cg, 0), acc, n);
-	LLVMValueRef t = l.iv;
-	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, t, f->tap[lev], ""), l.body, l.exit);
-	LLVMPositionBuilderAtEnd(cg->b, l.body);
-	LLVMValueRef cur[MAXACC * MAXSET], a = f->a, b = f->b;
-	memcpy(cur, l.phis, sizeof(LLVMValueRef) * (size_t)n);
-	f->a = intrin_gep(cg, f->f32, a, intrin_mul(cg, t, f->tap_as[lev]));
-	f->b = intrin_gep(cg, f->f32, b, intrin_mul(cg, t, f->tap_bs[lev]));
-	ksweep(cg, f, K, by, cur, lev + 1);
+	Sweep *w = ctx;
+	Fma *f = w->f;
+	LLVMValueRef k, a0 = f->a, b0 = f->b;
 	f->a = a;
 	f->b = b;
-	loop_close(cg, &l, LLVMBuildAdd(cg->b, t, intrin_i64(cg, 1), ""), cur, acc);
+	kloop(cg, f, intrin_i64(cg, 0), w->K, w->by, acc, &k);
+	if (w->by > 1) {
+		int sets = f->sets;
+		f->sets = 1;
+		kloop(cg, f, k, w->K, 1, acc, &k);
+		f->sets = sets;
+	}
+	f->a = a0;
+	f->b = b0;
+}
+
+/* The whole reduction into acc: sweep_body inside the tap loops (the
+ * accumulators phis of each). */
+static void
+ksweep(Cg *cg, Fma *f, LLVMValueRef K, int by, LLVMValueRef *acc)
+{
+	Sweep w = { f, K, by };
+	intrin_taps(cg, &f->taps, f->a, f->b, acc, f->mr * f->nv * f->sets, sweep_body, &w);
 }
 
 /* Asks for the lines of c's block at the start of the kernel: they arrive
@@ -344,7 +280,7 @@ block(Cg *cg, Fma *f, LLVMValueRef K, int by)
 		prefetch_c(cg, f, cptr);
 	for (int i = 0; i < per * f->sets; i++)
 		acc[i] = LLVMConstNull(f->vt);
-	ksweep(cg, f, K, by, acc, 0);
+	ksweep(cg, f, K, by, acc);
 	for (int s = 1; s < f->sets; s++)
 		for (int i = 0; i < per; i++)
 			acc[i] = LLVMBuildFAdd(cg->b, acc[i], acc[s * per + i], "");
@@ -445,7 +381,7 @@ row_loop(Cg *cg, Fma *f, LLVMValueRef mr, LLVMValueRef K)
 	rows_at(cg, f, r, 2, K);
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
 	LLVMAddIncoming(r, &next, &latch, 1);
-	no_unroll(cg, LLVMBuildBr(cg->b, head));
+	intrin_no_unroll(cg, LLVMBuildBr(cg->b, head));
 	LLVMPositionBuilderAtEnd(cg->b, exit);
 	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, r, mr, ""), one, done);
 	LLVMPositionBuilderAtEnd(cg->b, one);
@@ -508,12 +444,7 @@ kernel_fn(Cg *cg, int lanes, int MR, int NR, const int64_t *cst, bool runtime, L
 	f.ctrans = suffix && !strcmp(suffix, ".ct");
 	f.c = p[0], f.csi = p[1], f.a = p[2], f.asi = p[3], f.ask = p[4];
 	f.b = p[5], f.bsk = p[6], f.first = p[10];
-	f.ntaps = taps ? FMA_MAX_TAPS : 0;
-	for (int t = 0; t < f.ntaps; t++) {
-		f.tap[t] = p[INTRIN_PARAMS + 3 * t];
-		f.tap_as[t] = p[INTRIN_PARAMS + 3 * t + 1];
-		f.tap_bs[t] = p[INTRIN_PARAMS + 3 * t + 2];
-	}
+	intrin_taps_params(&f.taps, f.f32, taps, p);
 	LLVMValueRef K = p[7], vm = p[8], vn = p[9];
 	for (int r = 0; r < MAXACC; r++)
 		f.arow[r] = intrin_i64(cg, r);

@@ -42,7 +42,11 @@
  * (llvm.masked.load, zero there) and in the loads and stores of c, so no
  * element outside the block is touched (before, scalar loops, some 30
  * times slower: a 3x3 int8 convolution whose rows of 56 left an 8-column
- * edge ran at 2 GOP/s against 75 with none).  One
+ * edge ran at 2 GOP/s against 75 with none).  A kernel with taps
+ * (lower/ir.h: c[i, j] = sum(r, s, k) a[i, r, s, k] * b[r, s, k, j]) runs
+ * the k loop with its tail inside intrin_loop.c's tap loops, the sums
+ * (and VNNI's sums of b) phis of each, so c is loaded and stored once a
+ * call and the compensation applied once (txc.dot....taps).  One
  * internal function per kind, shape and set of constant strides
  * (txc.dot.KIND.MRxNR...), as intrin_cpu.c's.  The target CPU must have
  * the kind's instruction set (Cg.features): otherwise an error, never an
@@ -130,15 +134,38 @@ dot_row_index(Cg *cg, LLVMValueRef k, int q, LLVMValueRef last, LLVMValueRef *va
 	return LLVMBuildSelect(cg->b, *valid, kq, last, "");
 }
 
-/* The lanes col .. col + n - 1 that are columns of the block (< nr) */
+/* The lanes col .. col + n - 1 that are columns of the block (< nr);
+ * Dot.lmask's where it has them */
 LLVMValueRef
 dot_lane_mask(Cg *cg, Dot *d, int col, int n)
 {
+	int L = d->k->lanes, v = col / L, w = n == L ? 0 : n == 2 * L ? 1 : 2;
+	if (col % L == 0 && v < MAXV && (w < 2 || col == 0) && d->lmask[v][w])
+		return d->lmask[v][w];
 	LLVMValueRef lane[64];
 	for (int i = 0; i < n; i++)
 		lane[i] = intrin_i64(cg, col + i);
 	return LLVMBuildICmp(cg->b, LLVMIntSLT, LLVMConstVector(lane, (unsigned)n),
 	    cg_broadcast(cg, d->nrv, n), "cols");
+}
+
+/* Dot.lmask, before the loops of a masked block: built inside the k loop
+ * they were not hoisted out of the tap loops (3 vpcmpgtq and 3 kunpck a
+ * k step in the 8 x 32 bf16 kernel); unused ones are dropped */
+static void
+lane_masks(Cg *cg, Dot *d)
+{
+	int L = d->k->lanes, NR = d->nv * L;
+	LLVMValueRef m[MAXV][3];
+	memset(m, 0, sizeof m);
+	for (int v = 0; v < d->nv; v++) {
+		m[v][0] = dot_lane_mask(cg, d, v * L, L);
+		if (v % 2 == 0 && v + 1 < d->nv && 2 * L <= 64)
+			m[v][1] = dot_lane_mask(cg, d, v * L, 2 * L);
+	}
+	if (NR <= 64 && NR != L && NR != 2 * L)
+		m[0][2] = dot_lane_mask(cg, d, 0, NR);
+	memcpy(d->lmask, m, sizeof m);
 }
 
 /* Row k + q of b from column col on, n elements (row_index: zero past
@@ -379,8 +406,14 @@ dot_instr(Cg *cg, Dot *d, LLVMValueRef acc, LLVMValueRef pa, LLVMValueRef pb)
 		LLVMTypeRef t = d->acc;
 		return cg_call_intrinsic(cg, "llvm.fma", &t, 1, f, 3);
 	}
-	if (d->k->bf16)
-		return cg_call_intrinsic(cg, "llvm.x86.avx512bf16.dpbf16ps.512", NULL, 0, args, 3);
+	if (d->k->bf16) {
+		/* a (the broadcast pair) last, the operand that may be memory:
+		 * LLVM then folds its load as {1to16} instead of a
+		 * vbroadcastss a vdpbf16ps; the products are the same either
+		 * way round */
+		LLVMValueRef ba[3] = { acc, pb, pa };
+		return cg_call_intrinsic(cg, "llvm.x86.avx512bf16.dpbf16ps.512", NULL, 0, ba, 3);
+	}
 	if (d->k->group == 4)
 		return cg_call_intrinsic(cg, zmm ? "llvm.x86.avx512.vpdpbusd.512" :
 		    "llvm.x86.avx512.vpdpbusd.256", NULL, 0, args, 3);
@@ -407,52 +440,45 @@ step(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *acc, LLVMV
 	}
 }
 
-/* The full block: the k loop over whole groups with the accumulators as
- * phis, the tail group, the compensation, c added unless first, stored. */
+/* The k loop of full_block (intrin_taps' body, once a tap): whole
+ * groups with the accumulators as phis, then the tail group, with a and
+ * b where the taps put them. */
+typedef struct {
+	Dot *d;
+	LLVMValueRef K;
+	int nacc;               /* the sums, then VNNI's sums of b */
+} KSweep;
+
 static void
-full_block(Cg *cg, Dot *d, LLVMValueRef K)
+ksweep(Cg *cg, void *ctx, LLVMValueRef a, LLVMValueRef b, LLVMValueRef *acc)
 {
-	int G = d->k->group, n = d->mr * d->nv, nc = G == 4 && !d->bu ? d->nv : 0;
-	LLVMValueRef init[MAXR * MAXV + MAXV], *acc = init, *comp = init + n;
-	for (int i = 0; i < n + nc; i++)
-		init[i] = LLVMConstNull(d->acc);
-	if (d->bu) {   /* a * (b + 128) summed: less 128 * a summed, from the start */
-		dot_panel_prepare(cg, d, K);
-		for (int i = 0; i < n; i++)
-			init[i] = d->rs[i / d->nv];
-	}
-	/* bf16: a's rows (clamped past mr) once, not at every k step */
-	if (d->k->bf16)
+	KSweep *w = ctx;
+	Dot *d = w->d;
+	LLVMValueRef K = w->K, a0 = d->a, b0 = d->b;
+	int G = d->k->group, n = d->mr * d->nv, nc = w->nacc - n;
+	d->a = a;
+	d->b = b;
+	/* a's rows once, not at every k step: bf16's, and in the masked
+	 * blocks, where each row clamped past mr cost a compare, a select
+	 * and a multiply a row and step (6 instructions a vpdpbusd in the
+	 * 16 x 16 kernel of a 1 x 1 convolution's 14-column rows: 238 GOP/s,
+	 * 328 hoisted); elsewhere LLVM keeps the unclamped rows better
+	 * itself (hoisted there too, a's strided path spilled) */
+	if (d->k->bf16 || (d->mrv && d->bu))
 		for (int r = 0; r < d->mr; r++)
 			d->arow[r] = dot_a_row(cg, d, r);
-	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
-	LLVMBasicBlockRef head = intrin_block(cg, "k"), body = intrin_block(cg, "kbody");
-	LLVMBasicBlockRef exit = intrin_block(cg, "kdone");
-	LLVMBuildBr(cg->b, head);
-	LLVMPositionBuilderAtEnd(cg->b, head);
-	LLVMValueRef k = LLVMBuildPhi(cg->b, d->i64, "k"), zero = intrin_i64(cg, 0);
-	LLVMAddIncoming(k, &zero, &pre, 1);
-	LLVMValueRef phis[MAXR * MAXV + MAXV], cur[MAXR * MAXV + MAXV];
-	for (int i = 0; i < n + nc; i++) {
-		phis[i] = LLVMBuildPhi(cg->b, d->acc, "acc");
-		LLVMAddIncoming(phis[i], &init[i], &pre, 1);
-		cur[i] = phis[i];
-	}
-	LLVMValueRef next = LLVMBuildAdd(cg->b, k, intrin_i64(cg, G), "");
-	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, next, K, ""), body, exit);
-	LLVMPositionBuilderAtEnd(cg->b, body);
+	IntrinLoop l;
+	intrin_loop_open(cg, &l, "k", intrin_i64(cg, 0), acc, n + nc);
+	LLVMValueRef k = l.iv, next = LLVMBuildAdd(cg->b, k, intrin_i64(cg, G), "");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, next, K, ""), l.body, l.exit);
+	LLVMPositionBuilderAtEnd(cg->b, l.body);
+	LLVMValueRef cur[INTRIN_LOOP_ACC];
+	memcpy(cur, l.phis, sizeof(LLVMValueRef) * (size_t)(n + nc));
 	if (d->bu)
 		dot_panel_step(cg, d, k, NULL, cur);
 	else
 		step(cg, d, k, NULL, cur, nc ? cur + n : NULL);
-	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
-	LLVMAddIncoming(k, &next, &latch, 1);
-	for (int i = 0; i < n + nc; i++)
-		LLVMAddIncoming(phis[i], &cur[i], &latch, 1);
-	LLVMBuildBr(cg->b, head);
-	LLVMPositionBuilderAtEnd(cg->b, exit);
-	for (int i = 0; i < n + nc; i++)
-		acc[i] = phis[i];
+	intrin_loop_close(cg, &l, next, cur, acc);
 	if (G > 1) {   /* the rows k .. K-1 of a last, partial group */
 		LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
 		LLVMBasicBlockRef tail = intrin_block(cg, "ktail");
@@ -477,6 +503,29 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 			acc[i] = phi;
 		}
 	}
+	d->a = a0;
+	d->b = b0;
+	memset(d->arow, 0, sizeof d->arow);
+}
+
+/* The full block: the k loop over whole groups with the accumulators as
+ * phis, the tail group, the compensation, c added unless first, stored. */
+static void
+full_block(Cg *cg, Dot *d, LLVMValueRef K)
+{
+	int G = d->k->group, n = d->mr * d->nv, nc = G == 4 && !d->bu ? d->nv : 0;
+	LLVMValueRef init[MAXR * MAXV + MAXV], *acc = init, *comp = init + n;
+	for (int i = 0; i < n + nc; i++)
+		init[i] = LLVMConstNull(d->acc);
+	if (d->bu) {   /* a * (b + 128) summed: less 128 * a summed, from the start */
+		dot_panel_prepare(cg, d, K);
+		for (int i = 0; i < n; i++)
+			init[i] = d->rs[i / d->nv];
+	}
+	if (d->nrv)
+		lane_masks(cg, d);
+	KSweep w = { d, K, n + nc };
+	intrin_taps(cg, &d->taps, d->a, d->b, acc, n + nc, ksweep, &w);
 	if (d->perm)
 		unpermute(cg, d, acc);
 	if (nc) {      /* (a + 128) * b summed: less 128 * b summed */
@@ -518,6 +567,7 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 	for (int i = 0; i < n; i++)
 		intrin_vstore(cg, acc[i], cptr[i], 4, cmask[i]);
 	memset(d->arow, 0, sizeof d->arow);
+	memset(d->lmask, 0, sizeof d->lmask);
 }
 
 /* full_block; on the panel path (vnni_panel, where ok and, when a's k
@@ -605,7 +655,7 @@ masked_block(Cg *cg, Dot *d, LLVMValueRef mr, LLVMValueRef nr, LLVMValueRef K,
  * k, b: intrin_name_strides), built once */
 static LLVMValueRef
 kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emulate,
-    int panelkind, LLVMTypeRef *fty)
+    int panelkind, bool taps, LLVMTypeRef *fty)
 {
 	static const char *const attrs[] = { "noinline", "nounwind", NULL };
 	char name[96];
@@ -615,11 +665,13 @@ kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emu
 		strncat(name, ".emulated", sizeof name - strlen(name) - 1);
 	if (panelkind && k->group == 4 && k->lanes == 16)
 		strncat(name, panelkind == 1 ? ".vbmi" : ".panel", sizeof name - strlen(name) - 1);
-	LLVMValueRef fn = intrin_decl(cg, name, true, k->lanes, attrs, fty);
+	if (taps)
+		strncat(name, ".taps", sizeof name - strlen(name) - 1);
+	LLVMValueRef fn = intrin_decl_taps(cg, name, true, k->lanes, attrs, fty, taps);
 	if (LLVMCountBasicBlocks(fn))
 		return fn;
 	IntrinSaved saved;
-	LLVMValueRef p[11];
+	LLVMValueRef p[INTRIN_TAPS_PARAMS];
 	intrin_begin(cg, &saved, fn, cst, p);
 	Dot d;
 	memset(&d, 0, sizeof d);
@@ -640,6 +692,7 @@ kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emu
 	    d.nv <= 2 && panelkind;
 	d.c = p[0], d.csi = p[1], d.a = p[2], d.asi = p[3], d.ask = p[4];
 	d.b = p[5], d.bsk = p[6], d.first = p[10];
+	intrin_taps_params(&d.taps, d.e, taps, p);
 	LLVMValueRef K = p[7], vm = p[8], vn = p[9];
 	LLVMBasicBlockRef bfull = intrin_block(cg, "full"), bedge = intrin_block(cg, "edge");
 	LLVMBasicBlockRef done = intrin_block(cg, "done");
@@ -682,7 +735,9 @@ intrin_dot_emit(Cg *cg, IrExpr *e)
 		return true;
 	}
 	int64_t mr, nr, cst[4];
-	if (!intrin_decode(e, k->lanes, &mr, &nr, cst) || mr > MAXR || nr / k->lanes > MAXV)
+	IrFmaArgs fa;
+	if (!intrin_decode(e, k->lanes, &mr, &nr, cst) || !ir_fma_args(e, &fa) || mr > MAXR ||
+	    nr / k->lanes > MAXV)
 		ICE("%s: malformed call", k->emit);
 	LLVMTypeRef fty;
 	/* TXC_DOT_PANEL=0: never the panel path (a test and measuring switch) */
@@ -690,7 +745,8 @@ intrin_dot_emit(Cg *cg, IrExpr *e)
 	int panelkind = 0;         /* 1: vpermb there, 2: emulated */
 	if (!(pe && *pe == '0'))
 		panelkind = cg->features && intrin_has_feature(cg->features, "avx512vbmi") ? 1 : emulate ? 2 : 0;
-	LLVMValueRef fn = kernel_fn(cg, k, (int)mr, (int)nr, cst, emulate, panelkind, &fty);
+	LLVMValueRef fn = kernel_fn(cg, k, (int)mr, (int)nr, cst, emulate, panelkind, fa.ntaps > 0,
+	    &fty);
 	intrin_call(cg, e, fn, fty);
 	return true;
 }

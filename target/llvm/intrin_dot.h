@@ -24,8 +24,11 @@ typedef struct {
 	bool emulate;           /* TXC_DOT_EMULATE: see emulated() */
 	bool perm;              /* b's columns in pack_b_pairs' order */
 	LLVMValueRef c, a, b, csi, asi, ask, bsk, first;
-	/* masked_block: the block's extents (NULL in the full block) */
+	/* masked_block: the block's extents (NULL in the full block), and
+	 * the lane masks of b's loads built before the loops (lane_masks:
+	 * from column v * lanes on, lanes, twice as many, and NR of them) */
 	LLVMValueRef mrv, nrv;
+	LLVMValueRef lmask[MAXV][3];
 	/* vnni_panel: b unsigned, a signed (intrin_panel.c) */
 	bool bu;
 	bool rows;              /* b's rows apart: loaded one by one */
@@ -34,6 +37,9 @@ typedef struct {
 	/* bf16: a's row pointers, computed once before the k loop (rows
 	 * past mr clamped); NULL elsewhere */
 	LLVMValueRef arow[MAXR];
+	/* a kernel with taps (lower/ir.h): the k loop, and the panel path's
+	 * sums of a's rows, run inside their loops (intrin_taps) */
+	IntrinTaps taps;
 } Dot;
 
 /* ---- intrin_dot.c ----------------------------------------------------------- */
@@ -43,7 +49,8 @@ LLVMValueRef dot_shuffle(Cg *cg, LLVMValueRef x, LLVMValueRef y, const int *m, i
  * last so that it is never out of the operand. */
 LLVMValueRef dot_row_index(Cg *cg, LLVMValueRef k, int q, LLVMValueRef last,
     LLVMValueRef *valid);
-/* The lanes col .. col + n - 1 that are columns of the block (< nr) */
+/* The lanes col .. col + n - 1 that are columns of the block (< nr);
+ * Dot.lmask's where it has them */
 LLVMValueRef dot_lane_mask(Cg *cg, Dot *d, int col, int n);
 /* a[r, k .. k+G-1] broadcast to every lane, as dot_pack_b's lanes are;
  * dot_pack_a: the same for the k group at k (last: the tail's last row) */

@@ -10,7 +10,8 @@
  * four bytes are a broadcast operand of vpdpbusd straight from memory;
  * the excess, 128 times the sum of a's row, is summed before the k loop
  * (vpdpbusd of 64 bytes of the row by ones: 1/64 of the loop's work per
- * row and vector), and the row's sums start from minus it.
+ * row and vector; in a kernel with taps, over every tap's row), and the
+ * row's sums start from minus it.
  */
 #include "target/llvm/intrin_dot.h"
 
@@ -104,13 +105,65 @@ row_totals(Cg *cg, Dot *d, LLVMValueRef *s)
 	}
 }
 
+/* The sums of a's rows over k < K, added to s: 64 bytes a step by
+ * vpdpbusd with ones, the last K % 64 masked (intrin_taps' body: once a
+ * tap, a where the tap puts it). */
+typedef struct {
+	Dot *d;
+	LLVMValueRef K, tail;   /* tail: the bytes below K % 64 */
+} RowSums;
+
+static void
+row_sums(Cg *cg, void *ctx, LLVMValueRef a, LLVMValueRef b, LLVMValueRef *s)
+{
+	(void)b;
+	RowSums *w = ctx;
+	Dot *d = w->d;
+	LLVMValueRef K = w->K, a0 = d->a, rows[MAXR], cur[MAXR];
+	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx), v64 = LLVMVectorType(i8, 64);
+	LLVMValueRef ones = cg_broadcast(cg, intrin_i32(cg, 0x01010101), d->k->lanes);
+	d->a = a;
+	for (int r = 0; r < d->mr; r++)
+		rows[r] = dot_a_row(cg, d, r);
+	d->a = a0;
+	IntrinLoop l;
+	intrin_loop_open(cg, &l, "rsum", intrin_i64(cg, 0), s, d->mr);
+	LLVMValueRef k = l.iv, next = LLVMBuildAdd(cg->b, k, intrin_i64(cg, 64), "");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, next, K, ""), l.body, l.exit);
+	LLVMPositionBuilderAtEnd(cg->b, l.body);
+	for (int r = 0; r < d->mr; r++) {
+		LLVMValueRef x = intrin_vload(cg, v64, intrin_gep(cg, i8, rows[r], k), 1, NULL);
+		cur[r] = dot_instr(cg, d, l.phis[r], ones, LLVMBuildBitCast(cg->b, x, d->acc, ""));
+	}
+	intrin_loop_close(cg, &l, next, cur, s);
+	/* the last K % 64 bytes, masked, where there are some */
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
+	LLVMBasicBlockRef tail = intrin_block(cg, "rsumtail"), join = intrin_block(cg, "rsumjoin");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, k, K, ""), tail, join);
+	LLVMPositionBuilderAtEnd(cg->b, tail);
+	for (int r = 0; r < d->mr; r++) {
+		LLVMValueRef x = intrin_vload(cg, v64, intrin_gep(cg, i8, rows[r], k), 1, w->tail);
+		cur[r] = dot_instr(cg, d, s[r], ones, LLVMBuildBitCast(cg->b, x, d->acc, ""));
+	}
+	LLVMBasicBlockRef tend = LLVMGetInsertBlock(cg->b);
+	LLVMBuildBr(cg->b, join);
+	LLVMPositionBuilderAtEnd(cg->b, join);
+	for (int r = 0; r < d->mr; r++) {
+		LLVMValueRef phi = LLVMBuildPhi(cg->b, d->acc, "rsum");
+		LLVMValueRef in[2] = { s[r], cur[r] };
+		LLVMBasicBlockRef bbs[2] = { from, tend };
+		LLVMAddIncoming(phi, in, bbs, 2);
+		s[r] = phi;
+	}
+}
+
 /* Before the k loop: the permutation indices, the masks of the panel's
  * loads (masked_block: bytes below 3 bsk + nr), minus 128 times each
  * row's sum */
 void
 dot_panel_prepare(Cg *cg, Dot *d, LLVMValueRef K)
 {
-	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx), v64 = LLVMVectorType(i8, 64);
+	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx);
 	int NR = d->nv * d->k->lanes;
 	LLVMValueRef bs = cg_broadcast(cg, d->rows ? LLVMConstInt(i8, (unsigned)NR, 0) :
 	    LLVMBuildTrunc(cg->b, d->bsk, i8, ""), 64);
@@ -127,54 +180,13 @@ dot_panel_prepare(Cg *cg, Dot *d, LLVMValueRef K)
 			d->bmask[v] = bytes_below(cg, 64 * v, LLVMBuildAdd(cg->b,
 			    intrin_mul(cg, d->bsk, intrin_i64(cg, 3)), d->nrv, ""));
 	}
-	LLVMValueRef rows[MAXR], phis[MAXR], s[MAXR], zero = intrin_i64(cg, 0);
-	LLVMValueRef ones = cg_broadcast(cg, intrin_i32(cg, 0x01010101), d->k->lanes);
+	LLVMValueRef s[MAXR];
 	for (int r = 0; r < d->mr; r++)
-		rows[r] = dot_a_row(cg, d, r);
-	LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
-	LLVMBasicBlockRef head = intrin_block(cg, "rsum"), body = intrin_block(cg, "rsumbody");
-	LLVMBasicBlockRef exit = intrin_block(cg, "rsumdone");
-	LLVMBuildBr(cg->b, head);
-	LLVMPositionBuilderAtEnd(cg->b, head);
-	LLVMValueRef k = LLVMBuildPhi(cg->b, d->i64, "k0");
-	LLVMAddIncoming(k, &zero, &pre, 1);
-	for (int r = 0; r < d->mr; r++) {
-		LLVMValueRef z = LLVMConstNull(d->acc);
-		phis[r] = LLVMBuildPhi(cg->b, d->acc, "rsum");
-		LLVMAddIncoming(phis[r], &z, &pre, 1);
-	}
-	LLVMValueRef next = LLVMBuildAdd(cg->b, k, intrin_i64(cg, 64), "");
-	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, next, K, ""), body, exit);
-	LLVMPositionBuilderAtEnd(cg->b, body);
-	for (int r = 0; r < d->mr; r++) {
-		LLVMValueRef x = intrin_vload(cg, v64, intrin_gep(cg, i8, rows[r], k), 1, NULL);
-		s[r] = dot_instr(cg, d, phis[r], ones, LLVMBuildBitCast(cg->b, x, d->acc, ""));
-	}
-	LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
-	LLVMAddIncoming(k, &next, &latch, 1);
-	for (int r = 0; r < d->mr; r++)
-		LLVMAddIncoming(phis[r], &s[r], &latch, 1);
-	LLVMBuildBr(cg->b, head);
-	LLVMPositionBuilderAtEnd(cg->b, exit);
-	/* the last K % 64 bytes, masked, where there are some */
-	LLVMBasicBlockRef tail = intrin_block(cg, "rsumtail"), join = intrin_block(cg, "rsumjoin");
-	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, k, K, ""), tail, join);
-	LLVMPositionBuilderAtEnd(cg->b, tail);
-	LLVMValueRef m = bytes_below(cg, 0, LLVMBuildSub(cg->b, K, k, ""));
-	for (int r = 0; r < d->mr; r++) {
-		LLVMValueRef x = intrin_vload(cg, v64, intrin_gep(cg, i8, rows[r], k), 1, m);
-		s[r] = dot_instr(cg, d, phis[r], ones, LLVMBuildBitCast(cg->b, x, d->acc, ""));
-	}
-	LLVMBasicBlockRef tend = LLVMGetInsertBlock(cg->b);
-	LLVMBuildBr(cg->b, join);
-	LLVMPositionBuilderAtEnd(cg->b, join);
-	for (int r = 0; r < d->mr; r++) {
-		LLVMValueRef phi = LLVMBuildPhi(cg->b, d->acc, "rsum");
-		LLVMValueRef in[2] = { phis[r], s[r] };
-		LLVMBasicBlockRef bbs[2] = { exit, tend };
-		LLVMAddIncoming(phi, in, bbs, 2);
-		s[r] = phi;
-	}
+		s[r] = LLVMConstNull(d->acc);
+	/* the tail's mask before the taps (K - k there is K % 64 at every
+	 * tap, which LLVM did not see) */
+	RowSums w = { d, K, bytes_below(cg, 0, LLVMBuildAnd(cg->b, K, intrin_i64(cg, 63), "")) };
+	intrin_taps(cg, &d->taps, d->a, d->b, s, d->mr, row_sums, &w);
 	row_totals(cg, d, s);
 }
 

@@ -10,8 +10,12 @@
 # AVX512_VBMI, a's row sums are summed before the loop: 16 + 2 for
 # cascadelake, which lacks it) and gemm_16x16_i8_vnni (16), vpdpbusd ymm in
 # its VEX form for gemm_4x16_i8_avxvnni (8 + 2), vdpbf16ps zmm for
-# gemm_12x32_bf16 (24); the AVX2 tables' loops (vpmaddwd, vfmadd) for
-# znver3.  The stdlib's gemm_i8 and matmul_bf16 pick those tables for
+# gemm_12x32_bf16 (24) and gemm_16x16_bf16 (16, a's pair a {1to16}
+# memory operand, not a vbroadcastss a vdpbf16ps); the AVX2 tables' loops (vpmaddwd, vfmadd) for
+# znver3.  The kernels with taps (conv_8x32_i8_vnni, conv_8x32_bf16 on a
+# 3x3 convolution laid out as conv2d.tx's): the same k loops inside the
+# tap loops (16 vpdpbusd, 16 vdpbf16ps), and no innermost loop of theirs
+# (the masked blocks' included) builds lane masks (vpcmp, kunpck).  The stdlib's gemm_i8 and matmul_bf16 pick those tables for
 # those CPUs (with AMX, sapphirerapids, the AMX tables: calls of
 # libtxrt's kernels, whose code must hold ldtilecfg, tileloadd, tdpbssd,
 # tdpbf16ps, tilestored, tilezero and tilerelease).  Skips (77) where txc
@@ -48,7 +52,29 @@ kernel gbf(M, N, K) {
 }
 TX
 	tile_schedule gbf dp 12 32 gemm_12x32_bf16
+	tile_schedule gbf dp16 16 16 gemm_16x16_bf16
 	tile_schedule gbf widen 6 16 gemm_6x16_bf16
+	for t in i8:i32:conv_8x32_i8_vnni bf16:f32:conv_8x32_bf16; do
+		set -- $(echo "$t" | tr : ' ')
+		cat <<TX
+kernel c$1(N, C, H, W, K) {
+  in  data:   $1[N, C, H, W];
+  in  weight: $1[K, C, 3, 3];
+  out y:      $2[N, K, H, W];
+  padded: $1[N, H + 2, C, W + 2];
+  padded[n, h, c, w] = (h >= 1 && h <= H && w >= 1 && w <= W) ? data[n, c, h - 1, w - 1] : $1(0);
+  wt: $1[K, 3, 3, C];
+  wt[k, r, s, c] = weight[k, c, r, s];
+  y[n, k, p, q] = sum(rc < C, ry < 3, rx < 3)
+      $2(padded[n, p + ry, rc, q + rx]) * $2(wt[k, ry, rx, rc]);
+}
+schedule c$1 as taps for cpu {
+  y.tile(k, q, 8, 32) -> (ko, qo, ki, qi);
+  y.reorder(n, ko, p, qo, ry, rx, rc, ki, qi);
+  y.tensorize(ry, $3);
+}
+TX
+	done
 } >m.tx
 check() { # CPU KERNEL SCHEDULE PATTERN COUNT WHAT
 	asm "$1" -k "$2" -s "$3"
@@ -63,8 +89,19 @@ for cpu in sapphirerapids znver4; do
 	check $cpu gi8 vnni16 'vpdpbusd[ \t].*%zmm' 16 gemm_16x16_i8_vnni
 	grep -q 'vpermb' m.s || fail "--cpu=$cpu gemm_16x16_i8_vnni: no vpermb"
 	check $cpu gbf dp 'vdpbf16ps[ \t]+%zmm' 24 gemm_12x32_bf16
+	check $cpu gbf dp16 'vdpbf16ps[ \t].*[{]1to16[}]' 16 gemm_16x16_bf16
+done
+for cpu in sapphirerapids znver4; do
+	check $cpu ci8 taps 'vpdpbusd[ \t]+%zmm' 16 conv_8x32_i8_vnni
+	grep -q '^txc[.]dot[.].*[.]taps:' m.s || fail "--cpu=$cpu conv_8x32_i8_vnni: no .taps kernel"
+	loops m.s 'vpcmp|kunpck' 'dot[.].*taps' | grep -v '^0 ' >masks.txt &&
+	    fail "--cpu=$cpu conv_8x32_i8_vnni: lane masks built in a loop ($(tr '\n' ' ' <masks.txt))"
+	check $cpu cbf16 taps 'vdpbf16ps[ \t]+%zmm' 16 conv_8x32_bf16
+	loops m.s 'vpcmp|kunpck' 'dot[.].*taps' | grep -v '^0 ' >masks.txt &&
+	    fail "--cpu=$cpu conv_8x32_bf16: lane masks built in a loop ($(tr '\n' ' ' <masks.txt))"
 done
 check cascadelake gi8 vnni 'vpdpbusd[ \t]+%zmm' 18 gemm_8x32_i8_vnni
+check cascadelake ci8 taps 'vpdpbusd[ \t]+%zmm' 18 conv_8x32_i8_vnni
 for cpu in alderlake sapphirerapids; do
 	check $cpu gi8 avxvnni '\{vex\}[ \t]+vpdpbusd[ \t]+%ymm' 10 gemm_4x16_i8_avxvnni
 done
