@@ -74,7 +74,31 @@ txrt_emu_mbar_init(void *bar, int count)
 }
 
 void
+txrt_emu_mbar_expect_tx(void *bar, int bytes)
+{
+	Emu *e = cuda_emu_cur;
+	Mbar m;
+	if (!e || !mbar_at(e, bar, &m))
+		return;
+	m.tx += bytes;
+	if (m.pending)
+		m.pending--;
+	mbar_complete(&m);
+	memcpy(bar, &m, sizeof m);
+}
+
+void
 txrt_emu_tma_load(int dbuf, void *dbase, int64_t doff, const void *map, int col, int row,
+    void *bar)
+{
+	const CudaEmuMap *t = map;
+	if (t && t->magic == CUDA_EMU_MAP_MAGIC)
+		txrt_emu_mbar_expect_tx(bar, (int)(t->box[0] * t->box[1] * t->esize));
+	txrt_emu_tma_box(dbuf, dbase, doff, map, col, row, bar);
+}
+
+void
+txrt_emu_tma_box(int dbuf, void *dbase, int64_t doff, const void *map, int col, int row,
     void *bar)
 {
 	Emu *e = cuda_emu_cur;
@@ -97,11 +121,8 @@ txrt_emu_tma_load(int dbuf, void *dbase, int64_t doff, const void *map, int col,
 		cuda_emu_stop(e);
 		return;
 	}
-	/* arrive.expect_tx, then the box: byte b of row r at its swizzled place
-	 * (16-byte chunk c of a 128-byte line XOR bits 7.. of the offset) */
-	m.tx += (int32_t)bytes;
-	if (m.pending)
-		m.pending--;
+	/* the box: byte b of row r at its swizzled place (16-byte chunk c of
+	 * a 128-byte line XOR bits 7.. of the offset) */
 	for (int64_t r = 0; r < t->box[1]; r++)
 		for (int64_t x = 0; x < t->box[0]; x++) {
 			int64_t off = r * rowb + x * es, at = off;
@@ -127,7 +148,22 @@ txrt_emu_tma_load(int dbuf, void *dbase, int64_t doff, const void *map, int col,
 		tma_fl[ntma].lo = lo;
 		tma_fl[ntma++].hi = lo + (uintptr_t)bytes;
 	}
-	m.tx -= (int32_t)bytes;   /* complete_tx */
+	/* complete_tx, on the barrier as it is now (the copy above does not
+	 * touch it); a phase that no arrival has expected bytes of yet gets
+	 * them from a load its predecessor should have counted (txc's thread
+	 * arrives with expect_tx before its loads) */
+	mbar_at(e, bar, &m);
+	if (m.tx < bytes && m.pending == m.count) {
+		char tb[48], bb[48];
+		cuda_emu_report(e, "TMA load into shared buffer %d element %lld by thread %s of block %s "
+		    "completes %lld bytes on an mbarrier whose phase expects %d: an expect_tx that left "
+		    "it out let the previous phase complete before the load landed", dbuf,
+		    (long long)doff, cuda_emu_thread_name(e, e->cur->index, tb, sizeof tb),
+		    cuda_emu_block_name(e, bb, sizeof bb), (long long)bytes, m.tx);
+		cuda_emu_stop(e);
+		return;
+	}
+	m.tx -= (int32_t)bytes;
 	mbar_complete(&m);
 	memcpy(bar, &m, sizeof m);
 }

@@ -240,6 +240,12 @@ TXRT_API void txrt_emu_mbar_init(void *bar, int count);
  * txrt_emu_mbar_wait sees the phase complete. */
 TXRT_API void txrt_emu_tma_load(int dbuf, void *dbase, int64_t doff, const void *map, int col,
     int row, void *bar);
+/* The two halves of txrt_emu_tma_load, for a fill of several boxes on one
+ * mbarrier: mbarrier.arrive.expect_tx of bytes on bar (one arrival), and
+ * one box's copy completing its bytes on bar with no arrival. */
+TXRT_API void txrt_emu_mbar_expect_tx(void *bar, int bytes);
+TXRT_API void txrt_emu_tma_box(int dbuf, void *dbase, int64_t doff, const void *map, int col,
+    int row, void *bar);
 /* mbarrier.try_wait.parity in a loop: returns once the phase of that
  * parity has completed; one that never can (no load arms it) is
  * reported and stops the launch. */

@@ -111,6 +111,9 @@ typedef struct {
 	Buffer *map;              /* stands for the parameter in gpu.tma calls */
 	Buffer *bar;              /* the slots' mbarriers (shared, 8 bytes each) */
 	int64_t box[2];           /* elements: columns (inner), rows */
+	int boxes;                /* boxes a fill: 1, or one a 128-byte panel
+	                             of a tile stored in panels (gpu_swizzle.c),
+	                             box[0] columns apart */
 	int slots;
 	int swizzle;              /* bytes: 0 (none), 32, 64, 128 */
 	Loc loc;                  /* the tma() primitive */

@@ -62,6 +62,8 @@ define_runtime(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
 		{ "txrt_emu_access", (void (*)(void))txrt_emu_access },
 		{ "txrt_cuda_tensor_map", (void (*)(void))txrt_cuda_tensor_map },
 		{ "txrt_emu_tma_load", (void (*)(void))txrt_emu_tma_load },
+		{ "txrt_emu_tma_box", (void (*)(void))txrt_emu_tma_box },
+		{ "txrt_emu_mbar_expect_tx", (void (*)(void))txrt_emu_mbar_expect_tx },
 		{ "txrt_emu_mbar_init", (void (*)(void))txrt_emu_mbar_init },
 		{ "txrt_emu_mbar_wait", (void (*)(void))txrt_emu_mbar_wait },
 		{ "txrt_emu_copy_async", (void (*)(void))txrt_emu_copy_async },
