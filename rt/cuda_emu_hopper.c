@@ -60,12 +60,18 @@ cuda_emu_tma_drop(void)
 	ntma = 0;
 }
 
+/* The launch's mbarrier at bar, read into m (NULL outside a launch). */
+static Mbar *
+mbar_cur(void *bar, Mbar *m)
+{
+	return cuda_emu_cur ? mbar_at(cuda_emu_cur, bar, m) : NULL;
+}
+
 void
 txrt_emu_mbar_init(void *bar, int count)
 {
-	Emu *e = cuda_emu_cur;
 	Mbar m;
-	if (!e || !mbar_at(e, bar, &m))
+	if (!mbar_cur(bar, &m))
 		return;
 	m.tx = 0;
 	m.count = m.pending = (uint8_t)(count < 1 ? 1 : count > 255 ? 255 : count);
@@ -76,9 +82,8 @@ txrt_emu_mbar_init(void *bar, int count)
 void
 txrt_emu_mbar_expect_tx(void *bar, int bytes)
 {
-	Emu *e = cuda_emu_cur;
 	Mbar m;
-	if (!e || !mbar_at(e, bar, &m))
+	if (!mbar_cur(bar, &m))
 		return;
 	m.tx += bytes;
 	if (m.pending)

@@ -65,27 +65,7 @@ if [ -n "$ptxas" ]; then
 fi
 
 # ---- the emulator ---------------------------------------------------------------
-cat >wrap.c <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-#include "txrt.h"
-int __real_txrt_cuda_tensor_map(void *map, const void *base, int dtype, int esize,
-    int64_t cols, int64_t rows, int box_cols, int box_rows, int swizzle);
-/* says how each map went; WRAP_SWIZZLE_B encodes B's (box of 64 columns)
- * with another swizzle mode */
-int
-__wrap_txrt_cuda_tensor_map(void *map, const void *base, int dtype, int esize,
-    int64_t cols, int64_t rows, int box_cols, int box_rows, int swizzle)
-{
-	const char *s = getenv("WRAP_SWIZZLE_B");
-	int ok = __real_txrt_cuda_tensor_map(map, base, dtype, esize, cols, rows, box_cols,
-	    box_rows, s && box_cols == 64 ? atoi(s) : swizzle);
-	fprintf(stderr, "map %lldx%lld box %dx%d swizzle %d: %s\n", (long long)cols,
-	    (long long)rows, box_cols, box_rows, swizzle, ok ? "tma" : "cp.async");
-	return ok;
-}
-C
-${CC:-cc} -O1 -I"$top/rt" -c -o wrap.o wrap.c || exit 99
+${CC:-cc} -O1 -I"$top/rt" -c -o wrap.o "$top/tests/unit/cuda_tma_wrap.c" || exit 99
 "$TXC" "$@" -k $k --emit=harness -o h.c "$f" && ${CC:-cc} -O1 -DTXC_LLVM -c -o h.o h.c &&
 ${CC:-cc} -O1 -DTXC_LLVM -DTXC_CUDA_DEVICE -c -o hd.o h.c &&
 "$TXC" "$@" -k $k --no-schedule "$f" -o ref.o && ${CC:-cc} -o ref h.o ref.o "$lib" -lpthread -ldl -lm || exit 99
@@ -104,7 +84,7 @@ check() {
 	rm -f out.bin
 	TXRT_CUDA=emulate ./$1 M=$2 N=$3 K=$4 out=out.bin >out 2>&1 ||
 	    { fail "$1 $2 x $3 x $4: exit $?: $(grep -v '^map' out | head -3)"; return; }
-	grep -q "^map ${3}x$4 box 64x32 swizzle 128: $5$" out ||
+	grep -q "^map 6 2 ${3}x$4 box 64x32 swizzle 128: $5$" out ||
 	    fail "$1 $2 x $3 x $4: B's map: $(grep '^map' out | tr '\n' ' '), $5 expected"
 	same || { fail "$1 $2 x $3 x $4: differs from the unscheduled kernel"; head -3 cmp; return; }
 	echo "$1 $2 x $3 x $4: B by $5, right"
@@ -115,13 +95,13 @@ check gpu 200 136 72 tma
 check gpu 130 136 200 tma
 check gpu 257 263 129 cp.async
 check gpu 64 72 45 tma          # A's rows (90 bytes) are no multiple of 16: neither map is used
-grep -q "^map 45x64 box 32x128 swizzle 64: cp.async$" out || fail "64 x 72 x 45: A's map: $(grep '^map' out)"
+grep -q "^map 6 2 45x64 box 32x128 swizzle 64: cp.async$" out || fail "64 x 72 x 45: A's map: $(grep '^map' out)"
 build fixed X=0 -D M=257 -D N=264 -D K=136 || fail "build with -D"
 check fixed 257 264 136 tma
 
 # wrong plans
 ./ref M=200 N=136 K=72 out=ref.bin >/dev/null 2>&1
-WRAP_SWIZZLE_B=0 TXRT_CUDA=emulate ./gpu M=200 N=136 K=72 out=out.bin >out 2>&1 || fail "B's map unswizzled: exit $?"
+WRAP_SWIZZLE=0 WRAP_SWIZZLE_COLS=64 TXRT_CUDA=emulate ./gpu M=200 N=136 K=72 out=out.bin >out 2>&1 || fail "B's map unswizzled: exit $?"
 same && fail "B's map unswizzled: still right (the boxes' layout is not the descriptors'?)"
 build expect1 TXC_CUDA_TMA_EXPECT=box || fail "build (expect_tx of one box)"
 TXRT_CUDA=emulate ./expect1 M=200 N=136 K=72 out=out.bin >out 2>&1 && fail "expect_tx of one box: the emulator saw nothing"
