@@ -18,9 +18,12 @@
 typedef struct {
 	int32_t tx;              /* transaction bytes expected and not yet completed */
 	uint16_t pending;        /* arrivals the current phase still needs */
-	uint8_t count;           /* arrivals a phase */
-	uint8_t done;            /* phases completed (mod 256): its parity is the wait's */
+	uint16_t cd;             /* bits 0-14: arrivals a phase (1 .. 32767); bit 15:
+	                            the parity of the phases completed, the wait's */
 } Mbar;
+
+#define COUNT(m) ((m).cd & 0x7fff)
+#define DONE(m) ((m).cd >> 15)
 
 /* the TMA boxes in flight: their bytes [lo, hi) of the arena, until a
  * wait sees bar's phase complete */
@@ -42,13 +45,16 @@ mbar_at(Emu *e, void *bar, Mbar *m)
 	return m;
 }
 
-static void
+/* Completes m's phase if nothing more is awaited; whether it did. */
+static int
 mbar_complete(Mbar *m)
 {
 	if (m->pending == 0 && m->tx == 0) {
-		m->done++;
-		m->pending = m->count;
+		m->cd ^= 0x8000;
+		m->pending = COUNT(*m);
+		return 1;
 	}
+	return 0;
 }
 
 void
@@ -74,8 +80,7 @@ txrt_emu_mbar_init(void *bar, int count)
 	if (!mbar_cur(bar, &m))
 		return;
 	m.tx = 0;
-	m.count = m.pending = (uint8_t)(count < 1 ? 1 : count > 255 ? 255 : count);
-	m.done = 0;
+	m.cd = m.pending = (uint16_t)(count < 1 ? 1 : count > 32767 ? 32767 : count);
 	memcpy(bar, &m, sizeof m);
 }
 
@@ -137,7 +142,7 @@ txrt_emu_tma_box(int dbuf, void *dbase, int64_t doff, const void *map, int col, 
 				at = off ^ (((abs >> 7) & (span - 1)) << 4);
 			}
 			if (e->check) {
-				cuda_emu_shadow_access(e, dbuf, lo + (uintptr_t)at, doff + at / es, (int)es, 1);
+				cuda_emu_shadow_access(e, dbuf, lo + (uintptr_t)at, doff + at / es, (int)es, 2);
 				for (int b = 0; b < es; b++)
 					cuda_emu_shadow[lo - a + (uintptr_t)at + (uintptr_t)b].async =
 					    (uint16_t)(TMA_FLIGHT | (e->cur->index + 1));
@@ -158,7 +163,7 @@ txrt_emu_tma_box(int dbuf, void *dbase, int64_t doff, const void *map, int col, 
 	 * them from a load its predecessor should have counted (txc's thread
 	 * arrives with expect_tx before its loads) */
 	mbar_at(e, bar, &m);
-	if (m.tx < bytes && m.pending == m.count) {
+	if (m.tx < bytes && m.pending == COUNT(m)) {
 		char tb[48], bb[48];
 		cuda_emu_report(e, "TMA load into shared buffer %d element %lld by thread %s of block %s "
 		    "completes %lld bytes on an mbarrier whose phase expects %d: an expect_tx that left "
@@ -173,6 +178,53 @@ txrt_emu_tma_box(int dbuf, void *dbase, int64_t doff, const void *map, int col, 
 	memcpy(bar, &m, sizeof m);
 }
 
+/* mbarrier.arrive (no transaction bytes): one arrival on bar.  One that
+ * completes a phase yields, so that the threads waiting for it run at
+ * once (rt/cuda_emu.c, run_all). */
+void
+txrt_emu_mbar_arrive(void *bar)
+{
+	Emu *e = cuda_emu_cur;
+	Mbar m;
+	if (!e || !mbar_at(e, bar, &m))
+		return;
+	if (m.pending == 0) {
+		char tb[48], bb[48];
+		cuda_emu_report(e, "thread %s of block %s arrives on an mbarrier whose phase has all its "
+		    "arrivals (%d): more arrivals than its count", cuda_emu_thread_name(e, e->cur->index,
+		    tb, sizeof tb), cuda_emu_block_name(e, bb, sizeof bb), COUNT(m));
+		cuda_emu_stop(e);
+		return;
+	}
+	m.pending--;
+	int done = mbar_complete(&m);
+	memcpy(bar, &m, sizeof m);
+	if (done) {
+		e->wake = 1;
+		fiber_switch(&e->cur->fiber, &e->sched);
+	}
+}
+
+int
+cuda_emu_mbar_ready(const Thread *t)
+{
+	Mbar m;
+	memcpy(&m, t->mbar, sizeof m);
+	return (int)DONE(m) != (t->parity & 1);
+}
+
+void
+cuda_emu_mbar_stuck(Emu *e, const Thread *t)
+{
+	char tb[48], bb[48];
+	Mbar m;
+	memcpy(&m, t->mbar, sizeof m);
+	cuda_emu_report(e, "thread %s of block %s waits for phase parity %d of an mbarrier whose phase "
+	    "no arrival or TMA load can complete (%d arrivals and %d bytes missing; no thread of "
+	    "the block can go on): on a GPU it would wait forever", cuda_emu_thread_name(e, t->index,
+	    tb, sizeof tb), cuda_emu_block_name(e, bb, sizeof bb), t->parity & 1, m.pending, m.tx);
+}
+
 void
 txrt_emu_mbar_wait(void *bar, int parity)
 {
@@ -180,15 +232,17 @@ txrt_emu_mbar_wait(void *bar, int parity)
 	Mbar m;
 	if (!e || !mbar_at(e, bar, &m))
 		return;
-	if ((m.done & 1) == (parity & 1)) {
-		char tb[48], bb[48];
-		cuda_emu_report(e, "thread %s of block %s waits for phase parity %d of an mbarrier whose phase "
-		    "no arrival or TMA load can complete (%d arrivals and %d bytes missing): on a GPU "
-		    "it would wait forever", cuda_emu_thread_name(e, e->cur->index, tb, sizeof tb),
-		    cuda_emu_block_name(e, bb, sizeof bb), parity & 1, m.pending, m.tx);
-		cuda_emu_stop(e);
-		return;
+	if ((int)DONE(m) == (parity & 1)) {
+		/* not yet: the other threads run until the phase completes (or
+		 * none can, which run_block reports) */
+		e->cur->mbar = bar;
+		e->cur->parity = parity;
+		e->cur->state = MBAR_WAIT;
+		fiber_switch(&e->cur->fiber, &e->sched);
+		memcpy(&m, bar, sizeof m);
 	}
+	if (COUNT(m) > 1)   /* completed by other threads' arrivals */
+		e->cur->arrival_sync = 1;
 	/* the phase has completed: its loads have landed for every reader */
 	int kept = 0;
 	for (int i = 0; i < ntma; i++) {

@@ -72,6 +72,13 @@ enum { GPU_COPY_NARGS = 5 };
 enum { GPU_TMA_NARGS = 6 };
 #define GPU_MBAR_INIT "gpu.mbar_init"
 #define GPU_MBAR_WAIT "gpu.mbar_wait"
+/* gpu.mbar_arrive(bar[s], when): mbarrier.arrive where when (i32) is not
+ * 0, no transaction bytes (a consumer releasing slot s: gpu_wspec.c) */
+#define GPU_MBAR_ARRIVE "gpu.mbar_arrive"
+/* gpu.warpgroup(): threadIdx.z (i32) as ptxas sees it warp-uniform (lane
+ * 0's, by shfl.sync): a warp-specialised kernel's role, on which its
+ * branches around wgmma groups in flight do not serialize them */
+#define GPU_WARPGROUP "gpu.warpgroup"
 #define GPU_MMA_FILL "mma_fill"
 #define GPU_MMA_STORE "mma_store"
 enum { GPU_MMA_FILL_NARGS = 5, GPU_MMA_STORE_NARGS = 8 };
@@ -142,6 +149,10 @@ typedef struct GpuKernel {
 	 * tma_on (i32), which the host sets when every map is encoded */
 	GpuTma *tma; int ntma, captma;
 	Var *tma_on;
+	/* gpu_wspec.c: the slots' "empty" mbarriers of a warp-specialised
+	 * pipeline (NULL: none) and the arrivals each phase counts */
+	Buffer *wspec_empty;
+	int64_t wspec_arrivals;
 	bool wgmma;               /* it uses wgmma (sm_90a only): gpu_wgmma.c */
 } GpuKernel;
 
@@ -212,6 +223,8 @@ bool gpu_tma_mbar_is(IrExpr *e);        /* of GPU_MBAR_INIT or GPU_MBAR_WAIT */
 /* The pipeline's waits on k's tma tiles' mbarriers, which it allocates
  * and initialises; false after diagnostics. */
 bool gpu_tma(GpuKernel *k);
+/* ---- gpu_wspec.c: pipeline(S, producer = warpgroup) ------------------------ */
+bool gpu_wspec(GpuKernel *k, IrStmt **body);
 
 /* ---- gpu_fragment.c ----------------------------------------------------- */
 /* k's fragments as each lane's registers; false after diagnostics. */

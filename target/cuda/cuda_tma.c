@@ -248,6 +248,18 @@ cuda_tma_ptx(Cg *cg, GpuKernel *k, IrExpr *e)
 		    "fence.mbarrier_init.release.cluster;", "r,r,~{memory}", args, 2);
 		return LLVMConstInt(i32, 0, 0);
 	}
+	if (cuda_is(e, GPU_WARPGROUP))
+		return asm_call(cg, i32, "{\n\t.reg .u32 z;\n\tmov.u32 z, %tid.z;\n\t"
+		    "shfl.sync.idx.b32 $0, z, 0, 31, -1;\n\t}", "=r", NULL, 0);
+	if (cuda_is(e, GPU_MBAR_ARRIVE)) {
+		/* predicated, not branched around (gpu_wspec.c) */
+		IrExpr *b = e->call.args[0];
+		LLVMValueRef a[2] = { shared_addr(cg, b->load.buf, b->load.idx[0]),
+			i32_of(cg, e->call.args[1]) };
+		asm_call(cg, v, "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, $1, 0;\n\t"
+		    "@p mbarrier.arrive.shared::cta.b64 _, [$0];\n\t}", "r,r,~{memory}", a, 2);
+		return LLVMConstInt(i32, 0, 0);
+	}
 	if (cuda_is(e, GPU_MBAR_WAIT)) {
 		/* try_wait until the phase of that parity has completed */
 		IrExpr *b = e->call.args[0];
@@ -313,6 +325,28 @@ cuda_tma_emu(Cg *cg, GpuKernel *k, IrExpr *e, int dbuf)
 			};
 			rt_call(cg, "txrt_emu_tma_box", pt, 7, args);
 		}
+		return LLVMConstInt(i32, 0, 0);
+	}
+	if (cuda_is(e, GPU_WARPGROUP)) {
+		LLVMValueRef z = LLVMConstInt(i32, 2, 0);
+		LLVMTypeRef fty = LLVMFunctionType(i64, &i32, 1, 0);
+		LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, "txrt_emu_id");
+		if (!fn)
+			fn = LLVMAddFunction(cg->mod, "txrt_emu_id", fty);
+		return LLVMBuildTrunc(cg->b, LLVMBuildCall2(cg->b, fty, fn, &z, 1, ""), i32, "");
+	}
+	if (cuda_is(e, GPU_MBAR_ARRIVE)) {
+		IrExpr *b = e->call.args[0];
+		LLVMValueRef a = elem_ptr(cg, b->load.buf, b->load.idx[0]);
+		LLVMValueRef when = LLVMBuildICmp(cg->b, LLVMIntNE, i32_of(cg, e->call.args[1]),
+		    LLVMConstInt(i32, 0, 0), "");
+		LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "arrive");
+		LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "arrived");
+		LLVMBuildCondBr(cg->b, when, yes, done);
+		LLVMPositionBuilderAtEnd(cg->b, yes);
+		rt_call(cg, "txrt_emu_mbar_arrive", &ptr, 1, &a);
+		LLVMBuildBr(cg->b, done);
+		LLVMPositionBuilderAtEnd(cg->b, done);
 		return LLVMConstInt(i32, 0, 0);
 	}
 	if (cuda_is(e, GPU_MBAR_INIT) || cuda_is(e, GPU_MBAR_WAIT)) {

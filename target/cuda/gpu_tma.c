@@ -75,7 +75,7 @@ call_is(IrExpr *e, const char *name)
 bool
 gpu_tma_mbar_is(IrExpr *e)
 {
-	return call_is(e, GPU_MBAR_INIT) || call_is(e, GPU_MBAR_WAIT);
+	return call_is(e, GPU_MBAR_INIT) || call_is(e, GPU_MBAR_WAIT) || call_is(e, GPU_MBAR_ARRIVE);
 }
 
 static int64_t
@@ -395,6 +395,11 @@ unused_alloc(IrVisitor *v, IrStmt *s)
 {
 	Unused *u = (Unused *)v;
 	Buffer *b = s->alloc.buf;
+	if (b->pipeline_producer && !b->tma_loc.file) {
+		diag_error(b->producer_loc, "producer = warpgroup for '%s': the producer warpgroup "
+		    "issues TMA loads, and '%s' has no tma()", b->name, b->name);
+		u->ok = false;
+	}
 	bool found = false;
 	for (int i = 0; i < u->k->ntma; i++)
 		found |= u->k->tma[i].tile == b;
@@ -430,13 +435,16 @@ gpu_tma(GpuKernel *k)
 			return false;
 		}
 	}
+	IrStmt *body = k->fn->body;
+	if (!gpu_wspec(k, &body))
+		return false;
 	Waits w;
 	memset(&w, 0, sizeof w);
 	w.m.stmt[IS_FOR] = w_for;
 	w.m.stmt[IS_EVALUATE] = w_eval;
 	w.k = k;
 	w.ok = true;
-	IrStmt *body = ir_mutate_stmt(&w.m, k->fn->body);
+	body = ir_mutate_stmt(&w.m, body);
 	if (!w.ok)
 		return false;
 	/* thread 0 initialises every slot's barrier (one arrival a phase) */
@@ -447,12 +455,19 @@ gpu_tma(GpuKernel *k)
 			IrExpr *a[2] = { ir_load(k->tma[i].bar, &at, 1, NULL, 1), ir_i64c(1) };
 			init = ir_seq(init, ir_evaluate(ir_call_intrinsic(GPU_MBAR_INIT, ir_i32, a, 2)));
 		}
+	for (int s = 0; k->wspec_empty && s < k->tma[0].slots; s++) {
+		IrExpr *at = ir_i64c(s);
+		IrExpr *a[2] = { ir_load(k->wspec_empty, &at, 1, NULL, 1), ir_i64c(k->wspec_arrivals) };
+		init = ir_seq(init, ir_evaluate(ir_call_intrinsic(GPU_MBAR_INIT, ir_i32, a, 2)));
+	}
 	IrExpr *first = NULL;
 	for (int d = 0; d < 3; d++) {
 		IrExpr *z = ir_binop(IR_EQ, gpu_id(GPU_TID, d), ir_i64c(0));
 		first = first ? ir_binop(IR_AND, first, z) : z;
 	}
 	body = ir_seq(ir_seq(ir_if(first, init, NULL), gpu_barrier()), body);
+	if (k->wspec_empty)
+		body = ir_allocate(k->wspec_empty, body);
 	for (int i = k->ntma - 1; i >= 0; i--)
 		body = ir_allocate(k->tma[i].bar, body);
 	k->fn->body = body;

@@ -1,5 +1,5 @@
 /* cuda_tma_wrap.c: linked with -Wl,--wrap=txrt_cuda_tensor_map into the
- * TMA tests' programs (cuda_tma.sh, cuda_tma_panels.sh): says on stderr
+ * TMA tests' programs (cuda_tma.sh, cuda_tma_sm90a.sh): says on stderr
  * how each tensor map went ("map DTYPE ESIZE COLSxROWS box BCxBR swizzle
  * S: tma" or ": cp.async"); WRAP_SWIZZLE encodes the maps with another
  * swizzle mode, only those whose box has WRAP_SWIZZLE_COLS columns where
