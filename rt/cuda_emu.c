@@ -11,7 +11,14 @@
  * thread 1, and so on; when every thread waits at the barrier, a new
  * barrier interval (epoch) starts and they all run on from it.  If some
  * threads wait while the others have finished, the barrier can never
- * complete: that is reported and the launch stopped.
+ * complete: that is reported and the launch stopped.  A barrier that
+ * counts n threads (bar.sync 1, n: a warp-specialised kernel's consumers,
+ * txrt_emu_barrier_n) completes when n wait at it.  A thread in an
+ * mbarrier wait whose phase has not completed (cuda_emu_hopper.c) lets
+ * the others run, and runs again once it has; an arrival that completes
+ * a phase runs the threads waiting for it before any other (run_all); a
+ * block where no thread can go on while one is in such a wait is reported
+ * (it would wait forever).
  *
  * The checker (TXRT_CUDA_CHECK=0 turns it off) sees each access before it
  * happens.  An index out of its buffer's bounds is reported and stops the
@@ -602,10 +609,13 @@ run_block(Emu *e)
 			return;
 		if (finished > 0 || count) {
 			char tb[48], bb[48];
-			cuda_emu_report(e, "barrier not reached by every thread %s of block %s: %d thread%s "
+			char what[48] = "";
+			if (count)
+				snprintf(what, sizeof what, " (a barrier of %d threads)", count);
+			cuda_emu_report(e, "barrier%s not reached by every thread of block %s: %d thread%s "
 			    "wait at it while %d finished the kernel (the first: thread %s); the launch was "
-			    "stopped", count ? "it counts" : "", cuda_emu_block_name(e, bb, sizeof bb),
-			    waiting, waiting == 1 ? "" : "s", finished,
+			    "stopped", what, cuda_emu_block_name(e, bb, sizeof bb), waiting,
+			    waiting == 1 ? "" : "s", finished,
 			    cuda_emu_thread_name(e, first_finished < 0 ? 0 : first_finished, tb, sizeof tb));
 			e->stopped = 1;
 			return;

@@ -1,7 +1,10 @@
 /* cuda_emu_hopper.c: the emulator's Hopper operations (cuda_emu.c runs
  * the kernels): TMA loads of a tensor map's box into shared memory with
  * the map's swizzle and zero fill past the tensor, the mbarriers they
- * complete on (phases, expected bytes, waits that nothing can complete),
+ * complete on (phases, expected bytes, arrivals; a wait blocks its thread
+ * until its phase completes, cuda_emu.c's scheduler reporting one that
+ * nothing can complete; a box's bytes count as written by the TMA,
+ * TMA_WRITER, whose readers the mbarrier wait orders),
  * and wgmma, which reads its operands through their shared-memory matrix
  * descriptors and whose group is in flight until its wait; no write may
  * touch what a group in flight reads until every thread of its warpgroup

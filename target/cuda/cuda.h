@@ -75,10 +75,6 @@ enum { GPU_TMA_NARGS = 6 };
 /* gpu.mbar_arrive(bar[s], when): mbarrier.arrive where when (i32) is not
  * 0, no transaction bytes (a consumer releasing slot s: gpu_wspec.c) */
 #define GPU_MBAR_ARRIVE "gpu.mbar_arrive"
-/* gpu.warpgroup(): threadIdx.z (i32) as ptxas sees it warp-uniform (lane
- * 0's, by shfl.sync): a warp-specialised kernel's role, on which its
- * branches around wgmma groups in flight do not serialize them */
-#define GPU_WARPGROUP "gpu.warpgroup"
 #define GPU_MMA_FILL "mma_fill"
 #define GPU_MMA_STORE "mma_store"
 enum { GPU_MMA_FILL_NARGS = 5, GPU_MMA_STORE_NARGS = 8 };

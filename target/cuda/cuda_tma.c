@@ -240,44 +240,34 @@ cuda_tma_ptx(Cg *cg, GpuKernel *k, IrExpr *e)
 		asm_call(cg, v, text, cons, args, 4 + 2 * t->boxes);
 		return LLVMConstInt(i32, 0, 0);
 	}
+	LLVMValueRef args[2];
+	if (!cuda_is(e, GPU_MBAR_INIT) && !cuda_is(e, GPU_MBAR_ARRIVE) && !cuda_is(e, GPU_MBAR_WAIT))
+		return NULL;
+	/* gpu.mbar_*(bar[s], n): the barrier's address, n */
+	args[0] = shared_addr(cg, e->call.args[0]->load.buf, e->call.args[0]->load.idx[0]);
+	args[1] = i32_of(cg, e->call.args[1]);
 	if (cuda_is(e, GPU_MBAR_INIT)) {
-		IrExpr *b = e->call.args[0];
-		LLVMValueRef args[2] = { shared_addr(cg, b->load.buf, b->load.idx[0]),
-			i32_of(cg, e->call.args[1]) };
 		asm_call(cg, v, "mbarrier.init.shared::cta.b64 [$0], $1;\n\t"
 		    "fence.mbarrier_init.release.cluster;", "r,r,~{memory}", args, 2);
 		return LLVMConstInt(i32, 0, 0);
 	}
-	if (cuda_is(e, GPU_WARPGROUP))
-		return asm_call(cg, i32, "{\n\t.reg .u32 z;\n\tmov.u32 z, %tid.z;\n\t"
-		    "shfl.sync.idx.b32 $0, z, 0, 31, -1;\n\t}", "=r", NULL, 0);
-	if (cuda_is(e, GPU_MBAR_ARRIVE)) {
-		/* predicated, not branched around (gpu_wspec.c) */
-		IrExpr *b = e->call.args[0];
-		LLVMValueRef a[2] = { shared_addr(cg, b->load.buf, b->load.idx[0]),
-			i32_of(cg, e->call.args[1]) };
+	if (cuda_is(e, GPU_MBAR_ARRIVE)) {   /* predicated, not branched around (gpu_wspec.c) */
 		asm_call(cg, v, "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, $1, 0;\n\t"
-		    "@p mbarrier.arrive.shared::cta.b64 _, [$0];\n\t}", "r,r,~{memory}", a, 2);
+		    "@p mbarrier.arrive.shared::cta.b64 _, [$0];\n\t}", "r,r,~{memory}", args, 2);
 		return LLVMConstInt(i32, 0, 0);
 	}
-	if (cuda_is(e, GPU_MBAR_WAIT)) {
-		/* try_wait until the phase of that parity has completed */
-		IrExpr *b = e->call.args[0];
-		LLVMValueRef args[2] = { shared_addr(cg, b->load.buf, b->load.idx[0]),
-			i32_of(cg, e->call.args[1]) };
-		LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(ctx, cg->fn->fn, "mbar_wait");
-		LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(ctx, cg->fn->fn, "mbar_done");
-		LLVMBuildBr(cg->b, loop);
-		LLVMPositionBuilderAtEnd(cg->b, loop);
-		LLVMValueRef ok = asm_call(cg, i32, "{\n\t.reg .pred p;\n\t"
-		    "mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n\t"
-		    "selp.u32 $0, 1, 0, p;\n\t}", "=r,r,r,~{memory}", args, 2);
-		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, ok, LLVMConstInt(i32, 0, 0), ""),
-		    done, loop);
-		LLVMPositionBuilderAtEnd(cg->b, done);
-		return LLVMConstInt(i32, 0, 0);
-	}
-	return NULL;
+	/* the wait: try_wait until the phase of that parity has completed */
+	LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(ctx, cg->fn->fn, "mbar_wait");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(ctx, cg->fn->fn, "mbar_done");
+	LLVMBuildBr(cg->b, loop);
+	LLVMPositionBuilderAtEnd(cg->b, loop);
+	LLVMValueRef ok = asm_call(cg, i32, "{\n\t.reg .pred p;\n\t"
+	    "mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n\t"
+	    "selp.u32 $0, 1, 0, p;\n\t}", "=r,r,r,~{memory}", args, 2);
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, ok, LLVMConstInt(i32, 0, 0), ""),
+	    done, loop);
+	LLVMPositionBuilderAtEnd(cg->b, done);
+	return LLVMConstInt(i32, 0, 0);
 }
 
 /* ---- the emulator ----------------------------------------------------------- */
@@ -326,14 +316,6 @@ cuda_tma_emu(Cg *cg, GpuKernel *k, IrExpr *e, int dbuf)
 			rt_call(cg, "txrt_emu_tma_box", pt, 7, args);
 		}
 		return LLVMConstInt(i32, 0, 0);
-	}
-	if (cuda_is(e, GPU_WARPGROUP)) {
-		LLVMValueRef z = LLVMConstInt(i32, 2, 0);
-		LLVMTypeRef fty = LLVMFunctionType(i64, &i32, 1, 0);
-		LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, "txrt_emu_id");
-		if (!fn)
-			fn = LLVMAddFunction(cg->mod, "txrt_emu_id", fty);
-		return LLVMBuildTrunc(cg->b, LLVMBuildCall2(cg->b, fty, fn, &z, 1, ""), i32, "");
 	}
 	if (cuda_is(e, GPU_MBAR_ARRIVE)) {
 		IrExpr *b = e->call.args[0];

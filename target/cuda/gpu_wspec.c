@@ -220,8 +220,8 @@ consumer_loop(Ws *w)
 		waits = ir_seq(waits, mbar_call(GPU_MBAR_WAIT, w->k->tma[i].bar, ir_mod(it, S),
 		    ir_mod(ir_div(it, S), ir_i64c(2))));
 	/* with defer, the first D iterations retire no group: their arrival
-	 * is predicated off (a branch there would make ptxas serialize the
-	 * wgmma groups in flight around it: C7518) */
+	 * is predicated off (mbarrier.arrive under a predicate, no branch
+	 * beside the groups in flight) */
 	IrExpr *done = ir_sub(it, ir_i64c(w->D));
 	IrExpr *when = w->D ? ir_cast(ir_i32, ir_binop(IR_GE, it, ir_i64c(w->D))) : ir_int(ir_i32, 1);
 	IrStmt *arrive = mbar_call(GPU_MBAR_ARRIVE, w->empty, ir_mod(done, S), when);
@@ -268,15 +268,9 @@ producer(Ws *w)
 /* ---- the split ------------------------------------------------------------------- */
 
 static IrExpr *
-role(void)
-{
-	return ir_call_intrinsic(GPU_WARPGROUP, ir_i32, NULL, 0);
-}
-
-static IrExpr *
 is_producer(Ws *w)
 {
-	return ir_binop(IR_GE, role(), ir_int(ir_i32, w->Z));
+	return ir_binop(IR_GE, gpu_id(GPU_TID, 2), ir_i64c(w->Z));
 }
 
 static IrStmt *
@@ -284,7 +278,7 @@ consumers_only(Ws *w, IrStmt *s)
 {
 	if (!s || is_barrier(s) || (s->kind == IS_BLOCK && !s->block.n))
 		return s;
-	return ir_if(ir_binop(IR_LT, role(), ir_int(ir_i32, w->Z)), counted(w, s), NULL);
+	return ir_if(ir_binop(IR_LT, gpu_id(GPU_TID, 2), ir_i64c(w->Z)), counted(w, s), NULL);
 }
 
 /* The block holding the loop: its pipeline (the statements before the
@@ -300,7 +294,8 @@ split_block(Ws *w, IrStmt *s, int at)
 	if (!loop)
 		return s;
 	/* the wgmma wait that drains a deferred loop (gpu_wgmma.c) goes with
-	 * it: the groups in flight cross no branch of the threads' roles */
+	 * it: with the groups in flight crossing the roles' branches, ptxas
+	 * serializes the wgmma (C7518) */
 	IrStmt *drain = at + 1 < s->block.n ? s->block.stmts[at + 1] : NULL;
 	if (drain && drain->kind == IS_EVALUATE && call_named(drain->eval.value, GPU_WGMMA_SYNC)) {
 		loop = ir_seq(loop, drain);
