@@ -557,6 +557,7 @@ run_block(Emu *e)
 	memset(cuda_emu_arena, 0xff, e->shared);
 	cuda_emu_tma_drop();   /* loads a stopped block left in flight */
 	cuda_emu_wgmma_drop();   /* and wgmma groups */
+	cuda_emu_warp_arrivals_drop();
 	if (epoch >= EPOCH_LIMIT) {
 		if (cuda_emu_shadow)
 			memset(cuda_emu_shadow, 0, shadow_cap * sizeof *cuda_emu_shadow);

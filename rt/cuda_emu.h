@@ -111,6 +111,8 @@ void cuda_emu_wgmma_check(Emu *e, const char *what);
 void cuda_emu_wgmma_drop(void);
 /* Forgets the TMA loads in flight (a stopped block's). */
 void cuda_emu_tma_drop(void);
+/* Forgets the warps' arrivals in progress (at a block's start). */
+void cuda_emu_warp_arrivals_drop(void);
 /* Whether thread t's mbarrier wait (MBAR_WAIT) can return now. */
 int cuda_emu_mbar_ready(const Thread *t);
 /* Reports thread t's mbarrier wait that nothing can complete. */

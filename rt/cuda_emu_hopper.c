@@ -208,6 +208,56 @@ txrt_emu_mbar_arrive(void *bar)
 	}
 }
 
+/* The lanes of each warp that have made their warp's next arrival on an
+ * mbarrier (txrt_emu_mbar_arrive_warp), per barrier: the arena offset of
+ * the barrier + 1 (0: a free entry) and the count. */
+enum { WARP_BARS = 16 };
+static struct { uintptr_t bar; int lanes; } warp_arr[CUDA_EMU_MAX_THREADS / 32][WARP_BARS];
+
+void
+cuda_emu_warp_arrivals_drop(void)
+{
+	memset(warp_arr, 0, sizeof warp_arr);
+}
+
+/* mbarrier.arrive by lane 0 of a warp once every lane has reached it (the
+ * PTX's arrival is lane 0's after a warp-wide .aligned wait, so the whole
+ * warp is past the wait then): each thread calls it, and the warp's one
+ * arrival happens at its last lane's call. */
+void
+txrt_emu_mbar_arrive_warp(void *bar)
+{
+	Emu *e = cuda_emu_cur;
+	Mbar m;
+	if (!e || !mbar_at(e, bar, &m))
+		return;
+	int w = e->cur->index / 32;
+	int lanes = e->nthreads - w * 32 < 32 ? e->nthreads - w * 32 : 32;
+	uintptr_t key = (uintptr_t)bar - (uintptr_t)cuda_emu_arena + 1;
+	int at = -1, unused = -1;
+	for (int i = 0; i < WARP_BARS; i++) {
+		if (warp_arr[w][i].bar == key)
+			at = i;
+		else if (!warp_arr[w][i].bar && unused < 0)
+			unused = i;
+	}
+	if (at < 0 && unused < 0) {
+		cuda_emu_report(e, "warp %d arrives on more than %d mbarriers at once (the emulator's "
+		    "limit)", w, WARP_BARS);
+		cuda_emu_stop(e);
+		return;
+	}
+	if (at < 0) {
+		at = unused;
+		warp_arr[w][at].bar = key;
+		warp_arr[w][at].lanes = 0;
+	}
+	if (++warp_arr[w][at].lanes < lanes)
+		return;
+	warp_arr[w][at].bar = 0;
+	txrt_emu_mbar_arrive(bar);
+}
+
 int
 cuda_emu_mbar_ready(const Thread *t)
 {

@@ -258,6 +258,9 @@ TXRT_API void txrt_emu_mbar_wait(void *bar, int parity);
 /* mbarrier.arrive: one arrival on bar, no transaction bytes (a consumer
  * releasing a slot: pipeline(S, producer = warpgroup)). */
 TXRT_API void txrt_emu_mbar_arrive(void *bar);
+/* A warp's one mbarrier.arrive (its lane 0's, after a warp-wide wait):
+ * called by each of its threads, the arrival made at the last one's. */
+TXRT_API void txrt_emu_mbar_arrive_warp(void *bar);
 /* Hopper's wgmma (sm_90a) for the calling thread of its warpgroup
  * (threadIdx.x 0..127): its n/2 accumulators acc of the 64 x n block
  * updated from the operands that the shared-memory matrix descriptors

@@ -72,8 +72,10 @@ enum { GPU_COPY_NARGS = 5 };
 enum { GPU_TMA_NARGS = 6 };
 #define GPU_MBAR_INIT "gpu.mbar_init"
 #define GPU_MBAR_WAIT "gpu.mbar_wait"
-/* gpu.mbar_arrive(bar[s], when): mbarrier.arrive where when (i32) is not
- * 0, no transaction bytes (a consumer releasing slot s: gpu_wspec.c) */
+/* gpu.mbar_arrive(bar[s], when): one mbarrier.arrive a warp (its lane
+ * 0's; every lane calls it after the same warp-wide wait) where when
+ * (i32) is not 0, no transaction bytes (a consumer warp releasing slot s:
+ * gpu_wspec.c) */
 #define GPU_MBAR_ARRIVE "gpu.mbar_arrive"
 #define GPU_MMA_FILL "mma_fill"
 #define GPU_MMA_STORE "mma_store"

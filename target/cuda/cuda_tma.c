@@ -251,9 +251,12 @@ cuda_tma_ptx(Cg *cg, GpuKernel *k, IrExpr *e)
 		    "fence.mbarrier_init.release.cluster;", "r,r,~{memory}", args, 2);
 		return LLVMConstInt(i32, 0, 0);
 	}
-	if (cuda_is(e, GPU_MBAR_ARRIVE)) {   /* predicated, not branched around (gpu_wspec.c) */
-		asm_call(cg, v, "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, $1, 0;\n\t"
-		    "@p mbarrier.arrive.shared::cta.b64 _, [$0];\n\t}", "r,r,~{memory}", args, 2);
+	if (cuda_is(e, GPU_MBAR_ARRIVE)) {
+		/* lane 0 for its warp, predicated rather than branched around
+		 * (gpu_wspec.c) */
+		asm_call(cg, v, "{\n\t.reg .pred p, q;\n\t.reg .u32 l;\n\tmov.u32 l, %laneid;\n\t"
+		    "setp.ne.u32 p, $1, 0;\n\tsetp.eq.and.u32 q, l, 0, p;\n\t"
+		    "@q mbarrier.arrive.shared::cta.b64 _, [$0];\n\t}", "r,r,~{memory}", args, 2);
 		return LLVMConstInt(i32, 0, 0);
 	}
 	/* the wait: try_wait until the phase of that parity has completed */
@@ -326,7 +329,7 @@ cuda_tma_emu(Cg *cg, GpuKernel *k, IrExpr *e, int dbuf)
 		LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "arrived");
 		LLVMBuildCondBr(cg->b, when, yes, done);
 		LLVMPositionBuilderAtEnd(cg->b, yes);
-		rt_call(cg, "txrt_emu_mbar_arrive", &ptr, 1, &a);
+		rt_call(cg, "txrt_emu_mbar_arrive_warp", &ptr, 1, &a);
 		LLVMBuildBr(cg->b, done);
 		LLVMPositionBuilderAtEnd(cg->b, done);
 		return LLVMConstInt(i32, 0, 0);

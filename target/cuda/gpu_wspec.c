@@ -20,11 +20,12 @@
  *     }
  *
  * Each slot's "full" mbarrier completes when its boxes land (gpu_tma.c),
- * its "empty" one when every consumer thread has arrived, after its
+ * its "empty" one when every consumer warp has arrived, after its
  * wgmma.wait_group retired the group that read the slot (D = the
- * pipeline's defer): the producer refills a slot only then.  Every
- * consumer thread arrives (count 128 Z): nothing but its own wait orders
- * its warpgroup's reads before the refill.
+ * pipeline's defer): the producer refills a slot only then.  A warp
+ * arrives once, by its lane 0 (count 4 Z): the wait is .sync.aligned, so
+ * when lane 0 is past it the warp is (the emulator counts the warp's
+ * arrival at its last lane's call: txrt_emu_mbar_arrive_warp).
  *
  * Both forms sit in one kernel, as tma() has them: where the host could
  * not encode the tensor maps (tma_on = 0) the producer warpgroup does
@@ -443,7 +444,7 @@ gpu_wspec(GpuKernel *k, IrStmt **body)
 	if (k->max_threads)
 		k->max_threads = 128 * (z + 1);
 	k->wspec_empty = w.empty;
-	k->wspec_arrivals = 128 * z;
+	k->wspec_arrivals = 4 * z;   /* a warp's lane 0 */
 	*body = b;
 	return true;
 }

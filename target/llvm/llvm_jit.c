@@ -67,6 +67,7 @@ define_runtime(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
 		{ "txrt_emu_mbar_init", (void (*)(void))txrt_emu_mbar_init },
 		{ "txrt_emu_mbar_wait", (void (*)(void))txrt_emu_mbar_wait },
 		{ "txrt_emu_mbar_arrive", (void (*)(void))txrt_emu_mbar_arrive },
+		{ "txrt_emu_mbar_arrive_warp", (void (*)(void))txrt_emu_mbar_arrive_warp },
 		{ "txrt_emu_barrier_n", (void (*)(void))txrt_emu_barrier_n },
 		{ "txrt_emu_copy_async", (void (*)(void))txrt_emu_copy_async },
 		{ "txrt_emu_async_commit", (void (*)(void))txrt_emu_async_commit },

@@ -9,7 +9,7 @@
 #     one expect_tx of both (gpu_tma.c, cuda_tma.c);
 #   wspec: tmab with pipeline(3, producer = warpgroup) (gpu_wspec.c): a
 #     third warpgroup issues the loads, waiting on each slot's "empty"
-#     mbarrier, on which the consumers' 256 threads arrive after their
+#     mbarrier, on which the consumers' 8 warps arrive (lane 0) after their
 #     wgmma.wait_group; the consumers' k loop has no bar.sync;
 #   wspec_defer: the same with pipeline(4, defer = 1, producer = warpgroup).
 # For each: the PTX for sm_90a (an arrive.expect_tx of 8192 bytes followed
@@ -65,7 +65,7 @@ for p in $plans; do
 	grep -q "gpu\.tma(Bs\[" $p.txt || fail "$p: --emit=kernels shows no TMA load of Bs"
 	if [ $p != tmab ]; then
 		grep -q "block (128, 1, 3)" $p.txt || fail "$p: not 3 warpgroups: $(grep '^// kernel' $p.txt | head -1 | cut -c1-120)"
-		grep -q "gpu\.mbar_init(As\.empty\[2\], 256)" $p.txt || fail "$p: no empty mbarriers of 256 arrivals"
+		grep -q "gpu\.mbar_init(As\.empty\[2\], 8)" $p.txt || fail "$p: no empty mbarriers of 8 arrivals (warps)"
 		grep -q "mbarrier\.arrive\.shared::cta\.b64" $p.ptx || fail "$p: no mbarrier.arrive"
 		grep -q "bar\.sync 1, 256;" $p.ptx || fail "$p: no consumers' barrier (cp.async path)"
 		# the consumers' TMA loop: from its first wait on a full barrier to
