@@ -94,7 +94,18 @@ typedef struct {
 	bool tma, async;          /* gpu.tma calls; any of the pipeline's copies or waits */
 	IrStmt **fills;           /* the gpu.tma evaluations, in order */
 	int nfills, capfills;
+	Var **vars;               /* the variables its lets and loops bind */
+	int nvars, capvars;
 } Has;
+
+static void
+has_let(IrVisitor *v, IrStmt *s)
+{
+	Has *h = (Has *)v;
+	*ARENA_PUSH(ir_arena, h->vars, h->nvars, h->capvars) = s->kind == IS_LET ? s->let.var :
+	    s->loop.var;
+	ir_visit_stmt_children(v, s);
+}
 
 static void
 has_eval(IrVisitor *v, IrStmt *s)
@@ -117,6 +128,8 @@ has(IrStmt *s)
 	Has h;
 	memset(&h, 0, sizeof h);
 	h.v.stmt[IS_EVALUATE] = has_eval;
+	h.v.stmt[IS_LET] = has_let;
+	h.v.stmt[IS_FOR] = has_let;
 	if (s)
 		ir_visit_stmt(&h.v, s);
 	return h;
@@ -250,6 +263,12 @@ producer(Ws *w)
 	IrExpr *ko = ir_add(L->loop.min, ir_sub(fv, ir_i64c(A)));
 	IrStmt *fill = NULL;
 	for (int i = 0; i < h.nfills; i++) {
+		for (int j = 0; j < h.nvars; j++)
+			if (ir_stmt_uses_var(h.fills[i], h.vars[j])) {
+				wfail(w, "a TMA load of loop '%s' depends on '%s', bound inside the loop: "
+				    "the producer issues it outside", L->loop.var->name, h.vars[j]->name);
+				return NULL;
+			}
 		IrStmt *x = ir_substitute_stmt(h.fills[i], L->loop.var, gpu_spmd_as_type(ko,
 		    L->loop.var->type));
 		fill = ir_seq(fill, simplify_stmt(x));
