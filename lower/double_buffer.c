@@ -116,6 +116,8 @@ doubled(Buffer *b, int64_t half, int64_t extra)
 	two->tma = b->tma;
 	two->tma_loc = b->tma_loc;
 	two->pipeline_defer = b->pipeline_defer;
+	two->pipeline_producer = b->pipeline_producer;
+	two->producer_loc = b->producer_loc;
 	two->pipeline_loc = b->pipeline_loc;
 	return two;
 }
@@ -202,10 +204,12 @@ inject(Db *D, IrStmt *loop)
 		const char *what = prim_name(b);
 		int bs = b->pipeline ? b->pipeline : 2;
 		if (first && (bs != S || async != (b->pipeline > 0) ||
-		    b->pipeline_defer != first->pipeline_defer)) {
+		    b->pipeline_defer != first->pipeline_defer ||
+		    b->pipeline_producer != first->pipeline_producer)) {
 			diag_error(b->double_buffer_loc, "%s of '%s' in loop '%s' beside %s of '%s': "
-			    "the stages one loop fills ahead must have the same number of slots and "
-			    "defer and be all asynchronous (pipeline) or all not (double_buffer)", what,
+			    "the stages one loop fills ahead must have the same number of slots, "
+			    "defer and producer and be all asynchronous (pipeline) or all not "
+			    "(double_buffer)", what,
 			    b->name, v->name, first->pipeline ? "pipeline" : "double_buffer", first->name);
 			diag_note(first->double_buffer_loc, "'%s' is %s here",
 			    first->name, first->pipeline ? "pipelined" : "double-buffered");

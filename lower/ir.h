@@ -114,6 +114,11 @@ typedef struct Buffer {
 	 * in flight (target/cuda/gpu_wgmma.c), so its fills run S - 1 - D
 	 * iterations ahead (double_buffer.c); 0: none */
 	int pipeline_defer;
+	/* pipeline(S, producer = warpgroup): its TMA loads issued by a
+	 * warpgroup of their own, slots released on "empty" mbarriers
+	 * (target/cuda/gpu_wspec.c); at producer_loc */
+	bool pipeline_producer;
+	Loc producer_loc;
 	Loc scope_loc;             /* the primitive that chose its scope, if any */
 	/* swizzle(): requested at swizzle_loc; flatten.c checks it and sets
 	 * swizzle_row, the row in elements whose 16-byte pieces are permuted

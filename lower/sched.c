@@ -523,6 +523,16 @@ apply(Lower *L, SchedPrim *sp)
 		s->buf->pipeline = (int)a->ival;
 		s->buf->pipeline_loc = sp->loc;
 		s->buf->pipeline_defer = d ? (int)d->ival : 0;
+		SchedArg *pr = kwarg(sp, "producer");
+		if (pr && (!L->opt || !L->opt->target || strcmp(L->opt->target, "cuda"))) {
+			diag_error(pr->loc, "pipeline of '%s' with producer = warpgroup: a warpgroup "
+			    "issuing TMA loads on sm_90 GPUs, for schedules of the cuda target (this one "
+			    "is for %s)", s->name, L->opt && L->opt->target ? L->opt->target : "cpu");
+			return;
+		}
+		s->buf->pipeline_producer = pr != NULL;
+		if (pr)
+			s->buf->producer_loc = pr->loc;
 		s->buf->double_buffer = true;     /* the same pass, S slots */
 		s->buf->double_buffer_loc = sp->loc;
 		break;

@@ -11,7 +11,14 @@
  * thread 1, and so on; when every thread waits at the barrier, a new
  * barrier interval (epoch) starts and they all run on from it.  If some
  * threads wait while the others have finished, the barrier can never
- * complete: that is reported and the launch stopped.
+ * complete: that is reported and the launch stopped.  A barrier that
+ * counts n threads (bar.sync 1, n: a warp-specialised kernel's consumers,
+ * txrt_emu_barrier_n) completes when n wait at it.  A thread in an
+ * mbarrier wait whose phase has not completed (cuda_emu_hopper.c) lets
+ * the others run, and runs again once it has; an arrival that completes
+ * a phase runs the threads waiting for it before any other (run_all); a
+ * block where no thread can go on while one is in such a wait is reported
+ * (it would wait forever).
  *
  * The checker (TXRT_CUDA_CHECK=0 turns it off) sees each access before it
  * happens.  An index out of its buffer's bounds is reported and stops the
@@ -179,11 +186,18 @@ txrt_emu_id(int which)
 void
 txrt_emu_barrier(void)
 {
+	txrt_emu_barrier_n(0);
+}
+
+void
+txrt_emu_barrier_n(int count)
+{
 	Emu *e = cuda_emu_cur;
 
 	if (!e)
 		return;
 	e->cur->state = WAITING;
+	e->cur->bar_count = count;
 	fiber_switch(&e->cur->fiber, &e->sched);
 }
 
@@ -215,22 +229,28 @@ cuda_emu_shadow_access(Emu *e, int buf, uintptr_t p, int64_t off, int esize, int
 		if (write) {
 			if (problem == RACE_NONE && s->wgread)
 				problem = WGMMA_READS;
+			/* a TMA load after one into the byte, or (its thread having
+			 * waited on its readers' arrivals) after reads: ordered by
+			 * the mbarriers, which Shadow.async and .wgread check */
+			int tma_ww = write == 2 && s->writer == TMA_WRITER;
+			int tma_war = write == 2 && e->cur->arrival_sync;
 			if (problem == RACE_NONE) {
-				if (s->wepoch == now && s->writer != me) {
+				if (s->wepoch == now && s->writer != me && !tma_ww) {
 					problem = RACE_WW;
 					other = s->writer;
-				} else if (s->repoch == now && (s->reader != me || s->reader2 != NOBODY)) {
+				} else if (!tma_war && s->repoch == now && (s->reader != me ||
+				    s->reader2 != NOBODY)) {
 					problem = RACE_WAR;
 					other = s->reader != me ? s->reader : s->reader2;
 				}
 			}
 			s->wepoch = now;
-			s->writer = me;
+			s->writer = write == 2 ? TMA_WRITER : me;
 		} else {
 			if (problem == RACE_NONE) {
 				if (s->wepoch < block_epoch) {
 					problem = UNINIT;
-				} else if (s->wepoch == now && s->writer != me) {
+				} else if (s->wepoch == now && s->writer != me && s->writer != TMA_WRITER) {
 					problem = RACE_RAW;
 					other = s->writer;
 				}
@@ -276,7 +296,8 @@ cuda_emu_shadow_access(Emu *e, int buf, uintptr_t p, int64_t off, int esize, int
 	case WGMMA_READS:
 		cuda_emu_report(e, "write of shared buffer '%s' element %lld by thread %s while a wgmma "
 		    "group in flight reads it: not every thread of its warpgroup has waited for the "
-		    "group (wgmma.wait_group) before a barrier that precedes the write (block %s)",
+		    "group (wgmma.wait_group) before a barrier or mbarrier arrival that precedes the "
+		    "write (block %s)",
 		    name, (long long)off, tb, bb);
 		break;
 	case RACE_WW:
@@ -482,6 +503,50 @@ next_epoch(void)
 	epoch++;
 }
 
+/* Runs thread t until it waits, ends or yields; false if the launch
+ * stopped. */
+static int
+run_one(Emu *e, Thread *t)
+{
+	t->state = RUNNING;
+	e->cur = t;
+	fiber_switch(&e->sched, &t->fiber);
+	return !e->stopped;
+}
+
+/* Runs the block's threads until none can go on (each waits at a barrier,
+ * in an mbarrier wait no phase has completed, or has finished).  A
+ * thread whose arrival completes an mbarrier phase yields (Emu.wake), and
+ * the threads waiting for that phase run before any other: what they do
+ * then (a TMA load refilling a slot) happens as early as the hardware
+ * may do it.  False if the launch stopped. */
+static int
+run_all(Emu *e)
+{
+	int n = e->nthreads, ran;
+	do {
+		ran = 0;
+		for (int i = 0; i < n; i++) {
+			Thread *t = &threads[i];
+			if (t->state == MBAR_WAIT && !cuda_emu_mbar_ready(t))
+				continue;
+			if (t->state != RUNNING && t->state != MBAR_WAIT)
+				continue;
+			if (!run_one(e, t))
+				return 0;
+			ran = 1;
+			while (e->wake) {
+				e->wake = 0;
+				for (int j = 0; j < n; j++)
+					if (threads[j].state == MBAR_WAIT && cuda_emu_mbar_ready(&threads[j]) &&
+					    !run_one(e, &threads[j]))
+						return 0;
+			}
+		}
+	} while (ran);
+	return 1;
+}
+
 /* Runs the block whose ids are in e->ids; stops the launch when the
  * block's barriers cannot complete. */
 static void
@@ -492,6 +557,7 @@ run_block(Emu *e)
 	memset(cuda_emu_arena, 0xff, e->shared);
 	cuda_emu_tma_drop();   /* loads a stopped block left in flight */
 	cuda_emu_wgmma_drop();   /* and wgmma groups */
+	cuda_emu_warp_arrivals_drop();
 	if (epoch >= EPOCH_LIMIT) {
 		if (cuda_emu_shadow)
 			memset(cuda_emu_shadow, 0, shadow_cap * sizeof *cuda_emu_shadow);
@@ -502,22 +568,23 @@ run_block(Emu *e)
 	for (int i = 0; i < n; i++) {
 		drop_pending(e, &threads[i], 0);   /* a stopped launch's */
 		threads[i].state = RUNNING;
+		threads[i].arrival_sync = 0;
 		fiber_start(&threads[i].fiber, thread_main, &threads[i], &e->sched);
 	}
 	for (;;) {
-		int waiting = 0, finished = 0, first_finished = -1;
+		if (!run_all(e)) {
+			flush_held(e);
+			return;
+		}
+		int waiting = 0, finished = 0, first_finished = -1, count = 0, stuck = -1;
 		for (int i = 0; i < n; i++) {
 			Thread *t = &threads[i];
-			if (t->state == RUNNING) {
-				e->cur = t;
-				fiber_switch(&e->sched, &t->fiber);
-				if (e->stopped) {
-					flush_held(e);
-					return;
-				}
-			}
 			if (t->state == WAITING) {
 				waiting++;
+				count = t->bar_count;
+			} else if (t->state == MBAR_WAIT) {
+				if (stuck < 0)
+					stuck = i;
 			} else {
 				finished++;
 				if (first_finished < 0)
@@ -525,14 +592,32 @@ run_block(Emu *e)
 			}
 		}
 		flush_held(e);   /* the epoch ends: at a barrier, or the block's end */
+		/* a barrier that counts `count` threads completes when that many
+		 * wait at it, whatever the others do */
+		if (waiting && count && waiting == count) {
+			next_epoch();
+			for (int i = 0; i < n; i++)
+				if (threads[i].state == WAITING)
+					threads[i].state = RUNNING;
+			continue;
+		}
+		if (stuck >= 0) {
+			cuda_emu_mbar_stuck(e, &threads[stuck]);
+			e->stopped = 1;
+			return;
+		}
 		if (waiting == 0)
 			return;
-		if (finished > 0) {
+		if (finished > 0 || count) {
 			char tb[48], bb[48];
-			cuda_emu_report(e, "barrier not reached by every thread of block %s: %d thread%s wait at "
-			    "it while %d finished the kernel (the first: thread %s); the launch was stopped",
-			    cuda_emu_block_name(e, bb, sizeof bb), waiting, waiting == 1 ? "" : "s", finished,
-			    cuda_emu_thread_name(e, first_finished, tb, sizeof tb));
+			char what[48] = "";
+			if (count)
+				snprintf(what, sizeof what, " (a barrier of %d threads)", count);
+			cuda_emu_report(e, "barrier%s not reached by every thread of block %s: %d thread%s "
+			    "wait at it while %d finished the kernel (the first: thread %s); the launch was "
+			    "stopped", what, cuda_emu_block_name(e, bb, sizeof bb), waiting,
+			    waiting == 1 ? "" : "s", finished,
+			    cuda_emu_thread_name(e, first_finished < 0 ? 0 : first_finished, tb, sizeof tb));
 			e->stopped = 1;
 			return;
 		}

@@ -14,7 +14,9 @@
 
 #define MAX_PRINTED 10
 
-enum { RUNNING, WAITING, FINISHED };
+/* WAITING: at a barrier; MBAR_WAIT: in an mbarrier wait whose phase has
+ * not completed (Thread.mbar, .parity), run again once it has */
+enum { RUNNING, WAITING, FINISHED, MBAR_WAIT };
 
 /* an asynchronous copy not landed yet (txrt_emu_copy_async) */
 typedef struct {
@@ -36,6 +38,12 @@ typedef struct {
 	int wgmma;               /* its wgmma calls not committed yet */
 	int64_t wg_committed;    /* its wgmma groups committed ... */
 	int64_t wg_done;         /* ... and the first of them not waited for */
+	int bar_count;           /* at a barrier: the threads it counts (0: all) */
+	void *mbar;              /* in MBAR_WAIT: the mbarrier and phase parity */
+	int parity;
+	/* it has waited for an mbarrier phase that other threads' arrivals
+	 * completed: its TMA loads are ordered after their reads by that */
+	int arrival_sync;
 } Thread;
 
 /* one arena byte: see the top comment; async: 1 + the thread whose
@@ -64,10 +72,15 @@ typedef struct {
 	char held[MAX_PRINTED][300];
 	int nheld;
 	int64_t held_more;
+	int wake;                /* an arrival completed a phase: run its waiters first */
 } Emu;
 
 /* Shadow.async of a byte a TMA load (txrt_emu_tma_load) has in flight */
 #define TMA_FLIGHT 0x8000
+/* Shadow.writer of a byte a TMA load wrote (cuda_emu_shadow_access's
+ * write 2): its readers are ordered by the mbarrier wait (Shadow.async),
+ * not by the epochs */
+#define TMA_WRITER 0xfffe
 
 /* ---- cuda_emu.c ---------------------------------------------------------- */
 extern unsigned char *cuda_emu_arena;        /* the block's shared memory */
@@ -82,7 +95,8 @@ void cuda_emu_report(Emu *e, const char *fmt, ...) TXRT_PRINTF(2, 3);
 /* Stops the launch from the running thread, which is never resumed. */
 void cuda_emu_stop(Emu *e);
 /* The race checks of an access to esize bytes of the arena at p
- * (element off of shared buffer buf). */
+ * (element off of shared buffer buf); write: 0 a read, 1 a write, 2 a TMA
+ * load's write (see TMA_WRITER). */
 void cuda_emu_shadow_access(Emu *e, int buf, uintptr_t p, int64_t off, int esize, int write);
 /* The bounds checks of an access; its arena address for a shared buffer
  * (0: none, or stopped). */
@@ -97,5 +111,11 @@ void cuda_emu_wgmma_check(Emu *e, const char *what);
 void cuda_emu_wgmma_drop(void);
 /* Forgets the TMA loads in flight (a stopped block's). */
 void cuda_emu_tma_drop(void);
+/* Forgets the warps' arrivals in progress (at a block's start). */
+void cuda_emu_warp_arrivals_drop(void);
+/* Whether thread t's mbarrier wait (MBAR_WAIT) can return now. */
+int cuda_emu_mbar_ready(const Thread *t);
+/* Reports thread t's mbarrier wait that nothing can complete. */
+void cuda_emu_mbar_stuck(Emu *e, const Thread *t);
 
 #endif

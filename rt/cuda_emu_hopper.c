@@ -1,7 +1,10 @@
 /* cuda_emu_hopper.c: the emulator's Hopper operations (cuda_emu.c runs
  * the kernels): TMA loads of a tensor map's box into shared memory with
  * the map's swizzle and zero fill past the tensor, the mbarriers they
- * complete on (phases, expected bytes, waits that nothing can complete),
+ * complete on (phases, expected bytes, arrivals; a wait blocks its thread
+ * until its phase completes, cuda_emu.c's scheduler reporting one that
+ * nothing can complete; a box's bytes count as written by the TMA,
+ * TMA_WRITER, whose readers the mbarrier wait orders),
  * and wgmma, which reads its operands through their shared-memory matrix
  * descriptors and whose group is in flight until its wait; no write may
  * touch what a group in flight reads until every thread of its warpgroup
@@ -18,9 +21,12 @@
 typedef struct {
 	int32_t tx;              /* transaction bytes expected and not yet completed */
 	uint16_t pending;        /* arrivals the current phase still needs */
-	uint8_t count;           /* arrivals a phase */
-	uint8_t done;            /* phases completed (mod 256): its parity is the wait's */
+	uint16_t cd;             /* bits 0-14: arrivals a phase (1 .. 32767); bit 15:
+	                            the parity of the phases completed, the wait's */
 } Mbar;
+
+#define COUNT(m) ((m).cd & 0x7fff)
+#define DONE(m) ((m).cd >> 15)
 
 /* the TMA boxes in flight: their bytes [lo, hi) of the arena, until a
  * wait sees bar's phase complete */
@@ -42,13 +48,16 @@ mbar_at(Emu *e, void *bar, Mbar *m)
 	return m;
 }
 
-static void
+/* Completes m's phase if nothing more is awaited; whether it did. */
+static int
 mbar_complete(Mbar *m)
 {
 	if (m->pending == 0 && m->tx == 0) {
-		m->done++;
-		m->pending = m->count;
+		m->cd ^= 0x8000;
+		m->pending = COUNT(*m);
+		return 1;
 	}
+	return 0;
 }
 
 void
@@ -60,21 +69,49 @@ cuda_emu_tma_drop(void)
 	ntma = 0;
 }
 
+/* The launch's mbarrier at bar, read into m (NULL outside a launch). */
+static Mbar *
+mbar_cur(void *bar, Mbar *m)
+{
+	return cuda_emu_cur ? mbar_at(cuda_emu_cur, bar, m) : NULL;
+}
+
 void
 txrt_emu_mbar_init(void *bar, int count)
 {
-	Emu *e = cuda_emu_cur;
 	Mbar m;
-	if (!e || !mbar_at(e, bar, &m))
+	if (!mbar_cur(bar, &m))
 		return;
 	m.tx = 0;
-	m.count = m.pending = (uint8_t)(count < 1 ? 1 : count > 255 ? 255 : count);
-	m.done = 0;
+	m.cd = m.pending = (uint16_t)(count < 1 ? 1 : count > 32767 ? 32767 : count);
+	memcpy(bar, &m, sizeof m);
+}
+
+void
+txrt_emu_mbar_expect_tx(void *bar, int bytes)
+{
+	Mbar m;
+	if (!mbar_cur(bar, &m))
+		return;
+	m.tx += bytes;
+	if (m.pending)
+		m.pending--;
+	mbar_complete(&m);
 	memcpy(bar, &m, sizeof m);
 }
 
 void
 txrt_emu_tma_load(int dbuf, void *dbase, int64_t doff, const void *map, int col, int row,
+    void *bar)
+{
+	const CudaEmuMap *t = map;
+	if (t && t->magic == CUDA_EMU_MAP_MAGIC)
+		txrt_emu_mbar_expect_tx(bar, (int)(t->box[0] * t->box[1] * t->esize));
+	txrt_emu_tma_box(dbuf, dbase, doff, map, col, row, bar);
+}
+
+void
+txrt_emu_tma_box(int dbuf, void *dbase, int64_t doff, const void *map, int col, int row,
     void *bar)
 {
 	Emu *e = cuda_emu_cur;
@@ -97,11 +134,8 @@ txrt_emu_tma_load(int dbuf, void *dbase, int64_t doff, const void *map, int col,
 		cuda_emu_stop(e);
 		return;
 	}
-	/* arrive.expect_tx, then the box: byte b of row r at its swizzled place
-	 * (16-byte chunk c of a 128-byte line XOR bits 7.. of the offset) */
-	m.tx += (int32_t)bytes;
-	if (m.pending)
-		m.pending--;
+	/* the box: byte b of row r at its swizzled place (16-byte chunk c of
+	 * a 128-byte line XOR bits 7.. of the offset) */
 	for (int64_t r = 0; r < t->box[1]; r++)
 		for (int64_t x = 0; x < t->box[0]; x++) {
 			int64_t off = r * rowb + x * es, at = off;
@@ -111,7 +145,7 @@ txrt_emu_tma_load(int dbuf, void *dbase, int64_t doff, const void *map, int col,
 				at = off ^ (((abs >> 7) & (span - 1)) << 4);
 			}
 			if (e->check) {
-				cuda_emu_shadow_access(e, dbuf, lo + (uintptr_t)at, doff + at / es, (int)es, 1);
+				cuda_emu_shadow_access(e, dbuf, lo + (uintptr_t)at, doff + at / es, (int)es, 2);
 				for (int b = 0; b < es; b++)
 					cuda_emu_shadow[lo - a + (uintptr_t)at + (uintptr_t)b].async =
 					    (uint16_t)(TMA_FLIGHT | (e->cur->index + 1));
@@ -127,9 +161,121 @@ txrt_emu_tma_load(int dbuf, void *dbase, int64_t doff, const void *map, int col,
 		tma_fl[ntma].lo = lo;
 		tma_fl[ntma++].hi = lo + (uintptr_t)bytes;
 	}
-	m.tx -= (int32_t)bytes;   /* complete_tx */
+	/* complete_tx, on the barrier as it is now (the copy above does not
+	 * touch it); a phase that no arrival has expected bytes of yet gets
+	 * them from a load its predecessor should have counted (txc's thread
+	 * arrives with expect_tx before its loads) */
+	mbar_at(e, bar, &m);
+	if (m.tx < bytes && m.pending == COUNT(m)) {
+		char tb[48], bb[48];
+		cuda_emu_report(e, "TMA load into shared buffer %d element %lld by thread %s of block %s "
+		    "completes %lld bytes on an mbarrier whose phase expects %d: an expect_tx that left "
+		    "it out let the previous phase complete before the load landed", dbuf,
+		    (long long)doff, cuda_emu_thread_name(e, e->cur->index, tb, sizeof tb),
+		    cuda_emu_block_name(e, bb, sizeof bb), (long long)bytes, m.tx);
+		cuda_emu_stop(e);
+		return;
+	}
+	m.tx -= (int32_t)bytes;
 	mbar_complete(&m);
 	memcpy(bar, &m, sizeof m);
+}
+
+/* mbarrier.arrive (no transaction bytes): one arrival on bar.  One that
+ * completes a phase yields, so that the threads waiting for it run at
+ * once (rt/cuda_emu.c, run_all). */
+void
+txrt_emu_mbar_arrive(void *bar)
+{
+	Emu *e = cuda_emu_cur;
+	Mbar m;
+	if (!e || !mbar_at(e, bar, &m))
+		return;
+	if (m.pending == 0) {
+		char tb[48], bb[48];
+		cuda_emu_report(e, "thread %s of block %s arrives on an mbarrier whose phase has all its "
+		    "arrivals (%d): more arrivals than its count", cuda_emu_thread_name(e, e->cur->index,
+		    tb, sizeof tb), cuda_emu_block_name(e, bb, sizeof bb), COUNT(m));
+		cuda_emu_stop(e);
+		return;
+	}
+	m.pending--;
+	int done = mbar_complete(&m);
+	memcpy(bar, &m, sizeof m);
+	if (done) {
+		e->wake = 1;
+		fiber_switch(&e->cur->fiber, &e->sched);
+	}
+}
+
+/* The lanes of each warp that have made their warp's next arrival on an
+ * mbarrier (txrt_emu_mbar_arrive_warp), per barrier: the arena offset of
+ * the barrier + 1 (0: a free entry) and the count. */
+enum { WARP_BARS = 16 };
+static struct { uintptr_t bar; int lanes; } warp_arr[CUDA_EMU_MAX_THREADS / 32][WARP_BARS];
+
+void
+cuda_emu_warp_arrivals_drop(void)
+{
+	memset(warp_arr, 0, sizeof warp_arr);
+}
+
+/* mbarrier.arrive by lane 0 of a warp once every lane has reached it (the
+ * PTX's arrival is lane 0's after a warp-wide .aligned wait, so the whole
+ * warp is past the wait then): each thread calls it, and the warp's one
+ * arrival happens at its last lane's call. */
+void
+txrt_emu_mbar_arrive_warp(void *bar)
+{
+	Emu *e = cuda_emu_cur;
+	Mbar m;
+	if (!e || !mbar_at(e, bar, &m))
+		return;
+	int w = e->cur->index / 32;
+	int lanes = e->nthreads - w * 32 < 32 ? e->nthreads - w * 32 : 32;
+	uintptr_t key = (uintptr_t)bar - (uintptr_t)cuda_emu_arena + 1;
+	int at = -1, unused = -1;
+	for (int i = 0; i < WARP_BARS; i++) {
+		if (warp_arr[w][i].bar == key)
+			at = i;
+		else if (!warp_arr[w][i].bar && unused < 0)
+			unused = i;
+	}
+	if (at < 0 && unused < 0) {
+		cuda_emu_report(e, "warp %d arrives on more than %d mbarriers at once (the emulator's "
+		    "limit)", w, WARP_BARS);
+		cuda_emu_stop(e);
+		return;
+	}
+	if (at < 0) {
+		at = unused;
+		warp_arr[w][at].bar = key;
+		warp_arr[w][at].lanes = 0;
+	}
+	if (++warp_arr[w][at].lanes < lanes)
+		return;
+	warp_arr[w][at].bar = 0;
+	txrt_emu_mbar_arrive(bar);
+}
+
+int
+cuda_emu_mbar_ready(const Thread *t)
+{
+	Mbar m;
+	memcpy(&m, t->mbar, sizeof m);
+	return (int)DONE(m) != (t->parity & 1);
+}
+
+void
+cuda_emu_mbar_stuck(Emu *e, const Thread *t)
+{
+	char tb[48], bb[48];
+	Mbar m;
+	memcpy(&m, t->mbar, sizeof m);
+	cuda_emu_report(e, "thread %s of block %s waits for phase parity %d of an mbarrier whose phase "
+	    "no arrival or TMA load can complete (%d arrivals and %d bytes missing; no thread of "
+	    "the block can go on): on a GPU it would wait forever", cuda_emu_thread_name(e, t->index,
+	    tb, sizeof tb), cuda_emu_block_name(e, bb, sizeof bb), t->parity & 1, m.pending, m.tx);
 }
 
 void
@@ -139,15 +285,17 @@ txrt_emu_mbar_wait(void *bar, int parity)
 	Mbar m;
 	if (!e || !mbar_at(e, bar, &m))
 		return;
-	if ((m.done & 1) == (parity & 1)) {
-		char tb[48], bb[48];
-		cuda_emu_report(e, "thread %s of block %s waits for phase parity %d of an mbarrier whose phase "
-		    "no arrival or TMA load can complete (%d arrivals and %d bytes missing): on a GPU "
-		    "it would wait forever", cuda_emu_thread_name(e, e->cur->index, tb, sizeof tb),
-		    cuda_emu_block_name(e, bb, sizeof bb), parity & 1, m.pending, m.tx);
-		cuda_emu_stop(e);
-		return;
+	if ((int)DONE(m) == (parity & 1)) {
+		/* not yet: the other threads run until the phase completes (or
+		 * none can, which run_block reports) */
+		e->cur->mbar = bar;
+		e->cur->parity = parity;
+		e->cur->state = MBAR_WAIT;
+		fiber_switch(&e->cur->fiber, &e->sched);
+		memcpy(&m, bar, sizeof m);
 	}
+	if (COUNT(m) > 1)   /* completed by other threads' arrivals */
+		e->cur->arrival_sync = 1;
 	/* the phase has completed: its loads have landed for every reader */
 	int kept = 0;
 	for (int i = 0; i < ntma; i++) {

@@ -203,6 +203,10 @@ TXRT_API int64_t txrt_cuda_emu_reports(void);
 TXRT_API int64_t txrt_emu_id(int which);
 /* __syncthreads(): waits until every thread of the block has arrived. */
 TXRT_API void txrt_emu_barrier(void);
+/* bar.sync 1, count: a barrier of count threads of the block (those of a
+ * warp-specialised kernel's consumer warpgroups), the others free to
+ * have finished; 0 counts them all, as txrt_emu_barrier. */
+TXRT_API void txrt_emu_barrier_n(int count);
 /* The block's dynamic shared memory (the launch's `shared` bytes, 16-byte
  * aligned), filled with 0xff bytes when the block starts. */
 TXRT_API void *txrt_emu_shared(void);
@@ -240,10 +244,23 @@ TXRT_API void txrt_emu_mbar_init(void *bar, int count);
  * txrt_emu_mbar_wait sees the phase complete. */
 TXRT_API void txrt_emu_tma_load(int dbuf, void *dbase, int64_t doff, const void *map, int col,
     int row, void *bar);
+/* The two halves of txrt_emu_tma_load, for a fill of several boxes on one
+ * mbarrier: mbarrier.arrive.expect_tx of bytes on bar (one arrival), and
+ * one box's copy completing its bytes on bar with no arrival. */
+TXRT_API void txrt_emu_mbar_expect_tx(void *bar, int bytes);
+TXRT_API void txrt_emu_tma_box(int dbuf, void *dbase, int64_t doff, const void *map, int col,
+    int row, void *bar);
 /* mbarrier.try_wait.parity in a loop: returns once the phase of that
- * parity has completed; one that never can (no load arms it) is
- * reported and stops the launch. */
+ * parity has completed, the block's other threads running meanwhile; one
+ * that never can (no thread of the block can go on) is reported and
+ * stops the launch. */
 TXRT_API void txrt_emu_mbar_wait(void *bar, int parity);
+/* mbarrier.arrive: one arrival on bar, no transaction bytes (a consumer
+ * releasing a slot: pipeline(S, producer = warpgroup)). */
+TXRT_API void txrt_emu_mbar_arrive(void *bar);
+/* A warp's one mbarrier.arrive (its lane 0's, after a warp-wide wait):
+ * called by each of its threads, the arrival made at the last one's. */
+TXRT_API void txrt_emu_mbar_arrive_warp(void *bar);
 /* Hopper's wgmma (sm_90a) for the calling thread of its warpgroup
  * (threadIdx.x 0..127): its n/2 accumulators acc of the 64 x n block
  * updated from the operands that the shared-memory matrix descriptors

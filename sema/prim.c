@@ -23,9 +23,13 @@ static const PrimKwarg tail_kwargs[] = {
 };
 
 /* pipeline(S, defer = D): D wgmma groups kept in flight over the k loop
- * (values NULL: an integer, checked where the pipeline is lowered) */
+ * (values NULL: an integer, checked where the pipeline is lowered);
+ * producer = warpgroup: the TMA loads issued by a warpgroup of their own
+ * (target/cuda/gpu_wspec.c) */
+static const char *const pipeline_producer_values[] = { "warpgroup", NULL };
 static const PrimKwarg pipeline_kwargs[] = {
 	{ "defer", NULL },
+	{ "producer", pipeline_producer_values },
 	{ NULL, NULL },
 };
 

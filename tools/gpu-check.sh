@@ -129,13 +129,26 @@ build_gemm() {
 # the sgemm's v4 plan (the seds limited to its schedule block), its
 # tiles in 2 or 3 slots filled by cp.async (B's; A's transposing copy
 # stays element by element), k steps of 16, and A's rows unpadded (128
-# floats: what the padding to 132 saves).
+# floats: what the padding to 132 saves); and for hgemm_sm90a_tma, B's
+# tiles by TMA too (tmab: two boxes a slot, one a 128-byte panel, so no
+# thread copies in the k loop), with a fourth slot or a deferred wait, and
+# warp-specialised (wspec: a third warpgroup issues the loads, slots
+# released on "empty" mbarriers, no bar.sync in the k loop; 384 threads
+# of up to 139 registers: one block an SM where the shipped plan has two;
+# wspec_k64: k steps of 64, 97 KB of shared memory).
 variants='k64|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma hgemm128 bgemm128|s/Cf\.split(k, 32)/Cf.split(k, 64)/
 p4|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/\.pipeline(3)/.pipeline(4)/
 defer|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/\.pipeline(3)/.pipeline(4, defer = 1)/
 defer3|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/\.pipeline(3)/.pipeline(3, defer = 1)/
 defer_k64|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/Cf\.split(k, 32)/Cf.split(k, 64)/;s/\.pipeline(3)/.pipeline(4, defer = 1)/
 defer3_k64|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/Cf\.split(k, 32)/Cf.split(k, 64)/;s/\.pipeline(3)/.pipeline(3, defer = 1)/
+tmab|hgemm_sm90a_tma|s/Bs\.swizzle()/Bs.swizzle()\x3b\n  Bs.tma()/
+tmab_p4|hgemm_sm90a_tma|s/Bs\.swizzle()/Bs.swizzle()\x3b\n  Bs.tma()/;s/\.pipeline(3)/.pipeline(4)/
+tmab_defer|hgemm_sm90a_tma|s/Bs\.swizzle()/Bs.swizzle()\x3b\n  Bs.tma()/;s/\.pipeline(3)/.pipeline(4, defer = 1)/
+wspec|hgemm_sm90a_tma|s/Bs\.swizzle()/Bs.swizzle()\x3b\n  Bs.tma()/;s/\.pipeline(3)/.pipeline(3, producer = warpgroup)/
+wspec_p4|hgemm_sm90a_tma|s/Bs\.swizzle()/Bs.swizzle()\x3b\n  Bs.tma()/;s/\.pipeline(3)/.pipeline(4, producer = warpgroup)/
+wspec_defer|hgemm_sm90a_tma|s/Bs\.swizzle()/Bs.swizzle()\x3b\n  Bs.tma()/;s/\.pipeline(3)/.pipeline(4, defer = 1, producer = warpgroup)/
+wspec_k64|hgemm_sm90a_tma|s/Bs\.swizzle()/Bs.swizzle()\x3b\n  Bs.tma()/;s/\.pipeline(3)/.pipeline(3, producer = warpgroup)/;s/Cf\.split(k, 32)/Cf.split(k, 64)/
 m256|hgemm_sm90a bgemm_sm90a hgemm_sm90a_tma|s/C\.tile(i, j, 128, 128/C.tile(i, j, 256, 128/;s/Cf\.split(k, 32)/Cf.split(k, 64)/
 sg128|sgemm|s/C\.tile(i, j, 64, 64/C.tile(i, j, 128, 128/;s/C\.split(ii, 4)/C.split(ii, 8)/;s/C\.split(ji, 4)/C.split(ji, 8)/
 sg128k8|sgemm|s/C\.tile(i, j, 64, 64/C.tile(i, j, 128, 128/;s/C\.split(ii, 4)/C.split(ii, 8)/;s/C\.split(ji, 4)/C.split(ji, 8)/;s/Cl\.split(k, 16)/Cl.split(k, 8)/

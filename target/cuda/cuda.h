@@ -72,6 +72,11 @@ enum { GPU_COPY_NARGS = 5 };
 enum { GPU_TMA_NARGS = 6 };
 #define GPU_MBAR_INIT "gpu.mbar_init"
 #define GPU_MBAR_WAIT "gpu.mbar_wait"
+/* gpu.mbar_arrive(bar[s], when): one mbarrier.arrive a warp (its lane
+ * 0's; every lane calls it after the same warp-wide wait) where when
+ * (i32) is not 0, no transaction bytes (a consumer warp releasing slot s:
+ * gpu_wspec.c) */
+#define GPU_MBAR_ARRIVE "gpu.mbar_arrive"
 #define GPU_MMA_FILL "mma_fill"
 #define GPU_MMA_STORE "mma_store"
 enum { GPU_MMA_FILL_NARGS = 5, GPU_MMA_STORE_NARGS = 8 };
@@ -111,6 +116,9 @@ typedef struct {
 	Buffer *map;              /* stands for the parameter in gpu.tma calls */
 	Buffer *bar;              /* the slots' mbarriers (shared, 8 bytes each) */
 	int64_t box[2];           /* elements: columns (inner), rows */
+	int boxes;                /* boxes a fill: 1, or one a 128-byte panel
+	                             of a tile stored in panels (gpu_swizzle.c),
+	                             box[0] columns apart */
 	int slots;
 	int swizzle;              /* bytes: 0 (none), 32, 64, 128 */
 	Loc loc;                  /* the tma() primitive */
@@ -139,6 +147,10 @@ typedef struct GpuKernel {
 	 * tma_on (i32), which the host sets when every map is encoded */
 	GpuTma *tma; int ntma, captma;
 	Var *tma_on;
+	/* gpu_wspec.c: the slots' "empty" mbarriers of a warp-specialised
+	 * pipeline (NULL: none) and the arrivals each phase counts */
+	Buffer *wspec_empty;
+	int64_t wspec_arrivals;
 	bool wgmma;               /* it uses wgmma (sm_90a only): gpu_wgmma.c */
 } GpuKernel;
 
@@ -209,6 +221,8 @@ bool gpu_tma_mbar_is(IrExpr *e);        /* of GPU_MBAR_INIT or GPU_MBAR_WAIT */
 /* The pipeline's waits on k's tma tiles' mbarriers, which it allocates
  * and initialises; false after diagnostics. */
 bool gpu_tma(GpuKernel *k);
+/* ---- gpu_wspec.c: pipeline(S, producer = warpgroup) ------------------------ */
+bool gpu_wspec(GpuKernel *k, IrStmt **body);
 
 /* ---- gpu_fragment.c ----------------------------------------------------- */
 /* k's fragments as each lane's registers; false after diagnostics. */

@@ -271,7 +271,14 @@ emu_intrinsic(Cg *cg, IrExpr *e)
 		    cg_index_type(cg), "");
 	}
 	if (cuda_is(e, GPU_BARRIER)) {
-		emu_call(cg, "txrt_emu_barrier", LLVMVoidTypeInContext(cg->ctx), NULL, 0, NULL);
+		int64_t n = 0;
+		if (e->call.nargs && ir_is_const(e->call.args[0], &n) && n > 0) {
+			/* counting n threads (gpu_wspec.c) */
+			LLVMValueRef a = LLVMConstInt(i32, (unsigned long long)n, 0);
+			emu_call(cg, "txrt_emu_barrier_n", LLVMVoidTypeInContext(cg->ctx), &i32, 1, &a);
+		} else {
+			emu_call(cg, "txrt_emu_barrier", LLVMVoidTypeInContext(cg->ctx), NULL, 0, NULL);
+		}
 		return LLVMConstInt(i32, 0, 0);
 	}
 	if (gpu_copy_is(e) && !emu_copy(cg, e))

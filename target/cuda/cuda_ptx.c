@@ -360,7 +360,19 @@ ptx_intrinsic(Cg *cg, IrExpr *e)
 		 * async proxy, which wgmma reads shared memory through */
 		if (cur_kernel(cg)->wgmma)
 			cuda_wgmma_proxy_fence(cg);
-		cg_call_intrinsic(cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
+		int64_t n = 0;
+		if (e->call.nargs && ir_is_const(e->call.args[0], &n) && n > 0) {
+			/* the consumers' barrier of a warp-specialised kernel
+			 * (gpu_wspec.c): named barrier 1, n threads */
+			char text[48];
+			snprintf(text, sizeof text, "bar.sync 1, %lld;", (long long)n);
+			LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), NULL, 0, 0);
+			LLVMValueRef a = LLVMGetInlineAsm(fty, text, strlen(text), "~{memory}", 9, 1, 0,
+			    LLVMInlineAsmDialectATT, 0);
+			LLVMBuildCall2(cg->b, fty, a, NULL, 0, "");
+		} else {
+			cg_call_intrinsic(cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
+		}
 		return LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0);
 	}
 	return NULL;

@@ -10,17 +10,26 @@
  *   of mbarrier.try_wait.parity.
  *
  *   the emulator (cuda_host.c): params[i] points to the 128-byte map
- *   itself, and the calls go to libtxrt (txrt_emu_tma_load,
- *   txrt_emu_mbar_init, txrt_emu_mbar_wait in rt/cuda_emu_hopper.c).
+ *   itself, and the calls go to libtxrt (txrt_emu_mbar_expect_tx, one
+ *   txrt_emu_tma_box a box, txrt_emu_mbar_init, txrt_emu_mbar_wait in
+ *   rt/cuda_emu_hopper.c).
+ *
+ *   A fill of a tile stored in panels of 128-byte rows (GpuTma.boxes > 1)
+ *   is one arrive.expect_tx of all its bytes and one box a panel, each
+ *   box[0] columns to the right of the last and landing at its panel.
  *
  *   the host's launch (cuda_host.c): each map encoded by
  *   txrt_cuda_tensor_map (rt/cuda.c: cuTensorMapEncodeTiled on a device,
  *   libtxrt's own layout in the emulator) into a 64-aligned slot of the
  *   entry point's frame, and tma_on = 1 when all of them were.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "target/cuda/cuda_cg.h"
+
+enum { MAX_BOXES = 4 };   /* a 256-element f16 row: 4 panels of 128 bytes */
 
 /* CUtensorMapDataType of an element type (cuda.h's values). */
 static int
@@ -154,6 +163,38 @@ coords(Cg *cg, IrExpr *e, LLVMValueRef *col, LLVMValueRef *row)
 	*row = i32_of(cg, simplify_expr(ir_div(o, cols), NULL));
 }
 
+/* The element of the tile where box p of the fill at element d lands:
+ * box p holds columns p * box[0] .. of the slot's rows, which a tile in
+ * panels of 128-byte rows keeps in panel p (gpu_swizzle_panel).  The
+ * swizzle's XOR is nothing there (a box starts at a multiple of 1024
+ * bytes). */
+static IrExpr *
+box_dst(GpuTma *t, IrExpr *d, int p)
+{
+	IrExpr *x = d->load.idx[0];
+	if (!d->load.buf->swizzle_panel_rows)
+		return x;
+	return simplify_expr(gpu_swizzle_panel(d->load.buf, ir_add(x, ir_make_const(x->type,
+	    p * t->box[0]))), NULL);
+}
+
+static LLVMValueRef
+col_of(Cg *cg, GpuTma *t, LLVMValueRef col, int p)
+{
+	return p ? LLVMBuildAdd(cg->b, col, LLVMConstInt(LLVMTypeOf(col),
+	    (unsigned long long)(p * t->box[0]), 0), "") : col;
+}
+
+/* The bytes a fill's arrival expects: its boxes'; for the checker's
+ * tests (TXC_CUDA_TMA_EXPECT=box), wrongly, one box's. */
+static int64_t
+fill_bytes(GpuTma *t)
+{
+	const char *how = getenv("TXC_CUDA_TMA_EXPECT");
+	int64_t box = t->box[0] * t->box[1] * esize_of(t->tile->elem);
+	return how && !strcmp(how, "box") ? box : box * t->boxes;
+}
+
 static GpuTma *
 map_of(GpuKernel *k, IrExpr *e)
 {
@@ -174,44 +215,62 @@ cuda_tma_ptx(Cg *cg, GpuKernel *k, IrExpr *e)
 		IrExpr *d = e->call.args[0], *b = e->call.args[3];
 		LLVMValueRef col, row;
 		coords(cg, e, &col, &row);
-		int64_t bytes = t->box[0] * t->box[1] * esize_of(t->tile->elem);
-		LLVMValueRef args[6] = {
-			shared_addr(cg, d->load.buf, d->load.idx[0]),
-			LLVMBuildPtrToInt(cg->b, cg_lookup_buf(cg, t->map), i64, ""),
-			col, row, shared_addr(cg, b->load.buf, b->load.idx[0]),
+		/* one arrival expecting every box's bytes, then the boxes */
+		int64_t bytes = fill_bytes(t);
+		LLVMValueRef args[4 + 2 * MAX_BOXES] = {
+			shared_addr(cg, b->load.buf, b->load.idx[0]),
 			LLVMConstInt(i32, (unsigned long long)bytes, 0),
+			LLVMBuildPtrToInt(cg->b, cg_lookup_buf(cg, t->map), i64, ""), row,
 		};
-		asm_call(cg, v, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$4], $5;\n\t"
-		    "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-		    "[$0], [$1, {$2, $3}], [$4];", "r,l,r,r,r,r,~{memory}", args, 6);
+		char text[256 + 160 * MAX_BOXES], cons[32 + 4 * MAX_BOXES];
+		int n = snprintf(text, sizeof text,
+		    "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;");
+		strcpy(cons, "r,r,l,r");
+		if (t->boxes > MAX_BOXES)
+			ICE("a TMA fill of %d boxes", t->boxes);
+		for (int p = 0; p < t->boxes; p++) {
+			args[4 + 2 * p] = shared_addr(cg, d->load.buf, box_dst(t, d, p));
+			args[5 + 2 * p] = col_of(cg, t, col, p);
+			n += snprintf(text + n, sizeof text - (size_t)n, "\n\tcp.async.bulk.tensor.2d."
+			    "shared::cluster.global.tile.mbarrier::complete_tx::bytes [$%d], [$2, {$%d, "
+			    "$3}], [$0];", 4 + 2 * p, 5 + 2 * p);
+			strcat(cons, ",r,r");
+		}
+		strcat(cons, ",~{memory}");
+		asm_call(cg, v, text, cons, args, 4 + 2 * t->boxes);
 		return LLVMConstInt(i32, 0, 0);
 	}
+	LLVMValueRef args[2];
+	if (!cuda_is(e, GPU_MBAR_INIT) && !cuda_is(e, GPU_MBAR_ARRIVE) && !cuda_is(e, GPU_MBAR_WAIT))
+		return NULL;
+	/* gpu.mbar_*(bar[s], n): the barrier's address, n */
+	args[0] = shared_addr(cg, e->call.args[0]->load.buf, e->call.args[0]->load.idx[0]);
+	args[1] = i32_of(cg, e->call.args[1]);
 	if (cuda_is(e, GPU_MBAR_INIT)) {
-		IrExpr *b = e->call.args[0];
-		LLVMValueRef args[2] = { shared_addr(cg, b->load.buf, b->load.idx[0]),
-			i32_of(cg, e->call.args[1]) };
 		asm_call(cg, v, "mbarrier.init.shared::cta.b64 [$0], $1;\n\t"
 		    "fence.mbarrier_init.release.cluster;", "r,r,~{memory}", args, 2);
 		return LLVMConstInt(i32, 0, 0);
 	}
-	if (cuda_is(e, GPU_MBAR_WAIT)) {
-		/* try_wait until the phase of that parity has completed */
-		IrExpr *b = e->call.args[0];
-		LLVMValueRef args[2] = { shared_addr(cg, b->load.buf, b->load.idx[0]),
-			i32_of(cg, e->call.args[1]) };
-		LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(ctx, cg->fn->fn, "mbar_wait");
-		LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(ctx, cg->fn->fn, "mbar_done");
-		LLVMBuildBr(cg->b, loop);
-		LLVMPositionBuilderAtEnd(cg->b, loop);
-		LLVMValueRef ok = asm_call(cg, i32, "{\n\t.reg .pred p;\n\t"
-		    "mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n\t"
-		    "selp.u32 $0, 1, 0, p;\n\t}", "=r,r,r,~{memory}", args, 2);
-		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, ok, LLVMConstInt(i32, 0, 0), ""),
-		    done, loop);
-		LLVMPositionBuilderAtEnd(cg->b, done);
+	if (cuda_is(e, GPU_MBAR_ARRIVE)) {
+		/* lane 0 for its warp, predicated rather than branched around
+		 * (gpu_wspec.c) */
+		asm_call(cg, v, "{\n\t.reg .pred p, q;\n\t.reg .u32 l;\n\tmov.u32 l, %laneid;\n\t"
+		    "setp.ne.u32 p, $1, 0;\n\tsetp.eq.and.u32 q, l, 0, p;\n\t"
+		    "@q mbarrier.arrive.shared::cta.b64 _, [$0];\n\t}", "r,r,~{memory}", args, 2);
 		return LLVMConstInt(i32, 0, 0);
 	}
-	return NULL;
+	/* the wait: try_wait until the phase of that parity has completed */
+	LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(ctx, cg->fn->fn, "mbar_wait");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(ctx, cg->fn->fn, "mbar_done");
+	LLVMBuildBr(cg->b, loop);
+	LLVMPositionBuilderAtEnd(cg->b, loop);
+	LLVMValueRef ok = asm_call(cg, i32, "{\n\t.reg .pred p;\n\t"
+	    "mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n\t"
+	    "selp.u32 $0, 1, 0, p;\n\t}", "=r,r,r,~{memory}", args, 2);
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, ok, LLVMConstInt(i32, 0, 0), ""),
+	    done, loop);
+	LLVMPositionBuilderAtEnd(cg->b, done);
+	return LLVMConstInt(i32, 0, 0);
 }
 
 /* ---- the emulator ----------------------------------------------------------- */
@@ -245,13 +304,34 @@ cuda_tma_emu(Cg *cg, GpuKernel *k, IrExpr *e, int dbuf)
 		IrExpr *d = e->call.args[0], *b = e->call.args[3];
 		LLVMValueRef col, row;
 		coords(cg, e, &col, &row);
-		LLVMTypeRef pt[7] = { i32, ptr, i64, ptr, i32, i32, ptr };
-		LLVMValueRef args[7] = {
-			LLVMConstInt(i32, (unsigned)dbuf, 0), cg_lookup_buf(cg, d->load.buf),
-			LLVMBuildSExt(cg->b, cg_index(cg, d->load.idx[0], 1), i64, ""),
-			cg_lookup_buf(cg, t->map), col, row, elem_ptr(cg, b->load.buf, b->load.idx[0]),
-		};
-		rt_call(cg, "txrt_emu_tma_load", pt, 7, args);
+		LLVMValueRef bar = elem_ptr(cg, b->load.buf, b->load.idx[0]);
+		int64_t bytes = fill_bytes(t);
+		LLVMTypeRef et[2] = { ptr, i32 };
+		LLVMValueRef ex[2] = { bar, LLVMConstInt(i32, (unsigned long long)bytes, 0) };
+		rt_call(cg, "txrt_emu_mbar_expect_tx", et, 2, ex);
+		for (int p = 0; p < t->boxes; p++) {
+			LLVMTypeRef pt[7] = { i32, ptr, i64, ptr, i32, i32, ptr };
+			LLVMValueRef args[7] = {
+				LLVMConstInt(i32, (unsigned)dbuf, 0), cg_lookup_buf(cg, d->load.buf),
+				LLVMBuildSExt(cg->b, cg_index(cg, box_dst(t, d, p), 1), i64, ""),
+				cg_lookup_buf(cg, t->map), col_of(cg, t, col, p), row, bar,
+			};
+			rt_call(cg, "txrt_emu_tma_box", pt, 7, args);
+		}
+		return LLVMConstInt(i32, 0, 0);
+	}
+	if (cuda_is(e, GPU_MBAR_ARRIVE)) {
+		IrExpr *b = e->call.args[0];
+		LLVMValueRef a = elem_ptr(cg, b->load.buf, b->load.idx[0]);
+		LLVMValueRef when = LLVMBuildICmp(cg->b, LLVMIntNE, i32_of(cg, e->call.args[1]),
+		    LLVMConstInt(i32, 0, 0), "");
+		LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "arrive");
+		LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn->fn, "arrived");
+		LLVMBuildCondBr(cg->b, when, yes, done);
+		LLVMPositionBuilderAtEnd(cg->b, yes);
+		rt_call(cg, "txrt_emu_mbar_arrive_warp", &ptr, 1, &a);
+		LLVMBuildBr(cg->b, done);
+		LLVMPositionBuilderAtEnd(cg->b, done);
 		return LLVMConstInt(i32, 0, 0);
 	}
 	if (cuda_is(e, GPU_MBAR_INIT) || cuda_is(e, GPU_MBAR_WAIT)) {

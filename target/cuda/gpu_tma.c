@@ -38,6 +38,18 @@
  * tiles so) and a row is 32, 64 or 128 bytes.  Rows past the tensor's edge
  * and columns past K are zero-filled by the hardware, as the pieces'
  * src-size form does.
+ *
+ * A swizzled 16-bit row wider than the swizzle's 128 bytes (wgmma's b of
+ * N = 128: 256-byte rows) is one box only where the tile is stored in
+ * panels of 128-byte rows (Buffer.swizzle_panel_rows, which gpu_wgmma
+ * sets after this pass: gpu_tma checks it then).  Panel p holds columns
+ * 64p .. 64p + 63 of every row of the buffer, so slot s's part of it is R
+ * rows of 128 bytes at p * rows * 128 + s * R * 128 bytes, which a box of
+ * R rows x 64 columns with the 128-byte swizzle writes exactly (R a
+ * multiple of 8: each part starts at a multiple of 1024 bytes).  A fill
+ * is then W * 2 / 128 boxes (GpuTma.boxes) of one map whose box is 64
+ * columns, box p at column origin + 64p landing in panel p, after one
+ * arrive.expect_tx of all their bytes (cuda_tma.c).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,7 +75,7 @@ call_is(IrExpr *e, const char *name)
 bool
 gpu_tma_mbar_is(IrExpr *e)
 {
-	return call_is(e, GPU_MBAR_INIT) || call_is(e, GPU_MBAR_WAIT);
+	return call_is(e, GPU_MBAR_INIT) || call_is(e, GPU_MBAR_WAIT) || call_is(e, GPU_MBAR_ARRIVE);
 }
 
 static int64_t
@@ -114,6 +126,17 @@ unclamp(IrExpr *e, Var *v, Var *u)
 	return ir_mutate_expr(&c.m, e);
 }
 
+/* Why a swizzled row of `bytes` is not boxes of 128-byte panels. */
+static const char *
+wide_why(int64_t bytes, int64_t eb)
+{
+	return arena_printf(ir_arena, "a swizzled box's row is at most 128 bytes (the swizzle "
+	    "span); this tile's rows are %lld bytes, and only a 16-bit tile that wgmma reads as "
+	    "its b, stored in panels of 128-byte rows, is filled by one box a panel (leave it "
+	    "unswizzled, or make its rows at most %lld elements)", (long long)bytes,
+	    (long long)(128 / eb));
+}
+
 /* A tma() that cannot be: said once, at the primitive (the tile then
  * keeps its cp.async copies). */
 static IrStmt *fail(Spmd *S, Buffer *b, const char *fmt, ...) TXC_PRINTF(3, 4);
@@ -155,7 +178,7 @@ row_major(IrExpr *e, Var *v, IrExpr *cols)
 
 /* The map of (src, tile), made on first use. */
 static int
-map_of(GpuKernel *k, Buffer *src, Buffer *tile, int64_t w, int64_t r, int slots)
+map_of(GpuKernel *k, Buffer *src, Buffer *tile, int64_t w, int64_t r, int slots, int boxes)
 {
 	for (int i = 0; i < k->ntma; i++)
 		if (k->tma[i].src == src && k->tma[i].tile == tile)
@@ -167,7 +190,8 @@ map_of(GpuKernel *k, Buffer *src, Buffer *tile, int64_t w, int64_t r, int slots)
 	t->box[0] = w;
 	t->box[1] = r;
 	t->slots = slots;
-	t->swizzle = tile->swizzle_row ? (int)(tile->swizzle_row * elem_bytes(tile->elem)) : 0;
+	t->boxes = boxes;
+	t->swizzle = tile->swizzle_row ? (int)(w * elem_bytes(tile->elem)) : 0;
 	t->map = ir_new_buffer(arena_printf(ir_arena, "%s.map", src->name), TY_U8, 1);
 	t->map->min[0] = ir_i64c(0);
 	t->map->extent[0] = ir_i64c(128);
@@ -241,10 +265,16 @@ gpu_tma_copy(Spmd *S, IrStmt *s, IrStmt *plain, IrExpr *tid)
 	if (tile->swizzle_row && tile->swizzle_row != W)
 		return fail(S, tile, "its swizzled row (%lld elements) is not the box's row "
 		    "(%lld)", (long long)tile->swizzle_row, (long long)W);
-	if (tile->swizzle_row && W * eb > 128)
-		return fail(S, tile, "a swizzled box's row is at most 128 bytes (the swizzle "
-		    "span); this tile's rows are %lld bytes (leave it unswizzled, or make its "
-		    "rows at most %lld elements)", (long long)(W * eb), (long long)(128 / eb));
+	/* a swizzled row wider than the swizzle span: one box a 128-byte
+	 * panel, if the tile is stored in panels (gpu_tma checks that once
+	 * gpu_wgmma has decided it) */
+	int64_t boxes = 1, BW = W;
+	if (tile->swizzle_row && W * eb > 128) {
+		if (eb != 2 || W * eb % 128)
+			return fail(S, tile, "%s", wide_why(W * eb, eb));
+		boxes = W * eb / 128;
+		BW = 128 / eb;
+	}
 	/* the slot: rows of W elements, in the order of the box's */
 	IrExpr *di = st->store.idx[0];
 	int64_t c;
@@ -259,13 +289,16 @@ gpu_tma_copy(Spmd *S, IrStmt *s, IrStmt *plain, IrExpr *tid)
 	if (slot * eb % align)
 		return fail(S, tile, "a slot (%lld bytes) must be a multiple of %lld bytes",
 		    (long long)(slot * eb), (long long)align);
+	if (boxes > 1 && R * BW * eb % 1024)
+		return fail(S, tile, "a slot's part of a panel of 128-byte rows (%lld rows) must be "
+		    "a multiple of 8 rows, where each of its boxes starts", (long long)R);
 	/* the source: row-major rows of the 2-D tensor */
 	IrExpr *si = unclamp(ld->load.idx[0], v0, v1);
 	IrExpr *cols = gpu_spmd_as_type(src->extent[1], ir_i64);
 	if (!step_of(si, v1, &c) || c != 1 || !row_major(si, v0, cols))
 		return fail(S, tile, "its rows are not rows of the input (a transposed or "
 		    "strided copy)");
-	int m = map_of(S->k, src, tile, W, R, (int)(total / slot));
+	int m = map_of(S->k, src, tile, BW, R, (int)(total / slot), (int)boxes);
 	GpuTma *t = &S->k->tma[m];
 	/* the box's origin and slot */
 	IrExpr *lo0 = gpu_spmd_as_type(outer->loop.min, v0->type);
@@ -362,6 +395,11 @@ unused_alloc(IrVisitor *v, IrStmt *s)
 {
 	Unused *u = (Unused *)v;
 	Buffer *b = s->alloc.buf;
+	if (b->pipeline_producer && !b->tma_loc.file) {
+		diag_error(b->producer_loc, "producer = warpgroup for '%s': the producer warpgroup "
+		    "issues TMA loads, and '%s' has no tma()", b->name, b->name);
+		u->ok = false;
+	}
 	bool found = false;
 	for (int i = 0; i < u->k->ntma; i++)
 		found |= u->k->tma[i].tile == b;
@@ -388,13 +426,25 @@ gpu_tma(GpuKernel *k)
 		return false;
 	if (!k->ntma)
 		return true;
+	for (int i = 0; i < k->ntma; i++) {
+		GpuTma *t = &k->tma[i];
+		if (t->boxes > 1 && !t->tile->swizzle_panel_rows) {
+			int64_t eb = elem_bytes(t->tile->elem);
+			diag_error(t->loc, "tma of '%s': %s", t->tile->name,
+			    wide_why(t->box[0] * t->boxes * eb, eb));
+			return false;
+		}
+	}
+	IrStmt *body = k->fn->body;
+	if (!gpu_wspec(k, &body))
+		return false;
 	Waits w;
 	memset(&w, 0, sizeof w);
 	w.m.stmt[IS_FOR] = w_for;
 	w.m.stmt[IS_EVALUATE] = w_eval;
 	w.k = k;
 	w.ok = true;
-	IrStmt *body = ir_mutate_stmt(&w.m, k->fn->body);
+	body = ir_mutate_stmt(&w.m, body);
 	if (!w.ok)
 		return false;
 	/* thread 0 initialises every slot's barrier (one arrival a phase) */
@@ -405,12 +455,19 @@ gpu_tma(GpuKernel *k)
 			IrExpr *a[2] = { ir_load(k->tma[i].bar, &at, 1, NULL, 1), ir_i64c(1) };
 			init = ir_seq(init, ir_evaluate(ir_call_intrinsic(GPU_MBAR_INIT, ir_i32, a, 2)));
 		}
+	for (int s = 0; k->wspec_empty && s < k->tma[0].slots; s++) {
+		IrExpr *at = ir_i64c(s);
+		IrExpr *a[2] = { ir_load(k->wspec_empty, &at, 1, NULL, 1), ir_i64c(k->wspec_arrivals) };
+		init = ir_seq(init, ir_evaluate(ir_call_intrinsic(GPU_MBAR_INIT, ir_i32, a, 2)));
+	}
 	IrExpr *first = NULL;
 	for (int d = 0; d < 3; d++) {
 		IrExpr *z = ir_binop(IR_EQ, gpu_id(GPU_TID, d), ir_i64c(0));
 		first = first ? ir_binop(IR_AND, first, z) : z;
 	}
 	body = ir_seq(ir_seq(ir_if(first, init, NULL), gpu_barrier()), body);
+	if (k->wspec_empty)
+		body = ir_allocate(k->wspec_empty, body);
 	for (int i = k->ntma - 1; i >= 0; i--)
 		body = ir_allocate(k->tma[i].bar, body);
 	k->fn->body = body;

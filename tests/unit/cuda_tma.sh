@@ -64,26 +64,7 @@ grep -q "gpu\.tma(" k.txt || fail "--emit=kernels shows no gpu.tma"
 grep -q "error: --emit=cuda does not write TMA loads" err || fail "--emit=cuda: $(head -2 err)"
 
 # ---- the emulator ---------------------------------------------------------------
-cat >wrap.c <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-#include "txrt.h"
-int __real_txrt_cuda_tensor_map(void *map, const void *base, int dtype, int esize,
-    int64_t cols, int64_t rows, int box_cols, int box_rows, int swizzle);
-/* says how each map went; WRAP_SWIZZLE encodes another swizzle mode */
-int
-__wrap_txrt_cuda_tensor_map(void *map, const void *base, int dtype, int esize,
-    int64_t cols, int64_t rows, int box_cols, int box_rows, int swizzle)
-{
-	const char *s = getenv("WRAP_SWIZZLE");
-	int ok = __real_txrt_cuda_tensor_map(map, base, dtype, esize, cols, rows, box_cols,
-	    box_rows, s ? atoi(s) : swizzle);
-	fprintf(stderr, "map %d %d %lldx%lld box %dx%d swizzle %d: %s\n", dtype, esize,
-	    (long long)cols, (long long)rows, box_cols, box_rows, swizzle, ok ? "tma" : "cp.async");
-	return ok;
-}
-C
-${CC:-cc} -O1 -I"$top/rt" -c -o wrap.o wrap.c || exit 99
+${CC:-cc} -O1 -I"$top/rt" -c -o wrap.o "$top/tests/unit/cuda_tma_wrap.c" || exit 99
 "$TXC" -k $k --emit=harness -o h.c "$f" && ${CC:-cc} -O1 -DTXC_LLVM -c -o h.o h.c &&
 ${CC:-cc} -O1 -DTXC_LLVM -DTXC_CUDA_DEVICE -c -o hd.o h.c &&
 "$TXC" -k $k --no-schedule "$f" -o ref.o && ${CC:-cc} -o ref h.o ref.o "$lib" -lpthread -ldl -lm || exit 99
