@@ -14,15 +14,7 @@
 # link (ld --wrap).  Without ptxas its part is left out and the test
 # skips (77) after the rest.
 : "${TXC:?TXC must name the txc binary}" "${abs_top_builddir:?}" "${abs_top_srcdir:?}"
-lib=$abs_top_builddir/rt/.libs/libtxrt.a
-[ -f "$lib" ] || { echo "SKIP: no static libtxrt"; exit 77; }
-ptxas=$(command -v ptxas 2>/dev/null || true)
-[ -n "$ptxas" ] || { [ -x /usr/local/cuda/bin/ptxas ] && ptxas=/usr/local/cuda/bin/ptxas; }
-txcmp=$abs_top_builddir/tests/tools/txcmp
-top=$abs_top_srcdir
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 99
+. "$abs_top_srcdir/tests/unit/cuda_env.sh"
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 

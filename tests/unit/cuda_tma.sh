@@ -18,17 +18,9 @@
 #     (TXC_CUDA_ASYNC_WAIT=none, late), are reported as reads of a TMA
 #     load in flight.
 : "${TXC:?TXC must name the txc binary}" "${abs_top_builddir:?}" "${abs_top_srcdir:?}"
-lib=$abs_top_builddir/rt/.libs/libtxrt.a
-[ -f "$lib" ] || { echo "SKIP: no static libtxrt"; exit 77; }
-ptxas=$(command -v ptxas 2>/dev/null || true)
-[ -n "$ptxas" ] || { [ -x /usr/local/cuda/bin/ptxas ] && ptxas=/usr/local/cuda/bin/ptxas; }
-txcmp=$abs_top_builddir/tests/tools/txcmp
-top=$abs_top_srcdir
+. "$abs_top_srcdir/tests/unit/cuda_env.sh"
 f=$top/bench/kernels/hgemm128_tma_cuda.tx
 k=hgemm128_tma_cuda
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 99
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 

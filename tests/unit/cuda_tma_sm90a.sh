@@ -32,16 +32,8 @@
 # (=noarrive: the producer would wait forever).  Also the diagnostic for a
 # wide swizzled tile that no wgmma reads (an mma.sync plan: no panels).
 : "${TXC:?TXC must name the txc binary}" "${abs_top_builddir:?}" "${abs_top_srcdir:?}"
-lib=$abs_top_builddir/rt/.libs/libtxrt.a
-[ -f "$lib" ] || { echo "SKIP: no static libtxrt"; exit 77; }
-ptxas=$(command -v ptxas 2>/dev/null || true)
-[ -n "$ptxas" ] || { [ -x /usr/local/cuda/bin/ptxas ] && ptxas=/usr/local/cuda/bin/ptxas; }
-txcmp=$abs_top_builddir/tests/tools/txcmp
-top=$abs_top_srcdir
+. "$abs_top_srcdir/tests/unit/cuda_env.sh"
 k=hgemm_sm90a_tma_cuda
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 99
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 sed 's/^  Bs\.swizzle();$/  Bs.swizzle();\n  Bs.tma();/' "$top/bench/kernels/$k.tx" >tmab.tx

@@ -14,16 +14,8 @@
 # the fill of a slot that a wgmma group in flight still reads.  Without
 # ptxas its part is left out and the test skips (77) after the rest.
 : "${TXC:?TXC must name the txc binary}" "${abs_top_builddir:?}" "${abs_top_srcdir:?}"
-lib=$abs_top_builddir/rt/.libs/libtxrt.a
-[ -f "$lib" ] || { echo "SKIP: no static libtxrt"; exit 77; }
-ptxas=$(command -v ptxas 2>/dev/null || true)
-[ -n "$ptxas" ] || { [ -x /usr/local/cuda/bin/ptxas ] && ptxas=/usr/local/cuda/bin/ptxas; }
-txcmp=$abs_top_builddir/tests/tools/txcmp
-top=$abs_top_srcdir
+. "$abs_top_srcdir/tests/unit/cuda_env.sh"
 TXC_STDLIB=$top/stdlib; export TXC_STDLIB
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 99
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 set -- hgemm_sm90a_cuda bgemm_sm90a_cuda hgemm_sm90a_tma_cuda
