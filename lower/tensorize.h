@@ -1,5 +1,6 @@
-/* tensorize.h: what tensorize.c, tensorize_forms.c and tensorize_reset.c
- * share: the state of one match of a loop nest against an intrinsic. */
+/* tensorize.h: what tensorize.c, tensorize_forms.c, tensorize_guards.c
+ * and tensorize_reset.c share: the state of one match of a loop nest
+ * against an intrinsic. */
 #ifndef TXC_LOWER_TENSORIZE_H
 #define TXC_LOWER_TENSORIZE_H
 
@@ -55,6 +56,17 @@ int tz_iaxis(Tz *t, const char *name);
  * says why) */
 bool tz_on_fragment(Tz *t);
 bool tz_emitter_ok(Tz *t);
+
+/* tensorize_guards.c: the guards of a tile (cond, a conjunction):
+ * tz_absorb_heads moves loops' starts for lower bounds (fma_outer,
+ * before matching; the shortened extents in shorter[]), tz_absorb_tails
+ * shortens extents for upper bounds; each returns the conjuncts left.
+ * tz_corners: cond at every corner of the tile; tz_some_corner: a
+ * necessary condition for cond somewhere in it (NULL: none found). */
+IrExpr *tz_absorb_heads(Tz *t, IrExpr *cond, IrExpr **shorter);
+IrExpr *tz_absorb_tails(Tz *t, IrExpr *cond);
+IrExpr *tz_corners(Tz *t, IrExpr *cond);
+IrExpr *tz_some_corner(Tz *t, IrExpr *cond);
 
 /* tensorize_reset.c: the reset form (fma_outer's `first` argument) */
 IrExpr *tz_reset_arg(Tz *t, IrExpr *cond);

@@ -480,8 +480,8 @@ kernel_fn(Cg *cg, int lanes, int MR, int NR, const int64_t *cst, bool runtime, L
 		LLVMPositionBuilderAtEnd(cg->b, brows);
 		if (taps && MR >= 4) {
 			/* one row short, a convolution's first or last tile
-			 * under a tap that reads the border there (tensorize.c,
-			 * absorb_heads): a whole kernel of MR - 1 rows, where
+			 * under a tap that reads the border there (tensorize_guards.c,
+			 * tz_absorb_heads): a whole kernel of MR - 1 rows, where
 			 * the pairs would stream b MR / 2 times */
 			LLVMBasicBlockRef bshort = LLVMInsertBasicBlockInContext(cg->ctx, bmask, "short");
 			LLVMBasicBlockRef bpairs = LLVMInsertBasicBlockInContext(cg->ctx, bmask, "pairs");
