@@ -228,7 +228,10 @@ nn_conv(Graph *g, OnnxNode *n, bool *unsupported)
 	if (w.sp == 2 && layout_conv(g, x, wt, b, y, w.s, w.dl, w.pb, w.pe, G))
 		return true;
 	const char *conv_name = b ? graph_fresh(g, arena_printf(perm, "%s_conv", y->tx)) : y->tx;
-	if (g->conv_calls && G == 1 && w.sp == 2 && w.pb[0] == w.pe[0] && w.pb[1] == w.pe[1]) {
+	/* the stdlib's call reads NCHW: a blocked input (a convolution's
+	 * result, layout.c) is read through emit_at by the rule below */
+	if (g->conv_calls && G == 1 && !x->cb && w.sp == 2 && w.pb[0] == w.pe[0] &&
+	    w.pb[1] == w.pe[1]) {
 		g->imports[IMP_CONV2D] = true;
 		fprintf(g->body, "  %s = conv2d_nchw_general(%s, %s, SH = %lld, SW = %lld, PH = %lld, "
 		    "PW = %lld, DH = %lld, DW = %lld);\n", conv_name, graph_use(g, x), graph_use(g, wt),

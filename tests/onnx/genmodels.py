@@ -281,6 +281,27 @@ def resnet_nchwc():
     return m, "resnet_nchwc(in[0], out[0], out[1])", [([], [x], [r2 @ fw.T + fb, r])]
 
 
+def conv_out():
+    # convolutions whose input is blocked (NCHW16c, a convolution's result)
+    # and whose output is a graph output: K = 6 (no whole block: the
+    # stdlib's call, which reads NCHW, must not be given the blocked
+    # tensor), a 1 x 1 with K = 16 and a 7 x 7 image (flat rows)
+    t = Net()
+    w1, b1 = rand(16, 5, 3, 3, scale=0.2), rand(16, scale=0.1)
+    w2, b2 = rand(6, 16, 3, 3, scale=0.1), rand(6, scale=0.1)
+    w3 = rand(16, 16, 1, 1, scale=0.25)
+    h = t.op("Relu", [t.op("Conv", ["x", t.const(w1), t.const(b1)], pads=[1, 1, 1, 1])])
+    t.op("Conv", [h, t.const(w2), t.const(b2)], pads=[1, 1, 1, 1])
+    t.nodes[-1].output[0] = "y"
+    t.op("Conv", [h, t.const(w3)])
+    t.nodes[-1].output[0] = "z"
+    m = t.model([vi("x", [2, 5, 7, 7])], [vi("y", [2, 6, 7, 7]), vi("z", [2, 16, 7, 7])])
+    x = rand(2, 5, 7, 7)
+    r = relu(np_conv(x, w1, b1, pad=1))
+    return m, "conv_out(in[0], out[0], out[1])", [([], [x], [np_conv(r, w2, b2, pad=1),
+                                                            np_conv(r, w3)])]
+
+
 def gated_mlp():
     t = Net()
     d, hdim = 32, 48
@@ -799,7 +820,7 @@ MODELS = {"mlp": mlp, "lenet": lenet, "resnet_tiny": resnet_tiny, "gated-mlp": g
           "bn_runtime": bn_runtime, "outputs": outputs, "dynamic": dynamic,
           "ocr_cls": ocr_cls, "audio_cnn": audio_cnn, "mlp_dyn": mlp_dyn,
           "mobilenet_v2": mobilenet_v2, "gated_norm": gated_norm, "shape_ops": shape_ops,
-          "resnet_nchwc": resnet_nchwc, "upsample": upsample, "logmel_cnn": logmel_cnn}
+          "resnet_nchwc": resnet_nchwc, "conv_out": conv_out, "upsample": upsample, "logmel_cnn": logmel_cnn}
 
 
 def write(out, name):
