@@ -331,6 +331,7 @@ void vmath_lower_intrinsics(LLVMModuleRef mod, bool contract);
 /* ---- cg_mem.c ------------------------------------------------------------ */
 LLVMValueRef cg_load(Cg *cg, IrExpr *e);
 void cg_store(Cg *cg, IrStmt *s);
+int cg_store_transposed(Cg *cg, IrStmt **s, int n);   /* a square tile's transposing stores */
 /* The buffer's element count as i64 (product of extents). */
 LLVMValueRef cg_buffer_elems(Cg *cg, Buffer *b);
 void cg_alias_scopes(Cg *cg, IrFunc *f);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lower/lower.h"
 #include "target/llvm/cg.h"
 
 /* e, a vector of integers, as base + lane * step with a constant step. */
@@ -435,19 +436,19 @@ cg_load(Cg *cg, IrExpr *e)
 	return from_mem(cg, v, b->elem);
 }
 
-void
-cg_store(Cg *cg, IrStmt *s)
+/* Store s of v, its value already computed (in memory form). */
+static void
+store_value(Cg *cg, IrStmt *s, LLVMValueRef v)
 {
 	Buffer *b = s->store.buf;
 	IrType t = s->store.value->type;
 	int lanes = t.lanes;
 	LLVMTypeRef et = cg_elem_mem_type(cg, b->elem), vt = cg_mem_type(cg, t);
-	LLVMValueRef base = cg_lookup_buf(cg, b), off, mask, v, ptr, st;
+	LLVMValueRef base = cg_lookup_buf(cg, b), off, mask, ptr, st;
 	unsigned align = elem_align(b->elem);
 	int64_t step;
 
 	cg->fn->work++;
-	v = to_mem(cg, cg_expr(cg, s->store.value), t);
 	if (lanes == 1) {
 		LLVMBasicBlockRef jb = NULL;
 		if (s->store.pred) {
@@ -503,6 +504,92 @@ cg_store(Cg *cg, IrStmt *s)
 	LLVMValueRef args[4] = { v, ptr, i32c(cg, align), mask };
 	st = cg_call_intrinsic(cg, "llvm.masked.scatter", over, 2, args, 4);
 	tag(cg, st, b);
+}
+
+void
+cg_store(Cg *cg, IrStmt *s)
+{
+	store_value(cg, s, to_mem(cg, cg_expr(cg, s->store.value), s->store.value->type));
+}
+
+/* A square tile transposed: n >= L stores in a row (an unrolled loop
+ * around a vectorized one), store k of L lanes writing x[b + k + l T] in
+ * lane l (one buffer x, the same base b, a constant stride T other than 0
+ * and 1; its own destination any other buffer), as NCHW16c -> NCHW or a
+ * 2-D transpose are written.  Each store's read would be a gather, one
+ * load per lane; here the tile's L rows x[b + l T .. b + l T + L - 1] are
+ * L dense loads, and L log2 L two-input shuffles turn rows into columns:
+ * at distances d = 1, 2, 4 ..., rows i and i + d (bit d of i clear) trade
+ * the elements whose column has bit d set in row i and clear in row i + d,
+ * which swaps bit d of row and column for every element where the two
+ * differ: after all bits, element (l, k) is at (k, l).  The rows read only
+ * elements the stores read (no predicate on any), and every load comes
+ * before every store, which needs x apart from the destinations (buffers
+ * never alias: their alias scopes say so).  Returns the number of
+ * statements emitted (L), or 0 where the group does not fit: then each
+ * statement is emitted as it is. */
+int
+cg_store_transposed(Cg *cg, IrStmt **s, int n)
+{
+	IrExpr *v0, *base0 = NULL;
+	int64_t T = 0;
+	int L;
+
+	if (n < 4 || s[0]->kind != IS_STORE || cg->mask || (cg->hooks && cg->hooks->access))
+		return 0;
+	v0 = s[0]->store.value;
+	L = v0->type.lanes;
+	if ((L != 4 && L != 8 && L != 16) || n < L || v0->kind != IR_LOAD ||
+	    v0->load.buf->elem == TY_BOOL)
+		return 0;
+	Buffer *x = v0->load.buf;
+	for (int k = 0; k < L; k++) {
+		IrStmt *st = s[k];
+		IrExpr *v = st->kind == IS_STORE ? st->store.value : NULL, *b;
+		int64_t step, d;
+		if (!v || st->store.pred || v->kind != IR_LOAD || v->a || v->load.buf != x ||
+		    st->store.buf == x || !ir_type_eq(v->type, v0->type) || v->load.nidx != 1 ||
+		    !affine(v->load.idx[0], &b, &step) || step == 0 || step == 1 ||
+		    (k > 0 && step != T))
+			return 0;
+		if (k == 0) {
+			base0 = b;
+			T = step;
+		} else if (!ir_is_const(lin_normalize(ir_sub(b, base0)), &d) || d != k) {
+			return 0;
+		}
+	}
+	LLVMTypeRef et = cg_elem_mem_type(cg, x->elem), vt = LLVMVectorType(et, (unsigned)L);
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+	LLVMValueRef m[16], sa[16], sb[16], xb = cg_lookup_buf(cg, x);
+	LLVMValueRef off0 = cg_index(cg, base0, 1);
+	for (int l = 0; l < L; l++) {
+		LLVMValueRef off = LLVMBuildAdd(cg->b, off0, i64c(cg, l * T), "");
+		LLVMValueRef ptr = LLVMBuildGEP2(cg->b, et, xb, &off, 1, "");
+		m[l] = LLVMBuildLoad2(cg->b, vt, ptr, "row");
+		LLVMSetAlignment(m[l], elem_align(x->elem));
+		tag(cg, m[l], x);
+	}
+	for (int d = 1; d < L; d <<= 1) {
+		for (int k = 0; k < L; k++) {
+			sa[k] = LLVMConstInt(i32, (unsigned)(k & d ? L + k - d : k), 0);
+			sb[k] = LLVMConstInt(i32, (unsigned)(k & d ? L + k : k + d), 0);
+		}
+		LLVMValueRef ma = LLVMConstVector(sa, (unsigned)L), mb = LLVMConstVector(sb, (unsigned)L);
+		for (int i = 0; i < L; i++) {
+			if (i & d)
+				continue;
+			LLVMValueRef a = m[i], b = m[i + d];
+			m[i] = LLVMBuildShuffleVector(cg->b, a, b, ma, "");
+			m[i + d] = LLVMBuildShuffleVector(cg->b, a, b, mb, "");
+		}
+	}
+	for (int k = 0; k < L; k++) {
+		if (s[k]->loc.file)
+			cg_debug_loc(cg, s[k]->loc);
+		store_value(cg, s[k], m[k]);
+	}
+	return L;
 }
 
 LLVMValueRef

@@ -239,8 +239,14 @@ cg_stmt(Cg *cg, IrStmt *s)
 		gen_if(cg, s);
 		break;
 	case IS_BLOCK:
-		for (int i = 0; i < s->block.n; i++)
-			cg_stmt(cg, s->block.stmts[i]);
+		for (int i = 0; i < s->block.n;) {
+			int k = cg_store_transposed(cg, s->block.stmts + i, s->block.n - i);
+			if (k) {
+				i += k;
+				continue;
+			}
+			cg_stmt(cg, s->block.stmts[i++]);
+		}
 		break;
 	case IS_EVALUATE:
 		cg_expr(cg, s->eval.value);
