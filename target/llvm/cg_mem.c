@@ -514,8 +514,9 @@ cg_store(Cg *cg, IrStmt *s)
 
 /* A square tile transposed: n >= L stores in a row (an unrolled loop
  * around a vectorized one), store k of L lanes writing x[b + k + l T] in
- * lane l (one buffer x, the same base b, a constant stride T other than 0
- * and 1; its own destination any other buffer), as NCHW16c -> NCHW or a
+ * lane l (one buffer x, the same base b, a stride T other than 0 and 1 if
+ * constant, or the same expression in every store if known only at run
+ * time; its own destination any other buffer), as NCHW16c -> NCHW or a
  * 2-D transpose are written.  Each store's read would be a gather, one
  * load per lane; here the tile's L rows x[b + l T .. b + l T + L - 1] are
  * L dense loads, and L log2 L two-input shuffles turn rows into columns:
@@ -531,7 +532,7 @@ cg_store(Cg *cg, IrStmt *s)
 int
 cg_store_transposed(Cg *cg, IrStmt **s, int n)
 {
-	IrExpr *v0, *base0 = NULL;
+	IrExpr *v0, *base0 = NULL, *Tx = NULL;
 	int64_t T = 0;
 	int L;
 
@@ -545,26 +546,34 @@ cg_store_transposed(Cg *cg, IrStmt **s, int n)
 	Buffer *x = v0->load.buf;
 	for (int k = 0; k < L; k++) {
 		IrStmt *st = s[k];
-		IrExpr *v = st->kind == IS_STORE ? st->store.value : NULL, *b;
-		int64_t step, d;
+		IrExpr *v = st->kind == IS_STORE ? st->store.value : NULL, *b, *ix, *tx = NULL;
+		int64_t step = 0, d;
 		if (!v || st->store.pred || v->kind != IR_LOAD || v->a || v->load.buf != x ||
-		    st->store.buf == x || !ir_type_eq(v->type, v0->type) || v->load.nidx != 1 ||
-		    !affine(v->load.idx[0], &b, &step) || step == 0 || step == 1 ||
-		    (k > 0 && step != T))
+		    st->store.buf == x || !ir_type_eq(v->type, v0->type) || v->load.nidx != 1)
 			return 0;
+		ix = v->load.idx[0];
+		if (ix->kind == IR_RAMP && !ir_is_const(ix->b, &step) && ix->a->type.lanes == 1) {
+			b = ix->a;     /* a stride known at run time (a row length) */
+			tx = ix->b;
+		} else if (!affine(ix, &b, &step) || step == 0 || step == 1) {
+			return 0;
+		}
 		if (k == 0) {
 			base0 = b;
 			T = step;
-		} else if (!ir_is_const(lin_normalize(ir_sub(b, base0)), &d) || d != k) {
+			Tx = tx;
+		} else if (!tx != !Tx || (tx ? !ir_expr_equal(tx, Tx) : step != T) ||
+		    !ir_is_const(lin_normalize(ir_sub(b, base0)), &d) || d != k) {
 			return 0;
 		}
 	}
 	LLVMTypeRef et = cg_elem_mem_type(cg, x->elem), vt = LLVMVectorType(et, (unsigned)L);
 	LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
 	LLVMValueRef m[16], sa[16], sb[16], xb = cg_lookup_buf(cg, x);
-	LLVMValueRef off0 = cg_index(cg, base0, 1);
+	LLVMValueRef off0 = cg_index(cg, base0, 1), tv = Tx ? cg_index(cg, Tx, 1) : NULL;
 	for (int l = 0; l < L; l++) {
-		LLVMValueRef off = LLVMBuildAdd(cg->b, off0, i64c(cg, l * T), "");
+		LLVMValueRef off = LLVMBuildAdd(cg->b, off0, tv ? LLVMBuildMul(cg->b, tv,
+		    i64c(cg, l), "") : i64c(cg, l * T), "");
 		LLVMValueRef ptr = LLVMBuildGEP2(cg->b, et, xb, &off, 1, "");
 		m[l] = LLVMBuildLoad2(cg->b, vt, ptr, "row");
 		LLVMSetAlignment(m[l], elem_align(x->elem));
