@@ -2,7 +2,7 @@
  * (tx.5 LAYOUTS; TVM's AlterOpLayout, GRAPH.md).
  *
  *     layout conv2d_nchw for cpu {
- *       xb = nchw_to_nchw8c(data);  ...  y = nchw8c_to_nchw(yb, C = K);
+ *       xb = nchw_to_nchw16c(data);  ...  y = nchw16c_to_nchw(yb, C = K);
  *     }
  *
  * says that on the cpu a call of conv2d_nchw is better computed as the

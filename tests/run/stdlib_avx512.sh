@@ -36,6 +36,7 @@ for k in conv2d_nchw conv2d_nchw_s2 conv2d_bias_relu conv2d_1x1; do
 	run conv2d.tx $k "$conv_caps"
 done
 run nchwc.tx conv2d_nchw8c "$conv_caps C=1:20 K=1:20 CB=1:2 KB=1:2 W=1:30"
+run nchwc.tx conv2d_nchw16c "$conv_caps C=1:35 K=1:35 W=1:30"
 # make bench's convolutions (bench/kernels/conv3x3.tx and conv1x1.tx:
 # gemm_28x16_f32 on their 16-wide weight and pixel panels)
 for k in conv3x3 conv1x1; do
