@@ -195,7 +195,8 @@ void auto_print_fusion(FILE *fp, AutoGraph *g, const AutoFusion *f, const char *
 /* Writes the primitives of every call f schedules with its callee's
  * schedule (the template's statements when tmpl), marks the stages they
  * name (AutoStage.fixed, keep) and returns the knobs declared; -1 when a
- * schedule cannot be renamed (a specialize on the callee's sizes). */
+ * schedule cannot be renamed (a specialize whose condition the sizes
+ * known at compile time do not decide, or one inside a when). */
 int auto_transfer(FILE *fp, AutoGraph *g, const AutoFusion *f, bool tmpl);
 
 /* ---- cpu.c, cuda.c, vta.c: the rules; text into fp ---------------------------- */

@@ -21,7 +21,9 @@
  * for the target, that schedule, renamed into the caller's names, schedules
  * the whole call and the chain F3 fused onto it: the chain's last stage
  * takes the role of the callee's output and the stages before it are
- * inlined into it (so conv2d_nchw's tiles compute the caller's ReLU).
+ * inlined into it (so conv2d_nchw's tiles compute the caller's ReLU);
+ * on VTA there is no chain (the ALU cannot compute the caller's int8
+ * stages on the callee's narrowed output), only the call.
  * Every other stage is left to the generator's rules.
  */
 #include <stdlib.h>
@@ -275,7 +277,13 @@ plan_transfer(AutoGraph *g, Program *p, const char *target, AutoFusion *f, int R
 	const char *yn = g->s[R].t->rule->site_name;
 	bool absorb = g->s[R].kind == AK_REDUCE && caches_output(sch->prims, sch->nprims, yn) &&
 	    (!sch->tmpl || caches_output(sch->tmpl, sch->ntmpl, yn));
-	while (g->s[T].ncons == 1 && !g->s[T].output &&
+	/* on VTA the callee's output is stored as its schedule stores it (an
+	 * int8 tile narrowed by the ALU's clamp): the caller's stages after it
+	 * compute in int8 on that narrowed value, which the ALU, computing in
+	 * int32 in acc, cannot (nor |, &, ^ or a division); they stay with the
+	 * generator's rules, on the host, as the rules alone leave them */
+	bool vta = !strcmp(target, "vta");
+	while (!vta && g->s[T].ncons == 1 && !g->s[T].output &&
 	    (g->s[T].kind == AK_PURE || (T == R && absorb))) {
 		int n = g->s[T].cons[0];
 		if (f->group[n] != a || site_of(&g->s[n]) || g->s[n].npure != g->s[R].npure ||
@@ -465,7 +473,11 @@ auto_print_fusion(FILE *fp, AutoGraph *g, const AutoFusion *f, const char *targe
 				if (f->group[i] == a && !f->fixed[i])
 					rest = rest ? arena_printf(perm, "%s, %s", rest, g->s[i].name) :
 					    g->s[i].name;
-			if (rest)
+			if (rest && !strcmp(target, "vta"))
+				fprintf(fp, "  and by the generator's rules: %s (on VTA the call's output "
+				    "is stored as its schedule stores it; the stages after it run on the "
+				    "host)\n", rest);
+			else if (rest)
 				fprintf(fp, "  and by the generator's rules: %s (the call's output is not "
 				    "a stage they can be computed in)\n", rest);
 		}
@@ -495,7 +507,7 @@ auto_print_kernel_fusion(FILE *fp, Program *p, Kernel *k, const AutoRequest *r)
 	AutoMachine m;
 	auto_machine(&m, r->cpu, r->features);
 	AutoFusion *f = arena_alloc(perm, sizeof *f);
-	auto_fuse(g, p, strcmp(target, "vta") ? target : NULL, m.threads, f);
+	auto_fuse(g, p, target, m.threads, f);
 	auto_print_fusion(fp, g, f, target);
 	return true;
 }

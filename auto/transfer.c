@@ -10,11 +10,16 @@
  * rfactor) and its knobs fresh names prefixed by the call's result, but
  * for the knob isa, the compile target's (sema/knobs.c), which keeps its
  * name so that its default stays the target's, declared once for all
- * the calls (the stdlib's schedules list the same sets).  The
+ * the calls (the stdlib's schedules list the same sets).  Arguments that
+ * are words of the language (a memory scope, a thread tag, an intrinsic,
+ * a pragma's text) keep their spelling.  A specialize is decided at the
+ * call's sizes (the -D values through the call's arguments): the callee's
+ * schedule at those sizes is what is renamed.  The
  * result and the chain before the last stage are inlined first.  The text
  * then goes through the parser and the checks like any schedule; if they
  * refuse it, attach.c schedules the kernel without it.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +30,7 @@ typedef struct {
 	AutoGraph *g;
 	CallSite *cs;
 	const char *y, *T;              /* the callee's output, and the stage taking its loops */
+	const char *R;                  /* the call's result (T, or inlined into T) */
 	Rule *yrule, *trule;
 	const char *prefix;             /* the call's result */
 	const char *absorb;             /* a reduction result taking the place of the
@@ -86,6 +92,132 @@ rename_name(Ren *r, const char *n, const char *ctx)
 	return n;
 }
 
+/* ---- specialize: decided at the call's sizes ------------------------------ */
+
+/* The value of e: in the callee's terms (callee) its parameters are the
+ * call's arguments, in the caller's its sizes their -D values.  False
+ * when some value is not known when the kernel is compiled (a size with
+ * no -D, a scalar parameter) or the arithmetic fails. */
+static bool
+value_at(Ren *r, Expr *e, bool callee, int depth, int64_t *v)
+{
+	if (!e || depth > 16)
+		return false;
+	int64_t a, b;
+	switch (e->kind) {
+	case EXPR_INT: case EXPR_BOOL:
+		*v = e->ival;
+		return true;
+	case EXPR_NAME:
+		if (callee) {
+			Kernel *f = r->cs->callee;
+			for (int i = 0; i < f->nparams; i++)
+				if (!strcmp(f->params[i].name, e->id.name))
+					return r->cs->psub && r->cs->psub[i] &&
+					    value_at(r, r->cs->psub[i], false, depth + 1, v);
+			return false;
+		}
+		for (int i = 0; i < r->g->k->nparams; i++) {
+			Param *pa = &r->g->k->params[i];
+			if (!pa->is_size || strcmp(pa->name, e->id.name))
+				continue;
+			for (int d = 0; d < r->g->ndefs; d++)
+				if (r->g->defs[d] && !strcmp(r->g->defs[d], pa->name)) {
+					*v = r->g->vals[d];
+					return true;
+				}
+		}
+		return false;
+	case EXPR_CAST:
+		return value_at(r, e->call.args[0], callee, depth, v);
+	case EXPR_CALL:
+		if (e->call.nargs != 2 || !e->call.name || (strcmp(e->call.name, "min") &&
+		    strcmp(e->call.name, "max")) || !value_at(r, e->call.args[0], callee, depth, &a) ||
+		    !value_at(r, e->call.args[1], callee, depth, &b))
+			return false;
+		*v = !strcmp(e->call.name, "min") ? (a < b ? a : b) : (a > b ? a : b);
+		return true;
+	case EXPR_SELECT:
+		if (!value_at(r, e->call.args[0], callee, depth, &a))
+			return false;
+		return value_at(r, e->call.args[a ? 1 : 2], callee, depth, v);
+	case EXPR_UNARY:
+		if (!value_at(r, e->bin.a, callee, depth, &a))
+			return false;
+		if (e->bin.op == OP_NOT)
+			*v = !a;
+		else if (e->bin.op == OP_NEG && a != INT64_MIN)
+			*v = -a;
+		else
+			return false;
+		return true;
+	case EXPR_BINARY:
+		if (!value_at(r, e->bin.a, callee, depth, &a) ||
+		    !value_at(r, e->bin.b, callee, depth, &b))
+			return false;
+		switch (e->bin.op) {
+		case OP_ADD: return !__builtin_add_overflow(a, b, v);
+		case OP_SUB: return !__builtin_sub_overflow(a, b, v);
+		case OP_MUL: return !__builtin_mul_overflow(a, b, v);
+		case OP_DIV:   /* rounds toward negative infinity (tx.5) */
+			if (b == 0 || (b == -1 && a == INT64_MIN))
+				return false;
+			*v = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+			return true;
+		case OP_MOD:   /* never negative */
+			if (b == 0 || b == INT64_MIN || (b == -1 && a == INT64_MIN))
+				return false;
+			*v = ((a % b) + (b < 0 ? -b : b)) % (b < 0 ? -b : b);
+			return true;
+		case OP_EQ: *v = a == b; return true;
+		case OP_NE: *v = a != b; return true;
+		case OP_LT: *v = a < b; return true;
+		case OP_LE: *v = a <= b; return true;
+		case OP_GT: *v = a > b; return true;
+		case OP_GE: *v = a >= b; return true;
+		case OP_AND: *v = a && b; return true;
+		case OP_OR: *v = a || b; return true;
+		default: return false;
+		}
+	default:
+		return false;
+	}
+}
+
+/* The callee's statements with its specializations decided at the call:
+ * every size the conditions read is known when the caller is compiled
+ * (-D; on VTA always), so the nest the callee would run at those sizes
+ * is the statements before the first condition that holds and its body,
+ * or, when none holds, the general ones.  A condition not known then:
+ * r->bad (the schedule is not transferred). */
+static const SchedPrim *
+decide_specializations(Ren *r, const SchedPrim *in, int n, int *nout)
+{
+	SchedPrim *out = arena_alloc(perm, (size_t)(n + 1) * sizeof *out);
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		if (!in[i].cond || in[i].form != SCHED_PRIM) {
+			out[k++] = in[i];
+			continue;
+		}
+		int64_t v;
+		if (!value_at(r, in[i].cond, true, 0, &v)) {
+			r->bad = true;   /* a condition only the run decides */
+			break;
+		}
+		if (!v)
+			continue;
+		SchedPrim *o = arena_alloc(perm, (size_t)(k + in[i].nbody + 1) * sizeof *o);
+		memcpy(o, out, (size_t)k * sizeof *o);
+		for (int j = 0; j < in[i].nbody; j++)
+			o[k++] = in[i].body[j];
+		*nout = k;
+		return o;
+	}
+	*nout = k;
+	return out;
+}
+
 /* A knob's name in a `when` condition. */
 static Expr *
 rename_expr(Ren *r, Expr *e)
@@ -125,9 +257,43 @@ rename_arg(Ren *r, SchedArg *a, const char *ctx)
 		SchedArg *l = arena_alloc(perm, (size_t)(a->nlist + 1) * sizeof *l);
 		for (int i = 0; i < a->nlist; i++) {
 			l[i] = a->list[i];
-			rename_arg(r, &l[i], ctx);
+			/* a reader list ([yp] of cache_read) names the stages whose
+			 * reads are redirected: the callee output's reads are the
+			 * result's, which is inlined into the chain's last stage
+			 * only once the schedule is applied */
+			if (l[i].kind == ARG_NAME && !strcmp(l[i].str, r->y) && r->R && !r->absorb)
+				l[i].str = r->R;
+			else
+				rename_arg(r, &l[i], ctx);
 		}
 		a->list = l;
+	}
+}
+
+/* Whether positional argument j of primitive prim names a stage, a
+ * tensor or an axis (renamed), rather than a word of the language (a
+ * memory scope such as acc, a thread tag), an intrinsic, a pragma's text
+ * or a number, which keep their spelling: VTA's `acc.set_scope(acc)`
+ * names the stage acc and the scope acc.  An unknown primitive: every
+ * name is renamed (the checks then report it as they would the callee's). */
+static bool
+arg_is_name(const char *prim, int j)
+{
+	const PrimInfo *pi = prim_lookup(prim);
+	if (!pi)
+		return true;
+	int nd = 0;
+	while (nd < 4 && pi->args[nd].what)
+		nd++;
+	if (nd == 0)
+		return true;
+	switch (pi->args[j < nd ? j : nd - 1].kind) {
+	case PARG_WORD: case PARG_TEXT: case PARG_INT:
+		return false;
+	case PARG_IDENT:   /* an intrinsic, or a dimension of the stage */
+		return pi->id == PRIM_REORDER_STORAGE || pi->id == PRIM_STORAGE_ALIGN;
+	default:
+		return true;
 	}
 }
 
@@ -162,7 +328,7 @@ rename_prims(Ren *r, const SchedPrim *in, int n)
 			continue;
 		}
 		if (p->cond && p->form != SCHED_WHEN) {
-			r->bad = true;   /* specialize: a condition on the callee's sizes */
+			r->bad = true;   /* specialize in a when: not decided */
 			return out;
 		}
 		if (p->cond) {
@@ -184,11 +350,22 @@ rename_prims(Ren *r, const SchedPrim *in, int n)
 		}
 		p->stage = rename_name(r, p->stage, NULL);
 		p->args = arena_alloc(perm, (size_t)(p->nargs + 1) * sizeof *p->args);
-		for (int j = 0; j < p->nargs; j++) {
+		for (int j = 0, pos = 0; j < p->nargs; j++) {
 			p->args[j] = in[i].args[j];
+			if (p->args[j].key || !arg_is_name(p->prim, pos++)) {
+				/* tail = exact, a scope, an intrinsic, a number: only a
+				 * knob in its place (split(m, mt)) is renamed */
+				const char *k = p->args[j].kind == ARG_NAME ?
+				    lookup(r->kfrom, r->kto, r->nk, p->args[j].str) : NULL;
+				if (k)
+					p->args[j].str = k;
+				continue;
+			}
 			/* compute_at(S, loop): the loop is one of S's */
 			const char *ctx = stage;
-			if (j > 0 && in[i].args[0].kind == ARG_NAME && !strcmp(p->prim, "compute_at"))
+			if (j > 0 && in[i].args[0].kind == ARG_NAME && p->prim &&
+			    (!strcmp(p->prim, "compute_at") || !strcmp(p->prim, "store_at") ||
+			    !strcmp(p->prim, "compute_with")))
 				ctx = in[i].args[0].str;
 			rename_arg(r, &p->args[j], ctx);
 		}
@@ -232,6 +409,7 @@ auto_transfer(FILE *fp, AutoGraph *g, const AutoFusion *f, bool tmpl)
 		AutoStage *res = &g->s[R], *tail = &g->s[f->tail[R]];
 		CallSite *cs = res->t->rule->site;
 		Ren r = { .g = g, .cs = cs, .y = res->t->rule->site_name, .T = tail->name,
+			.R = res->name,
 			.prefix = cs->result, .trule = tail->t->rule,
 			.absorb = res->kind == AK_REDUCE && f->tail[R] != R ? res->name : NULL,
 			.isa_declared = &isa_declared };
@@ -243,6 +421,9 @@ auto_transfer(FILE *fp, AutoGraph *g, const AutoFusion *f, bool tmpl)
 		bool use_tmpl = tmpl && s->tmpl;
 		const SchedPrim *src = use_tmpl ? s->tmpl : s->prims;
 		int nsrc = use_tmpl ? s->ntmpl : s->nprims;
+		src = decide_specializations(&r, src, nsrc, &nsrc);
+		if (r.bad)
+			return -1;
 		for (int i = 0; i < g->n; i++)
 			if (f->by[i] == R)
 				g->s[i].fixed = true;

@@ -651,11 +651,13 @@ compile(Options *o)
 	if (o->trace_schedule && o->emit == OUT_LOOPS)
 		return 0;
 	/* constant tensors: in the object for cpu and C, copied to the
-	 * device on a cuda entry point's first call; the VTA backend has no
-	 * read-only data of its own yet, nor the cuda backend's C, CUDA C and
-	 * harness outputs */
-	bool consts_ok = !strcmp(o->target, "cpu") || (!strcmp(o->target, "cuda") &&
-	    o->emit != OUT_C && o->emit != OUT_CUDA && o->emit != OUT_HARNESS);
+	 * device on a cuda entry point's first call; for vta in the host
+	 * object, the streams' DRAM regions bound to them (target/vta/
+	 * vta_host.c); the cuda backend's C, CUDA C and harness outputs have
+	 * none yet */
+	bool consts_ok = !strcmp(o->target, "cpu") || !strcmp(o->target, "vta") ||
+	    (!strcmp(o->target, "cuda") && o->emit != OUT_C && o->emit != OUT_CUDA &&
+	    o->emit != OUT_HARNESS);
 	for (int i = 0; i < nfuncs && !consts_ok && o->emit != OUT_LOOPS; i++)
 		if (funcs[i]->nconsts) {
 			Tensor *t = funcs[i]->consts[0]->tensor;

@@ -171,6 +171,9 @@ typedef struct CallSite {
 	Loc at;                              /* the call statement */
 	const char **tfrom, **tto; int nt;   /* tensors */
 	const char **afrom, **ato; int na;   /* axes */
+	Expr **psub;                         /* per parameter of the callee, the call's
+	                                        value (the caller's terms; a size may
+	                                        be a cast of one) */
 } CallSite;
 
 /* A compute rule: `NAME[i, j] = expr;` (ndims 0: `NAME = expr;`). */

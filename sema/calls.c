@@ -588,6 +588,7 @@ expand_call(Ex *x)
 	x->site->callee = f;
 	x->site->result = x->outs[0];
 	x->site->at = x->at;
+	x->site->psub = x->psub;
 	for (int i = 0; i < f->nitems; i++) {
 		Tensor *d = f->items[i].decl;
 		Rule *r = f->items[i].rule;

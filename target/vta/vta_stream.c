@@ -8,7 +8,8 @@
  * stream, NAME.insn (the instructions, 16 bytes each, little-endian),
  * NAME.uop (the micro-ops, 4 bytes each) and NAME.manifest (the DRAM
  * regions: physical address, size, tensor, direction), which txc(1)
- * documents so that other VTA tools can run the stream.
+ * documents so that other VTA tools can run the stream, and the bytes of
+ * each constant tensor a region holds (NAME.TENSOR.const).
  */
 #include <errno.h>
 #include <string.h>
@@ -147,6 +148,17 @@ vta_emit_bin(const char *dir, VtaFunc **vf, int n)
 				    (unsigned long long)s->dram[i].phys,
 				    (unsigned long long)s->dram[i].bytes, direction(&s->dram[i]),
 				    region_name(&s->dram[i]), region_shape(&s->dram[i]));
+			/* a constant tensor's region: its bytes, which no caller passes */
+			for (int i = 0; i < s->ndram; i++) {
+				Tensor *t = s->dram[i].buf ? s->dram[i].buf->tensor : NULL;
+				if (!t || !t->is_const || !t->cdata)
+					continue;
+				const char *file = arena_printf(ir_arena, "%s.%s", s->name, t->name);
+				size_t n = s->dram[i].bytes < t->cbytes ? s->dram[i].bytes : t->cbytes;
+				if (!write_file(dir, file, "const", t->cdata, n, NULL))
+					return false;
+				m = arena_printf(ir_arena, "%sconst %s %s.const\n", m, t->name, file);
+			}
 			if (!write_file(dir, s->name, "insn", s->bin, (size_t)s->ninsn * 16, NULL) ||
 			    !write_file(dir, s->name, "uop", u, (size_t)s->nuops * 4, NULL) ||
 			    !write_file(dir, s->name, "manifest", NULL, 0, m))
