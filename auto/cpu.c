@@ -558,6 +558,13 @@ root(Cpu *c, int R)
 			if (c->place[i] != P_ROOT || g->s[i].kind != AK_REDUCE || g->s[i].output ||
 			    !identity_chain(c, i, 0) || g->s[i].npure != r->npure)
 				continue;
+			/* read element for element, the sums span the reader's
+			 * extents: an undeclared stage (its shape inferred) takes
+			 * them, so its tile fits them (a 7-column image, 16
+			 * channels: 7 x 16, not 14 x 32) */
+			for (int d = 0; d < r->npure; d++)
+				if (g->s[i].pext[d] <= 0)
+					g->s[i].pext[d] = r->pext[d];
 			Tile t = tile_contraction(c, i);
 			if (!t.ok)
 				continue;
