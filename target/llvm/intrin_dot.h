@@ -29,6 +29,11 @@ typedef struct {
 	 * from column v * lanes on, lanes, twice as many, and NR of them) */
 	LLVMValueRef mrv, nrv;
 	LLVMValueRef lmask[MAXV][3];
+	bool words;             /* no AVX512BW: its rows of b by b_row_words */
+	/* ...or whole (bwhole) where they end by bmax, b's last element
+	 * (bok: b's strides allow it; intrin_dot.c's whole_rows) */
+	bool bwhole;
+	LLVMValueRef bmax, bok;
 	/* vnni_panel: b unsigned, a signed (intrin_panel.c) */
 	bool bu;
 	bool rows;              /* b's rows apart: loaded one by one */
