@@ -65,11 +65,12 @@
 
 
 static const DotKind kinds[] = {
-	{ "i8_madd", 8, 2, false, "avx2" },
-	{ "i8_vnni", 8, 4, false, "avxvnni" },
-	{ "i8_vnni_zmm", 16, 4, false, "avx512vnni" },
-	{ "bf16_widen", 8, 1, true, "fma" },
-	{ "bf16_dp_zmm", 16, 2, true, "avx512bf16" },
+	{ "i8_madd", 8, 2, false, "avx2", false },
+	{ "i8_madd_a16", 8, 2, false, "avx2", true },
+	{ "i8_vnni", 8, 4, false, "avxvnni", false },
+	{ "i8_vnni_zmm", 16, 4, false, "avx512vnni", false },
+	{ "bf16_widen", 8, 1, true, "fma", false },
+	{ "bf16_dp_zmm", 16, 2, true, "avx512bf16", false },
 };
 
 
@@ -352,7 +353,7 @@ dot_a_row(Cg *cg, Dot *d, int r)
 	if (d->mrv)     /* rows past mr: the last one again (never stored) */
 		ri = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, ri, d->mrv, ""), ri,
 		    LLVMBuildSub(cg->b, d->mrv, intrin_i64(cg, 1), ""), "row");
-	return intrin_gep(cg, d->e, d->a, intrin_mul(cg, ri, d->asi));
+	return intrin_gep(cg, d->ea, d->a, intrin_mul(cg, ri, d->asi));
 }
 
 LLVMValueRef
@@ -371,12 +372,21 @@ dot_pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
 		return LLVMBuildBitCast(cg->b, cg_broadcast(cg, w, L),
 		    LLVMVectorType(LLVMBFloatTypeInContext(cg->ctx), (unsigned)(2 * L)), "");
 	}
+	if (d->k->a16 && !last && LLVMIsConstant(d->ask) && LLVMConstIntGetSExtValue(d->ask) == 1) {
+		/* a's pair, widened already, adjacent: one 32-bit load
+		 * broadcast (vpbroadcastd from memory, no shuffle: the
+		 * i8_madd pair's vpbroadcastw and vpmovsxbw were 8 of the 28
+		 * vector instructions of a 4 x 16 step) */
+		LLVMValueRef w = load(cg, d->i32, intrin_gep(cg, d->ea, row, k));
+		return LLVMBuildBitCast(cg->b, cg_broadcast(cg, w, L),
+		    LLVMVectorType(d->ea, (unsigned)(2 * L)), "");
+	}
 	for (int q = 0; q < G; q++) {
 		LLVMValueRef valid;
 		LLVMValueRef kq = dot_row_index(cg, k, q, last, &valid);
-		el[q] = load(cg, d->e, intrin_gep(cg, d->e, row, intrin_mul(cg, kq, d->ask)));
+		el[q] = load(cg, d->ea, intrin_gep(cg, d->ea, row, intrin_mul(cg, kq, d->ask)));
 		if (valid)
-			el[q] = LLVMBuildSelect(cg->b, valid, el[q], LLVMConstNull(d->e), "");
+			el[q] = LLVMBuildSelect(cg->b, valid, el[q], LLVMConstNull(d->ea), "");
 	}
 	if (G == 1) {
 		/* a broadcast as i16 to both halves of every lane, shifted up
@@ -386,7 +396,7 @@ dot_pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
 		x = LLVMBuildShl(cg->b, x, cg_broadcast(cg, intrin_i32(cg, 16), L), "");
 		return LLVMBuildBitCast(cg->b, x, d->acc, "");
 	}
-	if (!d->k->bf16 && G == 2) {
+	if (!d->k->bf16 && G == 2 && !d->k->a16) {
 		/* the pair's two bytes as one i16 (one load when adjacent),
 		 * broadcast, then every byte sign-extended to i16: the pair in
 		 * every lane (vpbroadcastw, vpmovsxbw) */
@@ -405,7 +415,7 @@ dot_pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
 	LLVMValueRef word = NULL;
 	for (int q = 0; q < G; q++) {
 		LLVMValueRef x = el[q];
-		if (!d->k->bf16 && G == 2)        /* i8 pairs as i16 pairs */
+		if (!d->k->bf16 && G == 2 && !d->k->a16)  /* i8 pairs as i16 pairs */
 			x = LLVMBuildSExt(cg->b, x, et, "");
 		x = LLVMBuildZExt(cg->b, x, d->i32, "");
 		if (q)
@@ -819,6 +829,7 @@ kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emu
 	d.i64 = LLVMInt64TypeInContext(cg->ctx);
 	d.i32 = LLVMInt32TypeInContext(cg->ctx);
 	d.e = k->bf16 ? LLVMInt16TypeInContext(cg->ctx) : LLVMInt8TypeInContext(cg->ctx);
+	d.ea = k->a16 ? LLVMInt16TypeInContext(cg->ctx) : d.e;
 	d.acc = LLVMVectorType(k->bf16 ? LLVMFloatTypeInContext(cg->ctx) : d.i32, (unsigned)k->lanes);
 	d.mr = MR;
 	d.nv = NR / k->lanes;
@@ -833,6 +844,7 @@ kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emu
 	d.c = p[0], d.csi = p[1], d.a = p[2], d.asi = p[3], d.ask = p[4];
 	d.b = p[5], d.bsk = p[6], d.first = p[10];
 	intrin_taps_params(&d.taps, d.e, taps, p);
+	d.taps.aelem = d.ea;
 	LLVMValueRef K = p[7], vm = p[8], vn = p[9];
 	LLVMBasicBlockRef bfull = intrin_block(cg, "full"), bedge = intrin_block(cg, "edge");
 	LLVMBasicBlockRef done = intrin_block(cg, "done");

@@ -13,6 +13,7 @@ typedef struct {
 	int group;              /* k summed into one lane per instruction */
 	bool bf16;              /* bf16 -> f32 (else i8 -> i32) */
 	const char *need;       /* LLVM's name of the instruction set */
+	bool a16;               /* a already widened to i16 (i8_madd_a16) */
 } DotKind;
 
 enum { MAXV = 8, MAXR = 32 };
@@ -20,6 +21,7 @@ enum { MAXV = 8, MAXR = 32 };
 typedef struct {
 	const DotKind *k;
 	LLVMTypeRef i64, i32, e, acc;   /* e: an input element (i8 or i16), acc: the accumulator vector */
+	LLVMTypeRef ea;         /* a's element: e, or i16 (DotKind.a16) */
 	int mr, nv;
 	bool emulate;           /* TXC_DOT_EMULATE: see emulated() */
 	bool perm;              /* b's columns in pack_b_pairs' order */
