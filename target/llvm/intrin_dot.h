@@ -71,6 +71,17 @@ LLVMValueRef dot_every(Cg *cg, LLVMValueRef x, int q, int g, int n);
 /* acc + the dot products of pa and pb's lane groups */
 LLVMValueRef dot_instr(Cg *cg, Dot *d, LLVMValueRef acc, LLVMValueRef pa, LLVMValueRef pb);
 
+/* ---- intrin_edge.c: b's rows in a partial block without AVX512BW ------ */
+/* The columns col .. col + n - 1 (< nr) of b's row at p (its column 0),
+ * zero past nr: whole 32-bit words, then the rest of one */
+LLVMValueRef dot_edge_row(Cg *cg, Dot *d, LLVMValueRef p, int col, int n);
+/* Before the tap loops: d->bmax and d->bok (b's last element in the
+ * block; whether b's strides let rows be loaded whole) */
+void dot_edge_extent(Cg *cg, Dot *d, LLVMValueRef K);
+/* The rows of the tap at b (b0: the block's b) that may be loaded whole,
+ * as a bound on k */
+LLVMValueRef dot_edge_rows(Cg *cg, Dot *d, LLVMValueRef b, LLVMValueRef b0);
+
 /* ---- intrin_panel.c ------------------------------------------------------ */
 /* Before the k loop of the panel path (Dot.bu): the permute indices and
  * masks from b's k stride, and d->rs, minus 128 times each row of a's
