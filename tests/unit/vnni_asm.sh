@@ -14,8 +14,9 @@
 # memory operand, not a vbroadcastss a vdpbf16ps); the AVX2 tables'
 # loops (vpmaddwd, vfmadd) for znver3, and conv2d_i8's (i8_madd_a16:
 # its edge blocks' too, a's pairs broadcast from memory).  The kernels
-# with taps (conv_8x32_i8_vnni, conv_8x32_bf16 on a 3x3 convolution laid out as conv2d.tx's): the same k loops inside the
-# tap loops (16 vpdpbusd, 16 vdpbf16ps), and no innermost loop of theirs
+# with taps (conv_8x32_i8_vnni, conv_8x32_bf16 on a 3x3 convolution
+# laid out as conv2d.tx's): the same k loops inside the tap loops
+# (16 vpdpbusd, 16 vdpbf16ps), and no innermost loop of theirs
 # (the masked blocks' included) builds lane masks (vpcmp, kunpck).  The stdlib's gemm_i8 and matmul_bf16 pick those tables for
 # those CPUs (with AMX, sapphirerapids, the AMX tables: calls of
 # libtxrt's kernels, whose code must hold ldtilecfg, tileloadd, tdpbssd,
