@@ -257,7 +257,8 @@ static const struct {
 	const char *emit, *what;
 } emit_words[] = {
 	{ "fma_outer", "AVX2 FMA, ymm" }, { "fma_outer_zmm", "AVX-512 FMA, zmm" },
-	{ "i8_madd", "AVX2 vpmaddwd, ymm" }, { "i8_vnni", "AVX-VNNI vpdpbusd, ymm" },
+	{ "i8_madd", "AVX2 vpmaddwd, ymm" }, { "i8_madd_a16", "AVX2 vpmaddwd, a widened, ymm" },
+	{ "i8_vnni", "AVX-VNNI vpdpbusd, ymm" },
 	{ "i8_vnni_zmm", "AVX512-VNNI vpdpbusd, zmm" }, { "bf16_widen", "AVX2 bf16 widened, FMA, ymm" },
 	{ "bf16_dp_zmm", "AVX512_BF16 vdpbf16ps, zmm" }, { "i8_amx", "AMX tdpbssd, tiles" },
 	{ "bf16_amx", "AMX tdpbf16ps, tiles" },

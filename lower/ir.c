@@ -582,7 +582,8 @@ ir_fma_outer_lanes(const char *emit)
 		return 16;
 	/* the integer and bf16 micro-kernels (target/llvm/intrin_dot.c) take
 	 * the same call: their 32-bit lanes */
-	if (!strcmp(emit, "i8_madd") || !strcmp(emit, "i8_vnni") || !strcmp(emit, "bf16_widen"))
+	if (!strcmp(emit, "i8_madd") || !strcmp(emit, "i8_madd_a16") || !strcmp(emit, "i8_vnni") ||
+	    !strcmp(emit, "bf16_widen"))
 		return 8;
 	if (!strcmp(emit, "i8_vnni_zmm") || !strcmp(emit, "bf16_dp_zmm"))
 		return 16;

@@ -16,6 +16,8 @@
  *     (cpu)          AVX512-VNNI (vpdpbusd); NR a multiple of 8 (16 for
  *                    zmm), the block fitting the registers with the
  *                    vectors of b and (VNNI) their compensation sums.
+ *   i8_madd_a16      i8_madd with a i16 (a stage that widened it already:
+ *     (cpu)          a's pairs of k one 32-bit broadcast each).
  *   bf16_widen,      c[i, j] = sum(k < K) f32(a[i, k]) * f32(b[k, j]), a and
  *     bf16_dp_zmm    b bf16, c f32: AVX2 (widened, FMA) and AVX512_BF16
  *     (cpu)          (vdpbf16ps).
@@ -54,6 +56,8 @@ static const IntrinsicKind intrinsic_kinds[] = {
 	{ "cpu", "fma_outer", "c[i, j] = sum(k < K) a[i, k] * b[k, j] in f32 (or over taps: sum(r < R, s < S, k < K) a[i, r, s, k] * b[r, s, k, j])" },
 	{ "cpu", "fma_outer_zmm", "c[i, j] = sum(k < K) a[i, k] * b[k, j] in f32, 16-wide rows" },
 	{ "cpu", "i8_madd", "c[i, j] = sum(k < K) i32(a[i, k]) * i32(b[k, j]), a and b i8, c i32 (AVX2)" },
+	{ "cpu", "i8_madd_a16", "c[i, j] = sum(k < K) i32(a[i, k]) * i32(b[k, j]), a i16, b i8, "
+	    "c i32 (AVX2)" },
 	{ "cpu", "i8_vnni", "c[i, j] = sum(k < K) i32(a[i, k]) * i32(b[k, j]), a and b i8, c i32 "
 	    "(AVX-VNNI)" },
 	{ "cpu", "i8_vnni_zmm", "c[i, j] = sum(k < K) i32(a[i, k]) * i32(b[k, j]), a and b i8, "
@@ -114,18 +118,20 @@ typedef struct {
 	int lanes, regs;
 	bool comp;             /* VNNI: one more register per vector of b, and the ones */
 	bool amx;              /* AMX: the block is in memory (tiles), not registers */
+	ScalarType ain;        /* a's type where it is not in's (TY_ERROR: in) */
 } OuterKind;
 
 static const OuterKind outer_kinds[] = {
-	{ "fma_outer", TY_F32, TY_F32, 8, 16, false, false },
-	{ "fma_outer_zmm", TY_F32, TY_F32, 16, 32, false, false },
-	{ "i8_madd", TY_I8, TY_I32, 8, 16, false, false },
-	{ "i8_vnni", TY_I8, TY_I32, 8, 16, true, false },
-	{ "i8_vnni_zmm", TY_I8, TY_I32, 16, 32, true, false },
-	{ "bf16_widen", TY_BF16, TY_F32, 8, 16, false, false },
-	{ "bf16_dp_zmm", TY_BF16, TY_F32, 16, 32, false, false },
-	{ "i8_amx", TY_I8, TY_I32, 16, 0, false, true },
-	{ "bf16_amx", TY_BF16, TY_F32, 16, 0, false, true },
+	{ "fma_outer", TY_F32, TY_F32, 8, 16, false, false, TY_ERROR },
+	{ "fma_outer_zmm", TY_F32, TY_F32, 16, 32, false, false, TY_ERROR },
+	{ "i8_madd", TY_I8, TY_I32, 8, 16, false, false, TY_ERROR },
+	{ "i8_madd_a16", TY_I8, TY_I32, 8, 16, false, false, TY_I16 },
+	{ "i8_vnni", TY_I8, TY_I32, 8, 16, true, false, TY_ERROR },
+	{ "i8_vnni_zmm", TY_I8, TY_I32, 16, 32, true, false, TY_ERROR },
+	{ "bf16_widen", TY_BF16, TY_F32, 8, 16, false, false, TY_ERROR },
+	{ "bf16_dp_zmm", TY_BF16, TY_F32, 16, 32, false, false, TY_ERROR },
+	{ "i8_amx", TY_I8, TY_I32, 16, 0, false, true, TY_ERROR },
+	{ "bf16_amx", TY_BF16, TY_F32, 16, 0, false, true, TY_ERROR },
 };
 
 static const OuterKind *
@@ -196,7 +202,13 @@ check_fma_outer(Kernel *k, Rule *r, const OuterKind *ok)
 		    "(each index a plain axis)", k->name, kind, i, taps, kk, taps, kk, j);
 		return;
 	}
-	if (a->call.tensor->elem != ok->in || b->call.tensor->elem != ok->in) {
+	ScalarType ain = ok->ain != TY_ERROR ? ok->ain : ok->in;
+	if (ain != ok->in && (a->call.tensor->elem != ain || b->call.tensor->elem != ok->in)) {
+		diag_error(body->loc, "intrinsic '%s' (%s) works on %s a and %s b", k->name, kind,
+		    type_name(ain), it);
+		return;
+	}
+	if (ain == ok->in && (a->call.tensor->elem != ok->in || b->call.tensor->elem != ok->in)) {
 		diag_error(body->loc, "intrinsic '%s' (%s) works on %s inputs", k->name, kind, it);
 		return;
 	}

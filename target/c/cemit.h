@@ -26,6 +26,7 @@ enum {
 	H_FMA_OUTER,     /* txc_fma_outer: the tensorize micro-kernel, in scalar C */
 	H_FMA_TAPS,      /* txc_fma_taps: the same summing over taps (lower/ir.h) */
 	H_DOT_I8,        /* txc_dot_i8: the i8 micro-kernels (i8_madd, i8_vnni...) */
+	H_DOT_I16I8,     /* txc_dot_i16i8: i8_madd_a16 (a i16) */
 	H_DOT_BF16,      /* txc_dot_bf16: the bf16 ones (bf16_widen, bf16_dp_zmm) */
 	H_COUNT
 };

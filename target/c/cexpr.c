@@ -752,9 +752,11 @@ ex(CEmit *E, IrExpr *e, const char *lane, bool hoist)
 			 * and bf16 helpers take them always) */
 			const char *nm = e->call.name;
 			bool i8 = !strncmp(nm, "i8_", 3), bf = !strncmp(nm, "bf16_", 5);
+			bool a16 = !strcmp(nm, "i8_madd_a16");
 			bool taps = fa.ntaps > 0 || i8 || bf;
-			chelp_use(E, i8 ? H_DOT_I8 : bf ? H_DOT_BF16 : taps ? H_FMA_TAPS : H_FMA_OUTER);
-			char *s = i8 ? "txc_dot_i8(" : bf ? "txc_dot_bf16(" :
+			chelp_use(E, a16 ? H_DOT_I16I8 : i8 ? H_DOT_I8 : bf ? H_DOT_BF16 : taps ?
+			    H_FMA_TAPS : H_FMA_OUTER);
+			char *s = a16 ? "txc_dot_i16i8(" : i8 ? "txc_dot_i8(" : bf ? "txc_dot_bf16(" :
 			    taps ? "txc_fma_taps(" : "txc_fma_outer(";
 			IrExpr *one = ir_i64c(1), *zero = ir_i64c(0);
 			IrExpr *r0 = fa.ntaps > 0 ? fa.tap[0] : one, *s0 = fa.ntaps > 1 ? fa.tap[1] : one;

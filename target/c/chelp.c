@@ -348,9 +348,10 @@ static const char fma_taps[] =
 /* The i8 and bf16 micro-kernels likewise (their sums widened: i32 that
  * wraps, f32), with fma_taps' tap levels (a call without taps passes
  * them as one tap of stride 0). */
-#define DOT_TAPS_PARAMS(CT, ET) \
+#define DOT_TAPS_PARAMS(CT, ET) DOT_TAPS_PARAMS2(CT, ET, ET)
+#define DOT_TAPS_PARAMS2(CT, AT, ET) \
     "(int64_t mr, int64_t nr, int64_t rr, int64_t ss, int64_t kk,\n" \
-    "    " CT " *c, int64_t csi, int64_t csj, const " ET " *a, int64_t asi, int64_t asr,\n" \
+    "    " CT " *c, int64_t csi, int64_t csj, const " AT " *a, int64_t asi, int64_t asr,\n" \
     "    int64_t ass, int64_t ask, const " ET " *b, int64_t bsr, int64_t bss, int64_t bsk,\n" \
     "    int64_t bsj, int64_t first)\n{\n" \
     "\tfor (int64_t i = 0; i < mr; i++)\n" \
@@ -368,6 +369,17 @@ static const char dot_i8[] =
     "\t\t\tuint32_t acc = first ? 0 : (uint32_t)c[i * csi + j * csj];\n"
     DOT_TAPS_LOOPS
     "\t\t\t\t\t\tacc += (uint32_t)(a[ai] * b[bi]);\n"
+    "\t\t\t\t\t}\n"
+    "\t\t\tc[i * csi + j * csj] = (int32_t)acc;\n"
+    "\t\t}\n"
+    "\treturn 0;\n}\n\n";
+
+static const char dot_i16i8[] =
+    "/* tensorize i8_madd_a16: c += i32(a) * i32(b), a i16 (wrapping). */\n"
+    "static int\ntxc_dot_i16i8" DOT_TAPS_PARAMS2("int32_t", "int16_t", "int8_t")
+    "\t\t\tuint32_t acc = first ? 0 : (uint32_t)c[i * csi + j * csj];\n"
+    DOT_TAPS_LOOPS
+    "\t\t\t\t\t\tacc += (uint32_t)((int32_t)a[ai] * b[bi]);\n"
     "\t\t\t\t\t}\n"
     "\t\t\tc[i * csi + j * csj] = (int32_t)acc;\n"
     "\t\t}\n"
@@ -394,6 +406,7 @@ chelp_write(FILE *out, const CHelpers *h)
 		[H_DIV_I64] = div_i64, [H_MOD_I64] = mod_i64,
 		[H_DIV_U64] = div_u64, [H_MOD_U64] = mod_u64,
 		[H_FMA_OUTER] = fma_outer, [H_FMA_TAPS] = fma_taps, [H_DOT_I8] = dot_i8, [H_DOT_BF16] = dot_bf16,
+		[H_DOT_I16I8] = dot_i16i8,
 	};
 	for (int i = 0; i < H_COUNT; i++)
 		if (h->used[i])

@@ -217,7 +217,8 @@ void intrin_cpu_runtime_kernels(Cg *cg);
 
 /* ---- intrin_dot.c: the i8 and bf16 micro-kernels -------------------------- */
 /* Emits the tensorize call e if its emitter is one of intrin_dot.c's
- * (i8_madd, i8_vnni, i8_vnni_zmm, bf16_widen, bf16_dp_zmm); false if not. */
+ * (i8_madd, i8_madd_a16, i8_vnni, i8_vnni_zmm, bf16_widen, bf16_dp_zmm); false if
+ * not. */
 bool intrin_dot_emit(Cg *cg, IrExpr *e);
 /* micro-kernel functions are named CG_KERNEL_PREFIX "NAME...";
  * llvm_emit.c gives them their own pass pipeline */
@@ -308,6 +309,7 @@ void intrin_loop_close(Cg *cg, IntrinLoop *l, LLVMValueRef next, LLVMValueRef *c
 typedef struct {
 	int ntaps;
 	LLVMTypeRef elem;
+	LLVMTypeRef aelem;      /* a's element where it is not elem (NULL: elem) */
 	LLVMValueRef tap[FMA_MAX_TAPS], as[FMA_MAX_TAPS], bs[FMA_MAX_TAPS];
 } IntrinTaps;
 /* t from a kernel's parameters p (intrin_begin's) */

@@ -42,7 +42,12 @@
  * (llvm.masked.load, zero there) and in the loads and stores of c, so no
  * element outside the block is touched (before, scalar loops, some 30
  * times slower: a 3x3 int8 convolution whose rows of 56 left an 8-column
- * edge ran at 2 GOP/s against 75 with none).  A kernel with taps
+ * edge ran at 2 GOP/s against 75 with none).  Without AVX512BW (AVX2,
+ * whose masked loads are of 32-bit elements only, and LLVM's masked
+ * byte load a branch per byte) b's rows are loaded whole where they end
+ * inside b's block (most rows: what lies past nr is b's buffer still,
+ * and lands in sums never stored), the others by 32-bit words
+ * (intrin_edge.c).  A kernel with taps
  * (lower/ir.h: c[i, j] = sum(r, s, k) a[i, r, s, k] * b[r, s, k, j]) runs
  * the k loop with its tail inside intrin_loop.c's tap loops, the sums
  * (and VNNI's sums of b) phis of each, so c is loaded and stored once a
@@ -60,11 +65,12 @@
 
 
 static const DotKind kinds[] = {
-	{ "i8_madd", 8, 2, false, "avx2" },
-	{ "i8_vnni", 8, 4, false, "avxvnni" },
-	{ "i8_vnni_zmm", 16, 4, false, "avx512vnni" },
-	{ "bf16_widen", 8, 1, true, "fma" },
-	{ "bf16_dp_zmm", 16, 2, true, "avx512bf16" },
+	{ "i8_madd", 8, 2, false, "avx2", false },
+	{ "i8_madd_a16", 8, 2, false, "avx2", true },
+	{ "i8_vnni", 8, 4, false, "avxvnni", false },
+	{ "i8_vnni_zmm", 16, 4, false, "avx512vnni", false },
+	{ "bf16_widen", 8, 1, true, "fma", false },
+	{ "bf16_dp_zmm", 16, 2, true, "avx512bf16", false },
 };
 
 
@@ -176,10 +182,18 @@ b_row(Cg *cg, Dot *d, LLVMValueRef k, int q, LLVMValueRef last, int col, int n)
 	LLVMTypeRef rowt = LLVMVectorType(d->e, (unsigned)n);
 	LLVMValueRef valid;
 	LLVMValueRef kq = dot_row_index(cg, k, q, last, &valid);
+	LLVMValueRef row;
+	if (d->nrv && d->words && !d->bwhole) {
+		row = dot_edge_row(cg, d, intrin_gep(cg, d->e, d->b, intrin_mul(cg, kq, d->bsk)), col, n);
+		if (valid)
+			row = LLVMBuildSelect(cg->b, valid, row, LLVMConstNull(rowt), "");
+		return row;
+	}
 	LLVMValueRef p = intrin_gep(cg, d->e, d->b, LLVMBuildAdd(cg->b, intrin_mul(cg, kq, d->bsk),
 	    intrin_i64(cg, col), ""));
 	/* masked_block: columns col + i < nr only */
-	LLVMValueRef row = intrin_vload(cg, rowt, p, 1, d->nrv ? dot_lane_mask(cg, d, col, n) : NULL);
+	row = intrin_vload(cg, rowt, p, 1, d->nrv && !d->bwhole ? dot_lane_mask(cg, d, col, n) :
+	    NULL);
 	if (valid)
 		row = LLVMBuildSelect(cg->b, valid, row, LLVMConstNull(rowt), "");
 	return row;
@@ -281,7 +295,7 @@ dot_a_row(Cg *cg, Dot *d, int r)
 	if (d->mrv)     /* rows past mr: the last one again (never stored) */
 		ri = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, ri, d->mrv, ""), ri,
 		    LLVMBuildSub(cg->b, d->mrv, intrin_i64(cg, 1), ""), "row");
-	return intrin_gep(cg, d->e, d->a, intrin_mul(cg, ri, d->asi));
+	return intrin_gep(cg, d->ea, d->a, intrin_mul(cg, ri, d->asi));
 }
 
 LLVMValueRef
@@ -300,12 +314,21 @@ dot_pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
 		return LLVMBuildBitCast(cg->b, cg_broadcast(cg, w, L),
 		    LLVMVectorType(LLVMBFloatTypeInContext(cg->ctx), (unsigned)(2 * L)), "");
 	}
+	if (d->k->a16 && !last && LLVMIsConstant(d->ask) && LLVMConstIntGetSExtValue(d->ask) == 1) {
+		/* a's pair, widened already, adjacent: one 32-bit load
+		 * broadcast (vpbroadcastd from memory, no shuffle: the
+		 * i8_madd pair's vpbroadcastw and vpmovsxbw were 8 of the 28
+		 * vector instructions of a 4 x 16 step) */
+		LLVMValueRef w = load(cg, d->i32, intrin_gep(cg, d->ea, row, k));
+		return LLVMBuildBitCast(cg->b, cg_broadcast(cg, w, L),
+		    LLVMVectorType(d->ea, (unsigned)(2 * L)), "");
+	}
 	for (int q = 0; q < G; q++) {
 		LLVMValueRef valid;
 		LLVMValueRef kq = dot_row_index(cg, k, q, last, &valid);
-		el[q] = load(cg, d->e, intrin_gep(cg, d->e, row, intrin_mul(cg, kq, d->ask)));
+		el[q] = load(cg, d->ea, intrin_gep(cg, d->ea, row, intrin_mul(cg, kq, d->ask)));
 		if (valid)
-			el[q] = LLVMBuildSelect(cg->b, valid, el[q], LLVMConstNull(d->e), "");
+			el[q] = LLVMBuildSelect(cg->b, valid, el[q], LLVMConstNull(d->ea), "");
 	}
 	if (G == 1) {
 		/* a broadcast as i16 to both halves of every lane, shifted up
@@ -315,7 +338,7 @@ dot_pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
 		x = LLVMBuildShl(cg->b, x, cg_broadcast(cg, intrin_i32(cg, 16), L), "");
 		return LLVMBuildBitCast(cg->b, x, d->acc, "");
 	}
-	if (!d->k->bf16 && G == 2) {
+	if (!d->k->bf16 && G == 2 && !d->k->a16) {
 		/* the pair's two bytes as one i16 (one load when adjacent),
 		 * broadcast, then every byte sign-extended to i16: the pair in
 		 * every lane (vpbroadcastw, vpmovsxbw) */
@@ -334,7 +357,7 @@ dot_pack_a(Cg *cg, Dot *d, int r, LLVMValueRef k, LLVMValueRef last)
 	LLVMValueRef word = NULL;
 	for (int q = 0; q < G; q++) {
 		LLVMValueRef x = el[q];
-		if (!d->k->bf16 && G == 2)        /* i8 pairs as i16 pairs */
+		if (!d->k->bf16 && G == 2 && !d->k->a16)  /* i8 pairs as i16 pairs */
 			x = LLVMBuildSExt(cg->b, x, et, "");
 		x = LLVMBuildZExt(cg->b, x, d->i32, "");
 		if (q)
@@ -440,9 +463,31 @@ step(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef *acc, LLVMV
 	}
 }
 
+/* The loop over k's whole groups from `from` while they end by K, its
+ * sums phis of cur (on entry and exit); the k it stops at */
+static LLVMValueRef
+kloop(Cg *cg, Dot *d, LLVMValueRef from, LLVMValueRef K, LLVMValueRef *cur, int n, int nc)
+{
+	int G = d->k->group;
+	IntrinLoop l;
+	intrin_loop_open(cg, &l, "k", from, cur, n + nc);
+	LLVMValueRef k = l.iv, next = LLVMBuildAdd(cg->b, k, intrin_i64(cg, G), "");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, next, K, ""), l.body, l.exit);
+	LLVMPositionBuilderAtEnd(cg->b, l.body);
+	LLVMValueRef c[INTRIN_LOOP_ACC];
+	memcpy(c, l.phis, sizeof(LLVMValueRef) * (size_t)(n + nc));
+	if (d->bu)
+		dot_panel_step(cg, d, k, NULL, c);
+	else
+		step(cg, d, k, NULL, c, nc ? c + n : NULL);
+	intrin_loop_close(cg, &l, next, c, cur);
+	return k;
+}
+
 /* The k loop of full_block (intrin_taps' body, once a tap): whole
- * groups with the accumulators as phis, then the tail group, with a and
- * b where the taps put them. */
+ * groups with the accumulators as phis (in a masked block without
+ * AVX512BW, first those of whole_rows, b's rows loaded whole), then the
+ * tail group, with a and b where the taps put them. */
 typedef struct {
 	Dot *d;
 	LLVMValueRef K;
@@ -462,23 +507,22 @@ ksweep(Cg *cg, void *ctx, LLVMValueRef a, LLVMValueRef b, LLVMValueRef *acc)
 	 * blocks, where each row clamped past mr cost a compare, a select
 	 * and a multiply a row and step (6 instructions a vpdpbusd in the
 	 * 16 x 16 kernel of a 1 x 1 convolution's 14-column rows: 238 GOP/s,
-	 * 328 hoisted); elsewhere LLVM keeps the unclamped rows better
-	 * itself (hoisted there too, a's strided path spilled) */
-	if (d->k->bf16 || (d->mrv && d->bu))
+	 * 328 hoisted; AVX2's vpmaddwd likewise); elsewhere LLVM keeps the
+	 * unclamped rows better itself (hoisted there too, a's strided path
+	 * spilled) */
+	if (d->k->bf16 || (d->mrv && (d->bu || d->words)))
 		for (int r = 0; r < d->mr; r++)
 			d->arow[r] = dot_a_row(cg, d, r);
-	IntrinLoop l;
-	intrin_loop_open(cg, &l, "k", intrin_i64(cg, 0), acc, n + nc);
-	LLVMValueRef k = l.iv, next = LLVMBuildAdd(cg->b, k, intrin_i64(cg, G), "");
-	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLE, next, K, ""), l.body, l.exit);
-	LLVMPositionBuilderAtEnd(cg->b, l.body);
+	LLVMValueRef k = intrin_i64(cg, 0);
+	if (d->nrv && d->words && d->bmax) {
+		LLVMValueRef lim = dot_edge_rows(cg, d, b, b0);
+		d->bwhole = true;
+		k = kloop(cg, d, k, LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, lim, K, ""),
+		    lim, K, ""), acc, n, nc);
+		d->bwhole = false;
+	}
+	k = kloop(cg, d, k, K, acc, n, nc);
 	LLVMValueRef cur[INTRIN_LOOP_ACC];
-	memcpy(cur, l.phis, sizeof(LLVMValueRef) * (size_t)(n + nc));
-	if (d->bu)
-		dot_panel_step(cg, d, k, NULL, cur);
-	else
-		step(cg, d, k, NULL, cur, nc ? cur + n : NULL);
-	intrin_loop_close(cg, &l, next, cur, acc);
 	if (G > 1) {   /* the rows k .. K-1 of a last, partial group */
 		LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
 		LLVMBasicBlockRef tail = intrin_block(cg, "ktail");
@@ -524,6 +568,8 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 	}
 	if (d->nrv)
 		lane_masks(cg, d);
+	if (d->nrv && d->words && !d->bu)
+		dot_edge_extent(cg, d, K);
 	KSweep w = { d, K, n + nc };
 	intrin_taps(cg, &d->taps, d->a, d->b, acc, n + nc, ksweep, &w);
 	if (d->perm)
@@ -568,6 +614,7 @@ full_block(Cg *cg, Dot *d, LLVMValueRef K)
 		intrin_vstore(cg, acc[i], cptr[i], 4, cmask[i]);
 	memset(d->arow, 0, sizeof d->arow);
 	memset(d->lmask, 0, sizeof d->lmask);
+	d->bmax = d->bok = NULL;
 }
 
 /* full_block; on the panel path (vnni_panel, where ok and, when a's k
@@ -680,10 +727,12 @@ kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emu
 	d.i64 = LLVMInt64TypeInContext(cg->ctx);
 	d.i32 = LLVMInt32TypeInContext(cg->ctx);
 	d.e = k->bf16 ? LLVMInt16TypeInContext(cg->ctx) : LLVMInt8TypeInContext(cg->ctx);
+	d.ea = k->a16 ? LLVMInt16TypeInContext(cg->ctx) : d.e;
 	d.acc = LLVMVectorType(k->bf16 ? LLVMFloatTypeInContext(cg->ctx) : d.i32, (unsigned)k->lanes);
 	d.mr = MR;
 	d.nv = NR / k->lanes;
 	d.perm = k->group == 2 && d.nv % 2 == 0;
+	d.words = !(cg->features && intrin_has_feature(cg->features, "avx512bw"));
 	d.vbmi = panelkind == 1;
 	/* vnni_panel: zmm VNNI, a's k contiguous (built in, or tested at run
 	 * time), one or two vectors of b, AVX512_VBMI's byte permutes (or
@@ -693,6 +742,7 @@ kernel_fn(Cg *cg, const DotKind *k, int MR, int NR, const int64_t *cst, bool emu
 	d.c = p[0], d.csi = p[1], d.a = p[2], d.asi = p[3], d.ask = p[4];
 	d.b = p[5], d.bsk = p[6], d.first = p[10];
 	intrin_taps_params(&d.taps, d.e, taps, p);
+	d.taps.aelem = d.ea;
 	LLVMValueRef K = p[7], vm = p[8], vn = p[9];
 	LLVMBasicBlockRef bfull = intrin_block(cg, "full"), bedge = intrin_block(cg, "edge");
 	LLVMBasicBlockRef done = intrin_block(cg, "done");

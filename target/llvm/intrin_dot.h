@@ -13,6 +13,7 @@ typedef struct {
 	int group;              /* k summed into one lane per instruction */
 	bool bf16;              /* bf16 -> f32 (else i8 -> i32) */
 	const char *need;       /* LLVM's name of the instruction set */
+	bool a16;               /* a already widened to i16 (i8_madd_a16) */
 } DotKind;
 
 enum { MAXV = 8, MAXR = 32 };
@@ -20,6 +21,7 @@ enum { MAXV = 8, MAXR = 32 };
 typedef struct {
 	const DotKind *k;
 	LLVMTypeRef i64, i32, e, acc;   /* e: an input element (i8 or i16), acc: the accumulator vector */
+	LLVMTypeRef ea;         /* a's element: e, or i16 (DotKind.a16) */
 	int mr, nv;
 	bool emulate;           /* TXC_DOT_EMULATE: see emulated() */
 	bool perm;              /* b's columns in pack_b_pairs' order */
@@ -29,6 +31,11 @@ typedef struct {
 	 * from column v * lanes on, lanes, twice as many, and NR of them) */
 	LLVMValueRef mrv, nrv;
 	LLVMValueRef lmask[MAXV][3];
+	bool words;             /* no AVX512BW: its rows of b by b_row_words */
+	/* ...or whole (bwhole) where they end by bmax, b's last element
+	 * (bok: b's strides allow it; intrin_dot.c's whole_rows) */
+	bool bwhole;
+	LLVMValueRef bmax, bok;
 	/* vnni_panel: b unsigned, a signed (intrin_panel.c) */
 	bool bu;
 	bool rows;              /* b's rows apart: loaded one by one */
@@ -63,6 +70,17 @@ void dot_pack_b(Cg *cg, Dot *d, LLVMValueRef k, LLVMValueRef last, LLVMValueRef 
 LLVMValueRef dot_every(Cg *cg, LLVMValueRef x, int q, int g, int n);
 /* acc + the dot products of pa and pb's lane groups */
 LLVMValueRef dot_instr(Cg *cg, Dot *d, LLVMValueRef acc, LLVMValueRef pa, LLVMValueRef pb);
+
+/* ---- intrin_edge.c: b's rows in a partial block without AVX512BW ------ */
+/* The columns col .. col + n - 1 (< nr) of b's row at p (its column 0),
+ * zero past nr: whole 32-bit words, then the rest of one */
+LLVMValueRef dot_edge_row(Cg *cg, Dot *d, LLVMValueRef p, int col, int n);
+/* Before the tap loops: d->bmax and d->bok (b's last element in the
+ * block; whether b's strides let rows be loaded whole) */
+void dot_edge_extent(Cg *cg, Dot *d, LLVMValueRef K);
+/* The rows of the tap at b (b0: the block's b) that may be loaded whole,
+ * as a bound on k */
+LLVMValueRef dot_edge_rows(Cg *cg, Dot *d, LLVMValueRef b, LLVMValueRef b0);
 
 /* ---- intrin_panel.c ------------------------------------------------------ */
 /* Before the k loop of the panel path (Dot.bu): the permute indices and

@@ -79,7 +79,8 @@ taps_from(Cg *cg, const IntrinTaps *t, int lev, LLVMValueRef a, LLVMValueRef b,
 	LLVMPositionBuilderAtEnd(cg->b, l.body);
 	LLVMValueRef cur[INTRIN_LOOP_ACC];
 	memcpy(cur, l.phis, sizeof(LLVMValueRef) * (size_t)n);
-	taps_from(cg, t, lev + 1, intrin_gep(cg, t->elem, a, intrin_mul(cg, i, t->as[lev])),
+	taps_from(cg, t, lev + 1, intrin_gep(cg, t->aelem ? t->aelem : t->elem, a,
+	    intrin_mul(cg, i, t->as[lev])),
 	    intrin_gep(cg, t->elem, b, intrin_mul(cg, i, t->bs[lev])), cur, n, body, ctx);
 	intrin_loop_close(cg, &l, LLVMBuildAdd(cg->b, i, intrin_i64(cg, 1), ""), cur, acc);
 }

@@ -43,7 +43,7 @@ isa_try() {
 	    >run.log 2>&1 || fail "txc -K isa=$isa $*"
 	# shellcheck disable=SC2086
 	table=$("$TXC" -K isa="$isa" "$@" $TRY_KERNELS --print-loops "$TRY_FILE" 2>&1 |
-	    grep -o -E '(i8|bf16)_[a-z_]+\(' | sort -u | tr -d '(' | tr '\n' ' ')
+	    grep -o -E '(i8|bf16)_[a-z0-9_]+\(' | sort -u | tr -d '(' | tr '\n' ' ')
 	[ "$isa" = generic ] || [ -n "$table" ] || fail "isa=$isa: no micro-kernel call"
 	# shellcheck disable=SC2086
 	${CC:-cc} -O1 $TRY_CFLAGS -I"$abs_top_srcdir/rt" -I"$abs_top_builddir/rt" -o g main.c g.o \

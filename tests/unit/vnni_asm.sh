@@ -11,10 +11,12 @@
 # cascadelake, which lacks it) and gemm_16x16_i8_vnni (16), vpdpbusd ymm in
 # its VEX form for gemm_4x16_i8_avxvnni (8 + 2), vdpbf16ps zmm for
 # gemm_12x32_bf16 (24) and gemm_16x16_bf16 (16, a's pair a {1to16}
-# memory operand, not a vbroadcastss a vdpbf16ps); the AVX2 tables' loops (vpmaddwd, vfmadd) for
-# znver3.  The kernels with taps (conv_8x32_i8_vnni, conv_8x32_bf16 on a
-# 3x3 convolution laid out as conv2d.tx's): the same k loops inside the
-# tap loops (16 vpdpbusd, 16 vdpbf16ps), and no innermost loop of theirs
+# memory operand, not a vbroadcastss a vdpbf16ps); the AVX2 tables'
+# loops (vpmaddwd, vfmadd) for znver3, and conv2d_i8's (i8_madd_a16:
+# its edge blocks' too, a's pairs broadcast from memory).  The kernels
+# with taps (conv_8x32_i8_vnni, conv_8x32_bf16 on a 3x3 convolution
+# laid out as conv2d.tx's): the same k loops inside the tap loops
+# (16 vpdpbusd, 16 vdpbf16ps), and no innermost loop of theirs
 # (the masked blocks' included) builds lane masks (vpcmp, kunpck).  The stdlib's gemm_i8 and matmul_bf16 pick those tables for
 # those CPUs (with AMX, sapphirerapids, the AMX tables: calls of
 # libtxrt's kernels, whose code must hold ldtilecfg, tileloadd, tdpbssd,
@@ -107,6 +109,19 @@ for cpu in alderlake sapphirerapids; do
 done
 check znver3 gi8 madd 'vpmaddwd[ \t]+%ymm' 8 gemm_4x16_i8
 check znver3 gbf widen 'vfmadd[0-9]+ps[ \t]+%ymm' 12 gemm_6x16_bf16
+# conv2d_i8's AVX2 table on a CPU without AVX512BW (znver3): the
+# i8_madd_a16 kernel's k loops, the full block's and the edge blocks'
+# (their rows of b loaded whole: intrin_edge.c), each 8 vpmaddwd and 4
+# vpbroadcastd of a's widened pairs straight from memory, no stack access
+"$TXC" --cpu=znver3 -k conv2d_i8 -S -o m.s "$srcdir/stdlib/conv2d.tx" 2>err ||
+    { cat err; fail "stdlib conv2d_i8 for znver3"; }
+loops m.s 'vpmaddwd[ \t]+%ymm' 'dot[.]i8_madd_a16' >loops.txt
+[ "$(grep -cx '8 0' loops.txt)" -ge 2 ] ||
+    fail "--cpu=znver3 conv2d_i8: not two k loops of 8 vpmaddwd ($(tr '\n' ' ' <loops.txt))"
+loops m.s 'vpbroadcastd[ \t]+-?[0-9]*[(]' 'dot[.]i8_madd_a16' >loops.txt
+[ "$(grep -cx '4 0' loops.txt)" -ge 2 ] ||
+    fail "--cpu=znver3 conv2d_i8: a's pairs not broadcast from memory ($(tr '\n' ' ' <loops.txt))"
+echo "ok: --cpu=znver3 conv2d_i8: i8_madd_a16's k loops, full and edge blocks"
 # the stdlib's schedules take them where the CPU has them
 pick() { # CPU KERNEL EMITTER [FLAGS]
 	"$TXC" --cpu="$1" ${4:+"$4"} -k "$2" --print-loops "$srcdir/stdlib/matmul.tx" 2>err | grep -q "$3(" ||
