@@ -424,6 +424,29 @@ rfactor_lanes(Cpu *c, int si, int R, const char *loop)
 	cpu_say(c, "%s.vectorize(%s);", rf, ki);
 }
 
+/* Whether r's transposing reads swap its last two axes: every read that
+ * uses the last axis b has the second-to-last a alone, with coefficient 1,
+ * in its last index, and b elsewhere (y[.., a, b] = x[.., b, a]).  Then in
+ * a square tile of V x V, a unrolled and b vectorized, the reads of the
+ * unrolled rows are one tile that the LLVM backend transposes in
+ * registers (txc-schedule(7), vectorize). */
+static bool
+swaps_last_two(const AutoStage *r)
+{
+	int a = r->npure - 2, b = r->npure - 1, n = 0;
+	Accs acc;
+	cpu_accesses_of(r, NULL, &acc);
+	for (int i = 0; i < acc.n; i++) {
+		Expr *e = acc.acc[i];
+		if (!cpu_uses_pure(e, b))
+			continue;
+		if (!cpu_unit_last(e, a) || auto_coeff(e->call.args[e->call.nargs - 1], true, b) != 0)
+			return false;
+		n++;
+	}
+	return n > 0 && !acc.more;
+}
+
 /* C7 for a stage with no reduction at root (and C4 for a reduction that is
  * no contraction).  Stencils read by it are computed per tile. */
 static void
@@ -478,11 +501,23 @@ plain_root(Cpu *c, int R)
 		const char *bo = auto_fresh(g, arena_printf(perm, "%so", b));
 		const char *ai = auto_fresh(g, arena_printf(perm, "%si", a));
 		const char *bi = auto_fresh(g, arena_printf(perm, "%si", b));
-		fprintf(c->fp, "  // C7: %s transposes: 8 x 8 tiles\n", r->name);
+		/* a swap of the last two axes in whole vectors: V x V tiles
+		 * transposed in registers; else 8 x 8 scalar tiles */
+		bool inreg = (v == 4 || v == 8 || v == 16) && swaps_last_two(r) &&
+		    cpu_ext_or(r->pext[last]) >= v && cpu_ext_or(r->pext[last - 1]) >= v;
+		if (inreg)
+			fprintf(c->fp, "  // C7: %s transposes its last two axes: %d x %d tiles, "
+			    "transposed in registers\n", r->name, v, v);
+		else
+			fprintf(c->fp, "  // C7: %s transposes: 8 x 8 tiles\n", r->name);
 		const int tc[] = { 8, 16, 4, 32 };
-		const char *TT = cpu_knob(c, r->name, "tile", tc, 4);
+		const char *TT = inreg ? arena_printf(perm, "%d", v) : cpu_knob(c, r->name, "tile", tc, 4);
 		cpu_say(c, "%s.tile(%s, %s, %s, %s) -> (%s, %s, %s, %s);", r->name, a, b, TT, TT, ao, bo, ai,
 		    bi);
+		if (inreg) {
+			cpu_say(c, "%s.unroll(%s);", r->name, ai);
+			cpu_say(c, "%s.vectorize(%s);", r->name, bi);
+		}
 		for (int d = 0; d < last - 1; d++) {
 			order[n] = r->pure[d];
 			ext[n++] = cpu_ext_or(r->pext[d]);
