@@ -440,7 +440,7 @@ vta_rows(Bench *b, Program *prog, Kernel *k, BenchArg *args, uint64_t *slots, do
 static int
 bench(Bench *b)
 {
-	uint32_t file = source_load(b->input);
+	uint32_t file = cmdline_load(b->input, b->names, b->values, b->ndefs);
 	Program *prog;
 	Kernel *k = NULL;
 	Variant ref;
@@ -546,10 +546,13 @@ bench(Bench *b)
 	double tref = now() - t0;
 
 	printf("%s:", k->name);
+	bool any = false;
 	for (int i = 0; i < k->nparams; i++)
-		if (k->params[i].is_size)
+		if (k->params[i].is_size) {
 			printf(" %s=%lld", k->params[i].name, (long long)sizes[i]);
-	printf(", %d thread%s, %s (%s)", txrt_get_num_threads(),
+			any = true;
+		}
+	printf("%s %d thread%s, %s (%s)", any ? "," : "", txrt_get_num_threads(),
 	    txrt_get_num_threads() == 1 ? "" : "s",
 	    b->llvm.cpu ? b->llvm.cpu : llvm_host_cpu(), llvm_host_triple());
 	/* the micro-kernel tables a template's isa knob takes (tx.5, txc-schedule.7) */

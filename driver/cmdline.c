@@ -1,7 +1,9 @@
 /* cmdline.c: what the command lines of `txc bench`, `txc viz` and `txc
  * tune` share: their one-line messages for a bad option (exit status 1),
  * number and -D NAME=VALUE parsing, -K knob values, --schedules lists,
- * getopt's own errors, the input file count and choosing the kernel.
+ * getopt's own errors, the input file count, loading it (a .onnx model
+ * through the ONNX front end, as txc compiles one) and choosing the
+ * kernel.
  * Each command keeps its own options, defaults and wording; these are
  * the parts that were the same.
  */
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "driver/driver.h"
+#include "onnx/onnx.h"
 #include "sema/sema.h"
 
 int
@@ -168,3 +171,22 @@ cmdline_defs_known(Kernel *k, const char **names, int ndefs)
 	}
 	return ok;
 }
+
+uint32_t
+cmdline_load(const char *input, const char **names, const CmdValue *values, int n)
+{
+	size_t len = strlen(input);
+	if (len <= 5 || strcmp(input + len - 5, ".onnx") != 0)
+		return source_load(input);
+	const char **dn = arena_alloc(perm, ((size_t)n + 1) * sizeof *dn);
+	int64_t *dv = arena_alloc(perm, ((size_t)n + 1) * sizeof *dv);
+	int nd = 0;
+	for (int i = 0; i < n; i++)
+		if (values[i].integer) {
+			dn[nd] = names[i];
+			dv[nd++] = values[i].i;
+		}
+	OnnxOptions oo = { .defs = dn, .vals = dv, .ndefs = nd };
+	return onnx_import(input, &oo);
+}
+

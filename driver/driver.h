@@ -185,6 +185,11 @@ bool cmdline_define(const char *arg, const char **name, CmdValue *v);
 bool cmdline_size(const char *cmd, const Param *pa, const CmdValue *v, int64_t *out);
 /* The same for a scalar parameter: an integer type takes only an integer. */
 bool cmdline_scalar(const char *cmd, const Param *pa, const CmdValue *v);
+/* The input of `txc bench`, `viz` or `tune` as a source file: a .onnx
+ * model through the ONNX front end (its dynamic dimensions fixed by the
+ * integer -D values among names/values), else the .tx file itself; 0
+ * after a diagnostic. */
+uint32_t cmdline_load(const char *input, const char **names, const CmdValue *values, int n);
 /* -K NAME=VALUE: a knob's value, recorded for sema's knobs_check_requests. */
 int cmdline_knob(const char *cmd, const char *arg);
 /* --schedules=A,B,...: appended to *scheds ("default": NULL, the unnamed

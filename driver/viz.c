@@ -195,7 +195,7 @@ write_frames(Viz *z, VizTrace **tr, int n)
 static bool
 trace_file(Viz *z, const char *input, VizTrace ***tr, int *n, int *cap)
 {
-	uint32_t file = source_load(input);
+	uint32_t file = cmdline_load(input, z->names, z->values, z->ndefs);
 	Kernel *k = NULL;
 	bool ok = true;
 

@@ -228,13 +228,22 @@ nn_conv(Graph *g, OnnxNode *n, bool *unsupported)
 	if (w.sp == 2 && layout_conv(g, x, wt, b, y, w.s, w.dl, w.pb, w.pe, G))
 		return true;
 	const char *conv_name = b ? graph_fresh(g, arena_printf(perm, "%s_conv", y->tx)) : y->tx;
-	/* the stdlib's call reads NCHW: a blocked input (a convolution's
-	 * result, layout.c) is read through emit_at by the rule below */
-	if (g->conv_calls && G == 1 && !x->cb && w.sp == 2 && w.pb[0] == w.pe[0] &&
-	    w.pb[1] == w.pe[1]) {
+	if (g->conv_calls && G == 1 && w.sp == 2 && w.pb[0] == w.pe[0] && w.pb[1] == w.pe[1]) {
+		/* the stdlib's call reads NCHW: a blocked input (a convolution's
+		 * result whose own output cannot be blocked, layout.c) is copied
+		 * back first, a pass the call's layout turns into a transposing
+		 * one; read in place, its block and lane indices would keep the
+		 * sums from being a contraction (a naive nest, 40 x slower) */
+		const char *xin = graph_use(g, x);
+		if (x->cb) {
+			const char *at[4] = { "_a0", "_a1", "_a2", "_a3" };
+			xin = graph_fresh(g, arena_printf(perm, "%s_nchw", x->tx));
+			fprintf(g->decls, "  %s: %s%s;\n", xin, graph_type(x->dtype), graph_shape(x));
+			fprintf(g->body, "  %s[_a0, _a1, _a2, _a3] = %s;\n", xin, emit_at(g, x, at));
+		}
 		g->imports[IMP_CONV2D] = true;
 		fprintf(g->body, "  %s = conv2d_nchw_general(%s, %s, SH = %lld, SW = %lld, PH = %lld, "
-		    "PW = %lld, DH = %lld, DW = %lld);\n", conv_name, graph_use(g, x), graph_use(g, wt),
+		    "PW = %lld, DH = %lld, DW = %lld);\n", conv_name, xin, graph_use(g, wt),
 		    (long long)w.s[0], (long long)w.s[1], (long long)w.pb[0], (long long)w.pb[1],
 		    (long long)w.dl[0], (long long)w.dl[1]);
 		if (!b)

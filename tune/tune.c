@@ -321,7 +321,7 @@ tune(Tune *t, int mpi_rank)
 	if (emulate)
 		fprintf(stderr, "txc tune: TXC_TUNE_CUDA_EMULATE is set: candidates run in libtxrt's "
 		    "emulator, and their times mean nothing (a switch for testing)\n");
-	uint32_t file = source_load(t->input);
+	uint32_t file = cmdline_load(t->input, t->names, t->values, t->ndefs);
 	if (!file)
 		return 1;
 	/* calls rewritten by the target's layout declarations, as txc

@@ -77,6 +77,25 @@ if [ -f "$work/resnet_nchwc.onnx" ]; then
 		grep -E '_16c|maxpool|out ' "$work/r.tx" | head
 	fi
 fi
+# conv_out's last convolutions read a blocked value and are graph
+# outputs: the 3 x 3 one calls conv2d_nchw_general on a copy in NCHW (not
+# on the blocked tensor, nor as a rule reading it in place); `txc bench`
+# takes the model as txc does (the stages against the unscheduled kernel)
+if [ -f "$work/conv_out.onnx" ]; then
+	if "$TXC" --emit=tx "$work/conv_out.onnx" >"$work/c.tx" 2>&1 &&
+	    grep -q '^  relu_[0-9]*_nchw\[_a0, _a1, _a2, _a3\] = ' "$work/c.tx" &&
+	    grep -q 'conv2d_nchw_general(relu_[0-9]*_nchw, ' "$work/c.tx" &&
+	    "$TXC" bench "$work/conv_out.onnx" --runs=1 --warmup=0 >"$work/log" 2>&1 &&
+	    grep -q '^  default ' "$work/log" && ! grep -q MISMATCH "$work/log"; then
+		pass=$((pass + 1))
+		echo "ok: conv_out: the call reads an NCHW copy of the blocked input; txc bench runs the model"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: conv_out: no NCHW copy before the call, or txc bench failed"
+		grep -E 'nchw|conv2d' "$work/c.tx" | head
+		cat "$work/log"
+	fi
+fi
 # -D fixes a dynamic dimension; the entry point keeps its parameter and
 # refuses another value
 if [ -f "$work/dynamic.meta" ]; then
