@@ -49,6 +49,9 @@ typedef struct {
 	bool ok;
 	int jv, ir;               /* the vector axis (last) and the row axis, or -1 */
 	int mr, nr, v;
+	int ir2, mr2;             /* a second row axis and its rows, where the first is
+	                             shorter than the registers allow (a 7-column
+	                             image: 2 rows x 7 columns), or -1 and 1 */
 	bool reuse;               /* the unit-stride operand misses the row axis */
 	int pack_tensor;          /* an input to copy per strip (tensor index), or -1 */
 	int pack_stage;           /* a transposing copy computed per strip, or -1 */

@@ -32,7 +32,7 @@ tile_unit_through(Cpu *c, Expr *e, int last)
 Tile
 tile_contraction(Cpu *c, int si)
 {
-	Tile t = { .ok = false, .ir = -1, .pack_tensor = -1, .pack_stage = -1 };
+	Tile t = { .ok = false, .ir = -1, .ir2 = -1, .mr2 = 1, .pack_tensor = -1, .pack_stage = -1 };
 	AutoGraph *g = c->g;
 	AutoStage *s = &g->s[si];
 	if (s->kind != AK_REDUCE || s->rwhere || s->npure < 1)
@@ -80,6 +80,7 @@ tile_contraction(Cpu *c, int si)
 		t.mr = c->o->m->vregs >= 32 ? 14 : 6;
 	if (!t.reuse && t.mr > 4)
 		t.mr = 4;
+	int cap = t.mr;
 	if (t.ir >= 0 && cpu_ext_or(s->pext[t.ir]) < t.mr)
 		t.mr = (int)cpu_ext_or(s->pext[t.ir]);
 	if (t.mr <= 1)
@@ -102,6 +103,30 @@ tile_contraction(Cpu *c, int si)
 				best_cost = cost, best_m = m;
 		}
 		t.mr = best_m;
+	}
+	/* a row axis whose whole (known) extent is one block of fewer rows
+	 * than the registers hold: a second axis the unit-stride operand
+	 * misses (a convolution's rows beside its columns, the largest)
+	 * fills the block, as many of its rows as fit: a 7 x 7 image takes
+	 * blocks of 2 rows x 7 columns, 14 accumulators, not 7 */
+	if (t.ir >= 0 && t.reuse && s->pext[t.ir] > 0 && s->pext[t.ir] == t.mr && cap / t.mr >= 2) {
+		int64_t best2 = 1;
+		for (int d = 0; d < s->npure - 1; d++) {
+			if (d == t.ir || s->pext[d] <= best2)
+				continue;
+			bool missed = true;
+			for (int i = 0; i < a.n && missed; i++)
+				if (cpu_uses_pure(a.acc[i], t.jv) && cpu_uses_pure(a.acc[i], d))
+					missed = false;
+			if (missed) {
+				best2 = s->pext[d];
+				t.ir2 = d;
+			}
+		}
+		if (t.ir2 >= 0)
+			t.mr2 = (int)(cap / t.mr < best2 ? cap / t.mr : best2);
+		if (t.mr2 < 2)
+			t.ir2 = -1, t.mr2 = 1;
 	}
 	/* the operand reused across row tiles: copied per strip */
 	for (int i = 0; i < a.n && t.reuse; i++) {
@@ -130,13 +155,14 @@ tile_register(Cpu *c, int R, int P, Tile t)
 	const char *L;
 	if (R == P) {
 		L = auto_fresh(g, arena_printf(perm, "%s_local", r->name));
-		fprintf(c->fp, "  // C3: %s is a contraction: a %d x %d register tile in a local copy\n",
-		    r->name, t.mr, t.nr);
+		fprintf(c->fp, "  // C3: %s is a contraction: a %s%d x %d register tile in a local copy\n",
+		    r->name, t.ir2 >= 0 ? arena_printf(perm, "%d x ", t.mr2) : "", t.mr, t.nr);
 		cpu_say(c, "%s.cache_write(local) -> %s;", r->name, L);
 	} else {
 		L = p->name;
 		fprintf(c->fp, "  // C2: %s (a contraction) computed in tiles of %s, its element-wise "
-		    "consumer: a %d x %d register tile\n", p->name, r->name, t.mr, t.nr);
+		    "consumer: a %s%d x %d register tile\n", p->name, r->name,
+		    t.ir2 >= 0 ? arena_printf(perm, "%d x ", t.mr2) : "", t.mr, t.nr);
 	}
 	/* the block's shape: knobs in a template (rows, and columns in whole
 	 * vectors) */
@@ -188,28 +214,46 @@ tile_register(Cpu *c, int R, int P, Tile t)
 	} else {
 		cpu_say(c, "%s.split(%s, %s, tail = round_up) -> (%s, %s);", r->name, jv, NR, jo, ji);
 	}
+	const char *io2 = NULL, *ii2 = NULL;
+	if (t.ir2 >= 0) {
+		io2 = auto_fresh(g, arena_printf(perm, "%so", r->pure[t.ir2]));
+		ii2 = auto_fresh(g, arena_printf(perm, "%si", r->pure[t.ir2]));
+		cpu_say(c, "%s.split(%s, %d, tail = round_up) -> (%s, %s);", r->name, r->pure[t.ir2],
+		    t.mr2, io2, ii2);
+	}
 	/* the loop order: the other pure axes, then the tile loops */
 	const char *order[AUTO_MAXA + 4];
 	int64_t ext[AUTO_MAXA + 4];
 	int n = 0;
 	bool packs = t.pack_tensor >= 0 || t.pack_stage >= 0;
 	for (int d = 0; d < r->npure; d++)
-		if (d != t.ir && d != t.jv) {
+		if (d != t.ir && d != t.jv && d != t.ir2) {
 			order[n] = r->pure[d];
 			ext[n++] = cpu_ext_or(r->pext[d]);
 		}
 	int64_t eio = t.ir >= 0 ? (cpu_ext_or(r->pext[t.ir]) + t.mr - 1) / t.mr : 1;
 	int64_t ejo = (cpu_ext_or(r->pext[t.jv]) + t.nr - 1) / t.nr;
+	/* the second row axis's blocks go with the first's: inside the strip
+	 * whose packed operand they share */
+	int64_t eio2 = t.ir2 >= 0 ? (cpu_ext_or(r->pext[t.ir2]) + t.mr2 - 1) / t.mr2 : 1;
 	if (io && packs) {
 		order[n] = jo; ext[n++] = ejo;
+		if (io2) {
+			order[n] = io2; ext[n++] = eio2;
+		}
 		order[n] = io; ext[n++] = eio;
 	} else if (io) {
+		if (io2) {
+			order[n] = io2; ext[n++] = eio2;
+		}
 		order[n] = io; ext[n++] = eio;
 		order[n] = jo; ext[n++] = ejo;
 	} else {
 		order[n] = jo; ext[n++] = ejo;
 	}
 	int nouter = n;
+	if (ii2)
+		order[n++] = ii2;
 	if (io)
 		order[n++] = ii;
 	order[n++] = ji;
@@ -261,6 +305,12 @@ tile_register(Cpu *c, int R, int P, Tile t)
 	} else {
 		cpu_say(c, "%s.split(%s, %s) -> (%s, %s);", L, pj, NR, ljo, lji);
 	}
+	const char *lio2 = NULL, *lii2 = NULL;
+	if (t.ir2 >= 0) {
+		lio2 = auto_fresh(g, "l_ro");
+		lii2 = auto_fresh(g, "l_ri");
+		cpu_say(c, "%s.split(%s, %d) -> (%s, %s);", L, p->pure[t.ir2], t.mr2, lio2, lii2);
+	}
 	const char *ljv = NULL, *ljl = lji;
 	if (t.nr > t.v || NR[0] < '0' || NR[0] > '9') {
 		ljv = auto_fresh(g, "l_jv");
@@ -268,11 +318,15 @@ tile_register(Cpu *c, int R, int P, Tile t)
 		cpu_say(c, "%s.split(%s, %d) -> (%s, %s);", L, lji, t.v, ljv, ljl);
 	}
 	fprintf(c->fp, "  %s.reorder(", L);
+	if (lio2)
+		fprintf(c->fp, "%s, ", lio2);
 	if (lio)
 		fprintf(c->fp, "%s, ", lio);
 	fprintf(c->fp, "%s", ljo);
 	for (int k = 0; k < p->nred; k++)
 		fprintf(c->fp, ", %s", p->red[k]);
+	if (lii2)
+		fprintf(c->fp, ", %s", lii2);
 	if (lii)
 		fprintf(c->fp, ", %s", lii);
 	if (ljv)
@@ -283,6 +337,8 @@ tile_register(Cpu *c, int R, int P, Tile t)
 		cpu_say(c, "%s.unroll(%s);", L, ljv);
 	if (lii)
 		cpu_say(c, "%s.unroll(%s);", L, lii);
+	if (lii2)
+		cpu_say(c, "%s.unroll(%s);", L, lii2);
 	/* C4: a small constant window (taps) unrolled too */
 	int64_t win = 1;
 	for (int k = 0; k < p->nred; k++)
