@@ -29,6 +29,17 @@ tile_unit_through(Cpu *c, Expr *e, int last)
 	return true;
 }
 
+/* Whether no read along the vector axis jv also uses pure axis d: the
+ * unit-stride operands are then reused across d (a row axis). */
+static bool
+missed_by_vector_reads(const Accs *a, int jv, int d)
+{
+	for (int i = 0; i < a->n; i++)
+		if (cpu_uses_pure(a->acc[i], jv) && cpu_uses_pure(a->acc[i], d))
+			return false;
+	return true;
+}
+
 Tile
 tile_contraction(Cpu *c, int si)
 {
@@ -61,11 +72,8 @@ tile_contraction(Cpu *c, int si)
 	 * its rows: the tile's inputs then share cache lines) */
 	int64_t best = 1;
 	for (int d = 0; d < s->npure - 1; d++) {
-		bool missed = true;
-		for (int i = 0; i < a.n && missed; i++)
-			if (cpu_uses_pure(a.acc[i], t.jv) && cpu_uses_pure(a.acc[i], d))
-				missed = false;
-		if (missed && cpu_ext_or(s->pext[d]) > 1 && cpu_ext_or(s->pext[d]) >= best) {
+		if (missed_by_vector_reads(&a, t.jv, d) && cpu_ext_or(s->pext[d]) > 1 &&
+		    cpu_ext_or(s->pext[d]) >= best) {
 			best = cpu_ext_or(s->pext[d]);
 			t.ir = d;
 			t.reuse = true;
@@ -114,11 +122,7 @@ tile_contraction(Cpu *c, int si)
 		for (int d = 0; d < s->npure - 1; d++) {
 			if (d == t.ir || s->pext[d] <= best2)
 				continue;
-			bool missed = true;
-			for (int i = 0; i < a.n && missed; i++)
-				if (cpu_uses_pure(a.acc[i], t.jv) && cpu_uses_pure(a.acc[i], d))
-					missed = false;
-			if (missed) {
+			if (missed_by_vector_reads(&a, t.jv, d)) {
 				best2 = s->pext[d];
 				t.ir2 = d;
 			}
