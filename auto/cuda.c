@@ -28,12 +28,19 @@
  *       128 outputs a block (64 on short axes), a warpgroup per 64 rows
  *       accumulating with wgmma.mma_async from swizzled tiles;
  *
+ *   G6  a total (a reduction with no pure axis: the sum of a whole
+ *       tensor, ONNX's ReduceMax with no axes): its reduction axes fused,
+ *       split by T, the inner part rfactored onto T threads of one block
+ *       (each folds a strided share), their T partial results folded by
+ *       one thread; a scalar stage of no reduction (a mean's division)
+ *       runs in a thread of its own (the cuda target's one-block rule);
+ *
  *   G0  a tuple reduction or a range that depends on a pure axis: its
  *       points over blocks of threads, each range folded in order.
  *
  * A kernel that cannot map gets no schedule, and the reason: a scan or an
  * update definition (cuda runs neither), a stage with no pure axis (no
- * loop to bind).
+ * loop to bind) other than a total G6 takes.
  */
 #include <string.h>
 
@@ -756,6 +763,41 @@ bind_flat(Gpu *c, AutoStage *s, const char **fused_out)
 	return bo;
 }
 
+/* G6 takes stage s: a plain total, or a scalar of no reduction */
+static bool
+g6_total(const AutoStage *s)
+{
+	return s->npure == 0 && ((s->kind == AK_REDUCE && s->nred > 0 && !s->rwhere) ||
+	    (s->kind == AK_PURE && s->nred == 0));
+}
+
+/* G6 on a total: one block of threads, each folding a strided share */
+static void
+g6(Gpu *c, AutoStage *s)
+{
+	if (s->nred == 0) {
+		fprintf(c->fp, "  // G6: %s, a scalar, in one thread\n", s->name);
+		return;
+	}
+	fprintf(c->fp, "  // G6: %s, a total, over the threads of one block\n", s->name);
+	const char *cur = s->red[0];
+	int64_t total = ext_or(s->rext[0]);
+	for (int d = 1; d < s->nred; d++) {
+		const char *f = auto_fresh(c->g, "all");
+		fprintf(c->fp, "  %s.fuse(%s, %s) -> %s;\n", s->name, cur, s->red[d], f);
+		cur = f;
+		total = auto_mul(total, ext_or(s->rext[d]));
+	}
+	int T = c->T;
+	while (T > 32 && total < 4 * (int64_t)T)
+		T /= 2;
+	const char *ko = auto_fresh(c->g, "ko"), *ki = auto_fresh(c->g, "ki");
+	const char *rf = auto_fresh(c->g, arena_printf(perm, "%s_threads", s->name));
+	fprintf(c->fp, "  %s.split(%s, %d) -> (%s, %s);\n", s->name, cur, T, ko, ki);
+	fprintf(c->fp, "  %s.rfactor(%s) -> %s;\n", s->name, ki, rf);
+	fprintf(c->fp, "  %s.bind(%s, threadIdx.x);\n", rf, ki);
+}
+
 /* G1: an element-wise stage is computed in its readers' threads. */
 static bool
 g1_inlines(Gpu *c, int i)
@@ -797,7 +839,7 @@ auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o)
 		}
 		/* a scalar G1 inlines (PyTorch's float(h * w) before a mean)
 		 * needs no loop of its own */
-		if (s->npure == 0 && !g1_inlines(&c, i)) {
+		if (s->npure == 0 && !g1_inlines(&c, i) && !g6_total(s)) {
 			o->why[0] = arena_printf(perm, "'%s' has no pure axis: a total has no loop to "
 			    "bind to GPU blocks (compute it on the cpu, or give it a dimension of "
 			    "extent 1)", s->name);
@@ -835,6 +877,10 @@ auto_cuda(FILE *fp, AutoGraph *g, const AutoOptions *o)
 			continue;
 		if (c.mma[i]) {
 			g5(&c, i, &mm[i], i);
+			continue;
+		}
+		if (g6_total(s)) {
+			g6(&c, s);
 			continue;
 		}
 		/* G5 with its element-wise consumer: the sums go into its threads */

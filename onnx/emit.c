@@ -192,20 +192,24 @@ unary(OnnxNode *n, const char *x, bool *ok)
 	return NULL;
 }
 
-/* a known scalar input of Clip, or NULL */
+/* A scalar bound of Clip as an expression read for each element of y
+ * (a literal when known at compile time, else the one element of a
+ * tensor computed at run time, e.g. a ReduceMax minus a margin), or
+ * NULL when absent; *bad when it is not one element of x's type. */
 static const char *
-scalar_of(Graph *g, OnnxNode *n, int i, bool *bad)
+scalar_of(Graph *g, OnnxNode *n, int i, Val *x, Val *y, bool *bad)
 {
 	Val *v = emit_in(g, n, i);
 	if (!v)
 		return NULL;
-	if (!v->cdata || graph_numel(v) != 1 || v->dtype != OT_FLOAT) {
+	bool one = v->dtype == x->dtype;
+	for (int d = 0; d < v->ndims; d++)
+		one = one && v->dimv[d] == 1;
+	if (!one || v->ndims > y->ndims) {
 		*bad = true;
 		return NULL;
 	}
-	float f;
-	memcpy(&f, v->cdata, 4);
-	return graph_float(f);
+	return emit_bread(g, v, y);
 }
 
 static bool
@@ -279,11 +283,11 @@ elementwise(Graph *g, OnnxNode *n, bool *unsupported)
 			lo = graph_float(model_attr_float(n, "min", -3.4028234663852886e38));
 			hi = graph_float(model_attr_float(n, "max", 3.4028234663852886e38));
 		} else {
-			lo = scalar_of(g, n, 1, &bad);
-			hi = scalar_of(g, n, 2, &bad);
+			lo = scalar_of(g, n, 1, x, y, &bad);
+			hi = scalar_of(g, n, 2, x, y, &bad);
 		}
 		if (bad) {
-			graph_error(g, n, "its bounds must be known when txc compiles");
+			graph_error(g, n, "its bounds must be single elements of its input's type");
 			return false;
 		}
 		const char *e = xe;

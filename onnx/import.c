@@ -113,6 +113,47 @@ graph_inputs(Graph *g, const OnnxOptions *o)
 	return true;
 }
 
+/* a bool known at compile time (branch_skipped): 1, 0, -1 when known
+ * only at run time, -2 when never computed (in a branch not taken) */
+static int
+cond_known(void *ctx, const char *name)
+{
+	Val *v = graph_val(ctx, name);
+	if (!v || !v->defined)
+		return -2;
+	if (!v->cdata || v->ndims < 0 || graph_numel(v) != 1)
+		return -1;
+	for (size_t i = 0; i < v->clen; i++)
+		if (v->cdata[i])
+			return 1;
+	return 0;
+}
+
+/* An If's output (branch.c): the value of the branch taken when the
+ * condition is known, else a Where over both */
+static bool
+resolve_if(Graph *g, OnnxNode *n)
+{
+	int c = cond_known(g, n->in[0]);
+	if (c >= 0) {
+		n->op = "Identity";
+		n->in[0] = n->in[c ? 1 : 2];
+		n->nin = 1;
+		return true;
+	}
+	Val *t = graph_val(g, n->in[1]), *e = graph_val(g, n->in[2]);
+	if (!t || !e || t->ndims < 0 || e->ndims < 0)
+		return true;    /* emit_node says which is missing */
+	if (!graph_same_shape(t, e) || t->dtype != e->dtype) {
+		graph_error(g, n, "its branches give %s%s and %s%s: with a condition known only when "
+		    "it runs, txc computes both and selects, which needs one type and shape",
+		    graph_type(t->dtype), graph_shape(t), graph_type(e->dtype), graph_shape(e));
+		return false;
+	}
+	n->op = "Where";
+	return true;
+}
+
 static char *
 build(Graph *g, const char *path, const OnnxOptions *o)
 {
@@ -133,12 +174,16 @@ build(Graph *g, const char *path, const OnnxOptions *o)
 			nunsup++;
 			continue;
 		}
-		bool failed, unsupported;
+		if (n->gate && branch_skipped(m, n, cond_known, g))
+			continue;
+		bool failed, unsupported = false, done = false;
+		if (!strcmp(n->op, "If") && !*n->domain && !resolve_if(g, n))
+			goto placeholders;
 		if (fold_node(g, n, &failed))
 			continue;
 		if (failed)
 			continue;
-		bool done = emit_node(g, n, &unsupported);
+		done = emit_node(g, n, &unsupported);
 		if (!done && unsupported) {
 			diag_error(loc_none, "%s: node '%s': operator '%s' (opset %lld) is not supported",
 			    g->kernel, *n->name ? n->name : "(unnamed)", n->op, (long long)m->opset);
@@ -147,6 +192,7 @@ build(Graph *g, const char *path, const OnnxOptions *o)
 		/* the results of a node that failed (unsupported, or stopped
 		 * half-way with an error): placeholders of no shape, so that
 		 * later nodes are checked too and read no half-made shape */
+placeholders:
 		for (int k = 0; k < n->nout; k++)
 			if (*n->out[k] && (!done || !graph_val(g, n->out[k]))) {
 				Val *v = graph_new_val(g, n->out[k], OT_FLOAT, -1);

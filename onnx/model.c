@@ -182,6 +182,13 @@ read_value_info(PbReader *r, const PbField *msg, OnnxValueInfo *v)
 	return !*s.errp;
 }
 
+static bool read_graph(PbReader *r, const PbField *msg, OnnxModel *m);
+
+/* how deep subgraphs may nest (If within If...): a file of nested graphs
+ * must not exhaust the stack */
+enum { MAX_GRAPH_DEPTH = 16 };
+static int graph_depth;
+
 static bool
 read_attr(PbReader *r, const PbField *msg, OnnxAttr *a)
 {
@@ -200,6 +207,23 @@ read_attr(PbReader *r, const PbField *msg, OnnxAttr *a)
 			if (f.wire == 2) {
 				a->t = arena_alloc(perm, sizeof *a->t);
 				if (!read_tensor(&s, &f, a->t))
+					return false;
+			}
+			break;
+		case 6:
+			if (f.wire == 2) {
+				if (graph_depth >= MAX_GRAPH_DEPTH) {
+					pb_error(&s, f.at, "subgraphs nested more than %d deep",
+					    MAX_GRAPH_DEPTH);
+					return false;
+				}
+				a->g = arena_alloc(perm, sizeof *a->g);
+				memset(a->g, 0, sizeof *a->g);
+				a->g->name = "";
+				graph_depth++;
+				bool ok = read_graph(&s, &f, a->g);
+				graph_depth--;
+				if (!ok)
 					return false;
 			}
 			break;
@@ -303,6 +327,8 @@ model_read(const unsigned char *data, size_t len, char **err)
 	}
 	if (m->opset == 0)
 		m->opset = m->ir_version >= 3 ? 0 : 1;
+	if (!branch_splice(m, err))
+		return NULL;
 	return m;
 }
 

@@ -20,6 +20,7 @@
  *   norm.c    LayerNormalization, Gelu, MatMul of a vector
  *   upsample.c  Resize, Upsample, ConvTranspose
  *   layout.c  the blocked channel layout (NCHW16c) of convolution chains
+ *   branch.c  If: both branches spliced into the graph, gated
  *   import.c  the entry point: file name to kernel name, errors
  */
 #ifndef TXC_ONNX_H
@@ -82,7 +83,10 @@ typedef struct {
 	OnnxDim *dims; int ndims;    /* ndims -1: no shape */
 } OnnxValueInfo;
 
-typedef enum { OA_FLOAT = 1, OA_INT = 2, OA_STRING = 3, OA_TENSOR = 4, OA_FLOATS = 6, OA_INTS = 7 } OnnxAttrType;
+typedef enum { OA_FLOAT = 1, OA_INT = 2, OA_STRING = 3, OA_TENSOR = 4, OA_GRAPH = 5,
+	OA_FLOATS = 6, OA_INTS = 7 } OnnxAttrType;
+
+struct OnnxModel;
 
 typedef struct {
 	const char *name;
@@ -93,6 +97,7 @@ typedef struct {
 	OnnxTensor *t;
 	float *floats; int nfloats;
 	int64_t *ints; int nints;
+	struct OnnxModel *g;         /* a subgraph (If's branches): nodes, inits, outputs */
 } OnnxAttr;
 
 typedef struct {
@@ -102,9 +107,20 @@ typedef struct {
 	OnnxAttr *attrs; int nattrs;
 	size_t at;                   /* offset in the file */
 	bool folded;                 /* BatchNormalization folded into the Conv before it */
+	int gate;                    /* 0, or 1 + the OnnxGate of the If branch it came from */
 } OnnxNode;
 
+/* A branch of an If, spliced into the graph (branch.c): its nodes run
+ * when the condition is `side` (or always, with a select after, when the
+ * condition is known only at run time); parent is the gate of the If
+ * itself (0: none). */
 typedef struct {
+	const char *cond;
+	bool side;
+	int parent;
+} OnnxGate;
+
+typedef struct OnnxModel {
 	int64_t ir_version;
 	int64_t opset;               /* of the default domain; 0 when absent */
 	const char *bad_domain;      /* an operator set txc does not know, or NULL */
@@ -113,6 +129,7 @@ typedef struct {
 	OnnxTensor *inits; int ninits;
 	OnnxValueInfo *inputs; int ninputs;
 	OnnxValueInfo *outputs; int noutputs;
+	OnnxGate *gates; int ngates;
 } OnnxModel;
 
 /* NULL with *err set (a message with the byte offset) when malformed. */
@@ -123,6 +140,18 @@ OnnxAttr *model_attr(OnnxNode *n, const char *name);
 int64_t model_attr_int(OnnxNode *n, const char *name, int64_t dflt);
 double model_attr_float(OnnxNode *n, const char *name, double dflt);
 int model_elem_size(int dtype);      /* 0: not a numeric type txc takes */
+
+/* ---- branch.c: If ----------------------------------------------------------- */
+/* Every If's branches spliced into m's node list (names renamed where
+ * they collide), each If left as one node per output, If(cond, then,
+ * else); false with *err set when a branch is malformed. */
+bool branch_splice(OnnxModel *m, char **err);
+/* Whether node n is in a branch not taken (its condition known at
+ * compile time, or its If itself not reached), given the value of a
+ * bool known at compile time: known(ctx, name) is 1 true, 0 false, -1
+ * not known yet, -2 never computed. */
+bool branch_skipped(const OnnxModel *m, const OnnxNode *n,
+    int (*known)(void *ctx, const char *name), void *ctx);
 
 /* ---- import.c ------------------------------------------------------------- */
 typedef struct {

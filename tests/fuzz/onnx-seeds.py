@@ -7,7 +7,8 @@ Small models (Debian's python3-onnx, numpy), each a few operators of
 the kinds txc's ONNX front end handles: element-wise and broadcast
 operators, Gemm/MatMul, Conv, pools, BatchNormalization, reductions,
 Softmax, LayerNormalization, Slice, Gather, Expand, Pad, Split, Tile,
-Where and the comparisons, and the shape computations it folds (Shape,
+Where and the comparisons, If (a condition known at run time, and one
+folded from a shape, with nested branches), and the shape computations it folds (Shape,
 Gather, Slice, Concat, Unsqueeze, Squeeze, Cast, Equal, Where, Range,
 ConstantOfShape, Constant feeding Reshape), of static and of dynamic
 dimensions.  Weights
@@ -176,6 +177,27 @@ seeds["layernorm"] = model([N("LayerNormalization", ["x", "g", "b"], ["y", "m", 
 seeds["logic"] = model([N("Greater", ["x", "x2"], ["g"]), N("Not", ["g"], ["ng"]),
                         N("Where", ["ng", "x", "x2"], ["y"])],
                        [vi("x", [1, 2, 4, 4]), vi("x2", [4])], y4)
+
+
+def branch(nodes, outs, inits=()):
+    return helper.make_graph(nodes, "b", [], [vi(o, None) for o in outs], list(inits))
+
+
+seeds["if"] = model([
+    N("ReduceSum", ["x"], ["s"], keepdims=0),
+    N("Greater", ["s", "z"], ["c"]),
+    N("If", ["c"], ["y"],
+      then_branch=branch([N("Relu", ["x"], ["h"]),
+                          N("If", ["c"], ["t"], then_branch=branch([N("Neg", ["h"], ["u"])], ["u"]),
+                            else_branch=branch([N("Identity", ["h"], ["v"])], ["v"]))], ["t"]),
+      else_branch=branch([N("Mul", ["x", "k"], ["h"])], ["h"], [w("k", 4)])),
+    N("Shape", ["x"], ["sh"]),
+    N("Gather", ["sh", "one"], ["d"], axis=0),
+    N("Equal", ["d", "two"], ["e"]),
+    N("If", ["e"], ["y2"], then_branch=branch([N("Sigmoid", ["x"], ["q"])], ["q"]),
+      else_branch=branch([N("Tanh", ["x"], ["r"])], ["r"])),
+], x4, [vi("y", None), vi("y2", None)],
+    [numpy_helper.from_array(np.float32(0), "z"), ints("one", 1), ints("two", 2)])
 
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)

@@ -717,6 +717,57 @@ def shape_ops():
     return m, "shape_ops(s[0], s[1], in[0], out[0])", runs
 
 
+def branches():
+    """If: a condition known only at run time (the sum of x's signs), whose
+    branches both define 'h' and give two outputs, the then branch holding
+    an If on a Constant whose other branch txc could not compile (CumSum);
+    and an If on a shape (known when txc compiles) whose other branch gives
+    another shape."""
+    t = Net()
+    w1, w2 = rand(8, 4, scale=0.3), rand(8, 4, scale=0.3)
+
+    def g(nodes, outs, inits=()):
+        return helper.make_graph(nodes, "branch", [], [vi(o, None) for o in outs], list(inits))
+
+    cond = t.op("Greater", [t.op("ReduceSum", ["x"], keepdims=0), t.const(np.float32(0), "zero")])
+    true = helper.make_node("Constant", [], ["yes"], value=numpy_helper.from_array(np.array(True)))
+    inner = helper.make_node("If", ["yes"], ["g"],
+                             then_branch=g([helper.make_node("Identity", ["h"], ["g_then"])], ["g_then"]),
+                             else_branch=g([helper.make_node("CumSum", ["h", "axis0"], ["g_else"])],
+                                           ["g_else"], [numpy_helper.from_array(np.int64(0), "axis0")]))
+    then = g([helper.make_node("MatMul", ["x", "w1"], ["h"]),
+              helper.make_node("Relu", ["h"], ["a_then"]), true, inner,
+              helper.make_node("Mul", ["g", "half"], ["b_then"])], ["a_then", "b_then"],
+             [numpy_helper.from_array(np.float32(0.5), "half")])
+    other = g([helper.make_node("MatMul", ["x", t.const(w2)], ["h"]),
+               helper.make_node("Tanh", ["h"], ["a_else"]),
+               helper.make_node("Sub", ["h", "one"], ["b_else"])], ["a_else", "b_else"],
+              [numpy_helper.from_array(np.float32(1), "one")])
+    t.inits.append(numpy_helper.from_array(w1, "w1"))
+    t.nodes.append(helper.make_node("If", [cond], ["y1", "y2"], name="if_sum",
+                                    then_branch=then, else_branch=other))
+    eight = t.op("Equal", [t.op("Gather", [t.op("Shape", ["x"]), t.ints(1, "one")], axis=0),
+                           t.ints(8, "eight")])
+    t.nodes.append(helper.make_node(
+        "If", [eight], ["y3"], name="if_shape",
+        then_branch=g([helper.make_node("Add", ["x", "x"], ["y3_then"])], ["y3_then"]),
+        else_branch=g([helper.make_node("Reshape", ["x", "flat"], ["y3_else"])], ["y3_else"],
+                      [numpy_helper.from_array(np.array([-1], np.int64), "flat")])))
+    m = t.model([vi("x", ["batch", 8])],
+                [vi("y1", ["batch", 4]), vi("y2", ["batch", 4]), vi("y3", ["batch", 8])])
+    runs = []
+    for bsz, shift in ((2, 1.0), (3, -1.0)):
+        x = rand(bsz, 8) + np.float32(shift)
+        if x.sum() > 0:
+            h = x @ w1
+            y1, y2 = relu(h), h * 0.5
+        else:
+            h = x @ w2
+            y1, y2 = np.tanh(h), h - 1
+        runs.append(([bsz], [x], [y1, y2, x + x]))
+    return m, "branches(s[0], in[0], out[0], out[1], out[2])", runs
+
+
 def np_resize(a, scales, mode, ctm, how="floor"):
     """ONNX Resize of a by per-axis scales, as onnxruntime computes it."""
     for ax, s in enumerate(scales):
@@ -820,7 +871,8 @@ MODELS = {"mlp": mlp, "lenet": lenet, "resnet_tiny": resnet_tiny, "gated-mlp": g
           "bn_runtime": bn_runtime, "outputs": outputs, "dynamic": dynamic,
           "ocr_cls": ocr_cls, "audio_cnn": audio_cnn, "mlp_dyn": mlp_dyn,
           "mobilenet_v2": mobilenet_v2, "gated_norm": gated_norm, "shape_ops": shape_ops,
-          "resnet_nchwc": resnet_nchwc, "conv_out": conv_out, "upsample": upsample, "logmel_cnn": logmel_cnn}
+          "resnet_nchwc": resnet_nchwc, "conv_out": conv_out, "upsample": upsample, "logmel_cnn": logmel_cnn,
+          "branches": branches}
 
 
 def write(out, name):

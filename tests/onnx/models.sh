@@ -127,6 +127,48 @@ if [ -f "$work/resnet_tiny.onnx" ]; then
 		grep -i 'const\|batch' "$work/r.tx" | head -20
 	fi
 fi
+# If (onnx/branch.c): where the condition is known when txc compiles, the
+# branch not taken is not compiled (branches' CumSum and flattening
+# Reshape); where it is known only at run time, both branches run and a
+# select (Where) picks; then branches of two shapes are refused, naming them
+if [ -f "$work/branches.onnx" ]; then
+	"$PY" - "$work/ifshapes.onnx" <<'EOP'
+import sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+def branch(node, out):
+    return helper.make_graph([node], "b", [], [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)])
+
+flat = numpy_helper.from_array(np.array([-1], np.int64), "flat")
+zero = numpy_helper.from_array(np.float32(0), "zero")
+nodes = [helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+         helper.make_node("Greater", ["s", "zero"], ["c"]),
+         helper.make_node("If", ["c"], ["y"], name="pick",
+                          then_branch=branch(helper.make_node("Identity", ["x"], ["t"]), "t"),
+                          else_branch=branch(helper.make_node("Reshape", ["x", "flat"], ["e"]), "e"))]
+g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [flat, zero])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 8
+onnx.save(m, sys.argv[1])
+EOP
+	if "$TXC" --emit=tx "$work/branches.onnx" >"$work/b.tx" 2>&1 &&
+	    grep -q '^  y1\[_a0, _a1\] = (greater_[0-9]*) ? (a_then\[_a0, _a1\]) : (a_else\[_a0, _a1\]);' \
+	    "$work/b.tx" && ! grep -qi 'cumsum\|y3_else' "$work/b.tx" &&
+	    ! "$TXC" -o "$work/ifshapes.o" "$work/ifshapes.onnx" >"$work/log" 2>&1 &&
+	    grep -q "node 'pick' (If, byte [0-9]*): its branches give f32\[2, 3\] and f32\[6\]: with a condition known only when it runs" \
+	    "$work/log" && [ ! -e "$work/ifshapes.o" ]; then
+		pass=$((pass + 1))
+		echo "ok: branches: a select where the condition is known at run time, the branch not taken skipped; two shapes refused"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: branches: If"
+		grep -E 'y1|y3|cumsum' "$work/b.tx" | head
+		cat "$work/log"
+	fi
+fi
 # the entry point's name: the file's, made an identifier (a leading digit
 # gets a '_': issue 33's ABI); one a library uses is refused, and --prefix
 # mends it

@@ -14,7 +14,7 @@ src=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 work=$(mktemp -d "${TMPDIR:-/tmp}/txc-onnx.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
 $CC -std=c11 -O1 -D_DEFAULT_SOURCE -I"$src" -c -o "$work/h.o" "$src/tests/onnx/harness.c" &&
-for f in onnx/pb.c onnx/model.c lang/arena.c lang/intern.c lang/diag.c lang/source.c; do
+for f in onnx/pb.c onnx/model.c onnx/branch.c lang/arena.c lang/intern.c lang/diag.c lang/source.c; do
 	$CC -std=c11 -O1 -D_DEFAULT_SOURCE -I"$src" -c -o "$work/$(basename "$f" .c).o" "$src/$f" || exit 99
 done || { echo "FAIL: the harness does not build"; exit 1; }
 txrt=${abs_top_builddir:-../..}/rt/.libs/libtxrt.a
@@ -31,7 +31,7 @@ for t in $tests; do
 	nin=$(ls "$d/test_data_set_0" | grep -c '^input_')
 	nout=$(ls "$d/test_data_set_0" | grep -c '^output_')
 	if "$TXC" -o "$work/net.o" "$d/model.onnx" >"$work/log" 2>&1 &&
-	    $CC -o "$work/run" "$work/h.o" "$work"/pb.o "$work"/model.o "$work"/arena.o \
+	    $CC -o "$work/run" "$work/h.o" "$work"/pb.o "$work"/model.o "$work"/branch.o "$work"/arena.o \
 	    "$work"/intern.o "$work"/diag.o "$work"/source.o "$work/net.o" "$txrt" \
 	    -lpthread -ldl -lm >>"$work/log" 2>&1 &&
 	    "$work/run" "$d/test_data_set_0" "$nin" "$nout" >>"$work/log" 2>&1; then
@@ -69,7 +69,17 @@ echo "$pass passed, $fail failed"
 #T test_ceil_example
 #T test_celu
 #T test_celu_expanded
+#T test_clip
 #T test_clip_default_inbounds
+#T test_clip_default_int8_inbounds
+#T test_clip_default_int8_max
+#T test_clip_default_int8_min
+#T test_clip_default_max
+#T test_clip_default_min
+#T test_clip_example
+#T test_clip_inbounds
+#T test_clip_outbounds
+#T test_clip_splitbounds
 #T test_concat_1d_axis_0
 #T test_concat_1d_axis_negative_1
 #T test_concat_2d_axis_0
@@ -147,6 +157,7 @@ echo "$pass passed, $fail failed"
 #T test_hardswish
 #T test_hardswish_expanded
 #T test_identity
+#T test_if
 #T test_instancenorm_epsilon
 #T test_instancenorm_example
 #T test_layer_normalization_2d_axis0

