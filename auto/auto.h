@@ -120,6 +120,8 @@ struct AutoStage {
 	unsigned tridep;               /* those pure axes (bits) */
 	int64_t pconst[AUTO_MAXA];     /* extents that are constants in the source (0: not) */
 	int64_t rconst_ext[AUTO_MAXA]; /* likewise, for `r < CONST` ranges */
+	bool rplain[AUTO_MAXA];        /* per reduction axis: `r < CONST` or `r < SIZE` (fusing
+	                                  such axes keeps bounds inference exact) */
 	unsigned rdep[AUTO_MAXA];      /* per reduction axis: the pure axes (bits) its range uses */
 	int *cons, ncons, capcons;     /* stages that read it, in the order of first reads */
 	int *inputs, ninputs, capinputs;  /* the inputs it reads (tensor indices), likewise */

@@ -29,8 +29,9 @@
  *       accumulating with wgmma.mma_async from swizzled tiles;
  *
  *   G6  a total (a reduction with no pure axis: the sum of a whole
- *       tensor, ONNX's ReduceMax with no axes): its reduction axes fused,
- *       split by T, the inner part rfactored onto T threads of one block
+ *       tensor, ONNX's ReduceMax with no axes): its inner reduction axes
+ *       fused while their ranges are plain (a constant or a size), split
+ *       by T, the inner part rfactored onto T threads of one block
  *       (each folds a strided share), their T partial results folded by
  *       one thread; a scalar stage of no reduction (a mean's division)
  *       runs in a thread of its own (the cuda target's one-block rule);
@@ -780,11 +781,15 @@ g6(Gpu *c, AutoStage *s)
 		return;
 	}
 	fprintf(c->fp, "  // G6: %s, a total, over the threads of one block\n", s->name);
-	const char *cur = s->red[0];
-	int64_t total = ext_or(s->rext[0]);
-	for (int d = 1; d < s->nred; d++) {
+	/* the innermost axis, and the axes around it while their ranges are
+	 * plain (a fused range of other extents defeats bounds inference) */
+	int d = s->nred - 1;
+	const char *cur = s->red[d];
+	int64_t total = ext_or(s->rext[d]);
+	while (d > 0 && s->rplain[d] && s->rplain[d - 1]) {
+		d--;
 		const char *f = auto_fresh(c->g, "all");
-		fprintf(c->fp, "  %s.fuse(%s, %s) -> %s;\n", s->name, cur, s->red[d], f);
+		fprintf(c->fp, "  %s.fuse(%s, %s) -> %s;\n", s->name, s->red[d], cur, f);
 		cur = f;
 		total = auto_mul(total, ext_or(s->rext[d]));
 	}

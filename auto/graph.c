@@ -441,6 +441,8 @@ setup_stage(AutoGraph *g, AutoStage *s, Tensor *t)
 			s->tridep |= dep;
 			if (!dep && !rd->axes[a].lo)
 				s->rconst_ext[a] = const_of(rd->axes[a].hi);
+			s->rplain[a] = !dep && !rd->axes[a].lo && rd->axes[a].hi &&
+			    (rd->axes[a].hi->kind == EXPR_INT || rd->axes[a].hi->kind == EXPR_NAME);
 			int64_t lo = rd->axes[a].lo ? auto_eval(g, rd->axes[a].lo) : 0;
 			int64_t hi = auto_eval(g, rd->axes[a].hi);
 			bool clo = !rd->axes[a].lo || rd->axes[a].lo->kind == EXPR_INT;

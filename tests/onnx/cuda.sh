@@ -9,6 +9,6 @@
 # around its kernels.  MODELS="mlp" runs those.
 MODELS_TARGET=cuda
 MODELS=${MODELS:-mlp lenet resnet_tiny gated-mlp bn_runtime outputs dynamic audio_cnn mlp_dyn \
-mobilenet_v2 gated_norm shape_ops upsample ocr_cls logmel_cnn}
+mobilenet_v2 gated_norm shape_ops upsample ocr_cls logmel_cnn branches}
 export MODELS_TARGET MODELS
 exec "${SHELL:-sh}" "$(dirname "$0")/models.sh"

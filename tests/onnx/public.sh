@@ -41,13 +41,21 @@ trap 'rm -rf "$work"' EXIT
 $CC -std=c11 -O1 -c -o "$work/models.o" "$src/tests/onnx/models.c" ||
 	{ echo "FAIL: models.c does not build"; exit 1; }
 
+# PUBLIC_TARGET=cuda: compiled with --target=cuda and run in libtxrt's GPU
+# emulator (tests/onnx/public_cuda.sh); PUBLIC_MODELS="melspectrogram
+# ..." runs the models of those entry-point names only
+target=${PUBLIC_TARGET:-cpu}
+[ "$target" = cuda ] && { TXRT_CUDA=emulate; export TXRT_CUDA; }
 pass=0 fail=0 skip=0
 # one model: its file under $ort, the entry point's name, the call of it (s[] the
 # sizes, in[] and out[] the tensors), txc's options, then its runs
 # (public_ref.js)
 check() {
-	file=$1 name=$2 call=$3 flags=$4
+	file=$1 name=$2 call=$3 flags="--target=$target $4"
 	shift 4
+	if [ -n "${PUBLIC_MODELS:-}" ]; then
+		case " $PUBLIC_MODELS " in *" $name "*) ;; *) return ;; esac
+	fi
 	if [ ! -f "$ort/$file" ]; then
 		skip=$((skip + 1))
 		echo "skip: no $ort/$file"
@@ -65,10 +73,10 @@ check() {
 	    "$txrt" -lpthread -ldl -lm >>"$log" 2>&1 &&
 	    "$work/$name.run" "$work/$name.meta" >>"$log" 2>&1; then
 		pass=$((pass + 1))
-		echo "ok: $file against onnxruntime: $(tail -1 "$log")"
+		echo "ok: $file ($target) against onnxruntime: $(tail -1 "$log")"
 	else
 		fail=$((fail + 1))
-		echo "FAIL: $file against onnxruntime"
+		echo "FAIL: $file ($target) against onnxruntime"
 		head -30 "$log"
 	fi
 }
