@@ -180,13 +180,19 @@ cmdline_load(const char *input, const char **names, const CmdValue *values, int 
 		return source_load(input);
 	const char **dn = arena_alloc(perm, ((size_t)n + 1) * sizeof *dn);
 	int64_t *dv = arena_alloc(perm, ((size_t)n + 1) * sizeof *dv);
+	int *from = arena_alloc(perm, ((size_t)n + 1) * sizeof *from);
 	int nd = 0;
 	for (int i = 0; i < n; i++)
 		if (values[i].integer) {
+			from[nd] = i;
 			dn[nd] = names[i];
 			dv[nd++] = values[i].i;
 		}
 	OnnxOptions oo = { .defs = dn, .vals = dv, .ndefs = nd };
-	return onnx_import(input, &oo);
+	uint32_t file = onnx_import(input, &oo);
+	/* a dim_param's -D now names the kernel's size parameter */
+	for (int i = 0; i < nd; i++)
+		names[from[i]] = dn[i];
+	return file;
 }
 

@@ -19,6 +19,8 @@
 static int nerrors, nwarnings, max_errors = 50, color = -1;
 static int suppressed;
 static int muted, muted_errors;   /* diag_mute */
+static Loc first_muted;           /* the first error while muted */
+static bool any_muted;
 static FILE *out;
 jmp_buf *diag_catch;
 
@@ -34,11 +36,20 @@ diag_reset(void)
 	nerrors = nwarnings = suppressed = 0;
 }
 
+Loc
+diag_first_muted(void)
+{
+	return any_muted ? first_muted : loc_none;
+}
+
 void
 diag_mute(bool on)
 {
-	if (on && muted++ == 0)
+	if (on && muted++ == 0) {
 		muted_errors = nerrors;
+		any_muted = false;
+		first_muted = loc_none;
+	}
 	else if (!on && muted > 0 && --muted == 0)
 		nerrors = muted_errors;
 }
@@ -110,6 +121,12 @@ diag_report(DiagKind kind, Loc loc, const char *fmt, va_list ap)
 {
 	FILE *fp = stream();
 	if (muted) {
+		/* at the outer level only: a trial muted inside (bounds_infer.c)
+		 * may fail and be retried */
+		if (kind == DIAG_ERROR && !any_muted && muted == 1) {
+			any_muted = true;
+			first_muted = loc;
+		}
 		nerrors += kind == DIAG_ERROR;
 		return;
 	}

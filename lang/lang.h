@@ -86,6 +86,9 @@ void diag_reset(void);           /* forget counts (tests, several files) */
  * diagnostics are counted but not printed; unmuting forgets the errors
  * counted since. */
 void diag_mute(bool on);
+/* Where the first error went since diag_mute(true) began muting (what a
+ * generated schedule that did not lower tripped on), or loc_none. */
+Loc diag_first_muted(void);
 void diag_set_color(int on);     /* -1: auto (colour only on a terminal) */
 void diag_set_max_errors(int n); /* 0: unlimited; default 50 */
 void diag_set_stream(void *fp);  /* FILE *, default stderr */

@@ -137,8 +137,15 @@ prove_divmod(Lin *l, VarRange *r, int depth)
 		if (a->kind == IR_MOD)
 			return prove_nonneg(replace_term(l, i, 1, ir_i64c(m > 0 ? 0 : c - 1), m), r,
 			    depth - 1);
-		if (m < 0)      /* m*c*(X/c) >= m*X */
-			return prove_nonneg(replace_term(l, i, c, x, m), r, depth - 1);
+		/* m < 0: R + m*(X/c) >= 0 for the rest R (an integer) holds
+		 * where c*R + m*X + max(0, c + m) >= 0, since X/c <= R/|m|
+		 * follows from X <= c*floor(R/|m|) + c - 1 and floor(R/|m|) >=
+		 * (R - |m| + 1)/|m|: exact for m = -1 (10 - (14*ao + 1)/4 >= 0
+		 * for ao <= 3 needs 43 - 14*ao >= 0, where c*R + m*X alone
+		 * asked 40 - 14*ao >= 0) */
+		if (m < 0)
+			return prove_nonneg(lin_combine(replace_term(l, i, c, x, m),
+			    lin_tree(ir_i64c(c + m > 0 ? c + m : 0)), 1), r, depth - 1);
 		/* m*c*(X/c) >= m*(X - c + 1) */
 		if (prove_nonneg(replace_term(l, i, c, lin_normalize(ir_sub(x, ir_i64c(c - 1))), m), r,
 		    depth - 1))

@@ -43,6 +43,10 @@ typedef struct {
 
 /* pipeline.c: the whole lowering; NULL after diagnostics. */
 IrFunc *lower_kernel(Program *p, Kernel *k, const LowerOptions *opt);
+/* sched_prune.c: generated schedule s less the primitives of the stage
+ * whose rule holds `at` (and of what they made), or NULL when no stage's
+ * rule holds it or nothing would go. */
+Schedule *lower_prune_stage(Kernel *k, Schedule *s, Loc at);
 /* Names the entry point f `name` (txc --prefix), and the messages of its
  * checks with it: those lowering wrote start with the kernel's name. */
 void lower_rename(IrFunc *f, const char *name);

@@ -514,15 +514,24 @@ lower_kernel(Program *p, Kernel *k, const LowerOptions *opt)
 	if (diag_errors() != before)
 		return NULL;
 	if (s && s->generated && !(opt && opt->auto_strict)) {
-		/* a generated schedule that does not lower: the naive nest, as
-		 * if there were none (the generator's rules keep to what lowers;
-		 * TXC_AUTO_STRICT=1 reports where one does not) */
-		diag_mute(true);
+		/* a generated schedule that does not lower: less the primitives
+		 * of the stage its first error is in, a few times
+		 * (sched_prune.c), then the naive nest, as if there were none
+		 * (the generator's rules keep to what lowers; TXC_AUTO_STRICT=1
+		 * reports where one does not) */
 		LowerOptions o = *opt;
 		o.trace = NULL;
 		o.dump_after = NULL;
-		IrFunc *f = lower_specialized(p, k, &o, s, s);
-		diag_mute(false);
+		IrFunc *f = NULL;
+		for (int tries = 0; s && tries < 8; tries++) {
+			diag_mute(true);
+			f = lower_specialized(p, k, &o, s, s);
+			Loc at = diag_first_muted();
+			diag_mute(false);
+			if (f)
+				break;
+			s = lower_prune_stage(k, s, at);
+		}
 		if (!f) {
 			o = *opt;
 			o.no_schedule = true;

@@ -94,6 +94,12 @@ graph_inputs(Graph *g, const OnnxOptions *o)
 				continue;
 			}
 			const char *p = size_param(g, vi->dims[d].param, vi->name, d);
+			/* -D may name the dim_param as the model spells it
+			 * (unk__314), which the .tx name may not be (unk_314):
+			 * the option is renamed for the driver's later checks */
+			for (int k = 0; o && vi->dims[d].param && k < o->ndefs; k++)
+				if (!strcmp(o->defs[k], vi->dims[d].param))
+					o->defs[k] = intern_cstr(p);
 			/* the parameter stays in the ABI; -D fixes it, as for
 			 * any kernel */
 			graph_set_dim(v, d, -1, p);

@@ -154,8 +154,11 @@ bool branch_skipped(const OnnxModel *m, const OnnxNode *n,
     int (*known)(void *ctx, const char *name), void *ctx);
 
 /* ---- import.c ------------------------------------------------------------- */
+/* -D NAME=VALUE: a NAME that is a graph input's dim_param is rewritten
+ * in defs[] to its size parameter's name in the .tx program (interned),
+ * which may differ (a '__' or a character outside [A-Za-z0-9_]) */
 typedef struct {
-	const char **defs; const int64_t *vals; int ndefs;   /* -D NAME=VALUE */
+	const char **defs; const int64_t *vals; int ndefs;
 } OnnxOptions;
 /* The .tx text for the model in file `path`, registered as a source;
  * 0 after diagnostics. */
