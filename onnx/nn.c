@@ -228,7 +228,55 @@ nn_conv(Graph *g, OnnxNode *n, bool *unsupported)
 	if (w.sp == 2 && layout_conv(g, x, wt, b, y, w.s, w.dl, w.pb, w.pe, G))
 		return true;
 	const char *conv_name = b ? graph_fresh(g, arena_printf(perm, "%s_conv", y->tx)) : y->tx;
-	if (g->conv_calls && G == 1 && w.sp == 2 && w.pb[0] == w.pe[0] && w.pb[1] == w.pe[1]) {
+	if (g->conv_calls && G == 1 && w.sp == 1 && w.pb[0] == w.pe[0] && !x->cb &&
+	    (wt->cdata || !wt->cb)) {
+		/* 1-D: the stdlib's 2-D call on [N, C, 1, L] and [K, C, 1, R]
+		 * (an STFT's strided Conv1d of 512 taps, a wav2vec front end),
+		 * whose schedule and blocked layout apply; written out, its
+		 * stride-160 reads and [K, C, R] weights leave no unit-stride
+		 * axis to vectorize (3.9 GFLOP/s) */
+		/* the view of x, once for all the convolutions that read it
+		 * (an STFT's real and imaginary parts) */
+		const char *vname = arena_printf(perm, "\x01%s_2d", x->tx);
+		Val *xv = graph_val(g, vname);
+		if (!xv) {
+			xv = graph_new_val(g, vname, x->dtype, 4);
+			graph_set_dim(xv, 0, x->dimv[0], x->dim[0]);
+			graph_set_dim(xv, 1, x->dimv[1], x->dim[1]);
+			graph_set_dim(xv, 2, 1, NULL);
+			graph_set_dim(xv, 3, x->dimv[2], x->dim[2]);
+			xv->defined = true;
+			const char *at3[3] = { "_a0", "_a1", "_a3" };
+			emit_rule(g, xv, emit_at(g, x, at3));
+		}
+		const char *x4 = graph_use(g, xv);
+		Val *w4 = graph_new_val(g, arena_printf(perm, "\x01%s_2d", wt->tx), wt->dtype, 4);
+		graph_set_dim(w4, 0, wt->dimv[0], wt->dim[0]);
+		graph_set_dim(w4, 1, wt->dimv[1], wt->dim[1]);
+		graph_set_dim(w4, 2, 1, NULL);
+		graph_set_dim(w4, 3, wt->dimv[2], wt->dim[2]);
+		w4->defined = true;
+		if (wt->cdata) {
+			w4->cdata = wt->cdata;
+			w4->clen = wt->clen;
+		} else {
+			const char *wat[3] = { "_a0", "_a1", "_a3" };
+			emit_rule(g, w4, emit_at(g, wt, wat));
+		}
+		const char *c4 = graph_fresh(g, arena_printf(perm, "%s_2d", conv_name));
+		g->imports[IMP_CONV2D] = true;
+		fprintf(g->body, "  %s = conv2d_nchw_general(%s, %s, SH = 1, SW = %lld, PH = 0, "
+		    "PW = %lld, DH = 1, DW = %lld);\n", c4, x4, graph_use(g, w4), (long long)w.s[0],
+		    (long long)w.pb[0], (long long)w.dl[0]);
+		Val tmp = *y;
+		tmp.tx = conv_name;
+		tmp.is_output = b ? false : y->is_output;
+		tmp.declared = false;
+		emit_rule(g, &tmp, arena_printf(perm, "%s[_a0, _a1, 0, _a2]", c4));
+		if (!b)
+			y->declared = tmp.declared;
+	} else if (g->conv_calls && G == 1 && w.sp == 2 && w.pb[0] == w.pe[0] &&
+	    w.pb[1] == w.pe[1]) {
 		/* the stdlib's call reads NCHW: a blocked input (a convolution's
 		 * result whose own output cannot be blocked, layout.c) is copied
 		 * back first, a pass the call's layout turns into a transposing

@@ -96,6 +96,21 @@ if [ -f "$work/conv_out.onnx" ]; then
 		cat "$work/log"
 	fi
 fi
+# a 1-D Conv of one group and symmetric pads (logmel_cnn's STFT, stride
+# 160 over 512 taps) calls conv2d_nchw_general on [N, C, 1, L], so the
+# stdlib's schedule and blocked layout apply, not a written-out sum with
+# no unit-stride axis
+if [ -f "$work/logmel_cnn.onnx" ]; then
+	if "$TXC" --emit=tx "$work/logmel_cnn.onnx" >"$work/l.tx" 2>&1 &&
+	    grep -q '= conv2d_nchw_general([A-Za-z0-9_]*_2d, [A-Za-z0-9_]*_2d, SH = 1, SW = ' "$work/l.tx"; then
+		pass=$((pass + 1))
+		echo "ok: logmel_cnn: its 1-D Conv calls conv2d_nchw_general on a [N, C, 1, L] view"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: logmel_cnn: the 1-D Conv is not a call"
+		grep -i 'conv' "$work/l.tx" | head
+	fi
+fi
 # -D fixes a dynamic dimension; the entry point keeps its parameter and
 # refuses another value
 if [ -f "$work/dynamic.meta" ]; then
