@@ -183,12 +183,12 @@ add_def(Options *o, const char *arg)
 	int64_t v;
 	if (!eq || eq == arg || !parse_int64(eq + 1, &v) || v < 0)
 		return false;
-	for (const char *c = arg; c < eq; c++) {
-		bool alpha = *c == '_' || ((*c | 32) >= 'a' && (*c | 32) <= 'z');
-		bool digit = *c >= '0' && *c <= '9';
-		if (!(alpha || (digit && c > arg)))
+	/* NAME: a size parameter, or for a model a dim_param as the model
+	 * spells it (p2o.DynamicDimension.1, unk__314), which the ONNX front
+	 * end renames; a name no kernel has is an error later */
+	for (const char *c = arg; c < eq; c++)
+		if ((unsigned char)*c <= ' ' || *c == 0x7f)
 			return false;
-	}
 	int n = o->ndefs;
 	*ARENA_PUSH(perm, o->defs, o->ndefs, cap) = intern(arg, (size_t)(eq - arg));
 	*ARENA_PUSH(perm, o->def_values, n, capv) = v;

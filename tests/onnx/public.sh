@@ -93,10 +93,11 @@ check $ocr/ch_PP-OCRv4_rec_infer.onnx ch_PP_OCRv4_rec_infer \
 # the PP-OCRv4 text detector (a PP-LCNetV3 backbone, an FPN of nearest
 # Resizes, two ConvTransposes, a sigmoid map): its pyramid adds maps whose
 # extents agree only where H and W are multiples of 32, which -D fixes
-# (the batch stays dynamic); a page of strokes, so that it finds text
+# (the batch stays dynamic; -D names them as the model spells them); a
+# page of strokes, so that it finds text
 check $ocr/ch_PP-OCRv4_det_infer.onnx ch_PP_OCRv4_det_infer \
     'ch_PP_OCRv4_det_infer(s[0], s[1], s[2], in[0], out[0])' \
-    '-D p2o_DynamicDimension_1=96 -D p2o_DynamicDimension_2=160' \
+    '-D p2o.DynamicDimension.1=96 -D p2o.DynamicDimension.2=160' \
     '1,96,160:1,3,96,160:page' '2,96,160:2,3,96,160:page'
 # openWakeWord heads: [1, 25, 96] or [1, 24, 96] embeddings to a score
 check $oww/hello_deepa.onnx hello_deepa 'hello_deepa(in[0], out[0])' '' ':1,25,96'
