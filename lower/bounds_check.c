@@ -233,13 +233,19 @@ check_walk(Check *c, IrExpr *e, Fact *f)
 		c->writes = false;
 		IrExpr *in = check_walk(c, e->load.idx[d], f), *out = in;
 		c->writes = writes;
-		if (t && t->shape && !region_buf && !(c->self_done && t == c->s)) {
+		/* a dimension cut back to the shape (bounds_infer.c): its buffer
+		 * holds the region, and whole blocks' reads past it are clamped
+		 * into it */
+		bool cut = region_buf && d < 64 && (t->cut >> d & 1);
+		if (t && t->shape && (!region_buf || cut) && !(c->self_done && t == c->s)) {
 			IrExpr *lo, *hi;
-			IrExpr *top = lin_normalize(ir_sub(t->shape[d], ir_i64c(1)));
+			IrExpr *top = cut ? lin_normalize(ir_sub(ir_add(t->amin[d], t->aext[d]),
+			    ir_i64c(1))) : lin_normalize(ir_sub(t->shape[d], ir_i64c(1)));
+			IrExpr *bottom = cut ? t->amin[d] : ir_i64c(0);
 			Loc at = in->loc.file ? in->loc : e->loc.file ? e->loc : c->stage;
 			bool bounded = lin_interval(in, c->scope, f, &lo, &hi);
 			lin_gave_up();
-			bool lo_ok = bounded && lin_prove_le(ir_i64c(0), lo, c->scope);
+			bool lo_ok = bounded && lin_prove_le(bottom, lo, c->scope);
 			bool hi_ok = bounded && lin_prove_le(hi, top, c->scope);
 			bool gave_up = lin_gave_up();
 			if (c->L->rounding && bounded && (!lo_ok || !hi_ok) && in_lanes(c->s, in)) {
@@ -249,15 +255,18 @@ check_walk(Check *c, IrExpr *e, Fact *f)
 				if (!hi_ok)
 					m = ir_binop(IR_LE, in, top);
 				if (!lo_ok) {
-					IrExpr *g = ir_binop(IR_GE, in, ir_i64c(0));
+					IrExpr *g = ir_binop(IR_GE, in, bottom);
 					m = m ? ir_binop(IR_AND, m, g) : g;
 				}
 				mask = mask ? ir_binop(IR_AND, mask, m) : m;
+			} else if (cut && !bounded) {
+				out = ir_min(ir_max(out, bottom), top);   /* no bounds to prove with */
+				out->loc = in->loc;
 			} else if (c->L->rounding && bounded) {
 				if (!hi_ok)
 					out = ir_min(out, top);
 				if (!lo_ok)
-					out = ir_max(out, ir_i64c(0));
+					out = ir_max(out, bottom);
 				out->loc = in->loc;
 			} else if ((!lo_ok || !hi_ok) && !gather_check(c, in, lo, hi, top, t) &&
 			    !reported(c, at)) {

@@ -650,6 +650,35 @@ pad_vta_blocks(Lower *L, LStage *s)
 	}
 }
 
+/* A root stage with a declared shape whose consumers compute whole
+ * blocks (tail = round_up) past the end of what they need would compute
+ * the blocks' extra points itself, and so would every stage before it:
+ * a classifier's last matmul, 12 rows a block, made a network of batch 1
+ * compute 12 images.  Along a dimension its own loops do not round, its
+ * region is cut back to its shape instead, and the extra points' reads of
+ * it are clamped into the region (bounds_check.c), their results never
+ * stored.  The first pass, without rounding, proved every read that
+ * counts inside the shape. */
+static void
+cut_to_shape(Lower *L, LStage *s)
+{
+	s->cut = 0;
+	if (!L->rounding || !s->shape || s->compute.kind != LEVEL_ROOT || s->store_set ||
+	    s->scope == SCOPE_VTA_ACC || (L->opt && L->opt->target &&
+	    !strcmp(L->opt->target, "vta")))
+		return;
+	for (int d = 0; d < s->ndims && d < 64; d++) {
+		if (rounded_root(L, s, d))
+			continue;
+		IrExpr *top = lin_normalize(ir_sub(s->shape[d], ir_i64c(1)));
+		if (lin_prove_le(s->dmax[d], top, L->ranges))
+			continue;
+		s->dmax[d] = lin_min(s->dmax[d], top, L->ranges);
+		s->dext[d] = lin_normalize(ir_add(ir_sub(s->dmax[d], s->dmin[d]), ir_i64c(1)));
+		s->cut |= (uint64_t)1 << d;
+	}
+}
+
 static bool
 infer(Lower *L)
 {
@@ -701,6 +730,7 @@ infer(Lower *L)
 				continue;
 			}
 			pad_vta_blocks(L, s);
+			cut_to_shape(L, s);
 			/* a loop past a guarded tail runs a negative number of times,
 			 * that is none; fused, two such extents would multiply to a
 			 * positive one */

@@ -173,6 +173,11 @@ struct LStage {
 	IrExpr **dmin, **dext, **dmax;   /* dmax = dmin + dext - 1, kept as found */
 	IrExpr **amin, **aext;     /* the allocation (store level) */
 	bool bounded;
+	/* bounds_infer.c, while tail=round_up rounds regions: the dimensions
+	 * (bits) of a root stage whose region was cut back to its declared
+	 * shape (its own loops there not rounded); reads past it by whole
+	 * blocks are clamped to the region (bounds_check.c) */
+	uint64_t cut;
 	/* facts.c: the sizes' floors where the stage is computed (its loops
 	 * are entered) and where its body runs; guard: the condition of a
 	 * root stage computed only where its consumers run (lower.c) */
