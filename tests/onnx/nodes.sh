@@ -160,6 +160,10 @@ echo "$pass passed, $fail failed"
 #T test_if
 #T test_instancenorm_epsilon
 #T test_instancenorm_example
+#T test_isinf
+#T test_isinf_negative
+#T test_isinf_positive
+#T test_isnan
 #T test_layer_normalization_2d_axis0
 #T test_layer_normalization_3d_axis1_epsilon
 #T test_layer_normalization_4d_axis_negative_2
@@ -210,6 +214,19 @@ echo "$pass passed, $fail failed"
 #T test_min_one_input
 #T test_min_two_inputs
 #T test_min_uint8
+#T test_mod_broadcast
+#T test_mod_int64_fmod
+#T test_mod_mixed_sign_float16
+#T test_mod_mixed_sign_float32
+#T test_mod_mixed_sign_float64
+#T test_mod_mixed_sign_int16
+#T test_mod_mixed_sign_int32
+#T test_mod_mixed_sign_int64
+#T test_mod_mixed_sign_int8
+#T test_mod_uint16
+#T test_mod_uint32
+#T test_mod_uint64
+#T test_mod_uint8
 #T test_mul
 #T test_mul_bcast
 #T test_mul_example
@@ -296,6 +313,7 @@ echo "$pass passed, $fail failed"
 #T test_reduce_sum_square_negative_axes_keepdims_example
 #T test_reduce_sum_square_negative_axes_keepdims_random
 #T test_relu
+#T test_round
 #T test_selu
 #T test_selu_default
 #T test_selu_example
@@ -305,6 +323,8 @@ echo "$pass passed, $fail failed"
 #T test_shape_example
 #T test_shape_start_1
 #T test_shape_start_1_end_negative_1
+#T test_shrink_hard
+#T test_shrink_soft
 #T test_sigmoid
 #T test_sigmoid_example
 #T test_sign
