@@ -183,11 +183,15 @@ op_space(Graph *g, OnnxNode *n)
 		}
 		Sym cs = sym_bin('*', dim_sym(x, 1), sym_num(b * b), &ok);
 		graph_set_dim(y, 1, cs.t ? -1 : cs.v, cs.t);
-		/* channel (bh * b + bw) * C + c */
+		/* channel (bh * b + bw) * C + c; the block q = bh * b + bw is
+		 * below b * b, which bounds inference cannot see when C is a
+		 * size parameter: min() says it */
 		const char *C = x->dim[1];
+		const char *q = x->dimv[1] >= 0 ? arena_printf(perm, "(_a1 / %s)", C) :
+		    arena_printf(perm, "min(_a1 / %s, %lld)", C, (long long)(b * b - 1));
 		idx[1] = arena_printf(perm, "_a1 %% %s", C);
-		idx[2] = arena_printf(perm, "_a2 * %s + (_a1 / %s) / %s", bt, C, bt);
-		idx[3] = arena_printf(perm, "_a3 * %s + (_a1 / %s) %% %s", bt, C, bt);
+		idx[2] = arena_printf(perm, "_a2 * %s + %s / %s", bt, q, bt);
+		idx[3] = arena_printf(perm, "_a3 * %s + %s %% %s", bt, q, bt);
 	}
 	if (!ok) {
 		graph_error(g, n, "its extents overflow");
@@ -249,7 +253,7 @@ op_gather_elements(Graph *g, OnnxNode *n)
 		return false;
 	Val *y = emit_result(g, n, 0, x->dtype, x->ndims);
 	emit_copy_dims(y, iv);
-	const char *idx[8], *ii[8];
+	const char *idx[8], *ii[8], *guard = NULL;
 	for (int d = 0; d < x->ndims; d++) {
 		ii[d] = ax(d);
 		if (d == a)
@@ -259,14 +263,17 @@ op_gather_elements(Graph *g, OnnxNode *n)
 			    (long long)iv->dimv[d], d, (long long)x->dimv[d]);
 			return false;
 		}
-		/* (an extent of the indices known only at run time may exceed
-		 * the data's: clamped) */
-		idx[d] = !strcmp(x->dim[d], iv->dim[d]) || (x->dimv[d] >= 0 && iv->dimv[d] >= 0) ?
-		    ax(d) : arena_printf(perm, "min(_a%d, %s - 1)", d, x->dim[d]);
+		idx[d] = ax(d);
+		/* an extent of the indices known only at run time may exceed
+		 * the data's: 0 there (a select bounds the read) */
+		if (strcmp(x->dim[d], iv->dim[d]) && (x->dimv[d] < 0 || iv->dimv[d] < 0))
+			guard = arena_printf(perm, "%s%s_a%d < %s", guard ? guard : "", guard ? " && " : "",
+			    d, x->dim[d]);
 	}
 	const char *i = arena_printf(perm, "i64(%s)", emit_at(g, iv, ii)), *D = x->dim[a];
 	idx[a] = arena_printf(perm, "clamp(%s < 0 ? %s + %s : %s, 0, %s - 1)", i, i, D, i, D);
-	emit_rule(g, y, emit_at(g, x, idx));
+	const char *e = emit_at(g, x, idx);
+	emit_rule(g, y, guard ? arena_printf(perm, "%s ? %s : %s", guard, e, lit(x->dtype, 0)) : e);
 	return true;
 }
 
@@ -287,7 +294,7 @@ op_onehot(Graph *g, OnnxNode *n)
 		return false;
 	}
 	if (!(depth >= 1 && depth <= 1 << 30)) {
-		graph_error(g, n, "depth %g", depth);
+		graph_error(g, n, "its depth %g is not an extent from 1 to 2^30", depth);
 		return false;
 	}
 	if (vv->ndims != 1 || vv->dimv[0] != 2 || iv->ndims + 1 > 8) {
