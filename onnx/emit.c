@@ -214,8 +214,8 @@ mod(int dt, bool fmod_, const char *a, const char *b)
 	if (dt == OT_UINT8 || dt == OT_UINT16 || dt == OT_UINT32 || dt == OT_UINT64)
 		return r;
 	if (fmod_)
-		return arena_printf(perm, "(%s) < %s(0) && %s != %s(0) ? (%s < %s(0) ? %s + (%s) : %s - (%s)) : %s",
-		    a, T, r, T, b, T, r, b, r, b, r);
+		return arena_printf(perm, "(%s) < %s(0) && %s != %s(0) ? "
+		    "(%s < %s(0) ? %s + (%s) : %s - (%s)) : %s", a, T, r, T, b, T, r, b, r, b, r);
 	return arena_printf(perm, "(%s) < %s(0) && %s != %s(0) ? %s + (%s) : %s", b, T, r, T, r, b, r);
 }
 
@@ -238,8 +238,8 @@ typed_unary(Graph *g, OnnxNode *n, const char *x, Val *y, bool *failed)
 	if (!strcmp(op, "Round")) {
 		const char *f = arena_printf(perm, "floor(%s)", x);
 		const char *d = arena_printf(perm, "%s - %s", x, f);
-		return arena_printf(perm, "%s + (%s > 0.5 || (%s == 0.5 && %s - 2.0 * floor(%s * 0.5) != 0.0) "
-		    "? 1.0 : 0.0)", f, d, d, f, f);
+		return arena_printf(perm, "%s + (%s > 0.5 || "
+		    "(%s == 0.5 && %s - 2.0 * floor(%s * 0.5) != 0.0) ? 1.0 : 0.0)", f, d, d, f, f);
 	}
 	if (!strcmp(op, "Shrink")) {
 		const char *l = graph_float(model_attr_float(n, "lambd", 0.5));
@@ -249,8 +249,8 @@ typed_unary(Graph *g, OnnxNode *n, const char *x, Val *y, bool *failed)
 			*failed = true;
 			return NULL;
 		}
-		return arena_printf(perm, "%s < -%s ? %s + %s : (%s > %s ? %s - %s : 0.0)", x, l, x, b, x, l,
-		    x, b);
+		return arena_printf(perm, "%s < -%s ? %s + %s : (%s > %s ? %s - %s : 0.0)",
+		    x, l, x, b, x, l, x, b);
 	}
 	const char *max = y->dtype == OT_DOUBLE ? "1.7976931348623157e308" :
 	    y->dtype == OT_FLOAT16 ? "65504.0" : y->dtype == OT_BFLOAT16 ? "3.3895313892515355e38" :

@@ -156,8 +156,8 @@ op_space(Graph *g, OnnxNode *n)
 	if (d2s) {
 		int64_t C = x->dimv[1];
 		if (C < 0 || C % (b * b)) {
-			graph_error(g, n, "its channels (%s) must be a known multiple of blocksize^2 = %lld",
-			    x->dim[1], (long long)(b * b));
+			graph_error(g, n, "its channels (%s) must be a known multiple of "
+			    "blocksize^2 = %lld", x->dim[1], (long long)(b * b));
 			return false;
 		}
 		int64_t c = C / (b * b);
@@ -267,8 +267,8 @@ op_gather_elements(Graph *g, OnnxNode *n)
 		/* an extent of the indices known only at run time may exceed
 		 * the data's: 0 there (a select bounds the read) */
 		if (strcmp(x->dim[d], iv->dim[d]) && (x->dimv[d] < 0 || iv->dimv[d] < 0))
-			guard = arena_printf(perm, "%s%s_a%d < %s", guard ? guard : "", guard ? " && " : "",
-			    d, x->dim[d]);
+			guard = arena_printf(perm, "%s%s_a%d < %s", guard ? guard : "",
+			    guard ? " && " : "", d, x->dim[d]);
 	}
 	const char *i = arena_printf(perm, "i64(%s)", emit_at(g, iv, ii)), *D = x->dim[a];
 	idx[a] = arena_printf(perm, "clamp(%s < 0 ? %s + %s : %s, 0, %s - 1)", i, i, D, i, D);
