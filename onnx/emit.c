@@ -192,6 +192,81 @@ unary(OnnxNode *n, const char *x, bool *ok)
 	return NULL;
 }
 
+static bool
+is_float(int dt)
+{
+	return dt == OT_FLOAT || dt == OT_DOUBLE || dt == OT_FLOAT16 || dt == OT_BFLOAT16;
+}
+
+/* Mod: tx's integer % is never negative (Euclidean); ONNX's takes the
+ * divisor's sign, and with fmod C's fmod, the dividend's.  Floats (fmod
+ * only) are a - b * trunc(a / b), computed in f64. */
+static const char *
+mod(int dt, bool fmod_, const char *a, const char *b)
+{
+	const char *T = graph_type(dt);
+	if (is_float(dt)) {
+		const char *q = arena_printf(perm, "f64(%s) / f64(%s)", a, b);
+		return arena_printf(perm, "%s(f64(%s) - f64(%s) * (%s >= 0.0 ? floor(%s) : ceil(%s)))", T,
+		    a, b, q, q, q);
+	}
+	const char *r = arena_printf(perm, "((%s) %% (%s))", a, b);
+	if (dt == OT_UINT8 || dt == OT_UINT16 || dt == OT_UINT32 || dt == OT_UINT64)
+		return r;
+	if (fmod_)
+		return arena_printf(perm, "(%s) < %s(0) && %s != %s(0) ? "
+		    "(%s < %s(0) ? %s + (%s) : %s - (%s)) : %s", a, T, r, T, b, T, r, b, r, b, r);
+	return arena_printf(perm, "(%s) < %s(0) && %s != %s(0) ? %s + (%s) : %s", b, T, r, T, r, b, r);
+}
+
+/* The element-wise operators whose result depends on the type: Round
+ * (half to even: floor, then up above a half, or at a half from an odd
+ * floor), IsNaN, IsInf (beyond the largest finite value), Shrink; NULL
+ * for the others */
+static const char *
+typed_unary(Graph *g, OnnxNode *n, const char *x, Val *y, bool *failed)
+{
+	const char *op = n->op;
+	*failed = false;
+	if (strcmp(op, "Round") && strcmp(op, "IsNaN") && strcmp(op, "IsInf") && strcmp(op, "Shrink"))
+		return NULL;
+	if (!is_float(y->dtype)) {
+		graph_error(g, n, "needs a floating-point input");
+		*failed = true;
+		return NULL;
+	}
+	if (!strcmp(op, "Round")) {
+		const char *f = arena_printf(perm, "floor(%s)", x);
+		const char *d = arena_printf(perm, "%s - %s", x, f);
+		return arena_printf(perm, "%s + (%s > 0.5 || "
+		    "(%s == 0.5 && %s - 2.0 * floor(%s * 0.5) != 0.0) ? 1.0 : 0.0)", f, d, d, f, f);
+	}
+	if (!strcmp(op, "Shrink")) {
+		const char *l = graph_float(model_attr_float(n, "lambd", 0.5));
+		const char *b = graph_float(model_attr_float(n, "bias", 0.0));
+		if (!l || !b) {
+			graph_error(g, n, "its lambd and bias must be finite");
+			*failed = true;
+			return NULL;
+		}
+		return arena_printf(perm, "%s < -%s ? %s + %s : (%s > %s ? %s - %s : 0.0)",
+		    x, l, x, b, x, l, x, b);
+	}
+	const char *max = y->dtype == OT_DOUBLE ? "1.7976931348623157e308" :
+	    y->dtype == OT_FLOAT16 ? "65504.0" : y->dtype == OT_BFLOAT16 ? "3.3895313892515355e38" :
+	    "3.4028234663852886e38";
+	y->dtype = OT_BOOL;
+	if (!strcmp(op, "IsNaN"))
+		return arena_printf(perm, "%s != %s", x, x);
+	bool pos = model_attr_int(n, "detect_positive", 1) != 0;
+	bool neg = model_attr_int(n, "detect_negative", 1) != 0;
+	if (pos && neg)
+		return arena_printf(perm, "abs(%s) > %s", x, max);
+	if (pos || neg)
+		return arena_printf(perm, "%s %s %s%s", x, pos ? ">" : "<", pos ? "" : "-", max);
+	return "false";
+}
+
 /* A scalar bound of Clip as an expression read for each element of y
  * (a literal when known at compile time, else the one element of a
  * tensor computed at run time, e.g. a ReduceMax minus a margin), or
@@ -218,8 +293,18 @@ elementwise(Graph *g, OnnxNode *n, bool *unsupported)
 	const char *op = n->op;
 	bool isbin = !strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") ||
 	    !strcmp(op, "Div") || !strcmp(op, "Pow") || !strcmp(op, "Max") || !strcmp(op, "Min") ||
-	    !strcmp(op, "Sum") || !strcmp(op, "Mean") || !strcmp(op, "PRelu");
+	    !strcmp(op, "Sum") || !strcmp(op, "Mean") || !strcmp(op, "PRelu") || !strcmp(op, "Mod");
 	Val *x = emit_in(g, n, 0);
+	if (!strcmp(op, "Mod") && (n->nin != 2 || !emit_in(g, n, 1) ||
+	    emit_in(g, n, 1)->dtype != x->dtype)) {
+		graph_error(g, n, "needs two inputs of one type");
+		return false;
+	}
+	bool fmod_ = model_attr_int(n, "fmod", 0) != 0;
+	if (!strcmp(op, "Mod") && !fmod_ && is_float(x->dtype)) {
+		graph_error(g, n, "fmod must be 1 for floating-point inputs");
+		return false;
+	}
 	if (isbin) {
 		int r = 0;
 		for (int i = 0; i < n->nin; i++) {
@@ -260,6 +345,8 @@ elementwise(Graph *g, OnnxNode *n, bool *unsupported)
 				e = arena_printf(perm, "max(%s, %s)", e, b);
 			else if (!strcmp(op, "Min"))
 				e = arena_printf(perm, "min(%s, %s)", e, b);
+			else if (!strcmp(op, "Mod"))
+				e = mod(x->dtype, fmod_, e, b);
 			else if (!strcmp(op, "PRelu"))   /* b the slope */
 				e = arena_printf(perm, "(%s) >= 0.0 ? (%s) : (%s) * (%s)", e, e, b, e);
 			else    /* Add, Sum, Mean */
@@ -306,6 +393,14 @@ elementwise(Graph *g, OnnxNode *n, bool *unsupported)
 		}
 		y->dtype = to;
 		emit_rule(g, y, arena_printf(perm, "%s(%s)", graph_type(to), xe));
+		return true;
+	}
+	bool failed;
+	const char *te = typed_unary(g, n, xe, y, &failed);
+	if (failed)
+		return false;
+	if (te) {
+		emit_rule(g, y, te);
 		return true;
 	}
 	bool ok;

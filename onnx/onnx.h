@@ -21,6 +21,8 @@
  *   upsample.c  Resize, Upsample, ConvTranspose
  *   layout.c  the blocked channel layout (NCHW16c) of convolution chains
  *   branch.c  If: both branches spliced into the graph, gated
+ *   extra.c   DepthToSpace, Trilu, GatherElements, OneHot, ArgMax, LRN,
+ *             MeanVarianceNormalization, CumSum and the like
  *   import.c  the entry point: file name to kernel name, errors
  */
 #ifndef TXC_ONNX_H
@@ -294,6 +296,10 @@ bool up_convtranspose(Graph *g, OnnxNode *n, bool *unsupported);
 bool index_node(Graph *g, OnnxNode *n, bool *unsupported, bool *handled);
 /* shape of numpy's broadcast of n's inputs from..upto-1 into y (rank r) */
 bool index_broadcast(Graph *g, OnnxNode *n, int from, int upto, Val *y);
+/* extra.c: DepthToSpace, SpaceToDepth, Trilu, GatherElements, OneHot,
+ * ArgMax, ArgMin, Hardmax, LRN, LpNormalization,
+ * MeanVarianceNormalization, CumSum; *handled false for the others */
+bool extra_node(Graph *g, OnnxNode *n, bool *unsupported, bool *handled);
 /* norm.c: LayerNormalization, Gelu, MatMul with a vector operand */
 bool norm_node(Graph *g, OnnxNode *n, bool *unsupported, bool *handled);
 /* layout.c: NCHW16c.  layout_conv writes Conv's stages with result y

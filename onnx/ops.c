@@ -298,5 +298,8 @@ ops_node(Graph *g, OnnxNode *n, bool *unsupported, bool *handled)
 			*handled = true;
 			return table[i].fn(g, n, unsupported);
 		}
+	ok = extra_node(g, n, unsupported, handled);
+	if (*handled)
+		return ok;
 	return index_node(g, n, unsupported, handled);
 }

@@ -66,6 +66,9 @@ dynamic dimensions (references checked against onnxruntime 1.30 too):
                  last block's output is an output too (never blocked); its
                  8 x 8 and 4 x 4 layers flat (rows and columns one axis),
                  a residual Add of a flat and a plain blocked value
+    d2s_lrn      input [batch, 8, 3, 3]: DepthToSpace (DCR, blocksize 2),
+                 LRN, ArgMax over the rows cast to float; run at two batch
+                 sizes
     upsample     input [N, 4, H, W]: Resize nearest (asymmetric floor x2,
                  half_pixel round_prefer_floor x3 by x2, a x0.5
                  downscale), Resize linear (half_pixel, align_corners),
@@ -596,6 +599,32 @@ def mlp_dyn():
     return m, "mlp_dyn(s[0], in[0], out[0])", runs
 
 
+def np_lrn(x, size, alpha, beta, bias):
+    sq = np.zeros_like(x)
+    for c in range(x.shape[1]):
+        lo, hi = max(0, c - (size - 1) // 2), min(x.shape[1] - 1, c + size // 2)
+        sq[:, c] = (x[:, lo:hi + 1] ** 2).sum(axis=1)
+    return x / (bias + alpha / size * sq) ** beta
+
+
+def d2s_lrn():
+    t = Net()
+    d = t.op("DepthToSpace", ["x"], blocksize=2, mode="DCR")
+    t.op("LRN", [d], size=3, alpha=0.02, beta=0.75, bias=1.0)
+    t.nodes[-1].output[0] = "y1"
+    t.op("Cast", [t.op("ArgMax", ["y1"], axis=3, keepdims=0)], to=F)
+    t.nodes[-1].output[0] = "y2"
+    m = t.model([vi("x", ["batch", 8, 3, 3])], [vi("y1", ["batch", 2, 6, 6]), vi("y2", ["batch", 2, 6])])
+    runs = []
+    for bsz in (1, 3):
+        x = rand(bsz, 8, 3, 3)
+        # DCR: channels as (row in the block, column in the block, c)
+        dx = x.reshape(bsz, 2, 2, 2, 3, 3).transpose(0, 3, 4, 1, 5, 2).reshape(bsz, 2, 6, 6)
+        y1 = np_lrn(dx.astype(np.float64), 3, 0.02, 0.75, 1.0)
+        runs.append(([bsz], [x], [y1, y1.argmax(axis=3).astype(np.float32)]))
+    return m, "d2s_lrn(s[0], in[0], out[0], out[1])", runs
+
+
 def mobilenet_v2():
     t = Net()
     runs_x = [rand(1, 3, 17, 23), rand(2, 3, 16, 16)]
@@ -720,7 +749,7 @@ def shape_ops():
 def branches():
     """If: a condition known only at run time (the sum of x's signs), whose
     branches both define 'h' and give two outputs, the then branch holding
-    an If on a Constant whose other branch txc could not compile (CumSum);
+    an If on a Constant whose other branch is never compiled (a CumSum);
     and an If on a shape (known when txc compiles) whose other branch gives
     another shape."""
     t = Net()
@@ -872,7 +901,7 @@ MODELS = {"mlp": mlp, "lenet": lenet, "resnet_tiny": resnet_tiny, "gated-mlp": g
           "ocr_cls": ocr_cls, "audio_cnn": audio_cnn, "mlp_dyn": mlp_dyn,
           "mobilenet_v2": mobilenet_v2, "gated_norm": gated_norm, "shape_ops": shape_ops,
           "resnet_nchwc": resnet_nchwc, "conv_out": conv_out, "upsample": upsample, "logmel_cnn": logmel_cnn,
-          "branches": branches}
+          "branches": branches, "d2s_lrn": d2s_lrn}
 
 
 def write(out, name):

@@ -24,10 +24,52 @@ tests=${NODE_TESTS:-$(sed -n 's/^#T //p' "$0")}
 # computes: every other case
 [ "${TXC_E2E_LIGHT:-0}" = 1 ] && [ -z "${NODE_TESTS:-}" ] &&
 	tests=$(echo "$tests" | awk 'NR % 2')
+# "#K test_x NAME...": inputs that the operator needs when txc compiles
+# (OneHot's depth, CumSum's axis), which the test gives at run time: a
+# copy of the model takes them from test_data_set_0 as initializers
+fix_inputs() {
+	/usr/bin/python3 - "$@" <<'EOF'
+import shutil, sys, onnx
+src, dst, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+m = onnx.load(src + "/model.onnx")
+inits = {t.name for t in m.graph.initializer}
+given = [i for i in m.graph.input if i.name not in inits]
+j = 0
+for i, v in enumerate(given):
+    pb = "%s/test_data_set_0/input_%d.pb" % (src, i)
+    if v.name in names:
+        t = onnx.TensorProto()
+        with open(pb, "rb") as f:
+            t.ParseFromString(f.read())
+        t.name = v.name
+        m.graph.initializer.append(t)
+        m.graph.input.remove(v)
+    else:
+        shutil.copy(pb, "%s/test_data_set_0/input_%d.pb" % (dst, j))
+        j += 1
+i = 0
+while True:
+    try:
+        shutil.copy("%s/test_data_set_0/output_%d.pb" % (src, i), dst + "/test_data_set_0")
+    except FileNotFoundError:
+        break
+    i += 1
+onnx.save(m, dst + "/model.onnx")
+EOF
+}
 pass=0 fail=0
 for t in $tests; do
 	d=$data/$t
 	[ -f "$d/model.onnx" ] || { echo "SKIP: $t (not in this libonnx-testdata)"; continue; }
+	known=$(sed -n "s/^#K $t //p" "$0")
+	if [ -n "$known" ]; then
+		/usr/bin/python3 -c 'import onnx' 2>/dev/null ||
+			{ echo "SKIP: $t (python3 with onnx is needed to fix its inputs)"; continue; }
+		rm -rf "$work/k" && mkdir -p "$work/k/test_data_set_0" &&
+		    fix_inputs "$d" "$work/k" $known >"$work/log" 2>&1 ||
+			{ fail=$((fail + 1)); echo "FAIL: $t (its inputs not fixed)"; head -5 "$work/log"; continue; }
+		d=$work/k
+	fi
 	nin=$(ls "$d/test_data_set_0" | grep -c '^input_')
 	nout=$(ls "$d/test_data_set_0" | grep -c '^output_')
 	if "$TXC" -o "$work/net.o" "$d/model.onnx" >"$work/log" 2>&1 &&
@@ -48,6 +90,38 @@ echo "$pass passed, $fail failed"
 #T test_add
 #T test_add_bcast
 #T test_and_bcast4v3d
+#T test_argmax_default_axis_example
+#T test_argmax_default_axis_example_select_last_index
+#T test_argmax_default_axis_random
+#T test_argmax_default_axis_random_select_last_index
+#T test_argmax_keepdims_example
+#T test_argmax_keepdims_example_select_last_index
+#T test_argmax_keepdims_random
+#T test_argmax_keepdims_random_select_last_index
+#T test_argmax_negative_axis_keepdims_example
+#T test_argmax_negative_axis_keepdims_example_select_last_index
+#T test_argmax_negative_axis_keepdims_random
+#T test_argmax_negative_axis_keepdims_random_select_last_index
+#T test_argmax_no_keepdims_example
+#T test_argmax_no_keepdims_example_select_last_index
+#T test_argmax_no_keepdims_random
+#T test_argmax_no_keepdims_random_select_last_index
+#T test_argmin_default_axis_example
+#T test_argmin_default_axis_example_select_last_index
+#T test_argmin_default_axis_random
+#T test_argmin_default_axis_random_select_last_index
+#T test_argmin_keepdims_example
+#T test_argmin_keepdims_example_select_last_index
+#T test_argmin_keepdims_random
+#T test_argmin_keepdims_random_select_last_index
+#T test_argmin_negative_axis_keepdims_example
+#T test_argmin_negative_axis_keepdims_example_select_last_index
+#T test_argmin_negative_axis_keepdims_random
+#T test_argmin_negative_axis_keepdims_random_select_last_index
+#T test_argmin_no_keepdims_example
+#T test_argmin_no_keepdims_example_select_last_index
+#T test_argmin_no_keepdims_random
+#T test_argmin_no_keepdims_random_select_last_index
 #T test_averagepool_1d_default
 #T test_averagepool_2d_ceil
 #T test_averagepool_2d_default
@@ -104,6 +178,17 @@ echo "$pass passed, $fail failed"
 #T test_convtranspose_pads
 #T test_cos
 #T test_cos_example
+#T test_cumsum_1d
+#T test_cumsum_1d_exclusive
+#T test_cumsum_1d_reverse
+#T test_cumsum_1d_reverse_exclusive
+#T test_cumsum_2d_axis_0
+#T test_cumsum_2d_axis_1
+#T test_cumsum_2d_negative_axis
+#T test_depthtospace_crd_mode
+#T test_depthtospace_crd_mode_example
+#T test_depthtospace_dcr_mode
+#T test_depthtospace_example
 #T test_div
 #T test_div_bcast
 #T test_div_example
@@ -133,6 +218,9 @@ echo "$pass passed, $fail failed"
 #T test_gather_0
 #T test_gather_1
 #T test_gather_2d_indices
+#T test_gather_elements_0
+#T test_gather_elements_1
+#T test_gather_elements_negative_indices
 #T test_gather_negative_indices
 #T test_gemm_all_attributes
 #T test_gemm_alpha
@@ -151,6 +239,13 @@ echo "$pass passed, $fail failed"
 #T test_globalmaxpool_precomputed
 #T test_greater
 #T test_greater_equal_bcast
+#T test_hardmax_axis_0
+#T test_hardmax_axis_1
+#T test_hardmax_axis_2
+#T test_hardmax_default_axis
+#T test_hardmax_example
+#T test_hardmax_negative_axis
+#T test_hardmax_one_hot
 #T test_hardsigmoid
 #T test_hardsigmoid_default
 #T test_hardsigmoid_example
@@ -160,6 +255,10 @@ echo "$pass passed, $fail failed"
 #T test_if
 #T test_instancenorm_epsilon
 #T test_instancenorm_example
+#T test_isinf
+#T test_isinf_negative
+#T test_isinf_positive
+#T test_isnan
 #T test_layer_normalization_2d_axis0
 #T test_layer_normalization_3d_axis1_epsilon
 #T test_layer_normalization_4d_axis_negative_2
@@ -179,6 +278,8 @@ echo "$pass passed, $fail failed"
 #T test_logsoftmax_example_1_expanded
 #T test_logsoftmax_large_number
 #T test_logsoftmax_negative_axis
+#T test_lrn
+#T test_lrn_default
 #T test_matmul_2d
 #T test_matmul_3d
 #T test_matmul_4d
@@ -210,13 +311,31 @@ echo "$pass passed, $fail failed"
 #T test_min_one_input
 #T test_min_two_inputs
 #T test_min_uint8
+#T test_mod_broadcast
+#T test_mod_int64_fmod
+#T test_mod_mixed_sign_float16
+#T test_mod_mixed_sign_float32
+#T test_mod_mixed_sign_float64
+#T test_mod_mixed_sign_int16
+#T test_mod_mixed_sign_int32
+#T test_mod_mixed_sign_int64
+#T test_mod_mixed_sign_int8
+#T test_mod_uint16
+#T test_mod_uint32
+#T test_mod_uint64
+#T test_mod_uint8
 #T test_mul
 #T test_mul_bcast
 #T test_mul_example
+#T test_mvn
 #T test_mvn_expanded
 #T test_neg
 #T test_neg_example
 #T test_not_2d
+#T test_onehot_negative_indices
+#T test_onehot_with_axis
+#T test_onehot_with_negative_axis
+#T test_onehot_without_axis
 #T test_or_bcast3v1d
 #T test_pow
 #T test_pow_bcast_array
@@ -296,6 +415,7 @@ echo "$pass passed, $fail failed"
 #T test_reduce_sum_square_negative_axes_keepdims_example
 #T test_reduce_sum_square_negative_axes_keepdims_random
 #T test_relu
+#T test_round
 #T test_selu
 #T test_selu_default
 #T test_selu_example
@@ -305,6 +425,8 @@ echo "$pass passed, $fail failed"
 #T test_shape_example
 #T test_shape_start_1
 #T test_shape_start_1_end_negative_1
+#T test_shrink_hard
+#T test_shrink_soft
 #T test_sigmoid
 #T test_sigmoid_example
 #T test_sign
@@ -323,6 +445,8 @@ echo "$pass passed, $fail failed"
 #T test_softplus_example
 #T test_softsign
 #T test_softsign_example
+#T test_spacetodepth
+#T test_spacetodepth_example
 #T test_split_equal_parts_1d
 #T test_split_equal_parts_2d
 #T test_split_equal_parts_default_axis
@@ -348,6 +472,22 @@ echo "$pass passed, $fail failed"
 #T test_transpose_all_permutations_4
 #T test_transpose_all_permutations_5
 #T test_transpose_default
+#T test_tril
+#T test_tril_neg
+#T test_tril_one_row_neg
+#T test_tril_out_neg
+#T test_tril_out_pos
+#T test_tril_pos
+#T test_tril_square
+#T test_tril_square_neg
+#T test_triu
+#T test_triu_neg
+#T test_triu_one_row
+#T test_triu_out_neg_out
+#T test_triu_out_pos
+#T test_triu_pos
+#T test_triu_square
+#T test_triu_square_neg
 #T test_unsqueeze_axis_0
 #T test_unsqueeze_axis_1
 #T test_unsqueeze_axis_2
@@ -359,3 +499,14 @@ echo "$pass passed, $fail failed"
 #T test_where_example
 #T test_where_long_example
 #T test_xor_bcast4v2d
+#K test_cumsum_1d axis
+#K test_cumsum_1d_exclusive axis
+#K test_cumsum_1d_reverse axis
+#K test_cumsum_1d_reverse_exclusive axis
+#K test_cumsum_2d_axis_0 axis
+#K test_cumsum_2d_axis_1 axis
+#K test_cumsum_2d_negative_axis axis
+#K test_onehot_negative_indices depth
+#K test_onehot_with_axis depth
+#K test_onehot_with_negative_axis depth
+#K test_onehot_without_axis depth
