@@ -749,7 +749,8 @@ def shape_ops():
 def branches():
     """If: a condition known only at run time (the sum of x's signs), whose
     branches both define 'h' and give two outputs, the then branch holding
-    an If on a Constant whose other branch is never compiled (a CumSum);
+    an If on a Constant whose other branch txc could not compile (a TopK,
+    which it does not take);
     and an If on a shape (known when txc compiles) whose other branch gives
     another shape."""
     t = Net()
@@ -762,8 +763,9 @@ def branches():
     true = helper.make_node("Constant", [], ["yes"], value=numpy_helper.from_array(np.array(True)))
     inner = helper.make_node("If", ["yes"], ["g"],
                              then_branch=g([helper.make_node("Identity", ["h"], ["g_then"])], ["g_then"]),
-                             else_branch=g([helper.make_node("CumSum", ["h", "axis0"], ["g_else"])],
-                                           ["g_else"], [numpy_helper.from_array(np.int64(0), "axis0")]))
+                             else_branch=g([helper.make_node("TopK", ["h", "k4"], ["g_else", "g_idx"],
+                                                             axis=1)],
+                                           ["g_else"], [numpy_helper.from_array(np.array([4], np.int64), "k4")]))
     then = g([helper.make_node("MatMul", ["x", "w1"], ["h"]),
               helper.make_node("Relu", ["h"], ["a_then"]), true, inner,
               helper.make_node("Mul", ["g", "half"], ["b_then"])], ["a_then", "b_then"],
