@@ -658,7 +658,10 @@ pad_vta_blocks(Lower *L, LStage *s)
  * region is cut back to its shape instead, and the extra points' reads of
  * it are clamped into the region (bounds_check.c), their results never
  * stored.  The first pass, without rounding, proved every read that
- * counts inside the shape. */
+ * counts inside the shape.  Where the shape and the rounded region are
+ * constants and the region is at most a quarter larger, it stays rounded:
+ * a padded row more costs less than a clamp on each read in the blocks'
+ * inner loops (ResNet-18's 7 x 7 layers). */
 static void
 cut_to_shape(Lower *L, LStage *s)
 {
@@ -672,6 +675,10 @@ cut_to_shape(Lower *L, LStage *s)
 			continue;
 		IrExpr *top = lin_normalize(ir_sub(s->shape[d], ir_i64c(1)));
 		if (lin_prove_le(s->dmax[d], top, L->ranges))
+			continue;
+		int64_t e, lo, hi;
+		if (ir_is_const(s->shape[d], &e) && ir_is_const(s->dmin[d], &lo) &&
+		    ir_is_const(s->dmax[d], &hi) && (hi - lo + 1) * 4 <= e * 5)
 			continue;
 		s->dmax[d] = lin_min(s->dmax[d], top, L->ranges);
 		s->dext[d] = lin_normalize(ir_add(ir_sub(s->dmax[d], s->dmin[d]), ir_i64c(1)));
