@@ -24,7 +24,9 @@ model=$work/resnet18.onnx
 t0=$(date +%s.%N)
 "$TXC" "$model" -o "$work/resnet18.o" || exit 1
 t1=$(date +%s.%N)
-$CC -O2 -DSIZE="$SIZE" -o "$work/run" "$srcdir/bench/onnx_run.c" "$work/resnet18.o" "$txrt" \
+printf '#include <stdint.h>\nint resnet18(const float *x, float *y);\nint run_model(const int64_t *s, const float *in, float *out)\n{\n\t(void)s;\n\treturn resnet18(in, out);\n}\n' \
+    >"$work/call.c"
+$CC -O2 -o "$work/run" "$srcdir/bench/onnx_time.c" "$work/call.c" "$work/resnet18.o" "$txrt" \
     -lpthread -ldl -lm || exit 1
 echo "ResNet-18 shape, 1x3x${SIZE}x${SIZE}, $(($(wc -c <"$model") / 1048576)) MiB of weights;" \
     "txc compiles it in $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s"
@@ -43,7 +45,8 @@ fi
 printf '%-8s %14s %14s %14s %8s %10s\n' threads "txc best ms" "txc median" "ort median" \
     "txc/ort" "max diff"
 for t in $THREADS; do
-	txc_ms=$(TXRT_NUM_THREADS=$t "$work/run" "$RUNS" "$work/txc.bin") || exit 1
+	txc_ms=$(TXRT_NUM_THREADS=$t "$work/run" "$RUNS" - $((3 * SIZE * SIZE)) 1000 \
+	    "$work/txc.bin") || exit 1
 	set -- $txc_ms
 	best=$1 med=$2 omed=- ratio=- diff=-
 	if [ -n "$ort" ]; then

@@ -3,7 +3,7 @@
 //
 //     node onnx_ort.js MODEL SIZE THREADS RUNS OUT.bin
 //
-// The same input as onnx_run.c (x[i] = sin(0.001 i)); one warm-up run,
+// The same input as onnx_time.c (x[i] = sin(0.001 i)); one warm-up run,
 // then RUNS timed ones on THREADS intra-op threads; prints the fastest and
 // the median in milliseconds and writes the output to OUT.bin.
 'use strict';

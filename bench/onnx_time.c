@@ -1,15 +1,17 @@
-/* onnx_time.c: times one entry point txc compiled from a published model
- * (bench/onnx_public.sh builds it with the model's object and a one-line
- * wrapper, run_model, that calls the entry point with sizes s[], input
- * in and output out).
+/* onnx_time.c: times one entry point txc compiled from a model
+ * (bench/onnx.sh and bench/onnx_public.sh build it with the model's object
+ * and a one-line wrapper, run_model, that calls the entry point with
+ * sizes s[], input in and output out).
  *
- *     onnx_time RUNS SIZES IN_ELEMS OUT_ELEMS    threads: TXRT_NUM_THREADS
+ *     onnx_time RUNS SIZES IN_ELEMS OUT_ELEMS [OUT.bin]
+ *                                              threads: TXRT_NUM_THREADS
  *
  * SIZES are the dynamic sizes, comma separated ("-" for none).  The input
- * is x[i] = sin(0.001 i) (onnx_public.js makes the same); one warm-up
- * run, then RUNS timed ones; prints the fastest and the median in
- * milliseconds.
+ * is x[i] = sin(0.001 i) (onnx_ort.js and onnx_public.js make the same);
+ * one warm-up run, then RUNS timed ones; prints the fastest and the median
+ * in milliseconds, and writes the output to OUT.bin when given.
  */
+#define _POSIX_C_SOURCE 200809L   /* clock_gettime */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,7 +40,7 @@ cmp(const void *a, const void *b)
 int
 main(int argc, char **argv)
 {
-	if (argc != 5)
+	if (argc != 5 && argc != 6)
 		return 2;
 	int runs = atoi(argv[1]);
 	int64_t s[8] = { 0 };
@@ -68,6 +70,11 @@ main(int argc, char **argv)
 	}
 	qsort(t, (size_t)runs, sizeof *t, cmp);
 	printf("%.3f %.3f\n", t[0], t[runs / 2]);
+	if (argc == 6) {
+		FILE *fp = fopen(argv[5], "wb");
+		if (!fp || fwrite(y, sizeof *y, (size_t)nout, fp) != (size_t)nout || fclose(fp))
+			return 1;
+	}
 	free(x);
 	free(y);
 	free(t);
